@@ -1,0 +1,3 @@
+/** cli/: the `modeltape` command. */
+export { main, USAGE } from './main.js';
+export type { CommandIo } from './io.js';

@@ -1,0 +1,27 @@
+/** Where a command writes, and the environment it reads. Lets tests run commands in process. */
+export interface CommandIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): CommandIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** A one-line progress report on a terminal; silent when stderr is not a TTY. */
+export function progressReporter(io: CommandIo, label: string): ((done: number, total: number) => void) & { end(): void } {
+  let last = -1;
+  const enabled = io.stderr.isTTY === true;
+  const report = ((done: number, total: number) => {
+    if (!enabled || total < 5_000) return;
+    const percent = Math.floor((done / total) * 100);
+    if (percent === last) return;
+    last = percent;
+    io.stderr.write(`\r${label} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines (${percent}%)`);
+  }) as ((done: number, total: number) => void) & { end(): void };
+  report.end = () => {
+    if (enabled && last >= 0) io.stderr.write('\r\u001b[2K');
+  };
+  return report;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ModeltapeError, MODELTAPE_VERSION } from '../recordings/index.js';
+import { nearestName } from '../schema/index.js';
+import { UsageError } from './arguments.js';
+import { inspectCommand } from './inspect-command.js';
+import { processIo, type CommandIo } from './io.js';
+import { proxyCommand } from './proxy-command.js';
+import { runCommand } from './run-command.js';
+import { verifyCommand } from './verify-command.js';
+
+const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CommandIo) => Promise<number> }> = {
+  proxy: { summary: 'run the recording proxy until stopped', run: proxyCommand },
+  run: { summary: 'run a command with the proxy in front of its SDKs', run: runCommand },
+  inspect: { summary: 'list what a tape holds', run: inspectCommand },
+  verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
+};
+
+export const USAGE = `modeltape ${MODELTAPE_VERSION}: record model-provider HTTP exchanges once, replay them strictly offline.
+
+Usage: modeltape <command> [flags]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(9)}${command.summary}`)
+  .join('\n')}
+
+Examples:
+  modeltape run --tape tapes/chat.jsonl --mode record -- node app.mjs   record with a real key
+  modeltape run --tape tapes/chat.jsonl -- npm test                     replay offline (the default)
+  modeltape proxy --tape tapes/chat.jsonl --port 8080
+  modeltape verify tapes/chat.jsonl
+
+Run modeltape <command> --help for its flags.`;
+
+/** Runs the CLI and returns its exit status: 0 ok, 1 failed, 2 usage error. */
+export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${MODELTAPE_VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (command === undefined) {
+      const nearest = nearestName(name, Object.keys(COMMANDS));
+      throw new UsageError(`Unknown command ${JSON.stringify(name)}.${nearest ? ` Did you mean "${nearest}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See modeltape --help.`);
+    }
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof ModeltapeError) {
+      io.stderr.write(`modeltape: ${error.message}\n`);
+      return error instanceof UsageError || error.code === 'invalid_choice' ? 2 : 1;
+    }
+    throw error;
+  }
+}
+
+// Run only when executed as the bin, not when imported by a test.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      process.stderr.write(`modeltape: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

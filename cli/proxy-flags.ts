@@ -1,0 +1,33 @@
+import { PACES, PROXY_MODES, parseUpstreamFlag, type ProxyOptions } from '../proxy/index.js';
+import { REPEAT_POLICIES } from '../replay/index.js';
+import type { FlagSpec, ParsedArguments } from './arguments.js';
+
+/** The flags `proxy` and `run` share. */
+export const PROXY_FLAGS: readonly FlagSpec[] = [
+  { name: 'tape', kind: 'string', value: 'FILE', description: 'the tape to replay from and record to' },
+  { name: 'mode', kind: 'string', value: 'MODE', choices: PROXY_MODES, description: 'replay answers only from the tape; record and auto write to it (default replay)' },
+  { name: 'host', kind: 'string', value: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
+  { name: 'upstream', kind: 'list', value: 'NAME=URL', description: 'add or override an upstream; repeatable' },
+  { name: 'repeat', kind: 'string', value: 'POLICY', choices: REPEAT_POLICIES, description: 'past the last recording of a request: miss (none) or reuse it (last) (default none)' },
+  { name: 'pace', kind: 'string', value: 'PACE', choices: PACES, description: 'replay streams at once or with their recorded timing (default instant)' },
+  { name: 'allow-record-in-ci', kind: 'boolean', description: 'allow record and auto where CI is set' },
+  { name: 'help', kind: 'boolean', description: 'show this help' },
+];
+
+/** Proxy options from parsed flags. Values are checked again, once, by resolveProxyOptions. */
+export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: string; port?: number }): ProxyOptions {
+  const upstreams: Record<string, string> = {};
+  for (const value of (parsed.flags.upstream as string[] | undefined) ?? []) {
+    const { name, baseUrl } = parseUpstreamFlag(value);
+    upstreams[name] = baseUrl;
+  }
+  const options: ProxyOptions = { tape: (parsed.flags.tape as string | undefined) ?? defaults.tape, upstreams };
+  if (parsed.flags.mode !== undefined) options.mode = parsed.flags.mode as ProxyOptions['mode'];
+  if (parsed.flags.host !== undefined) options.host = parsed.flags.host as string;
+  if (parsed.flags.port !== undefined) options.port = parsed.flags.port as number;
+  else if (defaults.port !== undefined) options.port = defaults.port;
+  if (parsed.flags.repeat !== undefined) options.repeat = parsed.flags.repeat as ProxyOptions['repeat'];
+  if (parsed.flags.pace !== undefined) options.pace = parsed.flags.pace as ProxyOptions['pace'];
+  if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
+  return options;
+}

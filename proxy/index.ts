@@ -1,0 +1,10 @@
+/**
+ * proxy/: the recording proxy official SDKs reach by base URL.
+ * `/<upstream>/<path>` goes to that upstream; modes replay (default), record, auto, passthrough.
+ */
+export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server.js';
+export { resolveProxyOptions, isCi, RecordInCiError, PROXY_MODES, PACES, type ProxyMode, type Pace, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, type Upstream, type ProviderFlavor } from './upstream-table.js';
+export { routeRequest, type Route } from './router.js';
+export { providerErrorBody } from './provider-errors.js';
+export { formatSummary, summaryFailed } from './summary.js';

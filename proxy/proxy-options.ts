@@ -1,0 +1,120 @@
+import {
+  ModeltapeError,
+  checkChoice,
+  compileKeyRules,
+  type CompiledKeyRules,
+  type KeyRules,
+  type Normalizer,
+} from '../recordings/index.js';
+import { REPEAT_POLICIES, type RepeatPolicy } from '../replay/index.js';
+import { buildUpstreamTable, type Upstream } from './upstream-table.js';
+
+/**
+ * - `replay`: answers only from the tape; a request that was not recorded is an error, and no
+ *   socket to any upstream is ever opened.
+ * - `record`: everything goes upstream and is appended to the tape.
+ * - `auto`: replays what the tape holds and records the rest.
+ * - `passthrough`: forwards everything and writes nothing.
+ */
+export type ProxyMode = 'replay' | 'record' | 'auto' | 'passthrough';
+export const PROXY_MODES: readonly ProxyMode[] = ['replay', 'record', 'auto', 'passthrough'];
+
+/** How recorded streams are timed on replay: all at once, or with their recorded gaps. */
+export type Pace = 'instant' | 'recorded';
+export const PACES: readonly Pace[] = ['instant', 'recorded'];
+
+export interface ProxyOptions {
+  /** The tape file to replay from and record to. */
+  tape: string;
+  /** @default 'replay' */
+  mode?: ProxyMode;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  /** Adds upstreams or overrides built-in ones: `{ openai: 'http://127.0.0.1:8080' }`. */
+  upstreams?: Record<string, string>;
+  /** @default 'none' */
+  repeat?: RepeatPolicy;
+  /** @default 'instant' */
+  pace?: Pace;
+  /**
+   * Recording is refused when the environment says CI (`CI` set to anything but empty, `0` or
+   * `false`), unless this is set. @default false
+   */
+  allowRecordInCi?: boolean;
+  /** Normalizers applied to JSON request bodies before keying. A new tape records them. */
+  normalizers?: Normalizer[];
+  /** Request headers that are part of the key. @default DEFAULT_KEY_HEADERS */
+  keyHeaders?: string[];
+  /** The environment to read `CI` from. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Milliseconds from an arbitrary origin; times stream frames. @default performance.now */
+  clock?: () => number;
+  /** Where warnings and refusals are reported. @default writes to stderr */
+  log?: (message: string) => void;
+}
+
+export interface ResolvedProxyOptions {
+  tape: string;
+  mode: ProxyMode;
+  host: string;
+  port: number;
+  upstreams: ReadonlyMap<string, Upstream>;
+  repeat: RepeatPolicy;
+  pace: Pace;
+  /** The key rules to use, or undefined to take them from the tape (or the defaults). */
+  keyRules: CompiledKeyRules | undefined;
+  clock: () => number;
+  log: (message: string) => void;
+}
+
+/** Recording was asked for where the environment says CI, without `--allow-record-in-ci`. */
+export class RecordInCiError extends ModeltapeError {
+  constructor(mode: ProxyMode, ci: string) {
+    super(
+      'record_in_ci',
+      `Refusing to ${mode === 'auto' ? 'record misses (--mode auto)' : 'record (--mode record)'} in CI (CI=${JSON.stringify(ci)}): CI replays committed tapes and never calls a real model.\n` +
+        'Record locally and commit the tape, or pass --allow-record-in-ci (allowRecordInCi: true) if this job really should record.',
+    );
+  }
+}
+
+/** True when `CI` is set to anything but empty, `0` or `false`. */
+export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env.CI;
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/** Checks every option once, at the boundary. The only code in proxy/ that reads the environment. */
+export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions {
+  if (typeof options.tape !== 'string' || options.tape === '') {
+    throw new ModeltapeError('tape_required', 'A tape file is required: --tape FILE (or the tape option).');
+  }
+  const mode = checkChoice('proxy mode', options.mode ?? 'replay', PROXY_MODES);
+  const repeat = checkChoice('repeat policy', options.repeat ?? 'none', REPEAT_POLICIES);
+  const pace = checkChoice('pace', options.pace ?? 'instant', PACES);
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ModeltapeError('invalid_port', `Invalid port ${JSON.stringify(options.port)}: expected an integer from 0 to 65535 (0 picks a free port)`);
+  }
+  const env = options.env ?? process.env;
+  if ((mode === 'record' || mode === 'auto') && isCi(env) && options.allowRecordInCi !== true) throw new RecordInCiError(mode, env.CI!);
+  let keyRules: CompiledKeyRules | undefined;
+  if (options.normalizers !== undefined || options.keyHeaders !== undefined) {
+    const rules: KeyRules = { headers: options.keyHeaders ?? compileKeyRules().rules.headers, normalizers: options.normalizers ?? [] };
+    keyRules = compileKeyRules(rules);
+  }
+  return {
+    tape: options.tape,
+    mode,
+    host: options.host ?? '127.0.0.1',
+    port,
+    upstreams: buildUpstreamTable(options.upstreams),
+    repeat,
+    pace,
+    keyRules,
+    clock: options.clock ?? (() => performance.now()),
+    log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+  };
+}

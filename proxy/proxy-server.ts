@@ -1,0 +1,480 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import {
+  FrameSplitter,
+  SecretInTapeError,
+  TapeNotFoundError,
+  TapeWriter,
+  captureRequest,
+  compileKeyRules,
+  decodeBody,
+  encodeBody,
+  exchangeKey,
+  headerValue,
+  loadTape,
+  redactResponseHeaders,
+  streamFormatOf,
+  HOP_BY_HOP_HEADERS,
+  type CompiledKeyRules,
+  type Exchange,
+  type Frame,
+  type RecordedResponse,
+  type StreamFormat,
+} from '../recordings/index.js';
+import { ReplayEngine, explainMiss } from '../replay/index.js';
+import { providerErrorBody } from './provider-errors.js';
+import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { routeRequest, type Route } from './router.js';
+import { UpstreamClient, type UpstreamHandler } from './upstream.js';
+import type { ProviderFlavor } from './upstream-table.js';
+
+/** What a proxy did, for its summary and for assertions. */
+export interface ProxySummary {
+  tape: string;
+  mode: ProxyMode;
+  /** Requests answered from the tape. */
+  hits: number;
+  /** Requests the tape could not answer (in replay mode: each was an error response). */
+  misses: number;
+  /** Exchanges appended to the tape. */
+  recorded: number;
+  /** Requests forwarded without being written (passthrough mode). */
+  passthrough: number;
+  /** Exchanges not written because they held something shaped like a credential. */
+  refused: number;
+  /** Requests whose upstream failed (unreachable, reset) before or during the response. */
+  upstreamErrors: number;
+  /** Requests the client abandoned before the response ended (not recorded). */
+  aborted: number;
+  /** TCP connections opened to any upstream. Always 0 in replay mode. */
+  upstreamConnections: number;
+  /** The messages of the first misses and refusals, in order. */
+  problems: string[];
+}
+
+export interface RunningProxy {
+  /** e.g. `http://127.0.0.1:43121` */
+  readonly url: string;
+  readonly port: number;
+  /** Base URLs for the official SDKs: `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL`. */
+  readonly baseUrls: { openai: string; anthropic: string };
+  readonly options: ResolvedProxyOptions;
+  /** The replay engine (undefined in passthrough mode): what was recorded and what was used. */
+  readonly engine: ReplayEngine | undefined;
+  summary(): ProxySummary;
+  /** Stops accepting, lets in-flight requests finish, flushes the tape, and reports. */
+  close(): Promise<ProxySummary>;
+}
+
+const MAX_PROBLEMS_KEPT = 20;
+const KEY_CACHE_LIMIT = 10_000;
+
+/** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const resolved = resolveProxyOptions(options);
+  const { mode, log, clock } = resolved;
+  const tapeExists = existsSync(resolved.tape);
+
+  let keyRules: CompiledKeyRules = resolved.keyRules ?? compileKeyRules();
+  let engine: ReplayEngine | undefined;
+  if (mode !== 'passthrough') {
+    if (tapeExists) {
+      const header = loadTape(resolved.tape).header;
+      keyRules = resolved.keyRules ?? compileKeyRules(header.keyRules);
+      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat });
+      engine = loaded.engine;
+      for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
+      if (mode === 'record' && engine.size > 0) {
+        log(`modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`);
+      }
+    } else if (mode === 'replay') {
+      throw new TapeNotFoundError(resolved.tape);
+    } else {
+      engine = new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat });
+    }
+  }
+  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules }) : undefined;
+  const upstreamClient = new UpstreamClient();
+
+  const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections'> = {
+    hits: 0,
+    misses: 0,
+    recorded: 0,
+    passthrough: 0,
+    refused: 0,
+    upstreamErrors: 0,
+    aborted: 0,
+    problems: [],
+  };
+  const problem = (message: string): void => {
+    if (stats.problems.length < MAX_PROBLEMS_KEPT) stats.problems.push(message);
+    log(`modeltape: ${message}`);
+  };
+
+  // Computing a key parses and canonicalizes the body; identical requests reuse the result.
+  const keyCache = new Map<string, string>();
+  const keyFor = (route: Route, request: IncomingMessage, body: Buffer): string => {
+    let cacheKey = `${request.method}\u0000${route.upstream.name}\u0000${route.path}\u0000${route.query}\u0000`;
+    for (const name of keyRules.headers) cacheKey += `${headerValue(request.headers, name) ?? ''}\u0000`;
+    cacheKey += body.toString('latin1');
+    let key = keyCache.get(cacheKey);
+    if (key === undefined) {
+      key = exchangeKey(route.upstream.name, capture(route, request, body), keyRules);
+      if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+      keyCache.set(cacheKey, key);
+    }
+    return key;
+  };
+  const capture = (route: Route, request: IncomingMessage, body: Buffer) =>
+    captureRequest({ method: request.method ?? 'GET', path: route.path, query: route.query, headers: request.headers, body }, keyRules);
+
+  const prepared = new WeakMap<Exchange, PreparedResponse>();
+  const serve = (response: ServerResponse, exchange: Exchange): void => {
+    let ready = prepared.get(exchange);
+    if (ready === undefined) {
+      ready = prepareResponse(exchange.response);
+      prepared.set(exchange, ready);
+    }
+    stats.hits++;
+    sendPrepared(response, ready, resolved.pace);
+  };
+
+  const forward = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer, record: boolean): void => {
+    const recording = record ? new ResponseRecording(clock) : undefined;
+    let done = false;
+    const handler: UpstreamHandler = {
+      onRequestStart(controller) {
+        response.once('close', () => {
+          if (!done) {
+            done = true;
+            stats.aborted++;
+            controller.abort(new Error('the client closed the connection'));
+          }
+        });
+      },
+      onResponseStart(_controller, status, headers) {
+        recording?.start(status, headers);
+        response.writeHead(status, clientHeaders(headers));
+        // A stream's headers reach the client at once, as the upstream's did; a plain body's go
+        // out with its first bytes.
+        if (headers['content-length'] === undefined) response.flushHeaders();
+      },
+      onResponseData(controller, chunk) {
+        recording?.data(chunk);
+        if (!response.write(chunk)) {
+          controller.pause();
+          response.once('drain', () => controller.resume());
+        }
+      },
+      onResponseEnd() {
+        if (done) return;
+        done = true;
+        response.end();
+        if (recording === undefined) {
+          stats.passthrough++;
+          return;
+        }
+        const recordedRequest = capture(route, request, body);
+        const key = exchangeKey(route.upstream.name, recordedRequest, keyRules);
+        const exchange: Exchange = {
+          key,
+          ordinal: engine!.nextOrdinal(key),
+          upstream: route.upstream.name,
+          source: 'live',
+          request: recordedRequest,
+          response: recording.finish(),
+        };
+        try {
+          writer!.append(exchange);
+          engine!.addRecorded(exchange);
+          stats.recorded++;
+        } catch (error) {
+          if (!(error instanceof SecretInTapeError)) throw error;
+          stats.refused++;
+          problem(error.message);
+        }
+      },
+      onResponseError(_controller, error) {
+        if (done) return;
+        done = true;
+        stats.upstreamErrors++;
+        const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for ${request.method} ${route.path}: ${describeNetworkError(error)}`;
+        problem(message);
+        if (!response.headersSent) sendError(response, route.upstream.flavor, 502, 'modeltape_upstream_error', message, true);
+        else response.destroy(error);
+      },
+    };
+    upstreamClient.dispatch(
+      route.upstream,
+      { method: request.method ?? 'GET', path: route.forwardPath, headers: forwardHeaders(request.headers), body: body.length > 0 ? body : null },
+      handler,
+    );
+  };
+
+  const onRequest = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer): void => {
+    if (mode === 'passthrough' || mode === 'record') {
+      forward(route, request, response, body, mode === 'record');
+      return;
+    }
+    const key = keyFor(route, request, body);
+    const result = engine!.lookup(key);
+    if (result.kind === 'hit') {
+      serve(response, result.entry.exchange);
+      return;
+    }
+    if (mode === 'auto') {
+      forward(route, request, response, body, true);
+      return;
+    }
+    stats.misses++;
+    const error = explainMiss(engine!, route.upstream.name, capture(route, request, body), key, result, request.url?.split('?')[0] ?? route.path);
+    problem(error.message);
+    sendError(response, route.upstream.flavor, 400, 'modeltape_replay_miss', error.message, false);
+  };
+
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const server: Server = createServer({ noDelay: true }, (request, response) => {
+    inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    const route = routeRequest(request.url ?? '/', resolved.upstreams);
+    if ('unknown' in route) {
+      const known = [...resolved.upstreams.values()].map((upstream) => `${upstream.name} (${upstream.baseUrl})`).join(', ');
+      sendError(
+        response,
+        'openai',
+        404,
+        'modeltape_unknown_upstream',
+        `No upstream named ${JSON.stringify(route.unknown)}. Send requests to /<upstream>/<path>; configured upstreams: ${known}. Add one with --upstream name=url.`,
+        false,
+      );
+      request.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    request.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+    });
+    request.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      try {
+        onRequest(route, request, response, body);
+      } catch (error) {
+        const message = `modeltape failed on ${request.method} ${request.url}: ${(error as Error).message}`;
+        problem(message);
+        if (!response.headersSent) sendError(response, route.upstream.flavor, 500, 'modeltape_internal_error', message, false);
+        else response.destroy(error as Error);
+      }
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  const url = `http://${host}:${port}`;
+
+  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], upstreamConnections: upstreamClient.connections });
+  let closing: Promise<ProxySummary> | undefined;
+  const close = (): Promise<ProxySummary> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            drained = resolve;
+          }),
+          new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref()),
+        ]);
+      }
+      server.closeAllConnections();
+      await closed;
+      writer?.close();
+      await upstreamClient.close();
+      return summary();
+    })();
+    return closing;
+  };
+
+  return {
+    url,
+    port,
+    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic` },
+    options: resolved,
+    engine,
+    summary,
+    close,
+  };
+}
+
+/** Collects one upstream response for the tape while it streams through to the client. */
+class ResponseRecording {
+  #clock: () => number;
+  #startedAt = 0;
+  #status = 0;
+  #headers: IncomingHttpHeaders = {};
+  #splitter: FrameSplitter | undefined;
+  #chunks: Buffer[] = [];
+
+  constructor(clock: () => number) {
+    this.#clock = clock;
+  }
+
+  start(status: number, headers: IncomingHttpHeaders): void {
+    this.#startedAt = this.#clock();
+    this.#status = status;
+    this.#headers = headers;
+    const format = streamFormatOf(headerValue(headers, 'content-type'), headers['content-length'] === undefined);
+    // A compressed stream is decoded whole at the end; frame boundaries need plain bytes.
+    if (format !== undefined && !isEncoded(headers)) this.#splitter = new FrameSplitter(format);
+  }
+
+  data(chunk: Buffer): void {
+    if (this.#splitter) this.#splitter.push(chunk, this.#elapsed());
+    else this.#chunks.push(chunk);
+  }
+
+  finish(): RecordedResponse {
+    const response: RecordedResponse = { status: this.#status, headers: redactResponseHeaders(this.#headers) };
+    const contentType = headerValue(this.#headers, 'content-type');
+    if (this.#splitter) {
+      response.stream = { format: this.#splitter.format, frames: this.#splitter.finish(this.#elapsed()) };
+      return response;
+    }
+    const bytes = decode(Buffer.concat(this.#chunks), headerValue(this.#headers, 'content-encoding'));
+    const format = streamFormatOf(contentType, this.#headers['content-length'] === undefined);
+    if (format !== undefined) {
+      const splitter = new FrameSplitter(format);
+      const atMs = this.#elapsed();
+      splitter.push(bytes, atMs);
+      response.stream = { format, frames: splitter.finish(atMs) };
+      return response;
+    }
+    const body = encodeBody(bytes, contentType);
+    if (body !== undefined) response.body = body;
+    return response;
+  }
+
+  #elapsed(): number {
+    return Math.max(0, Math.round(this.#clock() - this.#startedAt));
+  }
+}
+
+interface PreparedResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  hasDate: boolean;
+  /** The whole body (plain responses, or every frame joined for instant pace). */
+  body: Buffer;
+  /** Stream frames with their times, for recorded pace. */
+  frames: Array<{ atMs: number; bytes: Buffer }> | undefined;
+  format: StreamFormat | undefined;
+}
+
+function prepareResponse(recorded: RecordedResponse): PreparedResponse {
+  const headers = { ...recorded.headers };
+  if (recorded.stream) {
+    const frames = recorded.stream.frames.map((frame) => ({ atMs: frame.atMs, bytes: frameBytes(frame) }));
+    return { status: recorded.status, headers, hasDate: 'date' in headers, body: Buffer.concat(frames.map((frame) => frame.bytes)), frames, format: recorded.stream.format };
+  }
+  const body = decodeBody(recorded.body);
+  headers['content-length'] = String(body.length);
+  return { status: recorded.status, headers, hasDate: 'date' in headers, body, frames: undefined, format: undefined };
+}
+
+function frameBytes(frame: Frame): Buffer {
+  return 'text' in frame ? Buffer.from(frame.text, 'utf8') : Buffer.from(frame.base64, 'base64');
+}
+
+function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: 'instant' | 'recorded'): void {
+  if (!prepared.hasDate) response.sendDate = false;
+  response.writeHead(prepared.status, prepared.headers);
+  if (prepared.frames === undefined || pace === 'instant') {
+    response.end(prepared.body);
+    return;
+  }
+  const frames = prepared.frames;
+  const started = performance.now();
+  let index = 0;
+  let timer: NodeJS.Timeout | undefined;
+  response.once('close', () => clearTimeout(timer));
+  const next = (): void => {
+    const elapsed = performance.now() - started;
+    while (index < frames.length && frames[index]!.atMs <= elapsed) response.write(frames[index++]!.bytes);
+    if (index < frames.length) timer = setTimeout(next, frames[index]!.atMs - elapsed);
+    else response.end();
+  };
+  response.flushHeaders();
+  next();
+}
+
+function sendError(response: ServerResponse, flavor: ProviderFlavor, status: number, type: string, message: string, retry: boolean): void {
+  const body = providerErrorBody(flavor, status, type, message);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-should-retry': String(retry),
+    'x-modeltape-error': type,
+  });
+  response.end(body);
+}
+
+// Headers for the upstream: the client's, minus hop-by-hop ones and framing undici computes.
+// Compression is turned off so the tape can hold plain bytes and frames can be cut as they come.
+function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const forwarded: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding') continue;
+    forwarded[name] = value;
+  }
+  forwarded['accept-encoding'] = 'identity';
+  return forwarded;
+}
+
+// Headers for the client: the upstream's, minus hop-by-hop ones (Node frames its own response).
+function clientHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}
+
+function isEncoded(headers: IncomingHttpHeaders): boolean {
+  const encoding = headerValue(headers, 'content-encoding');
+  return encoding !== undefined && encoding !== 'identity';
+}
+
+function decode(bytes: Buffer, encoding: string | undefined): Buffer {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(bytes);
+    case 'deflate':
+      return inflateSync(bytes);
+    case 'br':
+      return brotliDecompressSync(bytes);
+    default:
+      return bytes;
+  }
+}
+
+function describeNetworkError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `${code} ${error.message}` : error.message;
+}

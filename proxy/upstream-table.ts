@@ -1,0 +1,74 @@
+import { ModeltapeError } from '../recordings/index.js';
+
+/** Which provider's conventions an upstream follows: error shapes, path quirks. */
+export type ProviderFlavor = 'openai' | 'anthropic' | 'gemini' | 'ollama';
+
+/** A place the proxy may forward to. The proxy forwards only to these: never an open proxy. */
+export interface Upstream {
+  /** The first path segment clients use: `/<name>/…`. Lowercase letters, digits, `-`, `_`. */
+  name: string;
+  /** The base URL requests are forwarded to, e.g. `https://api.openai.com`. */
+  baseUrl: string;
+  /** Scheme, host and port of `baseUrl`. */
+  origin: string;
+  /** The path of `baseUrl` without a trailing slash (usually empty); prefixed when forwarding. */
+  basePath: string;
+  flavor: ProviderFlavor;
+}
+
+/** The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these. */
+export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; flavor: ProviderFlavor }>> = {
+  openai: { baseUrl: 'https://api.openai.com', flavor: 'openai' },
+  anthropic: { baseUrl: 'https://api.anthropic.com', flavor: 'anthropic' },
+  gemini: { baseUrl: 'https://generativelanguage.googleapis.com', flavor: 'gemini' },
+  ollama: { baseUrl: 'http://127.0.0.1:11434', flavor: 'ollama' },
+};
+
+/**
+ * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
+ * flavor; a new name takes the flavor its name or host suggests (`…anthropic…`, `…gemini…`,
+ * `…ollama…`), else OpenAI's, which most compatible servers follow.
+ */
+export function buildUpstreamTable(overrides: Readonly<Record<string, string>> = {}): Map<string, Upstream> {
+  const table = new Map<string, Upstream>();
+  for (const [name, { baseUrl, flavor }] of Object.entries(BUILT_IN_UPSTREAMS)) table.set(name, makeUpstream(name, baseUrl, flavor));
+  for (const [name, baseUrl] of Object.entries(overrides)) {
+    const flavor = BUILT_IN_UPSTREAMS[name]?.flavor ?? guessFlavor(name, baseUrl);
+    table.set(name, makeUpstream(name, baseUrl, flavor));
+  }
+  return table;
+}
+
+/** Parses `name=url` as given to `--upstream`. */
+export function parseUpstreamFlag(value: string): { name: string; baseUrl: string } {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new ModeltapeError('invalid_upstream', `Invalid --upstream ${JSON.stringify(value)}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`);
+  return { name: value.slice(0, equals), baseUrl: value.slice(equals + 1) };
+}
+
+function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Upstream {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
+    throw new ModeltapeError('invalid_upstream', `Invalid upstream name ${JSON.stringify(name)}: use lowercase letters, digits, "-" and "_" (it becomes the first path segment, /${name}/…)`);
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (error) {
+    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`, { cause: error });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} is not http or https`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`);
+  }
+  return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), flavor };
+}
+
+function guessFlavor(name: string, baseUrl: string): ProviderFlavor {
+  const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
+  if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';
+  if (text.includes('ollama') || text.includes(':11434')) return 'ollama';
+  return 'openai';
+}

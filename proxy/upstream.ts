@@ -1,0 +1,60 @@
+// The one file in modeltape that opens sockets to providers. Replay never reaches it.
+import { Pool, buildConnector, type Dispatcher } from 'undici';
+import type { Upstream } from './upstream-table.js';
+
+export type UpstreamHandler = Dispatcher.DispatchHandler;
+
+export interface UpstreamRequest {
+  method: string;
+  /** Path and query on the upstream origin. */
+  path: string;
+  headers: Record<string, string | string[]>;
+  body: Buffer | null;
+}
+
+/**
+ * Forwards requests to upstreams through undici: one keep-alive pool per upstream, created on
+ * first use, bodies streamed to the handler as they arrive. Counts every connection it opens,
+ * so a run can prove it opened none.
+ */
+export class UpstreamClient {
+  #pools = new Map<string, Pool>();
+  #connections = 0;
+
+  /** Connections opened to any upstream so far. */
+  get connections(): number {
+    return this.#connections;
+  }
+
+  dispatch(upstream: Upstream, request: UpstreamRequest, handler: UpstreamHandler): void {
+    this.#pool(upstream).dispatch(
+      { method: request.method as Dispatcher.HttpMethod, path: request.path, headers: request.headers, body: request.body },
+      handler,
+    );
+  }
+
+  /** Closes every pool, letting in-flight requests finish. */
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  #pool(upstream: Upstream): Pool {
+    let pool = this.#pools.get(upstream.origin);
+    if (pool === undefined) {
+      const connect = buildConnector({});
+      pool = new Pool(upstream.origin, {
+        connect: (options, callback) => {
+          this.#connections++;
+          connect(options, callback);
+        },
+        // Model calls can think for minutes before the first byte.
+        headersTimeout: 10 * 60_000,
+        bodyTimeout: 10 * 60_000,
+      });
+      this.#pools.set(upstream.origin, pool);
+    }
+    return pool;
+  }
+}

@@ -1,0 +1,56 @@
+import { encodeBody } from './body-encoding.js';
+import { sha256Hex, type CompiledKeyRules } from './exchange-key.js';
+import { redactQuery } from './redaction.js';
+import type { RecordedRequest } from './tape-format.js';
+
+/** A request as it arrived, before anything was dropped. */
+export interface RawRequest {
+  method: string;
+  /** The upstream path without the query. */
+  path: string;
+  /** The raw query string without `?`, or URLSearchParams. */
+  query: string | URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  body: Uint8Array;
+}
+
+/**
+ * Turns a raw request into what a tape stores: the key headers and `content-type` (never a
+ * credential: see compileKeyRules), the query without key-like parameters, the body in its
+ * most readable faithful form, and the sha256 of the exact body bytes.
+ */
+export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): RecordedRequest {
+  const headers: Record<string, string> = {};
+  const contentType = headerValue(raw.headers, 'content-type');
+  for (const name of Object.keys(raw.headers)) {
+    const lower = name.toLowerCase();
+    if (rules.headers.has(lower) || lower === 'content-type') {
+      const value = headerValue(raw.headers, name);
+      if (value !== undefined) headers[lower] = value;
+    }
+  }
+  const params = typeof raw.query === 'string' ? new URLSearchParams(raw.query) : raw.query;
+  const request: RecordedRequest = {
+    method: raw.method.toUpperCase(),
+    path: raw.path,
+    query: redactQuery(params),
+    headers: sortKeys(headers),
+    bodySha256: sha256Hex(raw.body),
+  };
+  const body = encodeBody(raw.body, contentType);
+  if (body !== undefined) request.body = body;
+  return request;
+}
+
+/** One header's value; repeated headers are joined with ", " as HTTP allows. */
+export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  const sorted: Record<string, T> = {};
+  for (const name of Object.keys(record).sort()) sorted[name] = record[name]!;
+  return sorted;
+}

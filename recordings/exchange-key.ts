@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import { ModeltapeError } from './errors.js';
+import { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
+import { isSecretHeader } from './redaction.js';
+import { DEFAULT_KEY_HEADERS, type KeyRules, type RecordedRequest } from './tape-format.js';
+
+/** Key rules checked and compiled once. */
+export interface CompiledKeyRules {
+  /** The rules as written to a tape header. */
+  readonly rules: KeyRules;
+  readonly headers: ReadonlySet<string>;
+  readonly normalizers: CompiledNormalizers;
+}
+
+/** The default rules: {@link DEFAULT_KEY_HEADERS} and no normalizers. */
+export function defaultKeyRules(): KeyRules {
+  return { headers: [...DEFAULT_KEY_HEADERS], normalizers: [] };
+}
+
+/**
+ * Checks and compiles key rules. Header names are lowercased and sorted; a credential header
+ * can never be part of a key (it would have to be stored to re-derive the key).
+ */
+export function compileKeyRules(rules: KeyRules = defaultKeyRules()): CompiledKeyRules {
+  const headers = [...new Set(rules.headers.map((name) => name.toLowerCase()))].sort();
+  const secret = headers.find((name) => isSecretHeader(name));
+  if (secret !== undefined) {
+    throw new ModeltapeError('secret_key_header', `Header "${secret}" carries a credential and cannot be part of a request key: it would have to be written to the tape. Remove it from the key headers.`);
+  }
+  const normalized: KeyRules = { ...rules, headers, normalizers: rules.normalizers.map((normalizer) => ({ ...normalizer })) };
+  return { rules: normalized, headers: new Set(headers), normalizers: compileNormalizers(rules.normalizers) };
+}
+
+/**
+ * What a key is computed from, in readable form: method, upstream, path, sorted query, the key
+ * headers, and the body after normalizers. Everything here is stored in the tape line, so a key
+ * can be re-derived when the rules change.
+ */
+export interface KeyInputs {
+  method: string;
+  upstream: string;
+  path: string;
+  query: Array<[string, string]>;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export function keyInputs(upstream: string, request: RecordedRequest, rules: CompiledKeyRules): KeyInputs {
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(request.headers).sort()) {
+    if (rules.headers.has(name)) headers[name] = request.headers[name]!;
+  }
+  let body: unknown = null;
+  if (request.body !== undefined) {
+    body = 'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : request.body;
+  }
+  return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
+}
+
+/** sha256 (hex) of the canonical JSON of the {@link keyInputs}. */
+export function exchangeKey(upstream: string, request: RecordedRequest, rules: CompiledKeyRules): string {
+  return createHash('sha256').update(canonicalJson(keyInputs(upstream, request, rules))).digest('hex');
+}
+
+/** sha256 (hex) of some bytes. */
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

@@ -1,0 +1,38 @@
+/**
+ * recordings/: the tape format and everything that reads, keys, redacts or writes it.
+ * The spec of modeltape's data; every other part builds on these exports.
+ */
+export {
+  TAPE_SCHEMA_VERSION,
+  DEFAULT_KEY_HEADERS,
+  type Body,
+  type Exchange,
+  type ExchangeSource,
+  type Frame,
+  type KeyRules,
+  type LoadedExchange,
+  type Normalizer,
+  type Notes,
+  type PathNormalizer,
+  type PatternNormalizer,
+  type RecordedRequest,
+  type RecordedResponse,
+  type RecordedStream,
+  type StreamFormat,
+  type TapeHeader,
+} from './tape-format.js';
+export { ModeltapeError, TapeFormatError, SecretInTapeError, InvalidChoiceError, checkChoice, type TapeProblem, type SecretLocation } from './errors.js';
+export { canonicalJson } from './canonical-json.js';
+export { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, type CompiledKeyRules, type KeyInputs } from './exchange-key.js';
+export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
+export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
+export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
+export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined } from './body-encoding.js';
+export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactResponseHeaders } from './redaction.js';
+export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
+export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
+export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
+export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
+export { TapeWriter, type TapeWriterOptions } from './tape-writer.js';
+export { pointerToPath } from './tape-schema.js';
+export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';

@@ -1,0 +1,71 @@
+import { ModeltapeError } from './errors.js';
+import { parseJsonPath, type PathSegment } from './json-path.js';
+import type { Normalizer } from './tape-format.js';
+
+const DEFAULT_PLACEHOLDER = '<normalized>';
+
+/** A normalizer list compiled once: paths parsed, patterns built. */
+export type CompiledNormalizers = ReadonlyArray<
+  { kind: 'path'; segments: PathSegment[]; placeholder: string } | { kind: 'pattern'; pattern: RegExp; placeholder: string }
+>;
+
+/** Parses paths and builds regular expressions, failing early with the offending normalizer. */
+export function compileNormalizers(normalizers: readonly Normalizer[]): CompiledNormalizers {
+  return normalizers.map((normalizer, index) => {
+    const placeholder = normalizer.placeholder ?? DEFAULT_PLACEHOLDER;
+    if ('path' in normalizer) return { kind: 'path' as const, segments: parseJsonPath(normalizer.path), placeholder };
+    try {
+      const flags = new Set([...(normalizer.flags ?? ''), 'g']);
+      return { kind: 'pattern' as const, pattern: new RegExp(normalizer.pattern, [...flags].join('')), placeholder };
+    } catch (error) {
+      throw new ModeltapeError('invalid_normalizer', `Normalizer ${index} has an invalid pattern ${JSON.stringify(normalizer.pattern)}: ${(error as Error).message}`, { cause: error });
+    }
+  });
+}
+
+/**
+ * Returns a copy of a JSON body with every normalizer applied in order. The input is never
+ * changed. With no normalizers it returns the input itself.
+ */
+export function normalizeBody(body: unknown, normalizers: CompiledNormalizers): unknown {
+  if (normalizers.length === 0) return body;
+  let result = structuredClone(body);
+  for (const normalizer of normalizers) {
+    if (normalizer.kind === 'path') result = replaceAtPath(result, normalizer.segments, 0, normalizer.placeholder);
+    else result = replaceInStrings(result, normalizer.pattern, normalizer.placeholder);
+  }
+  return result;
+}
+
+function replaceAtPath(value: unknown, segments: PathSegment[], depth: number, placeholder: string): unknown {
+  if (depth === segments.length) return placeholder;
+  const segment = segments[depth]!;
+  if ('wildcard' in segment) {
+    if (Array.isArray(value)) return value.map((item) => replaceAtPath(item, segments, depth + 1, placeholder));
+    if (isObject(value)) {
+      for (const name of Object.keys(value)) value[name] = replaceAtPath(value[name], segments, depth + 1, placeholder);
+    }
+    return value;
+  }
+  if ('index' in segment) {
+    if (Array.isArray(value) && segment.index < value.length) value[segment.index] = replaceAtPath(value[segment.index], segments, depth + 1, placeholder);
+    return value;
+  }
+  if (isObject(value) && Object.hasOwn(value, segment.property)) {
+    value[segment.property] = replaceAtPath(value[segment.property], segments, depth + 1, placeholder);
+  }
+  return value;
+}
+
+function replaceInStrings(value: unknown, pattern: RegExp, placeholder: string): unknown {
+  if (typeof value === 'string') return value.replace(pattern, placeholder);
+  if (Array.isArray(value)) return value.map((item) => replaceInStrings(item, pattern, placeholder));
+  if (isObject(value)) {
+    for (const name of Object.keys(value)) value[name] = replaceInStrings(value[name], pattern, placeholder);
+  }
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

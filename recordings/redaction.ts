@@ -1,0 +1,76 @@
+/**
+ * What reaches disk. Redaction is separate from matching (exchange-key.ts decides identity):
+ * these functions only decide which headers and query parameters may be stored.
+ */
+
+/** Headers that carry credentials or account identifiers. Never stored, in either direction. */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
+  'openai-organization',
+  'openai-project',
+  'anthropic-organization-id',
+  'x-amz-security-token',
+]);
+
+/** Connection-level headers that describe one hop, not the exchange (RFC 9110 §7.6.1). */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+// Replay serves decoded bytes and computes its own length.
+const PAYLOAD_FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
+
+/** True for a header that must never be written: a credential, or an AWS signature header. */
+export function isSecretHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_HEADERS.has(lower) || lower.startsWith('x-amz-');
+}
+
+/**
+ * True for a query parameter that carries a credential: `key` (Gemini), `api_key`, `apikey`,
+ * `access_token`, `token`, `secret`, `signature`, `sig`, `password`, and names ending in
+ * `_key`, `-key`, `_token` or `-token`.
+ */
+export function isSecretQueryParameter(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    /^(key|apikey|api[-_]key|access[-_]?token|token|auth|secret|client[-_]secret|signature|sig|password|x-amz-[a-z-]+)$/.test(lower) ||
+    /[-_](key|token|secret)$/.test(lower)
+  );
+}
+
+/** Query pairs without credentials, sorted by name then value. */
+export function redactQuery(pairs: Iterable<[string, string]>): Array<[string, string]> {
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of pairs) if (!isSecretQueryParameter(name)) kept.push([name, value]);
+  return kept.sort(([nameA, valueA], [nameB, valueB]) => (nameA < nameB ? -1 : nameA > nameB ? 1 : valueA < valueB ? -1 : valueA > valueB ? 1 : 0));
+}
+
+/**
+ * Response headers fit to store: lowercase names, sorted, without hop-by-hop, payload framing
+ * (replay serves decoded bytes) or secret headers. Repeated headers stay arrays.
+ */
+export function redactResponseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const name of Object.keys(headers).sort()) {
+    const lower = name.toLowerCase();
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(lower) || PAYLOAD_FRAMING_HEADERS.has(lower) || isSecretHeader(lower)) continue;
+    kept[lower] = Array.isArray(value) ? [...value] : value;
+  }
+  return kept;
+}

@@ -1,0 +1,191 @@
+import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
+import type { TapeProblem } from './errors.js';
+import { TAPE_SCHEMA_VERSION } from './tape-format.js';
+
+// Closed objects: only the listed properties, plus `_notes`.
+const notes = { '^_': {} };
+
+function closed(properties: Record<string, object>, required: string[], extra: object = {}): object {
+  return { type: 'object', properties, required, additionalProperties: false, patternProperties: notes, ...extra };
+}
+
+const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+
+const body = closed(
+  { json: {}, text: { type: 'string' }, base64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' } },
+  [],
+  { minProperties: 1, oneOf: [{ required: ['json'] }, { required: ['text'] }, { required: ['base64'] }] },
+);
+
+const normalizer = closed(
+  {
+    path: { type: 'string', minLength: 1 },
+    pattern: { type: 'string', minLength: 1 },
+    flags: { type: 'string', pattern: '^[dimsuy]*$' },
+    placeholder: { type: 'string' },
+  },
+  [],
+  { oneOf: [{ required: ['path'] }, { required: ['pattern'] }] },
+);
+
+const keyRules = closed(
+  {
+    headers: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]+$' } },
+    normalizers: { type: 'array', items: normalizer },
+  },
+  ['headers', 'normalizers'],
+);
+
+const headerSchema = closed(
+  {
+    schemaVersion: { const: TAPE_SCHEMA_VERSION },
+    writtenBy: { type: 'string', minLength: 1 },
+    keyRules,
+  },
+  ['schemaVersion', 'writtenBy', 'keyRules'],
+);
+
+const frame = closed(
+  { atMs: { type: 'number', minimum: 0 }, text: { type: 'string' }, base64: { type: 'string' } },
+  ['atMs'],
+  { oneOf: [{ required: ['text'] }, { required: ['base64'] }] },
+);
+
+const exchangeSchema = closed(
+  {
+    key: sha256,
+    ordinal: { type: 'integer', minimum: 0 },
+    upstream: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
+    source: { enum: ['live', 'fake'] },
+    request: closed(
+      {
+        method: { type: 'string', pattern: '^[A-Z]+$' },
+        path: { type: 'string', pattern: '^/' },
+        query: {
+          type: 'array',
+          items: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], minItems: 2, maxItems: 2 },
+        },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body,
+        bodySha256: sha256,
+      },
+      ['method', 'path', 'query', 'headers', 'bodySha256'],
+    ),
+    response: closed(
+      {
+        status: { type: 'integer', minimum: 100, maximum: 999 },
+        headers: {
+          type: 'object',
+          additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+        },
+        body,
+        stream: closed(
+          { format: { enum: ['sse', 'ndjson', 'chunks'] }, frames: { type: 'array', items: frame } },
+          ['format', 'frames'],
+        ),
+      },
+      ['status', 'headers'],
+      { not: { required: ['body', 'stream'] } },
+    ),
+  },
+  ['key', 'ordinal', 'upstream', 'source', 'request', 'response'],
+);
+
+const validator = createValidator();
+const validateHeader = validator.compile(headerSchema);
+const validateExchange = validator.compile(exchangeSchema);
+
+/** Checks a parsed header line against the closed schema. */
+export function checkHeaderLine(value: unknown, file: string, line: number): TapeProblem[] {
+  if (validateHeader(value)) return [];
+  return describeErrors(validateHeader.errors ?? [], file, line, 'header');
+}
+
+/** Checks a parsed exchange line against the closed schema. */
+export function checkExchangeLine(value: unknown, file: string, line: number): TapeProblem[] {
+  if (validateExchange(value)) return [];
+  return describeErrors(validateExchange.errors ?? [], file, line, 'exchange');
+}
+
+/** Turns ajv's errors into one readable problem per field, most specific first. */
+function describeErrors(errors: ErrorObject[], file: string, line: number, what: string): TapeProblem[] {
+  const problems = new Map<string, TapeProblem>();
+  // `oneOf`/`not` summaries repeat what their branches said; prefer the direct errors.
+  const direct = errors.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'not' && !isBranchError(error, errors));
+  const chosen = direct.length > 0 ? direct : errors;
+  for (const error of chosen) {
+    const problem = describeError(error, file, line, what);
+    const id = `${problem.field}\u0000${problem.message}`;
+    if (!problems.has(id)) problems.set(id, problem);
+  }
+  return [...problems.values()];
+}
+
+// A `required` error raised inside a oneOf branch: reported through its oneOf instead.
+function isBranchError(error: ErrorObject, all: ErrorObject[]): boolean {
+  return error.keyword === 'required' && error.schemaPath.includes('/oneOf/') && all.some((other) => other.keyword === 'oneOf' && other.instancePath === error.instancePath);
+}
+
+function describeError(error: ErrorObject, file: string, line: number, what: string): TapeProblem {
+  const field = pointerToPath(error.instancePath);
+  const where = field === '' ? `the ${what}` : `"${field}"`;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const unknown = String((error.params as { additionalProperty: string }).additionalProperty);
+      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const nearest = nearestName(unknown, known);
+      const fullField = `${field}.${unknown}`;
+      return {
+        file,
+        line,
+        field: fullField,
+        message:
+          `unknown field "${fullField}" in ${what}` +
+          (nearest ? `; did you mean "${field}.${nearest}"?` : `; known fields here: ${known.join(', ')}.`) +
+          ' (Fields starting with "_" are notes and allowed anywhere.)',
+      };
+    }
+    case 'required': {
+      const missing = String((error.params as { missingProperty: string }).missingProperty);
+      return { file, line, field: `${field}.${missing}`, message: `missing required field "${field}.${missing}" in ${what}` };
+    }
+    case 'oneOf': {
+      const options = ((error.schema as Array<{ required: string[] }>) ?? []).map((branch) => branch.required.join('+'));
+      return { file, line, field, message: `${where} must hold exactly one of ${options.join(', ')}` };
+    }
+    case 'not':
+      return { file, line, field, message: `${where} must not hold both body and stream` };
+    case 'const':
+      return {
+        file,
+        line,
+        field,
+        message: `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)} (found ${brief(error.data)}); this modeltape reads tape schemaVersion ${TAPE_SCHEMA_VERSION}`,
+      };
+    case 'enum':
+      return {
+        file,
+        line,
+        field,
+        message: `${where} must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((value) => JSON.stringify(value)).join(', ')} (found ${brief(error.data)})`,
+      };
+    default:
+      return { file, line, field, message: `${where} ${error.message ?? 'is invalid'} (found ${brief(error.data)})` };
+  }
+}
+
+/** `/request/query/0/1` → `.request.query[0][1]` */
+export function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`))
+    .join('');
+}
+
+function brief(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}

@@ -1,0 +1,7 @@
+/**
+ * replay/: answers requests from a tape, strictly, and explains every miss with the nearest
+ * recording and the first differing JSON paths.
+ */
+export { ReplayEngine, REPEAT_POLICIES, type RepeatPolicy, type ReplayEntry, type LookupResult, type NearestRecording, type ReplayEngineOptions } from './replay-engine.js';
+export { ReplayMissError, explainMiss } from './replay-miss.js';
+export { diffJson, formatDifferences, formatDifference, describeStringChange, abbreviate, type Difference, type DiffOptions, type FormatOptions } from './json-diff.js';

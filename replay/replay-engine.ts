@@ -1,0 +1,215 @@
+import {
+  ModeltapeError,
+  keyInputs,
+  loadTape,
+  type CompiledKeyRules,
+  type Exchange,
+  type KeyInputs,
+  type LoadedExchange,
+  type RecordedRequest,
+  type TapeWarning,
+} from '../recordings/index.js';
+import { diffJson, type Difference } from './json-diff.js';
+
+/** What happens when identical requests outnumber their recordings. */
+export type RepeatPolicy = 'none' | 'last';
+export const REPEAT_POLICIES: readonly RepeatPolicy[] = ['none', 'last'];
+
+/** One exchange the engine can answer with. `line` is undefined for one recorded by this run. */
+export interface ReplayEntry {
+  exchange: Exchange;
+  line: number | undefined;
+  /** How many times this entry answered (more than once only with `repeat: 'last'`). */
+  uses: number;
+}
+
+export type LookupResult =
+  | { kind: 'hit'; entry: ReplayEntry; call: number }
+  | { kind: 'exhausted'; entries: readonly ReplayEntry[]; call: number }
+  | { kind: 'miss' };
+
+/** The closest recorded request to one that missed. */
+export interface NearestRecording {
+  entry: ReplayEntry;
+  /** The first differing leaves (body paths like `.messages[1].content`, then `header …`, `query …`). */
+  differences: Difference[];
+  /** How many leaves differ in all. */
+  total: number;
+}
+
+export interface ReplayEngineOptions {
+  /** The tape file, for messages. */
+  file: string;
+  keyRules: CompiledKeyRules;
+  /** @default 'none' */
+  repeat?: RepeatPolicy;
+}
+
+interface Slot {
+  entries: ReplayEntry[];
+  /** How many calls this key has answered (or tried to) during this run. */
+  calls: number;
+}
+
+/**
+ * Answers requests from recorded exchanges, strictly: a key answers with its recordings in
+ * ordinal order, one per call; past the last one it is exhausted unless `repeat` is `last`.
+ * Keeps track of what was used, and explains a miss by the nearest recording.
+ */
+export class ReplayEngine {
+  readonly file: string;
+  readonly keyRules: CompiledKeyRules;
+  readonly repeat: RepeatPolicy;
+  #byKey = new Map<string, Slot>();
+  #byRoute = new Map<string, ReplayEntry[]>();
+  #inputs = new WeakMap<ReplayEntry, KeyInputs>();
+  #size = 0;
+
+  constructor(options: ReplayEngineOptions, loaded: Iterable<LoadedExchange> = []) {
+    this.file = options.file;
+    this.keyRules = options.keyRules;
+    this.repeat = options.repeat ?? 'none';
+    const sorted = [...loaded].sort((a, b) => a.exchange.ordinal - b.exchange.ordinal || a.line - b.line);
+    for (const { exchange, line } of sorted) this.#add({ exchange, line, uses: 0 });
+  }
+
+  /**
+   * Loads a tape and builds an engine with the tape's own key rules. `warnings` holds what was
+   * skipped (torn lines). Throws when the tape is invalid or when `keyRules` are given and differ
+   * from the tape's.
+   */
+  static fromTape(file: string, options: { keyRules: CompiledKeyRules; repeat?: RepeatPolicy }): { engine: ReplayEngine; warnings: TapeWarning[] } {
+    const contents = loadTape(file);
+    const tapeRules = JSON.stringify(contents.header.keyRules);
+    if (tapeRules !== JSON.stringify(options.keyRules.rules)) {
+      throw new ModeltapeError(
+        'key_rules_mismatch',
+        `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${JSON.stringify(options.keyRules.rules)}\nReplay with the tape's rules, or record the tape again with the new ones.`,
+      );
+    }
+    return { engine: new ReplayEngine({ file, ...options }, contents.exchanges), warnings: contents.warnings };
+  }
+
+  /** How many exchanges the engine can answer with. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Takes the next recorded answer for a key. */
+  lookup(key: string): LookupResult {
+    const slot = this.#byKey.get(key);
+    if (slot === undefined) return { kind: 'miss' };
+    const call = slot.calls++;
+    let entry = slot.entries[call];
+    if (entry === undefined) {
+      if (this.repeat !== 'last' || slot.entries.length === 0) return { kind: 'exhausted', entries: slot.entries, call };
+      entry = slot.entries[slot.entries.length - 1]!;
+    }
+    entry.uses++;
+    return { kind: 'hit', entry, call };
+  }
+
+  /** The ordinal the next exchange recorded for this key gets. */
+  nextOrdinal(key: string): number {
+    return this.#byKey.get(key)?.entries.length ?? 0;
+  }
+
+  /**
+   * Adds an exchange this run recorded (auto mode), so later identical requests replay it.
+   * It counts as used by the call that recorded it.
+   */
+  addRecorded(exchange: Exchange): ReplayEntry {
+    const entry: ReplayEntry = { exchange, line: undefined, uses: 1 };
+    this.#add(entry);
+    const slot = this.#byKey.get(exchange.key)!;
+    slot.calls = Math.max(slot.calls, slot.entries.length);
+    return entry;
+  }
+
+  /** Every recorded entry in tape order, with how often each was used. */
+  entries(): ReplayEntry[] {
+    const all: ReplayEntry[] = [];
+    for (const slot of this.#byKey.values()) all.push(...slot.entries);
+    return all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+  }
+
+  /** Entries that never answered a call. */
+  unused(): ReplayEntry[] {
+    return this.entries().filter((entry) => entry.uses === 0);
+  }
+
+  /**
+   * The recording closest to a request that missed: same method, upstream and path, fewest
+   * differing leaves. Computed only on a miss. Undefined when nothing shares the route.
+   */
+  nearest(upstream: string, request: RecordedRequest): NearestRecording | undefined {
+    const candidates = this.#byRoute.get(routeOf(upstream, request.method, request.path));
+    if (candidates === undefined || candidates.length === 0) return undefined;
+    const sent = keyInputs(upstream, request, this.keyRules);
+    let best: NearestRecording | undefined;
+    for (const candidate of candidates) {
+      const recorded = this.#inputsOf(candidate);
+      const differences = compareInputs(recorded, sent, best === undefined ? Number.POSITIVE_INFINITY : best.total);
+      if (best === undefined || differences.length < best.total) {
+        best = { entry: candidate, differences, total: differences.length };
+        if (best.total === 0) break;
+      }
+    }
+    return best;
+  }
+
+  /** Routes the tape holds, with how many exchanges each, e.g. `POST /v1/messages (anthropic)`. */
+  routes(): Array<{ route: string; count: number }> {
+    return [...this.#byRoute.entries()].map(([route, entries]) => ({ route, count: entries.length }));
+  }
+
+  #add(entry: ReplayEntry): void {
+    const { exchange } = entry;
+    let slot = this.#byKey.get(exchange.key);
+    if (slot === undefined) {
+      slot = { entries: [], calls: 0 };
+      this.#byKey.set(exchange.key, slot);
+    }
+    slot.entries.push(entry);
+    const route = routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
+    let bucket = this.#byRoute.get(route);
+    if (bucket === undefined) {
+      bucket = [];
+      this.#byRoute.set(route, bucket);
+    }
+    bucket.push(entry);
+    this.#size++;
+  }
+
+  #inputsOf(entry: ReplayEntry): KeyInputs {
+    let inputs = this.#inputs.get(entry);
+    if (inputs === undefined) {
+      inputs = keyInputs(entry.exchange.upstream, entry.exchange.request, this.keyRules);
+      this.#inputs.set(entry, inputs);
+    }
+    return inputs;
+  }
+}
+
+function routeOf(upstream: string, method: string, path: string): string {
+  return `${method} ${path} (${upstream})`;
+}
+
+// Body paths read as the request does (`.messages[1].content`); headers and query are named.
+function compareInputs(recorded: KeyInputs, sent: KeyInputs, stopAfter: number): Difference[] {
+  const differences = diffJson(unwrapBody(recorded.body), unwrapBody(sent.body), { stopAfter });
+  for (const difference of diffJson(recorded.headers, sent.headers, { stopAfter: stopAfter - differences.length })) {
+    differences.push({ ...difference, path: `header ${difference.path.replace(/^\.|^\["|"\]$/g, '')}` });
+  }
+  const recordedQuery = Object.fromEntries(recorded.query.map(([name, value], index) => [`${name}#${index}`, value]));
+  const sentQuery = Object.fromEntries(sent.query.map(([name, value], index) => [`${name}#${index}`, value]));
+  for (const difference of diffJson(recordedQuery, sentQuery, { stopAfter: stopAfter - differences.length })) {
+    differences.push({ ...difference, path: `query ${difference.path.replace(/^\.|^\["|"\]$/g, '').replace(/#\d+$/, '')}` });
+  }
+  return differences;
+}
+
+function unwrapBody(body: unknown): unknown {
+  if (body !== null && typeof body === 'object' && 'json' in body) return (body as { json: unknown }).json;
+  return body;
+}

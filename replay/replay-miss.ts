@@ -1,0 +1,100 @@
+import { ModeltapeError, type RecordedRequest } from '../recordings/index.js';
+import { formatDifferences, type Difference } from './json-diff.js';
+import type { LookupResult, NearestRecording, ReplayEngine, ReplayEntry } from './replay-engine.js';
+
+/** A request that replay could not answer: never recorded, or called more often than recorded. */
+export class ReplayMissError extends ModeltapeError {
+  readonly tape: string;
+  readonly upstream: string;
+  readonly request: RecordedRequest;
+  readonly key: string;
+  /** `unrecorded`: no exchange has this key. `exhausted`: every recording of it was used. */
+  readonly reason: 'unrecorded' | 'exhausted';
+  /** For `exhausted`: the 0-based call that found no recording left. */
+  readonly call: number | undefined;
+  readonly nearest: { line: number | undefined; key: string } | undefined;
+  readonly differences: Difference[];
+
+  constructor(fields: {
+    message: string;
+    tape: string;
+    upstream: string;
+    request: RecordedRequest;
+    key: string;
+    reason: 'unrecorded' | 'exhausted';
+    call?: number;
+    nearest?: NearestRecording;
+  }) {
+    super('replay_miss', fields.message);
+    this.tape = fields.tape;
+    this.upstream = fields.upstream;
+    this.request = fields.request;
+    this.key = fields.key;
+    this.reason = fields.reason;
+    this.call = fields.call;
+    this.nearest = fields.nearest ? { line: fields.nearest.entry.line, key: fields.nearest.entry.exchange.key } : undefined;
+    this.differences = fields.nearest?.differences ?? [];
+  }
+}
+
+/**
+ * Builds the error for a lookup that did not hit, with the evidence and the next step:
+ * the tape, the key, the nearest recording (file:line) and the first differing JSON paths.
+ * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`).
+ */
+export function explainMiss(
+  engine: ReplayEngine,
+  upstream: string,
+  request: RecordedRequest,
+  key: string,
+  result: Exclude<LookupResult, { kind: 'hit' }>,
+  displayPath: string,
+): ReplayMissError {
+  const head = `Failed to replay ${request.method} ${displayPath}`;
+  const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
+  if (result.kind === 'exhausted') {
+    const lines = result.entries.map((entry) => lineOf(engine, entry)).join(', ');
+    const count = result.entries.length;
+    return new ReplayMissError({
+      message:
+        `${head}: this request was recorded ${count === 1 ? 'once' : `${count} times`} and this is call ${result.call + 1} (ordinal ${result.call}).\n` +
+        `  tape: ${tape}; recorded at ${lines})\n` +
+        `  key: ${key}\n` +
+        'Identical requests replay their recorded answers in order. Pass --repeat last to reuse the last answer, or record the extra call with --mode auto.',
+      tape: engine.file,
+      upstream,
+      request,
+      key,
+      reason: 'exhausted',
+      call: result.call,
+    });
+  }
+  const nearest = engine.nearest(upstream, request);
+  let evidence: string;
+  let advice = 'Record it with --mode auto, or declare a normalizer if the differing field is volatile.';
+  if (nearest === undefined) {
+    const routes = engine.routes().map(({ route, count }) => `${count}× ${route}`);
+    evidence = `  tape: ${tape})\n  key: ${key}\n  nothing was recorded for ${request.method} ${request.path} (${upstream}); the tape holds ${routes.length > 0 ? routes.slice(0, 5).join(', ') : 'no exchanges'}`;
+  } else {
+    evidence = `  tape: ${tape}, nearest at ${lineOf(engine, nearest.entry)})\n  key: ${key}\n`;
+    if (nearest.total === 0) {
+      evidence += `  the nearest recording has the same method, path, headers and body, but its stored key (${nearest.entry.exchange.key.slice(0, 12)}…) differs: the tape was edited by hand or keyed with other rules.`;
+      advice = `Run modeltape verify ${engine.file} to find the stale keys.`;
+    } else {
+      evidence += formatDifferences(nearest.differences, nearest.total).map((line) => `  ${line}`).join('\n');
+    }
+  }
+  return new ReplayMissError({
+    message: `${head}: no recorded exchange matches.\n${evidence}\n${advice}`,
+    tape: engine.file,
+    upstream,
+    request,
+    key,
+    reason: 'unrecorded',
+    ...(nearest ? { nearest } : {}),
+  });
+}
+
+function lineOf(engine: ReplayEngine, entry: ReplayEntry): string {
+  return entry.line === undefined ? `${engine.file} (recorded by this run)` : `${engine.file}:${entry.line}`;
+}
