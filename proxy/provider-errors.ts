@@ -9,7 +9,9 @@ import type { ProviderFlavor } from './upstream-table.js';
 export function providerErrorBody(flavor: ProviderFlavor, status: number, type: string, message: string): string {
   switch (flavor) {
     case 'anthropic':
-      return JSON.stringify({ type: 'error', error: { type, message }, request_id: null });
+      // The top-level `message` is modeltape's addition: @anthropic-ai/sdk prints a body's
+      // top-level message as the error text, and otherwise prints the whole body as escaped JSON.
+      return JSON.stringify({ type: 'error', error: { type, message }, request_id: null, message });
     case 'gemini':
       return JSON.stringify({ error: { code: status, message, status: type.toUpperCase() } });
     case 'ollama':

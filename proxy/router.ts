@@ -21,6 +21,8 @@ export interface Route {
  * and one recording serves both clients.
  */
 export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>): Route | { unknown: string } {
+  // An absolute URL (`GET http://host/…`) asks for an open forward proxy; this is not one.
+  if (!url.startsWith('/')) return { unknown: url };
   const questionMark = url.indexOf('?');
   const pathname = questionMark < 0 ? url : url.slice(0, questionMark);
   const query = questionMark < 0 ? '' : url.slice(questionMark + 1);

@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import OpenAI from 'openai';
+import { afterEach, expect, test } from 'vitest';
+import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { loadTape } from 'modeltape/recordings';
+import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { tempDir } from '../support/temp-dir.js';
+
+// Real-looking, obviously fake credentials: one for every place a secret travels.
+const FAKE = {
+  openaiKey: 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE1111',
+  anthropicKey: 'sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE-2222',
+  azureKey: 'FAKEazureKEYFAKEazureKEY3333',
+  googleKey: 'AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE444',
+  cookie: 'session=FAKEcookieFAKE5555',
+  organization: 'org-FAKEorganization6666',
+  project: 'proj_FAKEproject7777',
+  responseCookie: '__cf_bm=FAKEresponseCookie8888; path=/',
+  anthropicOrganization: 'FAKE-anthropic-org-9999',
+  accessToken: 'FAKEaccessTOKEN0000',
+};
+
+const dir = tempDir();
+let proxy: RunningProxy | undefined;
+let standIn: StandInUpstream | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await standIn?.close();
+});
+
+test('credentials in headers, query parameters and response headers are forwarded but never written', async () => {
+  standIn = await startStandInUpstream(() => ({
+    headers: { 'set-cookie': FAKE.responseCookie, 'openai-organization': FAKE.organization, 'anthropic-organization-id': FAKE.anthropicOrganization, 'x-request-id': 'req_1' },
+    body: '{"ok":true}',
+  }));
+  const tape = `${dir}/secrets.jsonl`;
+  proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url, gemini: standIn.url } });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${FAKE.openaiKey}`,
+    'x-api-key': FAKE.anthropicKey,
+    'api-key': FAKE.azureKey,
+    'x-goog-api-key': FAKE.googleKey,
+    cookie: FAKE.cookie,
+    'openai-organization': FAKE.organization,
+    'openai-project': FAKE.project,
+  };
+  const first = await fetch(`${proxy.baseUrls.openai}/chat/completions?api_key=${FAKE.azureKey}&access_token=${FAKE.accessToken}&limit=1`, { method: 'POST', headers, body: '{"model":"gpt-4o","messages":[]}' });
+  expect(first.status).toBe(200);
+  const second = await fetch(`${proxy.url}/gemini/v1beta/models/gemini-2.5-flash:generateContent?key=${FAKE.googleKey}`, { method: 'POST', headers, body: '{"contents":[]}' });
+  expect(second.status).toBe(200);
+  expect(await proxy.close()).toMatchObject({ recorded: 2, refused: 0 });
+
+  // Everything reached the upstream…
+  expect(standIn.received[0]!.headers).toMatchObject({ authorization: `Bearer ${FAKE.openaiKey}`, 'x-api-key': FAKE.anthropicKey, 'api-key': FAKE.azureKey });
+  expect(standIn.received[1]!.url).toContain(`key=${FAKE.googleKey}`);
+  // …and none of it reached the disk.
+  const text = readFileSync(tape, 'utf8');
+  for (const [name, value] of Object.entries(FAKE)) expect(text, name).not.toContain(value.split(';')[0]!.split('=').pop()!);
+  const { exchanges } = loadTape(tape);
+  expect(exchanges[0]!.exchange.request.query).toEqual([['limit', '1']]);
+  expect(exchanges[1]!.exchange.request.query).toEqual([]);
+  expect(Object.keys(exchanges[0]!.exchange.response.headers).sort()).toEqual(['content-type', 'date', 'x-request-id']);
+});
+
+test('a key-shaped string in a body refuses the write, says where it was, and still answers the client', async () => {
+  standIn = await startStandInUpstream();
+  const tape = `${dir}/body-secret.jsonl`;
+  const logged: string[] = [];
+  proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url }, log: (line) => logged.push(line) });
+  const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
+  const completion = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: `my key is ${FAKE.openaiKey}, keep it safe` }] });
+  expect(completion.object).toBe('chat.completion');
+  const summary = await proxy.close();
+  expect(summary).toMatchObject({ recorded: 0, refused: 1 });
+  expect(summary.problems[0]).toContain('Refused to write POST /v1/chat/completions (openai)');
+  expect(summary.problems[0]).toContain(`at .request.body.json.messages[0].content: openai-key "sk-…" (${FAKE.openaiKey.length} characters)`);
+  expect(logged.join('\n')).not.toContain(FAKE.openaiKey);
+  // The tape holds its header and nothing else.
+  expect(existsSync(tape)).toBe(true);
+  expect(loadTape(tape).exchanges).toHaveLength(0);
+});
