@@ -47,6 +47,8 @@ export interface ProxyOptions {
   normalizers?: Normalizer[];
   /** Request headers that are part of the key. @default DEFAULT_KEY_HEADERS */
   keyHeaders?: string[];
+  /** Notes (fields starting with `_`) for the header of a tape this proxy creates. */
+  tapeNotes?: Record<`_${string}`, unknown>;
   /** The environment to read `CI` from. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
   /** Milliseconds from an arbitrary origin; times stream frames. @default performance.now */
@@ -65,6 +67,7 @@ export interface ResolvedProxyOptions {
   pace: Pace;
   /** The key rules to use, or undefined to take them from the tape (or the defaults). */
   keyRules: CompiledKeyRules | undefined;
+  tapeNotes: Record<`_${string}`, unknown>;
   clock: () => number;
   log: (message: string) => void;
 }
@@ -114,6 +117,7 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     repeat,
     pace,
     keyRules,
+    tapeNotes: options.tapeNotes ?? {},
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
   };

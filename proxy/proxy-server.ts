@@ -95,7 +95,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       engine = new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat });
     }
   }
-  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules }) : undefined;
+  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes }) : undefined;
   const upstreamClient = new UpstreamClient();
 
   const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections'> = {

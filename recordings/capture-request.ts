@@ -21,7 +21,6 @@ export interface RawRequest {
  */
 export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): RecordedRequest {
   const headers: Record<string, string> = {};
-  const contentType = headerValue(raw.headers, 'content-type');
   for (const name of Object.keys(raw.headers)) {
     const lower = name.toLowerCase();
     if (rules.headers.has(lower) || lower === 'content-type') {
@@ -37,7 +36,7 @@ export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): Record
     headers: sortKeys(headers),
     bodySha256: sha256Hex(raw.body),
   };
-  const body = encodeBody(raw.body, contentType);
+  const body = encodeBody(raw.body, headers['content-type']);
   if (body !== undefined) request.body = body;
   return request;
 }

@@ -3,6 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 import { ModeltapeError } from './errors.js';
 import { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
 import { isSecretHeader } from './redaction.js';
+import { checkKeyRules } from './tape-schema.js';
 import { DEFAULT_KEY_HEADERS, type KeyRules, type RecordedRequest } from './tape-format.js';
 
 /** Key rules checked and compiled once. */
@@ -28,8 +29,17 @@ export function compileKeyRules(rules: KeyRules = defaultKeyRules()): CompiledKe
   if (secret !== undefined) {
     throw new ModeltapeError('secret_key_header', `Header "${secret}" carries a credential and cannot be part of a request key: it would have to be written to the tape. Remove it from the key headers.`);
   }
-  const normalized: KeyRules = { ...rules, headers, normalizers: rules.normalizers.map((normalizer) => ({ ...normalizer })) };
-  return { rules: normalized, headers: new Set(headers), normalizers: compileNormalizers(rules.normalizers) };
+  // `g` is always applied; dropping it keeps one spelling of each rule in tape headers.
+  const normalizers = rules.normalizers.map((normalizer) =>
+    'pattern' in normalizer && normalizer.flags !== undefined ? { ...normalizer, flags: normalizer.flags.replace(/g/g, '') } : { ...normalizer },
+  );
+  const normalized: KeyRules = { ...rules, headers, normalizers };
+  // Rules go into a tape header; refuse here what the header schema would refuse there.
+  const problems = checkKeyRules(normalized);
+  if (problems.length > 0) {
+    throw new ModeltapeError('invalid_key_rules', `Invalid key rules:\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`);
+  }
+  return { rules: normalized, headers: new Set(headers), normalizers: compileNormalizers(normalizers) };
 }
 
 /**

@@ -39,11 +39,46 @@ export class FrameSplitter {
     if (this.format === 'chunks') return;
     this.#buffer += this.#decoder.write(chunk);
     for (;;) {
-      const end = this.format === 'sse' ? sseFrameEnd(this.#buffer) : ndjsonFrameEnd(this.#buffer);
+      const end = this.format === 'sse' ? this.#sseFrameEnd() : ndjsonFrameEnd(this.#buffer);
       if (end < 0) break;
       this.#frames.push({ atMs, text: this.#buffer.slice(0, end) });
       this.#buffer = this.#buffer.slice(end);
+      this.#scanned = 0;
+      this.#afterLineEnd = false;
     }
+  }
+
+  // Where the scan of the buffer stopped, and whether it stopped just after a line ending.
+  #scanned = 0;
+  #afterLineEnd = false;
+
+  /**
+   * The end (exclusive) of the first complete SSE event: a line ending right after another one.
+   * Line endings are "\r\n", "\n" or "\r" (the SSE spec allows all three); a "\r" at the end of
+   * the buffer waits for the next chunk, which may start with its "\n". -1 when no event is
+   * complete yet. Resumes where the last call stopped, so long events cost one pass.
+   */
+  #sseFrameEnd(): number {
+    const text = this.#buffer;
+    let index = this.#scanned;
+    while (index < text.length) {
+      const character = text.charCodeAt(index);
+      if (character !== 0x0a && character !== 0x0d) {
+        this.#afterLineEnd = false;
+        index++;
+        continue;
+      }
+      let end = index + 1;
+      if (character === 0x0d) {
+        if (end === text.length) break;
+        if (text.charCodeAt(end) === 0x0a) end++;
+      }
+      if (this.#afterLineEnd) return end;
+      this.#afterLineEnd = true;
+      index = end;
+    }
+    this.#scanned = index;
+    return -1;
   }
 
   /** The frames of the whole stream; call once, after the last chunk. */
@@ -62,19 +97,6 @@ export class FrameSplitter {
     }
     return frames;
   }
-}
-
-// The end (exclusive) of the first complete SSE event: a blank line, in any of the three line
-// endings the SSE spec allows. -1 when no event is complete yet.
-function sseFrameEnd(text: string): number {
-  let best = -1;
-  for (const separator of ['\n\n', '\r\n\r\n', '\r\r']) {
-    const index = text.indexOf(separator);
-    if (index >= 0 && (best < 0 || index + separator.length < best)) best = index + separator.length;
-  }
-  // "\r\n\r\n" contains no "\n\n" but a lone trailing "\r" may still become "\r\n": wait for it.
-  if (best === text.length && text.endsWith('\r')) return -1;
-  return best;
 }
 
 function ndjsonFrameEnd(text: string): number {

@@ -42,14 +42,16 @@ export function isSecretHeader(name: string): boolean {
 
 /**
  * True for a query parameter that carries a credential: `key` (Gemini), `api_key`, `apikey`,
- * `access_token`, `token`, `secret`, `signature`, `sig`, `password`, and names ending in
- * `_key`, `-key`, `_token` or `-token`.
+ * `token`, `access_token`, `refresh_token`, `id_token`, `session_token`, `secret`, `signature`,
+ * `sig`, `password`, and names ending in `_key`, `-key`, `_secret` or `-secret`. Pagination
+ * cursors such as `page_token` are not credentials and stay part of the key.
  */
 export function isSecretQueryParameter(name: string): boolean {
   const lower = name.toLowerCase();
   return (
-    /^(key|apikey|api[-_]key|access[-_]?token|token|auth|secret|client[-_]secret|signature|sig|password|x-amz-[a-z-]+)$/.test(lower) ||
-    /[-_](key|token|secret)$/.test(lower)
+    /^(key|apikey|api[-_]key|token|auth|secret|signature|sig|password|passwd|x-amz-[a-z-]+)$/.test(lower) ||
+    /^(access|refresh|id|auth|session|bearer|api)[-_]?token$/.test(lower) ||
+    /[-_](key|secret)$/.test(lower)
   );
 }
 
@@ -66,8 +68,9 @@ export function redactQuery(pairs: Iterable<[string, string]>): Array<[string, s
  */
 export function redactResponseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
-  for (const name of Object.keys(headers).sort()) {
-    const lower = name.toLowerCase();
+  const names = Object.keys(headers).map((name) => [name.toLowerCase(), name] as const);
+  names.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [lower, name] of names) {
     const value = headers[name];
     if (value === undefined || HOP_BY_HOP_HEADERS.has(lower) || PAYLOAD_FRAMING_HEADERS.has(lower) || isSecretHeader(lower)) continue;
     kept[lower] = Array.isArray(value) ? [...value] : value;

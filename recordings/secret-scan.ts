@@ -10,11 +10,16 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
   { rule: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
 ];
 
-const ANY_SECRET = new RegExp(SECRET_PATTERNS.map(({ pattern }) => `(?:${pattern.source})`).join('|'), 'i');
+// Every pattern starts with one of these. No word boundaries: in a serialized line a key may
+// follow an escape such as `\n`, where `\b` would not match.
+const ANCHORS = /sk-|bearer|AIza|AKIA|ASIA/i;
 
-/** True when the text holds anything shaped like a credential. One pass; the fast path. */
+/**
+ * A cheap pre-filter: false only when the text cannot hold anything {@link findSecrets} would
+ * find. It may say true for text that holds none (then the structural scan decides).
+ */
 export function mayHoldSecret(text: string): boolean {
-  return ANY_SECRET.test(text);
+  return ANCHORS.test(text);
 }
 
 /**
@@ -34,25 +39,32 @@ function walk(value: unknown, path: string, found: SecretLocation[]): void {
     value.forEach((item, index) => walk(item, indexPath(path, index), found));
   } else if (typeof value === 'object' && value !== null) {
     for (const [name, item] of Object.entries(value)) {
-      inspect(name, `${propertyPath(path, name)} (the property name)`, found);
-      walk(item, propertyPath(path, name), found);
+      // A key used as a property name must not reappear whole in the path that reports it.
+      const secret = secretIn(name);
+      const shownName = secret === undefined ? name : name.replace(secret.match, mask(secret.match, false));
+      const childPath = propertyPath(path, shownName);
+      if (secret !== undefined) found.push({ path: `${childPath} (the property name)`, rule: secret.rule, masked: mask(secret.match) });
+      walk(item, childPath, found);
     }
   }
 }
 
 function inspect(text: string, path: string, found: SecretLocation[]): void {
-  if (!mayHoldSecret(text)) return;
+  const secret = secretIn(text);
+  if (secret !== undefined) found.push({ path, rule: secret.rule, masked: mask(secret.match) });
+}
+
+function secretIn(text: string): { rule: string; match: string } | undefined {
+  if (!mayHoldSecret(text)) return undefined;
   for (const { rule, pattern } of SECRET_PATTERNS) {
     const match = pattern.exec(text);
-    if (match) {
-      found.push({ path, rule, masked: mask(match[0]) });
-      return;
-    }
+    if (match) return { rule, match: match[0] };
   }
+  return undefined;
 }
 
 /** Keeps a recognisable prefix and the length; never the tail, which identifies a key. */
-function mask(secret: string): string {
+function mask(secret: string, quoted = true): string {
   const prefix = secret.startsWith('sk-ant-') ? 'sk-ant-' : secret.startsWith('sk-') ? 'sk-' : secret.slice(0, 7);
-  return `"${prefix}…" (${secret.length} characters)`;
+  return quoted ? `"${prefix}…" (${secret.length} characters)` : `${prefix}…`;
 }

@@ -118,6 +118,6 @@ function isTorn(line: string, error: Error, unterminated: boolean): boolean {
   if (!line.startsWith('{')) return false;
   if (/end of JSON input/i.test(error.message)) return true;
   const position = /position (\d+)/.exec(error.message);
-  if (position && Number(position[1]) >= line.length - 1) return true;
+  if (position && Number(position[1]) >= line.length) return true;
   return unterminated && /Unterminated string/i.test(error.message);
 }

@@ -1,5 +1,6 @@
 import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
 import type { TapeProblem } from './errors.js';
+import { propertyPath } from './json-path.js';
 import { TAPE_SCHEMA_VERSION } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
@@ -107,23 +108,34 @@ export function checkExchangeLine(value: unknown, file: string, line: number): T
   return describeErrors(validateExchange.errors ?? [], file, line, 'exchange');
 }
 
-/** Turns ajv's errors into one readable problem per field, most specific first. */
+const validateKeyRules = validator.compile(keyRules);
+
+/** Checks key rules against the header schema; the problems are addressed from `.keyRules`. */
+export function checkKeyRules(value: unknown): TapeProblem[] {
+  if (validateKeyRules(value)) return [];
+  return describeErrors(validateKeyRules.errors ?? [], '(key rules)', 0, 'key rules');
+}
+
+/**
+ * Turns ajv's errors into one readable problem per field. The `required` errors raised inside a
+ * oneOf branch are reported once, by their oneOf ("must hold exactly one of …"); a oneOf/not
+ * summary is left out only when a direct error at or below its path already explains it.
+ */
 function describeErrors(errors: ErrorObject[], file: string, line: number, what: string): TapeProblem[] {
+  const direct = errors.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'not' && !error.schemaPath.includes('/oneOf/'));
+  const chosen = errors.filter((error) => {
+    if (error.keyword === 'oneOf' || error.keyword === 'not') {
+      return !direct.some((other) => other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`));
+    }
+    return !error.schemaPath.includes('/oneOf/');
+  });
   const problems = new Map<string, TapeProblem>();
-  // `oneOf`/`not` summaries repeat what their branches said; prefer the direct errors.
-  const direct = errors.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'not' && !isBranchError(error, errors));
-  const chosen = direct.length > 0 ? direct : errors;
   for (const error of chosen) {
     const problem = describeError(error, file, line, what);
     const id = `${problem.field}\u0000${problem.message}`;
     if (!problems.has(id)) problems.set(id, problem);
   }
   return [...problems.values()];
-}
-
-// A `required` error raised inside a oneOf branch: reported through its oneOf instead.
-function isBranchError(error: ErrorObject, all: ErrorObject[]): boolean {
-  return error.keyword === 'required' && error.schemaPath.includes('/oneOf/') && all.some((other) => other.keyword === 'oneOf' && other.instancePath === error.instancePath);
 }
 
 function describeError(error: ErrorObject, file: string, line: number, what: string): TapeProblem {
@@ -134,20 +146,20 @@ function describeError(error: ErrorObject, file: string, line: number, what: str
       const unknown = String((error.params as { additionalProperty: string }).additionalProperty);
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const nearest = nearestName(unknown, known);
-      const fullField = `${field}.${unknown}`;
+      const fullField = propertyPath(field, unknown);
       return {
         file,
         line,
         field: fullField,
         message:
           `unknown field "${fullField}" in ${what}` +
-          (nearest ? `; did you mean "${field}.${nearest}"?` : `; known fields here: ${known.join(', ')}.`) +
+          (nearest ? `; did you mean "${propertyPath(field, nearest)}"?` : `; known fields here: ${known.join(', ')}.`) +
           ' (Fields starting with "_" are notes and allowed anywhere.)',
       };
     }
     case 'required': {
-      const missing = String((error.params as { missingProperty: string }).missingProperty);
-      return { file, line, field: `${field}.${missing}`, message: `missing required field "${field}.${missing}" in ${what}` };
+      const missing = propertyPath(field, String((error.params as { missingProperty: string }).missingProperty));
+      return { file, line, field: missing, message: `missing required field "${missing}" in ${what}` };
     }
     case 'oneOf': {
       const options = ((error.schema as Array<{ required: string[] }>) ?? []).map((branch) => branch.required.join('+'));

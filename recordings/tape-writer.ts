@@ -7,6 +7,7 @@ import { findSecrets, mayHoldSecret } from './secret-scan.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
 import { parseTape } from './tape-reader.js';
+import { checkExchangeLine } from './tape-schema.js';
 
 export interface TapeWriterOptions {
   /** The key rules of the exchanges that will be appended; must match an existing tape's. */
@@ -83,10 +84,12 @@ export class TapeWriter {
     const line = serializeLine(exchange);
     if (mayHoldSecret(line)) {
       const locations = findSecrets(exchange);
-      throw new SecretInTapeError(
-        `${describeExchange(exchange)} to ${this.file}`,
-        locations.length > 0 ? locations : [{ path: '.', rule: 'credential', masked: '(inside the serialized line)' }],
-      );
+      if (locations.length > 0) throw new SecretInTapeError(`${describeExchange(exchange)} to ${this.file}`, locations);
+    }
+    // An append-only tape cannot take back a bad line: check it before it is written.
+    const problems = checkExchangeLine(exchange, this.file, 0);
+    if (problems.length > 0) {
+      throw new ModeltapeError('invalid_exchange', `Refused to write ${describeExchange(exchange)} to ${this.file}: it does not follow the tape schema.\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`);
     }
     this.#pending.push(line);
     if (!this.#scheduled) {

@@ -1,5 +1,6 @@
 import {
   ModeltapeError,
+  canonicalJson,
   keyInputs,
   loadTape,
   type CompiledKeyRules,
@@ -80,11 +81,12 @@ export class ReplayEngine {
    */
   static fromTape(file: string, options: { keyRules: CompiledKeyRules; repeat?: RepeatPolicy }): { engine: ReplayEngine; warnings: TapeWarning[] } {
     const contents = loadTape(file);
-    const tapeRules = JSON.stringify(contents.header.keyRules);
-    if (tapeRules !== JSON.stringify(options.keyRules.rules)) {
+    const tapeRules = canonicalJson(contents.header.keyRules);
+    const runRules = canonicalJson(options.keyRules.rules);
+    if (tapeRules !== runRules) {
       throw new ModeltapeError(
         'key_rules_mismatch',
-        `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${JSON.stringify(options.keyRules.rules)}\nReplay with the tape's rules, or record the tape again with the new ones.`,
+        `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${runRules}\nReplay with the tape's rules, or record the tape again with the new ones.`,
       );
     }
     return { engine: new ReplayEngine({ file, ...options }, contents.exchanges), warnings: contents.warnings };

@@ -15,7 +15,7 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
     }
   }
   if (best === undefined) return undefined;
-  return bestDistance <= Math.max(2, Math.ceil(name.length / 2)) ? best : undefined;
+  return bestDistance <= Math.max(1, Math.floor(name.length / 2)) ? best : undefined;
 }
 
 /** Levenshtein distance with a single rolling row. */

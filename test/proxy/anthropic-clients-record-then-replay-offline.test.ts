@@ -67,7 +67,9 @@ describe('the Anthropic clients through the proxy', () => {
     expect(standIn.received[0]!.headers['x-api-key']).toBe(FAKE_ANTHROPIC_KEY);
     await standIn.close();
 
-    const [{ exchange }] = loadTape(tape).exchanges as [{ exchange: { request: { path: string; headers: Record<string, string>; body?: unknown } } }];
+    const { exchanges } = loadTape(tape);
+    expect(exchanges).toHaveLength(1);
+    const { exchange } = exchanges[0]!;
     expect(exchange.request.path).toBe('/v1/messages');
 
     // Replay the same request from the official SDK (it appends /v1/messages): the same key.

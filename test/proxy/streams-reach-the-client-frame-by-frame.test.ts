@@ -45,7 +45,9 @@ describe('streamed responses', () => {
     expect(Buffer.concat([first.value!, ...rest]).equals(sample('openai/chat-stream-text.sse'))).toBe(true);
     await proxy.close();
 
-    const [{ exchange }] = loadTape(`${dir}/frames.jsonl`).exchanges as [{ exchange: import('modeltape/recordings').Exchange }];
+    const { exchanges } = loadTape(`${dir}/frames.jsonl`);
+    expect(exchanges).toHaveLength(1);
+    const { exchange } = exchanges[0]!;
     const frames = exchange.response.stream!.frames;
     expect(exchange.response.stream!.format).toBe('sse');
     expect(frames.map((frame) => ('text' in frame ? frame.text : ''))).toEqual(sseFrames('openai/chat-stream-text.sse'));

@@ -1,11 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach } from 'vitest';
 
-/** A fresh temporary directory, removed after the test. */
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'modeltape-test-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const PROJECT_SCRATCH = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+/**
+ * A fresh temporary directory, removed after each test (or after the file, with
+ * `scope: 'file'`). With `inProject`, it sits inside the project (test-output/, ignored by git),
+ * so scripts written there can import the project's dependencies such as `openai`.
+ */
+export function tempDir(options: { scope?: 'test' | 'file'; inProject?: boolean } = {}): string {
+  let base = tmpdir();
+  if (options.inProject) {
+    mkdirSync(PROJECT_SCRATCH, { recursive: true });
+    base = PROJECT_SCRATCH;
+  }
+  const dir = mkdtempSync(join(base, 'modeltape-test-'));
+  (options.scope === 'file' ? afterAll : afterEach)(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -1,0 +1,238 @@
+import { describe, expect, test } from 'vitest';
+import { TapeFormatError, type TapeProblem } from './errors.js';
+import { checkExchangeLine, checkHeaderLine, pointerToPath } from './tape-schema.js';
+import { parseTape } from './tape-reader.js';
+
+const FILE = 'tapes/checkout.jsonl';
+
+function header(): Record<string, unknown> {
+  return { schemaVersion: 1, writtenBy: 'modeltape@0.1.0', keyRules: { headers: ['anthropic-version'], normalizers: [{ path: '.metadata.user_id' }, { pattern: '\\d+', flags: 'i', placeholder: 'N' }] } };
+}
+
+// Typed loosely on purpose: these tests tamper with every part of a line.
+type Loose = Record<string, any>;
+
+function exchange(): Loose {
+  return {
+    key: 'a'.repeat(64),
+    ordinal: 0,
+    upstream: 'openai',
+    source: 'live',
+    request: { method: 'POST', path: '/v1/chat/completions', query: [['alt', 'sse']], headers: { 'content-type': 'application/json' }, body: { json: { model: 'gpt-4o' } }, bodySha256: 'b'.repeat(64) },
+    response: { status: 200, headers: { 'content-type': 'application/json', 'set-later': ['a', 'b'] }, body: { json: { ok: true } } },
+  };
+}
+
+function streamed(): Loose {
+  const value = exchange();
+  delete value.response.body;
+  value.response.stream = { format: 'sse', frames: [{ atMs: 0, text: 'data: {}\n\n' }, { atMs: 5, base64: 'AAE=' }] };
+  return value;
+}
+
+function problemsOf(value: unknown, line = 7): TapeProblem[] {
+  return checkExchangeLine(value, FILE, line);
+}
+
+describe('the closed exchange schema', () => {
+  test('accepts a plain and a streamed exchange', () => {
+    expect(problemsOf(exchange())).toEqual([]);
+    expect(problemsOf(streamed())).toEqual([]);
+    const noBody = exchange();
+    delete noBody.request.body;
+    delete noBody.response.body;
+    expect(problemsOf(noBody)).toEqual([]);
+  });
+
+  test('names an unknown field by file, line and path, and suggests the known field it was meant to be', () => {
+    const value = exchange();
+    value.request.bodySha265 = value.request.bodySha256;
+    delete value.request.bodySha256;
+    const problems = problemsOf(value, 14);
+    expect(problems).toContainEqual({
+      file: FILE,
+      line: 14,
+      field: '.request.bodySha265',
+      message: 'unknown field ".request.bodySha265" in exchange; did you mean ".request.bodySha256"? (Fields starting with "_" are notes and allowed anywhere.)',
+    });
+    expect(problems).toContainEqual({ file: FILE, line: 14, field: '.request.bodySha256', message: 'missing required field ".request.bodySha256" in exchange' });
+    expect(problems).toHaveLength(2);
+  });
+
+  test('suggests "ordinal" for "ordinl" at the top level', () => {
+    const value = exchange();
+    value.ordinl = 0;
+    const problems = problemsOf(value);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.field).toBe('.ordinl');
+    expect(problems[0]!.message).toContain('did you mean ".ordinal"?');
+  });
+
+  test('lists the known fields when an unknown field resembles none of them', () => {
+    const value = exchange();
+    value.response.temperature_reading = 1;
+    const [problem] = problemsOf(value);
+    expect(problem!.field).toBe('.response.temperature_reading');
+    expect(problem!.message).toContain('known fields here: status, headers, body, stream.');
+  });
+
+  test('names an unknown field whose name needs quoting in JSON access syntax', () => {
+    const value = exchange();
+    value.request['body-sha'] = 1;
+    const [problem] = problemsOf(value);
+    expect(problem!.field).toBe('.request["body-sha"]');
+  });
+
+  test('allows "_" notes on every object of the format', () => {
+    const value = streamed();
+    value._why = 'recorded for the checkout test';
+    value.request._note = { any: ['value'] };
+    value.request.body = { json: { model: 'm' }, _note: 'body note' };
+    value.response._note = 1;
+    value.response.stream._note = null;
+    value.response.stream.frames[0]._note = 'first frame';
+    expect(problemsOf(value)).toEqual([]);
+    const head = header();
+    head._note = 'header';
+    (head.keyRules as Loose)._note = 'rules';
+    ((head.keyRules as Loose).normalizers as Loose[])[0]!._note = 'normalizer';
+    expect(checkHeaderLine(head, FILE, 1)).toEqual([]);
+  });
+
+  test('reports each missing required field', () => {
+    const value = exchange();
+    delete value.key;
+    delete value.request.method;
+    delete value.response.status;
+    expect(problemsOf(value).map(({ field, message }) => [field, message])).toEqual([
+      ['.key', 'missing required field ".key" in exchange'],
+      ['.request.method', 'missing required field ".request.method" in exchange'],
+      ['.response.status', 'missing required field ".response.status" in exchange'],
+    ]);
+  });
+
+  test('reports wrong types with what was found', () => {
+    const value = exchange();
+    value.ordinal = '0';
+    value.response.status = 'ok';
+    value.request.headers = { 'content-type': ['application/json'] };
+    const problems = problemsOf(value);
+    expect(problems.map(({ field }) => field)).toEqual(['.ordinal', '.request.headers["content-type"]', '.response.status']);
+    expect(problems[0]!.message).toBe('".ordinal" must be integer (found "0")');
+    expect(problems[2]!.message).toBe('".response.status" must be integer (found "ok")');
+  });
+
+  test.each([
+    ['a key that is not a sha256', (value: Loose) => (value.key = 'ABC'), '.key'],
+    ['a negative ordinal', (value: Loose) => (value.ordinal = -1), '.ordinal'],
+    ['an uppercase upstream', (value: Loose) => (value.upstream = 'OpenAI'), '.upstream'],
+    ['an unknown source', (value: Loose) => (value.source = 'recorded'), '.source'],
+    ['a lowercase method', (value: Loose) => (value.request.method = 'post'), '.request.method'],
+    ['a path without a leading slash', (value: Loose) => (value.request.path = 'v1/chat'), '.request.path'],
+    ['a query pair of three', (value: Loose) => (value.request.query = [['a', 'b', 'c']]), '.request.query[0]'],
+    ['a query value that is a number', (value: Loose) => (value.request.query = [['a', 1]]), '.request.query[0][1]'],
+    ['a status below 100', (value: Loose) => (value.response.status = 42), '.response.status'],
+    ['base64 with invalid characters', (value: Loose) => (value.response.body = { base64: 'not base64!' }), '.response.body.base64'],
+    ['a frame with a negative time', (value: Loose) => (value.response = streamed().response, value.response.stream.frames[0].atMs = -1), '.response.stream.frames[0].atMs'],
+    ['an unknown stream format', (value: Loose) => (value.response = streamed().response, value.response.stream.format = 'websocket'), '.response.stream.format'],
+  ])('refuses %s at its field', (_what, tamper, field) => {
+    const value = exchange();
+    tamper(value);
+    const problems = problemsOf(value);
+    expect(problems.map((problem) => problem.field)).toEqual([field]);
+    expect(problems[0]!.message).toContain(`"${field}"`);
+  });
+
+  test('refuses a body with both json and text', () => {
+    const value = exchange();
+    value.request.body = { json: { a: 1 }, text: '{"a":1}' };
+    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.request.body', message: '".request.body" must hold exactly one of json, text, base64' }]);
+  });
+
+  test('refuses an empty body', () => {
+    const value = exchange();
+    value.response.body = {};
+    expect(problemsOf(value).map(({ field }) => field)).toEqual(['.response.body']);
+  });
+
+  test('refuses a response with both body and stream', () => {
+    const value = streamed();
+    value.response.body = { text: 'x' };
+    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.response', message: '".response" must not hold both body and stream' }]);
+  });
+
+  test('reports a frame with neither text nor base64 as one problem', () => {
+    const value = streamed();
+    value.response.stream.frames[1] = { atMs: 3 };
+    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.response.stream.frames[1]', message: '".response.stream.frames[1]" must hold exactly one of text, base64' }]);
+  });
+
+  test('reports a body with both json and text even when the line has another problem', () => {
+    const value = exchange();
+    value.request.body = { json: { a: 1 }, text: '{"a":1}' };
+    value.response.body = { text: 'x' };
+    value.response.stream = { format: 'sse', frames: [] };
+    value.ordinl = 0;
+    const fields = problemsOf(value).map(({ field }) => field);
+    expect(fields).toContain('.ordinl');
+    expect(fields).toContain('.request.body');
+    expect(fields).toContain('.response');
+  });
+});
+
+describe('the closed header schema', () => {
+  test('accepts a header with normalizers', () => {
+    expect(checkHeaderLine(header(), FILE, 1)).toEqual([]);
+  });
+
+  test('refuses a schemaVersion other than 1, saying which version this modeltape reads', () => {
+    for (const version of [2, 0, '1']) {
+      const value = { ...header(), schemaVersion: version };
+      expect(checkHeaderLine(value, FILE, 1)).toEqual([
+        { file: FILE, line: 1, field: '.schemaVersion', message: `".schemaVersion" must be 1 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1` },
+      ]);
+    }
+  });
+
+  test('suggests "writtenBy" for "writenBy"', () => {
+    const value = header();
+    value.writenBy = value.writtenBy;
+    const problems = checkHeaderLine(value, FILE, 1);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.message).toContain('unknown field ".writenBy" in header; did you mean ".writtenBy"?');
+  });
+
+  test('refuses missing key rules, uppercase key headers and a normalizer with both path and pattern', () => {
+    const missing = header();
+    delete missing.keyRules;
+    expect(checkHeaderLine(missing, FILE, 1).map(({ field }) => field)).toEqual(['.keyRules']);
+    const upper = header();
+    upper.keyRules = { headers: ['Anthropic-Version'], normalizers: [] };
+    expect(checkHeaderLine(upper, FILE, 1).map(({ field }) => field)).toEqual(['.keyRules.headers[0]']);
+    const both = header();
+    both.keyRules = { headers: [], normalizers: [{ path: '.a', pattern: 'b' }] };
+    expect(checkHeaderLine(both, FILE, 1).map(({ field }) => field)).toEqual(['.keyRules.normalizers[0]']);
+  });
+
+  test('is the reason loadTape-style readers refuse a tape, with every problem in the message', () => {
+    const value = exchange();
+    value.ordinl = 0;
+    const text = `${JSON.stringify({ ...header(), schemaVersion: 2 })}\n${JSON.stringify(value)}\n`;
+    const contents = parseTape(text, FILE);
+    expect(contents.header).toBeUndefined();
+    const error = new TapeFormatError(contents.problems);
+    expect(error.code).toBe('tape_format');
+    expect(error.message).toContain(`Invalid tape: 2 problems.`);
+    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1`);
+    expect(error.message).toContain(`${FILE}:2: unknown field ".ordinl"`);
+  });
+});
+
+describe('pointerToPath', () => {
+  test('turns a JSON pointer into JSON access syntax', () => {
+    expect(pointerToPath('')).toBe('');
+    expect(pointerToPath('/request/query/0/1')).toBe('.request.query[0][1]');
+    expect(pointerToPath('/response/headers/x-request-id')).toBe('.response.headers["x-request-id"]');
+    expect(pointerToPath('/a~1b/c~0d')).toBe('["a/b"]["c~d"]');
+  });
+});

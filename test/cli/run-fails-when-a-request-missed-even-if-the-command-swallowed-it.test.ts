@@ -1,0 +1,68 @@
+import { writeFileSync } from 'node:fs';
+import OpenAI from 'openai';
+import { describe, expect, test } from 'vitest';
+import { recordTape } from '../support/record-tape.js';
+import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('modeltape run', () => {
+  const dir = tempDir({ inProject: true });
+
+  const recordHello = (tape: string) =>
+    recordTape(tape, async ({ openai }) => {
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });
+    });
+
+  test('gives the command OPENAI_BASE_URL, ANTHROPIC_BASE_URL and MODELTAPE_URL, and a placeholder key in replay', async () => {
+    const tape = `${dir}/env.jsonl`;
+    await recordHello(tape);
+    const script = `${dir}/print-env.mjs`;
+    writeFileSync(script, "console.log(JSON.stringify({ openai: process.env.OPENAI_BASE_URL, anthropic: process.env.ANTHROPIC_BASE_URL, url: process.env.MODELTAPE_URL, key: process.env.OPENAI_API_KEY }))\n");
+    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script]);
+    expect(result.code).toBe(0);
+    const env = JSON.parse(result.stdout.trim()) as Record<string, string>;
+    expect(env.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(env.openai).toBe(`${env.url}/openai/v1`);
+    expect(env.anthropic).toBe(`${env.url}/anthropic`);
+    expect(env.key).toBe('modeltape-replay-placeholder');
+  });
+
+  test('replays for the official SDK and exits 0 with a summary on stderr', async () => {
+    const tape = `${dir}/ok.jsonl`;
+    await recordHello(tape);
+    const script = `${dir}/ask.mjs`;
+    writeFileSync(script, "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content.slice(0, 40));\n");
+    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
+    expect(result.stderr).toContain('1 hit, 0 misses');
+    expect(result.stdout).toContain('Galaxy Day');
+    expect(result.code).toBe(0);
+  });
+
+  test('exits non-zero when a request missed, even though the command caught the error and exited 0', async () => {
+    const tape = `${dir}/swallow.jsonl`;
+    await recordHello(tape);
+    const script = `${dir}/swallow.mjs`;
+    writeFileSync(script, "import OpenAI from 'openai';\ntry { await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'drifted' }] }); } catch { console.log('swallowed'); }\n");
+    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
+    expect(result.stdout).toContain('swallowed');
+    expect(result.stderr).toContain('0 hits, 1 miss');
+    expect(result.stderr).toContain('at .messages[0].content: recorded "hi" sent "drifted"');
+    expect(result.stderr).toContain('a swallowed error is still an error');
+    expect(result.code).toBe(1);
+  });
+
+  test("passes the command's own failure status through", async () => {
+    const tape = `${dir}/status.jsonl`;
+    await recordHello(tape);
+    const result = await runCli(['run', '--tape', tape, '--', process.execPath, '-e', 'process.exit(7)']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('exited with status 7');
+  });
+
+  test('refuses to record in CI before starting the command', async () => {
+    const result = await runCli(['run', '--tape', `${dir}/ci.jsonl`, '--mode', 'record', '--', process.execPath, '-e', 'console.log("ran")'], { env: { CI: 'true' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain('ran');
+    expect(result.stderr).toContain('Refusing to record (--mode record) in CI');
+  });
+});
