@@ -10,8 +10,10 @@
 //
 // Env: BENCH_SECONDS (measured seconds per run, default 5), BENCH_WARMUP (default 1.5),
 // BENCH_CONNECTIONS (default 10), BENCH_ONLY (comma list of targets), BENCH_PAYLOADS (json,sse),
-// BENCH_PROFILE=1 (run the modeltape and hop children with --cpu-prof into bench/results/profiles/).
-import { fork } from 'node:child_process';
+// BENCH_PROFILE=1 (run the modeltape, hop and bare-target children with --cpu-prof into
+// bench/results/profiles/; summarize with `node bench/profile-summary.mjs`), BENCH_ROUNDS,
+// BENCH_RATE, BENCH_PIN, BENCH_PROXY_MODULE (see below and bench/servers/proxy.mjs).
+import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,9 +27,18 @@ const SECONDS = positive('BENCH_SECONDS', 5);
 const WARMUP = positive('BENCH_WARMUP', 1.5);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const ALL_TARGETS = ['bare', 'hop', 'passthrough', 'record', 'replay'];
+// BENCH_PIN=1: autocannon on CPU 0, every server child on CPU 1 (taskset), so the load generator
+// never competes with the servers; a proxy and its upstream then share CPU 1.
+const PIN = process.env.BENCH_PIN === '1';
+// Measured in this order, so each ratio's two sides run back to back: this machine's speed drifts.
+const ALL_TARGETS = ['bare', 'replay', 'hop', 'passthrough', 'record'];
 const TARGETS = list('BENCH_ONLY', ALL_TARGETS);
 const PAYLOADS = list('BENCH_PAYLOADS', ['json', 'sse']);
+// BENCH_RATE=N: a fixed offered load (req/s over all connections) instead of as fast as possible;
+// at a rate every target sustains, CPU µs/req compares targets without CPU contention.
+const RATE = process.env.BENCH_RATE ? Math.round(positive('BENCH_RATE', 0)) : undefined;
+// BENCH_ROUNDS=N: measure every target N times, rounds interleaved, and report medians.
+const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
 const RESULTS_DIR = join(here, 'results');
 const PROFILE_DIR = join(RESULTS_DIR, 'profiles');
 
@@ -79,11 +90,17 @@ function startChild(script, env, { name, profile = false } = {}) {
     child.on('message', (message) => {
       if (message?.type === 'ready') {
         clearTimeout(timer);
+        if (PIN) pin(child.pid, 1);
         child.port = message.port;
         resolve(child);
       }
     });
   });
+}
+
+/** Pins every thread of a process to one CPU. */
+function pin(pid, cpu) {
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
 /** Asks a child to stop (it closes its server, reports, exits); kills it if it does not. */
@@ -145,6 +162,7 @@ function cannon(port, payload, target, seconds) {
         duration: seconds,
         timeout: 10,
         expectBody: expectedBody(payload, target),
+        ...(RATE ? { overallRate: RATE } : {}),
       },
       (error, result) => (error ? reject(error) : resolve({ result, latencies })),
     );
@@ -160,9 +178,59 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function measure(port, payload, target) {
+// CPU accounting from /proc (Linux; absent elsewhere): the CPU time each of our processes used
+// during the measured run, and what the rest of the machine used meanwhile. On a shared 2-core
+// box, CPU per request is steadier than req/s, and foreign load explains a noisy row.
+const CLOCK_TICKS = 100;
+
+function readJiffies(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return undefined;
+  }
+}
+
+function readMachineBusy() {
+  try {
+    const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = values;
+    return user + nice + system + irq + softirq + steal;
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuSnapshot(pids) {
+  return { busy: readMachineBusy(), own: pids.map(readJiffies), parent: readJiffies(process.pid) };
+}
+
+function cpuDelta(before, after, pids, requests, seconds) {
+  const delta = (a, b) => (a === undefined || b === undefined ? undefined : b - a);
+  const perProcess = pids.map((_, index) => delta(before.own[index], after.own[index]));
+  const parent = delta(before.parent, after.parent);
+  const busy = delta(before.busy, after.busy);
+  const ours = [parent, ...perProcess].reduce((sum, value) => (sum === undefined || value === undefined ? undefined : sum + value), 0);
+  const toMicrosPerRequest = (jiffies) => (jiffies === undefined || requests === 0 ? undefined : (jiffies / CLOCK_TICKS / requests) * 1e6);
+  return {
+    // µs of CPU per request: the server under test, and every server child together.
+    serverUs: toMicrosPerRequest(perProcess[0]),
+    allServersUs: toMicrosPerRequest(perProcess.reduce((sum, value) => (sum === undefined || value === undefined ? undefined : sum + value), 0)),
+    loadGeneratorCores: parent === undefined ? undefined : parent / CLOCK_TICKS / seconds,
+    // Cores' worth of CPU the rest of the machine used while we measured (includes some loopback softirq).
+    foreignCores: busy === undefined || ours === undefined ? undefined : Math.max(0, busy - ours) / CLOCK_TICKS / seconds,
+  };
+}
+
+/** pids: the server under test first, then its upstream if any. */
+async function measure(port, payload, target, pids) {
   const warm = await cannon(port, payload, target, WARMUP);
+  const before = cpuSnapshot(pids);
+  const startedAt = performance.now();
   const { result, latencies } = await cannon(port, payload, target, SECONDS);
+  const cpu = cpuDelta(before, cpuSnapshot(pids), pids, result.requests.total, (performance.now() - startedAt) / 1000);
   latencies.sort((a, b) => a - b);
   const codes = Object.keys(result.statusCodeStats ?? {});
   const problems = [];
@@ -181,6 +249,7 @@ async function measure(port, payload, target) {
     rps: result.requests.total / result.duration,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    cpu,
     problems,
   };
 }
@@ -222,7 +291,8 @@ async function runTarget(target, payload) {
     let port;
     let bare;
     if (target !== 'replay') {
-      bare = await startChild('bare.mjs', { PAYLOAD: payload }, { name: `bare-${payload}` });
+      // Profiled only when it is the target; as an upstream it is not what is being measured.
+      bare = await startChild('bare.mjs', { PAYLOAD: payload }, { name: `bare-${payload}`, profile: PROFILE && target === 'bare' });
       started.push(bare);
     }
     if (target === 'bare') {
@@ -248,7 +318,8 @@ async function runTarget(target, payload) {
       started.push(proxy);
       port = proxy.port;
     }
-    const row = { target, payload, ...(await measure(port, payload, target)) };
+    const pids = [...started].reverse().map((child) => child.pid);
+    const row = { target, payload, ...(await measure(port, payload, target, pids)) };
     const proxyChildProcess = target === 'bare' || target === 'hop' ? undefined : started[started.length - 1];
     // Stop the server under test first (a proxy flushes its tape and reports), then the upstream.
     const summaries = [];
@@ -268,7 +339,11 @@ async function runTarget(target, payload) {
         if (target === 'record') {
           if (summary.recorded < served) row.problems.push(`record wrote ${summary.recorded} exchanges for ${served} requests`);
           const bytes = statSync(tape).size;
-          row.note = `tape grew to ${summary.recorded} exchanges, ${(bytes / 1e6).toFixed(1)} MB`;
+          const text = readFileSync(tape);
+          let lines = 0;
+          for (let at = text.indexOf(10); at >= 0; at = text.indexOf(10, at + 1)) lines++;
+          if (lines !== summary.recorded + 1) row.problems.push(`the tape has ${lines} lines for a header and ${summary.recorded} exchanges`);
+          row.note = `tape grew to ${summary.recorded} exchanges, ${(bytes / 1e6).toFixed(1)} MB; proxy heap ${summary.heapUsedMb.toFixed(0)} MB, RSS ${summary.rssMb.toFixed(0)} MB at the end`;
         }
         if (target === 'passthrough') {
           let exists = true;
@@ -292,11 +367,44 @@ async function runTarget(target, payload) {
 // ---------------------------------------------------------------------------------------------
 // Report.
 
+function median(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** One row from a target's rounds: medians, every problem, the most other load seen. */
+function combine(rounds) {
+  const pick = (get) => median(rounds.map(get));
+  const last = rounds[rounds.length - 1];
+  return {
+    target: last.target,
+    payload: last.payload,
+    rounds: rounds.map((round) => round.rps),
+    rps: pick((round) => round.rps),
+    p50: pick((round) => round.p50),
+    p99: pick((round) => round.p99),
+    requests: rounds.reduce((sum, round) => sum + round.requests, 0),
+    cpu: {
+      serverUs: pick((round) => round.cpu.serverUs),
+      allServersUs: pick((round) => round.cpu.allServersUs),
+      foreignCores: Math.max(...rounds.map((round) => round.cpu.foreignCores ?? NaN)),
+    },
+    problems: [...new Set(rounds.flatMap((round) => round.problems))],
+    note: last.note,
+    stderr: rounds.map((round) => round.stderr).find(Boolean),
+  };
+}
+
 const RATIOS = [
   { name: 'replay/bare', target: 'replay', base: 'bare', goal: 0.8 },
   { name: 'record/hop', target: 'record', base: 'hop', goal: 1.0 },
   { name: 'passthrough/hop', target: 'passthrough', base: 'hop', goal: 1.0 },
 ];
+
+// Other load (cores) above which a row counts as disturbed by processes outside the benchmark.
+const DISTURBED_CORES = 0.3;
 
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const thousands = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
@@ -312,9 +420,13 @@ function report(rows, meta) {
     row.target,
     row.payload,
     thousands(row.rps),
+    ...(ROUNDS > 1 ? [row.rounds.map(thousands).join(' · ')] : []),
     fixed(row.p50, 2),
     fixed(row.p99, 2),
     thousands(row.requests),
+    fixed(row.cpu.serverUs, 1),
+    row.target === 'bare' || row.target === 'replay' ? '' : fixed(row.cpu.allServersUs, 1),
+    fixed(row.cpu.foreignCores, 2),
     row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
   ]);
   const ratioRows = [];
@@ -325,26 +437,47 @@ function report(rows, meta) {
       const base = byKey.get(`${ratio.base}/${payload}`);
       if (!target || !base) continue;
       const valid = target.problems.length === 0 && base.problems.length === 0;
-      const value = target.rps / base.rps;
-      const verdict = !valid ? 'invalid' : value >= ratio.goal ? 'pass' : 'MISS';
+      // Per round, then the median: a ratio of runs made seconds apart, not of medians made minutes apart.
+      const value = median(target.rounds.map((rps, index) => rps / base.rounds[index]));
+      const disturbed = Math.max(target.cpu.foreignCores ?? 0, base.cpu.foreignCores ?? 0) > DISTURBED_CORES;
+      const verdict = (!valid ? 'invalid' : value >= ratio.goal ? 'pass' : 'MISS') + (disturbed ? ' (disturbed)' : '');
       verdicts.push(verdict);
-      ratioRows.push([ratio.name, payload, fixed(value, 2), `≥ ${ratio.goal.toFixed(1)}`, verdict, `${fixed(target.p50 / base.p50, 2)} / ${fixed(target.p99 / base.p99, 2)}`]);
+      ratioRows.push([
+        ratio.name,
+        payload,
+        fixed(value, 2),
+        `≥ ${ratio.goal.toFixed(1)}`,
+        verdict,
+        `${fixed(target.p50 / base.p50, 2)} / ${fixed(target.p99 / base.p99, 2)}`,
+        fixed(base.cpu.serverUs / target.cpu.serverUs, 2),
+      ]);
     }
   }
   const notes = rows.filter((row) => row.note || row.stderr).map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
   const text = [
     '# modeltape proxy benchmark',
     '',
-    `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run · POST ${REQUEST_PATH} · every server in its own process`,
+    `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
     '',
-    markdownTable(['target', 'payload', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'check'], resultRows, ['l', 'l', 'r', 'r', 'r', 'r', 'l']),
+    markdownTable(
+      ['target', 'payload', 'req/s', ...(ROUNDS > 1 ? ['req/s by round'] : []), 'p50 ms', 'p99 ms', 'requests', 'CPU µs/req', '+ upstream', 'other load', 'check'],
+      resultRows,
+      ['l', 'l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ),
     '',
-    markdownTable(['ratio (req/s)', 'payload', 'value', 'target', 'verdict', 'latency ratio p50 / p99'], ratioRows, ['l', 'l', 'r', 'r', 'l', 'r']),
+    'CPU µs/req: CPU time of the server under test per measured request; + upstream: with the bare upstream behind it; other load: cores used by processes outside this benchmark during the run (some loopback kernel work lands here too; above ~0.3 the row was disturbed).',
+    '',
+    markdownTable(['ratio (req/s)', 'payload', 'value', 'target', 'verdict', 'latency ratio p50 / p99', 'CPU efficiency'], ratioRows, ['l', 'l', 'r', 'r', 'l', 'r', 'r']),
+    '',
+    'CPU efficiency: CPU µs/req of the baseline divided by that of the target (above 1: the target spends less CPU per request than its baseline). Less sensitive to other load than req/s.',
     '',
     ...(notes.length > 0 ? [...notes, ''] : []),
-    'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body as the tape stores it, with keys sorted (canonical JSON), so its expected body is the same value in that order.',
+    'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body compact, in the key order it was recorded in: here, the upstream's exact bytes.',
     '',
-    `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v === 'pass') ? 'all targets met' : `${verdicts.filter((v) => v !== 'pass').length} of ${verdicts.length} ratios missed or invalid`}.`,
+    `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v.startsWith('pass')) ? 'all targets met' : `${verdicts.filter((v) => !v.startsWith('pass')).length} of ${verdicts.length} ratios missed or invalid`}.`,
+    ...(rows.some((row) => (row.cpu.foreignCores ?? 0) > DISTURBED_CORES)
+      ? ['', `Warning: processes outside the benchmark used more than ${DISTURBED_CORES} cores during some runs ("other load"); verdicts marked (disturbed) rest on those runs. Rerun on a quiet machine, or with BENCH_ROUNDS=3 for medians.`]
+      : []),
     '',
   ].join('\n');
   return text;
@@ -356,17 +489,25 @@ async function main() {
   const { cpus } = await import('node:os');
   const cpuList = cpus();
   const meta = { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'cpu'}` };
+  if (PIN) pin(process.pid, 0);
   tempDir = mkdtempSync(join(tmpdir(), 'modeltape-bench-'));
-  const rows = [];
+  const runs = new Map();
   const startedAt = Date.now();
-  for (const payload of PAYLOADS) {
-    for (const target of TARGETS) {
-      process.stderr.write(`bench: ${target}/${payload} …`);
-      const row = await runTarget(target, payload);
-      rows.push(row);
-      process.stderr.write(` ${thousands(row.rps)} req/s, p50 ${fixed(row.p50, 2)} ms, p99 ${fixed(row.p99, 2)} ms${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const payload of PAYLOADS) {
+      for (const target of TARGETS) {
+        process.stderr.write(`bench:${ROUNDS > 1 ? ` round ${round}/${ROUNDS}` : ''} ${target}/${payload} …`);
+        const row = await runTarget(target, payload);
+        const key = `${target}/${payload}`;
+        if (!runs.has(key)) runs.set(key, []);
+        runs.get(key).push(row);
+        process.stderr.write(
+          ` ${thousands(row.rps)} req/s, p50 ${fixed(row.p50, 2)} ms, p99 ${fixed(row.p99, 2)} ms, ${fixed(row.cpu.serverUs, 1)} CPU µs/req, other load ${fixed(row.cpu.foreignCores, 2)}${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`,
+        );
+      }
     }
   }
+  const rows = [...runs.values()].map(combine);
   const text = report(rows, meta);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'latest.md'), text);

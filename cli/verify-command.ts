@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import {
   TapeNotFoundError,
-  canonicalJson,
   compileKeyRules,
   exchangeKey,
   findSecrets,
   parseTape,
+  serializeLine,
   type TapeProblem,
 } from '../recordings/index.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
@@ -44,7 +44,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
     const rules = compileKeyRules(contents.header.keyRules);
     const rawLines = text.split('\n');
     const seen = new Map<string, number>();
-    if (rawLines[0] !== canonicalJson(contents.header)) warnings.push(`${file}:1: warning: the header is not in canonical form (sorted keys, no spaces)`);
+    if (`${rawLines[0]}\n` !== serializeLine(contents.header)) warnings.push(`${file}:1: warning: the header is not in canonical form (sorted keys, no spaces)`);
     for (const { exchange, line } of contents.exchanges) {
       const computed = exchangeKey(exchange.upstream, exchange.request, rules);
       if (computed !== exchange.key) {
@@ -62,7 +62,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
       const previous = seen.get(id);
       if (previous !== undefined) warnings.push(`${file}:${line}: warning: ordinal ${exchange.ordinal} of key ${exchange.key.slice(0, 12)}… is also at line ${previous} (two writers recorded the same request); replay uses tape order`);
       else seen.set(id, line);
-      if (rawLines[line - 1] !== canonicalJson(exchange)) warnings.push(`${file}:${line}: warning: not in canonical form (sorted keys, no spaces)`);
+      if (`${rawLines[line - 1]}\n` !== serializeLine(exchange)) warnings.push(`${file}:${line}: warning: not in canonical form (the format's fields sorted, no spaces)`);
     }
   }
   progress.end();

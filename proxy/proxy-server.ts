@@ -96,7 +96,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
   }
   const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes }) : undefined;
-  const upstreamClient = new UpstreamClient();
+  // Replay never forwards, so it never even loads the HTTP client.
+  const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
   const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections'> = {
     hits: 0,
@@ -188,7 +189,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         };
         try {
           writer!.append(exchange);
-          engine!.addRecorded(exchange);
+          // Auto mode replays what it recorded to later identical requests; record mode only
+          // needs the ordinals.
+          if (mode === 'auto') engine!.addRecorded(exchange);
+          else engine!.countRecorded(exchange);
           stats.recorded++;
         } catch (error) {
           if (!(error instanceof SecretInTapeError)) throw error;
@@ -206,7 +210,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         else response.destroy(error);
       },
     };
-    upstreamClient.dispatch(
+    upstreamClient!.dispatch(
       route.upstream,
       { method: request.method ?? 'GET', path: route.forwardPath, headers: forwardHeaders(request.headers), body: body.length > 0 ? body : null },
       handler,
@@ -287,7 +291,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
 
-  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], upstreamConnections: upstreamClient.connections });
+  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], upstreamConnections: upstreamClient?.connections ?? 0 });
   let closing: Promise<ProxySummary> | undefined;
   const close = (): Promise<ProxySummary> => {
     closing ??= (async () => {
@@ -304,7 +308,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       server.closeAllConnections();
       await closed;
       writer?.close();
-      await upstreamClient.close();
+      await upstreamClient?.close();
       return summary();
     })();
     return closing;

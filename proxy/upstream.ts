@@ -1,5 +1,6 @@
-// The one file in modeltape that opens sockets to providers. Replay never reaches it.
-import { Pool, buildConnector, type Dispatcher } from 'undici';
+// The one file in modeltape that opens sockets to providers. Replay never reaches it: undici is
+// loaded only when a proxy that forwards starts (it also costs ~150 ms of startup).
+import type { Dispatcher, Pool } from 'undici';
 import type { Upstream } from './upstream-table.js';
 
 export type UpstreamHandler = Dispatcher.DispatchHandler;
@@ -20,6 +21,16 @@ export interface UpstreamRequest {
 export class UpstreamClient {
   #pools = new Map<string, Pool>();
   #connections = 0;
+  #undici: typeof import('undici');
+
+  private constructor(undici: typeof import('undici')) {
+    this.#undici = undici;
+  }
+
+  /** Loads undici and returns a client with no pools yet. */
+  static async load(): Promise<UpstreamClient> {
+    return new UpstreamClient(await import('undici'));
+  }
 
   /** Connections opened to any upstream so far. */
   get connections(): number {
@@ -41,10 +52,10 @@ export class UpstreamClient {
   }
 
   #pool(upstream: Upstream): Pool {
-    let pool = this.#pools.get(upstream.origin);
+    let pool = this.#pools.get(upstream.name);
     if (pool === undefined) {
-      const connect = buildConnector({});
-      pool = new Pool(upstream.origin, {
+      const connect = this.#undici.buildConnector({});
+      pool = new this.#undici.Pool(upstream.origin, {
         connect: (options, callback) => {
           this.#connections++;
           connect(options, callback);
@@ -53,7 +64,7 @@ export class UpstreamClient {
         headersTimeout: 10 * 60_000,
         bodyTimeout: 10 * 60_000,
       });
-      this.#pools.set(upstream.origin, pool);
+      this.#pools.set(upstream.name, pool);
     }
     return pool;
   }

@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'vitest';
+import stableStringifyModule from 'fast-json-stable-stringify';
 import { canonicalJson } from './canonical-json.js';
+
+// The reference: the library serializer canonicalJson must agree with byte for byte.
+const stableStringify = stableStringifyModule as unknown as (value: unknown) => string;
 
 describe('canonicalJson', () => {
   test('gives the same string whatever order the keys were built in, at every depth', () => {
@@ -21,5 +25,39 @@ describe('canonicalJson', () => {
   test('parses back to an equal value', () => {
     const value = { z: [1, { b: null, a: true }], a: -2.5e-7, s: 'ü' };
     expect(JSON.parse(canonicalJson(value))).toEqual(value);
+  });
+});
+
+describe('canonicalJson with integer-like keys', () => {
+  test('sorts them as text, like every other key, although V8 lists them first in numeric order', () => {
+    expect(canonicalJson({ b: 1, '10': 2, '9': 3, a: { '2': 0, '1': 1 } })).toBe('{"10":2,"9":3,"a":{"1":1,"2":0},"b":1}');
+    expect(canonicalJson({ logit_bias: { '50256': -100, '9': 5 } })).toBe('{"logit_bias":{"50256":-100,"9":5}}');
+  });
+
+  test('treats "01", "-1" and "4294967295" as ordinary keys', () => {
+    expect(canonicalJson({ b: 0, '01': 1, '-1': 2, '4294967295': 3 })).toBe('{"-1":2,"01":1,"4294967295":3,"b":0}');
+  });
+
+  test('gives the same bytes on the fast path and the slow one for many generated values', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const names = ['a', 'B', 'zeta', '_note', '0', '7', '12', 'é', 'a b', '$ref'];
+    const generate = (depth: number): unknown => {
+      const pick = random();
+      if (depth > 3 || pick < 0.3) return [null, true, 1.5, -3, 'text', ''][Math.floor(random() * 6)];
+      if (pick < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => generate(depth + 1));
+      const object: Record<string, unknown> = {};
+      for (let count = Math.floor(random() * 5); count > 0; count--) object[names[Math.floor(random() * names.length)]!] = generate(depth + 1);
+      return object;
+    };
+    let withIntegerKeys = 0;
+    for (let round = 0; round < 300; round++) {
+      const value = generate(0);
+      const text = canonicalJson(value);
+      if (/"\d+":/.test(text)) withIntegerKeys++;
+      expect(JSON.parse(text)).toEqual(value);
+      expect(text).toBe(stableStringify(value));
+    }
+    expect(withIntegerKeys).toBeGreaterThan(10);
   });
 });

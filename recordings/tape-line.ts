@@ -1,10 +1,20 @@
-import { canonicalJson } from './canonical-json.js';
+import { sortKeys } from './canonical-json.js';
 import { TAPE_SCHEMA_VERSION, type Exchange, type KeyRules, type TapeHeader } from './tape-format.js';
 import { WRITTEN_BY } from './version.js';
 
-/** The canonical bytes of one tape line: sorted keys, no whitespace, one trailing newline. */
+// Recorded payloads keep the key order they arrived in (replay then serves the upstream's
+// order); every field of the format itself is sorted.
+const isPayload = (path: readonly string[]): boolean =>
+  path.length === 3 && path[2] === 'json' && path[1] === 'body' && (path[0] === 'request' || path[0] === 'response');
+
+/**
+ * The canonical bytes of one tape line: the format's own fields sorted at every depth, recorded
+ * JSON payloads (`request.body.json`, `response.body.json`) in the order they were recorded,
+ * no whitespace, one trailing newline. Loading a line and serializing it again gives the same
+ * bytes.
+ */
 export function serializeLine(value: TapeHeader | Exchange): string {
-  return `${canonicalJson(value)}\n`;
+  return `${JSON.stringify(sortKeys(value, isPayload))}\n`;
 }
 
 /** The header a new tape starts with. Notes (fields starting with `_`) are kept. */

@@ -64,6 +64,7 @@ export class ReplayEngine {
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
   #inputs = new WeakMap<ReplayEntry, KeyInputs>();
+  #countedOnly = new Map<string, number>();
   #size = 0;
 
   constructor(options: ReplayEngineOptions, loaded: Iterable<LoadedExchange> = []) {
@@ -113,7 +114,15 @@ export class ReplayEngine {
 
   /** The ordinal the next exchange recorded for this key gets. */
   nextOrdinal(key: string): number {
-    return this.#byKey.get(key)?.entries.length ?? 0;
+    return (this.#byKey.get(key)?.entries.length ?? 0) + (this.#countedOnly.get(key) ?? 0);
+  }
+
+  /**
+   * Counts an exchange this run recorded without keeping it (record mode never replays, so
+   * holding every exchange would only grow the heap). Later ordinals for its key follow it.
+   */
+  countRecorded(exchange: Exchange): void {
+    this.#countedOnly.set(exchange.key, (this.#countedOnly.get(exchange.key) ?? 0) + 1);
   }
 
   /**

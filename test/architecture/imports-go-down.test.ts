@@ -83,7 +83,7 @@ describe('the architecture', () => {
       }
     }
     for (const [dependency, users] of importers) expect([...new Set(users)], dependency).toEqual([ONLY_FILE_IMPORTING[dependency]]);
-    expect(importers.get('undici')).toEqual(['proxy/upstream.ts']);
+    expect([...new Set(importers.get('undici'))]).toEqual(['proxy/upstream.ts']);
   });
 
   test('the package exports one subpath per part, each with an index', () => {

@@ -1,11 +1,21 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('the modeltape command line', () => {
   test('--help lists the commands and exits 0', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
     for (const command of ['proxy', 'run', 'inspect', 'verify']) expect(result.stdout).toContain(`  ${command} `);
+  });
+
+  test('npx modeltape --help works in the installed project: the bin is built by install', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'modeltape', '--help'], { cwd: ROOT });
+    expect(stdout).toContain('Usage: modeltape <command> [flags]');
   });
 
   test('each command has --help with its flags', async () => {
