@@ -472,7 +472,7 @@ function report(rows, meta) {
     'CPU efficiency: CPU µs/req of the baseline divided by that of the target (above 1: the target spends less CPU per request than its baseline). Less sensitive to other load than req/s.',
     '',
     ...(notes.length > 0 ? [...notes, ''] : []),
-    'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body compact, in the key order it was recorded in: here, the upstream's exact bytes.',
+    'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body compact, in the key order it was recorded in: here, the exact bytes the upstream sent.',
     '',
     `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v.startsWith('pass')) ? 'all targets met' : `${verdicts.filter((v) => !v.startsWith('pass')).length} of ${verdicts.length} ratios missed or invalid`}.`,
     ...(rows.some((row) => (row.cpu.foreignCores ?? 0) > DISTURBED_CORES)

@@ -70,6 +70,7 @@ export interface RunningProxy {
 
 const MAX_PROBLEMS_KEPT = 20;
 const KEY_CACHE_LIMIT = 10_000;
+const KEY_CACHE_MAX_BODY = 16 * 1024;
 
 /** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
@@ -117,6 +118,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // Computing a key parses and canonicalizes the body; identical requests reuse the result.
   const keyCache = new Map<string, string>();
   const keyFor = (route: Route, request: IncomingMessage, body: Buffer): string => {
+    // Large prompts are rarely identical and would make the cache hold megabytes.
+    if (body.length > KEY_CACHE_MAX_BODY) return exchangeKey(route.upstream.name, capture(route, request, body), keyRules);
     let cacheKey = `${request.method}\u0000${route.upstream.name}\u0000${route.path}\u0000${route.query}\u0000`;
     for (const name of keyRules.headers) cacheKey += `${headerValue(request.headers, name) ?? ''}\u0000`;
     cacheKey += body.toString('latin1');
@@ -140,6 +143,32 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     stats.hits++;
     sendPrepared(response, ready, resolved.pace);
+  };
+
+  let pendingRecordings = 0;
+  let recordingsDone: (() => void) | undefined;
+  const recordExchange = (route: Route, request: IncomingMessage, body: Buffer, recording: ResponseRecording): void => {
+    const recordedRequest = capture(route, request, body);
+    const key = exchangeKey(route.upstream.name, recordedRequest, keyRules);
+    const exchange: Exchange = {
+      key,
+      ordinal: engine!.nextOrdinal(key),
+      upstream: route.upstream.name,
+      source: 'live',
+      request: recordedRequest,
+      response: recording.finish(),
+    };
+    try {
+      writer!.append(exchange);
+      // Auto mode replays what it recorded to later identical requests; record mode only
+      // needs the ordinals.
+      if (mode === 'auto') engine!.addRecorded(exchange);
+      else engine!.countRecorded(exchange);
+      stats.recorded++;
+    } catch (error) {
+      stats.refused++;
+      problem(error instanceof SecretInTapeError ? error.message : `Could not record ${request.method} ${route.path}: ${(error as Error).message}`);
+    }
   };
 
   const forward = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer, record: boolean): void => {
@@ -177,28 +206,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           stats.passthrough++;
           return;
         }
-        const recordedRequest = capture(route, request, body);
-        const key = exchangeKey(route.upstream.name, recordedRequest, keyRules);
-        const exchange: Exchange = {
-          key,
-          ordinal: engine!.nextOrdinal(key),
-          upstream: route.upstream.name,
-          source: 'live',
-          request: recordedRequest,
-          response: recording.finish(),
-        };
-        try {
-          writer!.append(exchange);
-          // Auto mode replays what it recorded to later identical requests; record mode only
-          // needs the ordinals.
-          if (mode === 'auto') engine!.addRecorded(exchange);
-          else engine!.countRecorded(exchange);
-          stats.recorded++;
-        } catch (error) {
-          if (!(error instanceof SecretInTapeError)) throw error;
-          stats.refused++;
-          problem(error.message);
-        }
+        // Node sends the response at the next tick; recording waits until it has gone, so the
+        // client never waits for the tape.
+        pendingRecordings++;
+        setImmediate(() => {
+          try {
+            recordExchange(route, request, body, recording);
+          } finally {
+            pendingRecordings--;
+            if (pendingRecordings === 0) recordingsDone?.();
+          }
+        });
       },
       onResponseError(_controller, error) {
         if (done) return;
@@ -307,6 +325,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       server.closeAllConnections();
       await closed;
+      if (pendingRecordings > 0) {
+        await new Promise<void>((resolve) => {
+          recordingsDone = resolve;
+        });
+      }
       writer?.close();
       await upstreamClient?.close();
       return summary();

@@ -1,21 +1,17 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir();
-let proxy: RunningProxy | undefined;
-let standIn: StandInUpstream | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await standIn?.close();
-});
+const started = closeAfterEach();
 
 test('forwards only to configured upstreams: an unknown name, an absolute URL and CONNECT are all refused', async () => {
-  standIn = await startStandInUpstream();
-  proxy = await startProxy({ tape: `${dir}/open.jsonl`, mode: 'passthrough', upstreams: { openai: standIn.url } });
+  const standIn = started(await startStandInUpstream());
+  const proxy = started(await startProxy({ tape: `${dir}/open.jsonl`, mode: 'passthrough', upstreams: { openai: standIn.url } }));
 
   const unknown = await fetch(`${proxy.url}/evil/v1/chat/completions`, { method: 'POST', body: '{}' });
   expect(unknown.status).toBe(404);
@@ -27,7 +23,7 @@ test('forwards only to configured upstreams: an unknown name, an absolute URL an
   // A forward-proxy request names an absolute URL in the request line.
   const port = new URL(proxy.url).port;
   const absolute = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method: 'GET', path: `${standIn!.url}/v1/models` }, (response) => {
+    const outgoing = httpRequest({ host: '127.0.0.1', port, method: 'GET', path: `${standIn.url}/v1/models` }, (response) => {
       let body = '';
       response.on('data', (chunk) => (body += chunk));
       response.on('end', () => resolve({ status: response.statusCode!, body }));
@@ -39,7 +35,7 @@ test('forwards only to configured upstreams: an unknown name, an absolute URL an
 
   // CONNECT tunnels are not served at all: the socket is closed without a 200.
   const reply = await new Promise<string>((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`CONNECT 127.0.0.1:${new URL(standIn!.url).port} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`CONNECT 127.0.0.1:${new URL(standIn.url).port} HTTP/1.1\r\nHost: x\r\n\r\n`));
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString()));
     socket.on('close', () => resolve(text));
@@ -52,9 +48,9 @@ test('forwards only to configured upstreams: an unknown name, an absolute URL an
 });
 
 test('passthrough forwards to the configured upstream and writes nothing', async () => {
-  standIn = await startStandInUpstream();
+  const standIn = started(await startStandInUpstream());
   const tape = `${dir}/passthrough.jsonl`;
-  proxy = await startProxy({ tape, mode: 'passthrough', upstreams: { openai: standIn.url } });
+  const proxy = started(await startProxy({ tape, mode: 'passthrough', upstreams: { openai: standIn.url } }));
   const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
   expect(response.status).toBe(200);
   expect(((await response.json()) as { object: string }).object).toBe('chat.completion');

@@ -1,17 +1,13 @@
 import OpenAI from 'openai';
-import { afterEach, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
 import { recordTape } from '../support/record-tape.js';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir();
-let proxy: RunningProxy | undefined;
-let standIn: StandInUpstream | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await standIn?.close();
-});
+const started = closeAfterEach();
 
 test('refuses to open an upstream socket in replay mode, for hits and misses alike, even with a live upstream configured', async () => {
   const tape = `${dir}/replay.jsonl`;
@@ -19,8 +15,8 @@ test('refuses to open an upstream socket in replay mode, for hits and misses ali
     await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });
   });
   // A live upstream is right there; replay must still never touch it.
-  standIn = await startStandInUpstream();
-  proxy = await startProxy({ tape, mode: 'replay', upstreams: { openai: standIn.url } });
+  const standIn = started(await startStandInUpstream());
+  const proxy = started(await startProxy({ tape, mode: 'replay', upstreams: { openai: standIn.url } }));
   const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
   await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });
   await expect(client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'not recorded' }] })).rejects.toThrow(/no recorded exchange matches/);

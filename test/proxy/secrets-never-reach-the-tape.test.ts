@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import { afterEach, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Real-looking, obviously fake credentials: one for every place a secret travels.
@@ -21,20 +22,15 @@ const FAKE = {
 };
 
 const dir = tempDir();
-let proxy: RunningProxy | undefined;
-let standIn: StandInUpstream | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await standIn?.close();
-});
+const started = closeAfterEach();
 
 test('credentials in headers, query parameters and response headers are forwarded but never written', async () => {
-  standIn = await startStandInUpstream(() => ({
+  const standIn = started(await startStandInUpstream(() => ({
     headers: { 'set-cookie': FAKE.responseCookie, 'openai-organization': FAKE.organization, 'anthropic-organization-id': FAKE.anthropicOrganization, 'x-request-id': 'req_1' },
     body: '{"ok":true}',
-  }));
+  })));
   const tape = `${dir}/secrets.jsonl`;
-  proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url, gemini: standIn.url } });
+  const proxy = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url, gemini: standIn.url } }));
   const headers = {
     'content-type': 'application/json',
     authorization: `Bearer ${FAKE.openaiKey}`,
@@ -64,10 +60,10 @@ test('credentials in headers, query parameters and response headers are forwarde
 });
 
 test('a key-shaped string in a body refuses the write, says where it was, and still answers the client', async () => {
-  standIn = await startStandInUpstream();
+  const standIn = started(await startStandInUpstream());
   const tape = `${dir}/body-secret.jsonl`;
   const logged: string[] = [];
-  proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url }, log: (line) => logged.push(line) });
+  const proxy = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url }, log: (line) => logged.push(line) }));
   const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
   const completion = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: `my key is ${FAKE.openaiKey}, keep it safe` }] });
   expect(completion.object).toBe('chat.completion');
