@@ -11,6 +11,7 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'repeat', kind: 'string', value: 'POLICY', choices: REPEAT_POLICIES, description: 'past the last recording of a request: miss (none) or reuse it (last) (default none)' },
   { name: 'pace', kind: 'string', value: 'PACE', choices: PACES, description: 'replay streams at once or with their recorded timing (default instant)' },
   { name: 'allow-record-in-ci', kind: 'boolean', description: 'allow record and auto where CI is set' },
+  { name: 'require-live', kind: 'boolean', description: 'refuse to replay a tape holding exchanges a FakeProvider answered' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
@@ -29,5 +30,6 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
   if (parsed.flags.repeat !== undefined) options.repeat = parsed.flags.repeat as ProxyOptions['repeat'];
   if (parsed.flags.pace !== undefined) options.pace = parsed.flags.pace as ProxyOptions['pace'];
   if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
+  if (parsed.flags['require-live'] === true) options.requireLive = true;
   return options;
 }

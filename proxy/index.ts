@@ -6,5 +6,4 @@ export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server
 export { resolveProxyOptions, isCi, RecordInCiError, PROXY_MODES, PACES, type ProxyMode, type Pace, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
-export { providerErrorBody } from './provider-errors.js';
 export { formatSummary, summaryFailed } from './summary.js';

@@ -47,6 +47,8 @@ export interface ProxyOptions {
   normalizers?: Normalizer[];
   /** Request headers that are part of the key. @default DEFAULT_KEY_HEADERS */
   keyHeaders?: string[];
+  /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
+  requireLive?: boolean;
   /** Notes (fields starting with `_`) for the header of a tape this proxy creates. */
   tapeNotes?: Record<`_${string}`, unknown>;
   /** The environment to read `CI` from. @default process.env */
@@ -68,6 +70,7 @@ export interface ResolvedProxyOptions {
   /** The key rules to use, or undefined to take them from the tape (or the defaults). */
   keyRules: CompiledKeyRules | undefined;
   tapeNotes: Record<`_${string}`, unknown>;
+  requireLive: boolean;
   clock: () => number;
   log: (message: string) => void;
 }
@@ -118,6 +121,7 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     pace,
     keyRules,
     tapeNotes: options.tapeNotes ?? {},
+    requireLive: options.requireLive === true,
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
   };

@@ -17,14 +17,14 @@ import {
   redactResponseHeaders,
   streamFormatOf,
   HOP_BY_HOP_HEADERS,
+  FAKE_RESPONSE_HEADER,
   type CompiledKeyRules,
   type Exchange,
   type Frame,
   type RecordedResponse,
   type StreamFormat,
 } from '../recordings/index.js';
-import { ReplayEngine, explainMiss } from '../replay/index.js';
-import { providerErrorBody } from './provider-errors.js';
+import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse } from '../replay/index.js';
 import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
@@ -84,7 +84,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (tapeExists) {
       const header = loadTape(resolved.tape).header;
       keyRules = resolved.keyRules ?? compileKeyRules(header.keyRules);
-      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat });
+      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat, requireLive: resolved.requireLive });
       engine = loaded.engine;
       for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
       if (mode === 'record' && engine.size > 0) {
@@ -154,7 +154,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       key,
       ordinal: engine!.nextOrdinal(key),
       upstream: route.upstream.name,
-      source: 'live',
+      source: recording.fromFake ? 'fake' : 'live',
       request: recordedRequest,
       response: recording.finish(),
     };
@@ -361,6 +361,11 @@ class ResponseRecording {
     this.#clock = clock;
   }
 
+  /** A FakeProvider answered (its marker header was on the response). */
+  get fromFake(): boolean {
+    return this.#headers[FAKE_RESPONSE_HEADER] !== undefined;
+  }
+
   start(status: number, headers: IncomingHttpHeaders): void {
     this.#startedAt = this.#clock();
     this.#status = status;
@@ -399,32 +404,6 @@ class ResponseRecording {
   #elapsed(): number {
     return Math.max(0, Math.round(this.#clock() - this.#startedAt));
   }
-}
-
-interface PreparedResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  hasDate: boolean;
-  /** The whole body (plain responses, or every frame joined for instant pace). */
-  body: Buffer;
-  /** Stream frames with their times, for recorded pace. */
-  frames: Array<{ atMs: number; bytes: Buffer }> | undefined;
-  format: StreamFormat | undefined;
-}
-
-function prepareResponse(recorded: RecordedResponse): PreparedResponse {
-  const headers = { ...recorded.headers };
-  if (recorded.stream) {
-    const frames = recorded.stream.frames.map((frame) => ({ atMs: frame.atMs, bytes: frameBytes(frame) }));
-    return { status: recorded.status, headers, hasDate: 'date' in headers, body: Buffer.concat(frames.map((frame) => frame.bytes)), frames, format: recorded.stream.format };
-  }
-  const body = decodeBody(recorded.body);
-  headers['content-length'] = String(body.length);
-  return { status: recorded.status, headers, hasDate: 'date' in headers, body, frames: undefined, format: undefined };
-}
-
-function frameBytes(frame: Frame): Buffer {
-  return 'text' in frame ? Buffer.from(frame.text, 'utf8') : Buffer.from(frame.base64, 'base64');
 }
 
 function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: 'instant' | 'recorded'): void {

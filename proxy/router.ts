@@ -1,3 +1,4 @@
+import { providerPath } from '../replay/index.js';
 import type { Upstream } from './upstream-table.js';
 
 /** Where a proxied request goes. */
@@ -30,8 +31,7 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
   const name = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
   const upstream = table.get(name);
   if (upstream === undefined) return { unknown: name };
-  let path = slash < 0 ? '/' : pathname.slice(slash);
-  if (upstream.flavor === 'anthropic' && path !== '/v1' && !path.startsWith('/v1/')) path = `/v1${path}`;
+  const path = providerPath(upstream.flavor, slash < 0 ? '/' : pathname.slice(slash));
   const forwardPath = `${upstream.basePath}${path}${query === '' ? '' : `?${query}`}`;
   return { upstream, path, query, forwardPath };
 }

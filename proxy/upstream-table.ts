@@ -1,7 +1,8 @@
 import { ModeltapeError } from '../recordings/index.js';
 
-/** Which provider's conventions an upstream follows: error shapes, path quirks. */
-export type ProviderFlavor = 'openai' | 'anthropic' | 'gemini' | 'ollama';
+import type { ProviderFlavor } from '../replay/index.js';
+
+export type { ProviderFlavor };
 
 /** A place the proxy may forward to. The proxy forwards only to these: never an open proxy. */
 export interface Upstream {

@@ -5,6 +5,7 @@
 export {
   TAPE_SCHEMA_VERSION,
   DEFAULT_KEY_HEADERS,
+  FAKE_RESPONSE_HEADER,
   type Body,
   type Exchange,
   type ExchangeSource,

@@ -75,6 +75,12 @@ export const DEFAULT_KEY_HEADERS: readonly string[] = ['anthropic-beta', 'anthro
 /** Where an exchange came from. */
 export type ExchangeSource = 'live' | 'fake';
 
+/**
+ * The response header every modeltape FakeProvider response carries. A recorder that sees it
+ * labels the exchange `source: "fake"`.
+ */
+export const FAKE_RESPONSE_HEADER = 'x-modeltape-fake';
+
 /** One request and the response it got. */
 export type Exchange = Notes & {
   /** sha256 (hex) of the canonical key inputs; see `exchangeKey`. */

@@ -80,8 +80,17 @@ export class ReplayEngine {
    * skipped (torn lines). Throws when the tape is invalid or when `keyRules` are given and differ
    * from the tape's.
    */
-  static fromTape(file: string, options: { keyRules: CompiledKeyRules; repeat?: RepeatPolicy }): { engine: ReplayEngine; warnings: TapeWarning[] } {
+  static fromTape(file: string, options: { keyRules: CompiledKeyRules; repeat?: RepeatPolicy; requireLive?: boolean }): { engine: ReplayEngine; warnings: TapeWarning[] } {
     const contents = loadTape(file);
+    if (options.requireLive) {
+      const fake = contents.exchanges.filter(({ exchange }) => exchange.source !== 'live');
+      if (fake.length > 0) {
+        throw new ModeltapeError(
+          'fake_exchanges_in_tape',
+          `Tape ${file} holds ${fake.length} exchange${fake.length === 1 ? '' : 's'} a FakeProvider answered (source "fake"), at line${fake.length === 1 ? '' : 's'} ${fake.slice(0, 10).map(({ line }) => line).join(', ')}${fake.length > 10 ? ', …' : ''}, and this replay requires live recordings (--require-live).\nRecord those requests against the real provider, or drop --require-live.`,
+        );
+      }
+    }
     const tapeRules = canonicalJson(contents.header.keyRules);
     const runRules = canonicalJson(options.keyRules.rules);
     if (tapeRules !== runRules) {
@@ -90,7 +99,7 @@ export class ReplayEngine {
         `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${runRules}\nReplay with the tape's rules, or record the tape again with the new ones.`,
       );
     }
-    return { engine: new ReplayEngine({ file, ...options }, contents.exchanges), warnings: contents.warnings };
+    return { engine: new ReplayEngine({ file, keyRules: options.keyRules, ...(options.repeat ? { repeat: options.repeat } : {}) }, contents.exchanges), warnings: contents.warnings };
   }
 
   /** How many exchanges the engine can answer with. */

@@ -23,3 +23,25 @@ export function createValidator(): Validator {
     allowUnionTypes: true,
   });
 }
+
+/**
+ * An ajv instance for schemas written by others (tool parameters, response formats): unknown
+ * keywords are ignored rather than refused, formats are checked where ajv knows them, and the
+ * `$schema` of draft-07 schemas (as zod-to-json-schema writes them) is accepted.
+ */
+export function createLenientValidator(): Validator {
+  const validator = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, allowUnionTypes: true });
+  return validator;
+}
+
+/**
+ * Compiles a schema someone else wrote. A draft-07 `$schema` (which this 2020-12 instance has
+ * no meta-schema for) is set aside; `definitions` and `$ref: "#/definitions/…"` work as they are.
+ */
+export function compileForeignSchema(validator: Validator, schema: unknown): ValidateFunction {
+  if (typeof schema === 'object' && schema !== null && !Array.isArray(schema) && '$schema' in schema) {
+    const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+    return validator.compile(rest);
+  }
+  return validator.compile(schema as object | boolean);
+}

@@ -1,2 +1,3 @@
-export { createValidator, type ErrorObject, type ValidateFunction, type Validator } from './ajv.js';
+export { createValidator, createLenientValidator, compileForeignSchema, type ErrorObject, type ValidateFunction, type Validator } from './ajv.js';
 export { nearestName, editDistance } from './nearest-name.js';
+export { generateValue, UnsupportedSchemaError, type GenerateOptions, type JsonSchema } from './generate-value.js';

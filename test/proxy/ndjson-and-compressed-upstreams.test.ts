@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
-import { providerErrorBody, startProxy, type RunningProxy } from 'modeltape/proxy';
+import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { providerErrorBody } from 'modeltape/replay';
 import { loadTape } from 'modeltape/recordings';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,4 +1,5 @@
-import type { ProviderFlavor } from './upstream-table.js';
+/** Which provider's conventions an upstream follows: error shapes, path quirks. */
+export type ProviderFlavor = 'openai' | 'anthropic' | 'gemini' | 'ollama';
 
 /**
  * An error body in the provider's own shape, so its SDK raises a readable error:
@@ -19,4 +20,14 @@ export function providerErrorBody(flavor: ProviderFlavor, status: number, type: 
     case 'openai':
       return JSON.stringify({ error: { message, type, param: null, code: type } });
   }
+}
+
+/**
+ * The provider's own path for a request: Anthropic's two clients build `/v1/messages`
+ * (@anthropic-ai/sdk) and `/messages` (@ai-sdk/anthropic) from one base URL, so for Anthropic a
+ * path without `/v1` gets it, and both key on the same path.
+ */
+export function providerPath(flavor: ProviderFlavor, path: string): string {
+  if (flavor === 'anthropic' && path !== '/v1' && !path.startsWith('/v1/')) return `/v1${path}`;
+  return path;
 }

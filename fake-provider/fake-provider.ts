@@ -1,0 +1,405 @@
+import { ModeltapeError, isSecretHeader } from '../recordings/index.js';
+import { generateValue } from '../schema/index.js';
+import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
+import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
+import type { Failure } from './failures.js';
+import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
+import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
+import { openaiChatSurface } from './openai-chat/chat-surface.js';
+import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
+import { openaiError } from './provider-errors.js';
+import { SchemaCheck, describeMismatches } from './schema-check.js';
+import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
+import { fetchResponse } from './fetch-adapter.js';
+import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
+import type { IdKind, RenderContext, Surface } from './surface.js';
+import { answerText } from './surface.js';
+import { promptTokens } from './usage.js';
+import { FAKE_HEADER, type WireResponse } from './wire-response.js';
+
+export interface FakeProviderOptions {
+  /** Milliseconds since the epoch; `created` fields come from it. @default always 2026-01-01T00:00:00Z */
+  now?: () => number;
+  /** Makes every id. @default counters per kind: `fake-chatcmpl-0`, `fake-call-0`, `fake-msg-0`, … */
+  newId?: (kind: IdKind) => string;
+  /** How the fake waits for `delayMs` and `failures.delay`. @default setTimeout */
+  sleep?: (milliseconds: number) => Promise<void>;
+  /** Seed for values the fake makes up when unscripted (tool arguments, structured answers). @default 0 */
+  seed?: number;
+  /** Length of embedding vectors when the request names no `dimensions`. @default 8 */
+  embeddingDimensions?: number;
+}
+
+/** One HTTP call the fake received, whatever its endpoint. */
+export interface FakeCall {
+  index: number;
+  method: string;
+  /** The path as received, e.g. `/v1/chat/completions` or `/anthropic/messages`. */
+  path: string;
+  /** The endpoint it was routed to, or undefined when no route matched. */
+  endpoint: AskedTurn['endpoint'] | 'embeddings' | 'models' | undefined;
+  /** The request headers, without credentials. */
+  headers: Record<string, string>;
+  /** The parsed JSON body, or undefined. */
+  body: unknown;
+  /** The status the fake answered with (0 for a dropped or hung connection). */
+  status: number;
+}
+
+/** A request as the fake takes it, from a socket or from `fetch`. */
+export interface FakeRequest {
+  method: string;
+  /** Path and query. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A fake's own error: the script ran out, or a scripted answer did not fit the request. */
+export class FakeScriptError extends ModeltapeError {}
+
+const DEFAULT_NOW = Date.UTC(2026, 0, 1);
+
+/**
+ * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses and Anthropic
+ * Messages wire formats, plus OpenAI embeddings and model lists. Script what it answers, then
+ * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
+ *
+ * @example
+ * const fake = new FakeProvider().willCallTool('get_weather', { city: 'Paris' }).willSay('It rains.');
+ * const client = new OpenAI({ apiKey: 'fake', fetch: fake.fetch });
+ */
+export class FakeProvider {
+  readonly #script = new Script();
+  readonly #schemaCheck = new SchemaCheck();
+  readonly #calls: FakeCall[] = [];
+  readonly #asked: AskedTurn[] = [];
+  readonly #problems: string[] = [];
+  readonly #now: () => number;
+  readonly #newId: (kind: IdKind) => string;
+  readonly #sleep: (milliseconds: number) => Promise<void>;
+  readonly #seed: number;
+  readonly #embeddingDimensions: number;
+  #constrained = true;
+  // The tool-call step still open for parallel calls (consecutive willCallTool calls).
+  #openToolStep: Step | undefined;
+
+  constructor(options: FakeProviderOptions = {}) {
+    this.#now = options.now ?? (() => DEFAULT_NOW);
+    const counters = new Map<IdKind, number>();
+    this.#newId =
+      options.newId ??
+      ((kind) => {
+        const next = counters.get(kind) ?? 0;
+        counters.set(kind, next + 1);
+        return `fake-${kind}-${next}`;
+      });
+    this.#sleep = options.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    this.#seed = options.seed ?? 0;
+    this.#embeddingDimensions = options.embeddingDimensions ?? 8;
+  }
+
+  /** The next turn answers with this text. */
+  willSay(text: string, options: StepOptions = {}): this {
+    return this.#push({ kind: 'text', text }, options, `willSay(${JSON.stringify(text.slice(0, 40))})`);
+  }
+
+  /**
+   * The next turn calls this tool. Consecutive calls build one turn of parallel tool calls;
+   * `endTurn()` (or any other `will…`) starts the next turn. `saying` is text before the calls.
+   */
+  willCallTool(name: string, args: unknown = {}, options: StepOptions & { id?: string; saying?: string } = {}): this {
+    const call: ToolCallAnswer = { name, arguments: args, ...(options.id === undefined ? {} : { id: options.id }) };
+    const open = this.#openToolStep;
+    if (open !== undefined && open.answer.kind === 'tool-calls') {
+      open.answer.calls.push(call);
+      open.origin += `+willCallTool(${JSON.stringify(name)})`;
+      return this;
+    }
+    const { id: _id, saying, ...stepOptions } = options;
+    this.#push({ kind: 'tool-calls', calls: [call], ...(saying === undefined ? {} : { text: saying }) }, stepOptions, `willCallTool(${JSON.stringify(name)})`);
+    this.#openToolStep = this.#script.steps.at(-1);
+    return this;
+  }
+
+  /** The next turn answers with this structured value, checked against the request's schema. */
+  willAnswer(value: unknown, options: StepOptions = {}): this {
+    return this.#push({ kind: 'structured', value }, options, `willAnswer(${JSON.stringify(value)?.slice(0, 40)})`);
+  }
+
+  /** The next turn fails this way (see `failures`). */
+  willFail(failure: Failure, options: StepOptions = {}): this {
+    return this.#push({ kind: 'failure', failure }, options, `willFail(${failure.kind})`);
+  }
+
+  /** Ends a turn of parallel tool calls: the next `willCallTool` starts a new turn. */
+  endTurn(): this {
+    this.#openToolStep = undefined;
+    return this;
+  }
+
+  /**
+   * A rule: turns that match answer with what the returned builder scripts, before the queue is
+   * consulted. A rule answers once, or every matching turn with `{ always: true }`.
+   */
+  when(matcher: Matcher, options: { always?: boolean } = {}): RuleBuilder {
+    this.#openToolStep = undefined;
+    return new RuleBuilder(this.#script, matcher, options.always === true);
+  }
+
+  /**
+   * A provider that answers in process from a tape, through the same replay engine the proxy
+   * uses (strict: a request the tape does not hold is a miss that names the nearest recording).
+   */
+  static fromTape(file: string, options: TapeFakeOptions = {}): TapeFake {
+    return TapeFake.open(file, options);
+  }
+
+  /** Scripted answers are no longer checked against the request's schema, and strict-mode schema checks are off. */
+  withoutConstrainedDecoding(): this {
+    this.#constrained = false;
+    return this;
+  }
+
+  /** Every HTTP call received, in order. */
+  calls(): FakeCall[] {
+    return this.#calls.map((call) => ({ ...call }));
+  }
+
+  /** What each model turn was shown, in order (refused requests are not turns). */
+  asked(): AskedTurn[] {
+    return [...this.#asked];
+  }
+
+  /** The fake's own errors so far (the script ran out, an answer did not fit), in order. */
+  problems(): string[] {
+    return [...this.#problems];
+  }
+
+  /**
+   * Throws unless every scripted step and once-rule was used, no call hit one of the fake's own
+   * errors, and at least one call was made (a fake nobody asked proves nothing).
+   */
+  assertConsumed(): void {
+    const issues: string[] = [];
+    if (this.#calls.length === 0) issues.push('no call reached the fake: check the base URL or fetch option the client was given');
+    for (const leftover of this.#script.leftovers()) issues.push(`never used: ${leftover}`);
+    for (const problem of this.#problems) issues.push(problem);
+    if (issues.length > 0) {
+      throw new FakeScriptError('fake_not_consumed', `FakeProvider script not consumed (${this.#calls.length} call${this.#calls.length === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`);
+    }
+  }
+
+  /** A `fetch` the official SDKs accept through their `fetch` option: answers in process. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const wire = await this.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body: await request.text() });
+    return fetchResponse(wire, request.signal, this.#sleep);
+  };
+
+  /** Serves the fake over HTTP on 127.0.0.1. `port: 0` (the default) picks a free port. */
+  listen(options: ListenOptions = {}): Promise<FakeServer> {
+    return serveOverHttp((request) => this.handle(request), options, this.#sleep);
+  }
+
+  /** Answers one request. Both `fetch` and `listen` go through here. */
+  async handle(request: FakeRequest): Promise<WireResponse> {
+    const index = this.#calls.length;
+    const requestId = this.#newId('req');
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', 'x-request-id': requestId, 'request-id': requestId, 'openai-processing-ms': '1' };
+    const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
+    const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
+    const call: FakeCall = { index, method: request.method.toUpperCase(), path: request.path, endpoint: undefined, headers: withoutSecrets(request.headers), body: undefined, status: 0 };
+    this.#calls.push(call);
+    const answer = (wire: WireResponse): WireResponse => {
+      call.status = wire.cut?.afterFrames === 0 && wire.frames === undefined ? 0 : wire.status;
+      return wire;
+    };
+
+    if (call.method === 'GET' && /^\/v1\/models(\/[^/]+)?$/.test(path)) {
+      call.endpoint = 'models';
+      return answer(modelsResponse(context));
+    }
+    const surface = surfaceFor(path);
+    if (call.method !== 'POST' || (surface === undefined && path !== '/v1/embeddings')) {
+      return answer(openaiError(404, `Invalid URL (${call.method} ${request.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`, { code: 'unknown_url' }, headers));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body);
+    } catch {
+      return answer((surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)', context));
+    }
+    call.body = body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return answer((surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context));
+    const record = body as Record<string, unknown>;
+    if (surface === undefined) {
+      call.endpoint = 'embeddings';
+      return answer(embeddingsResponse(record, this.#embeddingDimensions, context));
+    }
+    call.endpoint = surface.endpoint;
+    const refusal = surface.refuse(record, this.#constrained, context);
+    if (refusal) return answer(refusal);
+
+    const turn = surface.ask(record, index);
+    this.#asked.push(turn);
+    context.promptTokens = promptTokens(turn);
+    const pick = this.#script.next(turn);
+    if (pick === undefined && this.#script.scripted) {
+      const message =
+        `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
+        `  prompt: ${JSON.stringify(turn.prompt.slice(0, 120))}${turn.prompt.length > 120 ? '…' : ''}\n` +
+        'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
+      return answer(this.#fail(surface, message, 'fake_script_exhausted', context));
+    }
+    const step = pick?.step;
+    context.chunking = step?.options.chunks;
+    const unscripted = (): Answer => this.#unscripted(turn);
+    let wire: WireResponse;
+    if (step === undefined) {
+      wire = surface.respond(turn, unscripted(), context);
+    } else if (step.answer.kind === 'failure') {
+      wire = surface.fail(turn, step.answer.failure, unscripted(), context);
+    } else {
+      const mismatch = this.#constrained ? this.#checkAnswer(turn, step.answer) : undefined;
+      if (mismatch !== undefined) {
+        return answer(this.#fail(surface, `FakeProvider call ${index}: the scripted ${step.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${mismatch}\nScript a value that fits, or call fake.withoutConstrainedDecoding().`, 'fake_answer_does_not_fit', context));
+      }
+      wire = surface.respond(turn, step.answer, context);
+    }
+    if (step?.options.delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + step.options.delayMs };
+    return answer(wire);
+  }
+
+  #push(answer: Step['answer'], options: StepOptions, origin: string): this {
+    this.#openToolStep = undefined;
+    this.#script.push({ answer, options, origin });
+    return this;
+  }
+
+  #fail(surface: Surface, message: string, type: string, context: RenderContext): WireResponse {
+    this.#problems.push(message);
+    // Not retryable: the SDK must raise it at once, not try again and consume more script.
+    const wire = surface.error(500, type, message, context);
+    return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
+  }
+
+  /** What a structured or tool answer breaks, as the provider's constrained decoding would not, or undefined. */
+  #checkAnswer(turn: AskedTurn, answer: Answer): string | undefined {
+    const schema = turn.responseSchema;
+    if (answer.kind === 'tool-calls') {
+      for (const call of answer.calls) {
+        const tool = turn.tools.find((offered) => offered.name === call.name);
+        if (tool === undefined) {
+          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${turn.tools.map((offered) => offered.name).join(', ') || 'no tools'}).`;
+        }
+        const mismatches = this.#schemaCheck.check(tool.parameters ?? {}, call.arguments);
+        if (mismatches.length > 0) return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}`;
+      }
+      return undefined;
+    }
+    if (schema === undefined) return undefined;
+    let value: unknown;
+    if (answer.kind === 'structured') value = answer.value;
+    else {
+      try {
+        value = JSON.parse(answer.text);
+      } catch {
+        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${JSON.stringify(answer.text.slice(0, 80))}. Use willAnswer(value).`;
+      }
+    }
+    const mismatches = this.#schemaCheck.check(schema.schema, value);
+    if (mismatches.length > 0) return `  the value ${JSON.stringify(value)?.slice(0, 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
+    return undefined;
+  }
+
+  /**
+   * Unscripted, the fake shows that the path was reached: a requested schema gets a value made
+   * from it; the first turn of a tool loop calls the first offered tool with arguments made from
+   * its schema; every other turn gets text.
+   */
+  #unscripted(turn: AskedTurn): Answer {
+    if (turn.responseSchema !== undefined) {
+      try {
+        return { kind: 'structured', value: generateValue(turn.responseSchema.schema as never, { seed: this.#seed }) };
+      } catch {
+        // A schema the generator cannot satisfy gets text, which the check above does not apply to.
+      }
+    }
+    const toolResultsSeen = turn.messages.some((message) => message.role === 'tool');
+    const first = turn.tools[0];
+    if (first !== undefined && !toolResultsSeen && turn.toolChoice !== 'none') {
+      let args: unknown = {};
+      try {
+        args = generateValue((first.parameters ?? {}) as never, { seed: this.#seed });
+      } catch {
+        args = {};
+      }
+      return { kind: 'tool-calls', calls: [{ name: first.name, arguments: args }] };
+    }
+    return { kind: 'text', text: `This is a fake answer from modeltape's FakeProvider (call ${turn.index}).` };
+  }
+}
+
+/** Scripts what one rule answers. Methods return the builder, so a rule can call several tools. */
+export class RuleBuilder {
+  readonly #script: Script;
+  readonly #rule: Rule;
+  #added = false;
+
+  constructor(script: Script, matcher: Matcher, sticky: boolean) {
+    this.#script = script;
+    this.#rule = { matcher, sticky, step: { answer: { kind: 'text', text: '' }, options: {}, origin: describeMatcher(matcher) }, uses: 0, origin: describeMatcher(matcher) };
+  }
+
+  willSay(text: string, options: StepOptions = {}): this {
+    return this.#set({ kind: 'text', text }, options);
+  }
+
+  willCallTool(name: string, args: unknown = {}, options: StepOptions & { id?: string; saying?: string } = {}): this {
+    const call: ToolCallAnswer = { name, arguments: args, ...(options.id === undefined ? {} : { id: options.id }) };
+    if (this.#added && this.#rule.step.answer.kind === 'tool-calls') {
+      this.#rule.step.answer.calls.push(call);
+      return this;
+    }
+    const { id: _id, saying, ...stepOptions } = options;
+    return this.#set({ kind: 'tool-calls', calls: [call], ...(saying === undefined ? {} : { text: saying }) }, stepOptions);
+  }
+
+  willAnswer(value: unknown, options: StepOptions = {}): this {
+    return this.#set({ kind: 'structured', value }, options);
+  }
+
+  willFail(failure: Failure, options: StepOptions = {}): this {
+    return this.#set({ kind: 'failure', failure }, options);
+  }
+
+  #set(answer: Step['answer'], options: StepOptions): this {
+    if (this.#added) throw new FakeScriptError('rule_answer_twice', `The rule ${this.#rule.origin} already has an answer; a rule answers one way (several willCallTool calls make one turn of parallel calls).`);
+    this.#rule.step = { answer, options, origin: this.#rule.origin };
+    this.#script.addRule(this.#rule);
+    this.#added = true;
+    return this;
+  }
+}
+
+function surfaceFor(path: string): Surface | undefined {
+  if (path === '/v1/chat/completions' || path === '/chat/completions') return openaiChatSurface;
+  if (path === '/v1/responses' || path === '/responses') return openaiResponsesSurface;
+  if (path === '/v1/messages' || path === '/messages') return anthropicMessagesSurface;
+  return undefined;
+}
+
+function withoutSecrets(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!isSecretHeader(name)) kept[name.toLowerCase()] = value;
+  return kept;
+}
+
+// Kept for messages about usage: the answer text the usage of a turn is counted from.
+export const answerTextForUsage = answerText;

@@ -1,0 +1,96 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { FakeRequest } from './fake-provider.js';
+import type { WireResponse } from './wire-response.js';
+
+export interface ListenOptions {
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+}
+
+/** A fake serving over HTTP. */
+export interface FakeServer {
+  /** e.g. `http://127.0.0.1:43121` */
+  url: string;
+  port: number;
+  /** `baseURL` for each SDK: `openai` and `@ai-sdk/openai` take `/v1`; `@anthropic-ai/sdk` the bare URL; `@ai-sdk/anthropic` `/v1` too. */
+  baseUrls: { openai: string; anthropic: string };
+  /** Stops serving; hung and open connections are closed. */
+  close(): Promise<void>;
+}
+
+/** Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says. */
+export async function serveOverHttp(handle: (request: FakeRequest) => Promise<WireResponse>, options: ListenOptions, sleep: (milliseconds: number) => Promise<void>): Promise<FakeServer> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') }).then(
+        (wire) => write(response, wire, sleep),
+        (error: unknown) => {
+          response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+          response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
+        },
+      );
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    port,
+    baseUrls: { openai: `${url}/v1`, anthropic: url },
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+async function write(response: ServerResponse, wire: WireResponse, sleep: (milliseconds: number) => Promise<void>): Promise<void> {
+  if (wire.delayMs) await sleep(wire.delayMs);
+  const cut = wire.cut;
+  if (cut !== undefined && wire.frames === undefined) {
+    // A drop closes the socket without a response; a hang leaves it open until the client leaves.
+    if (cut.kind === 'drop') response.socket?.destroy();
+    return;
+  }
+  if (wire.frames === undefined) {
+    const body = typeof wire.body === 'string' || wire.body === undefined ? Buffer.from(wire.body ?? '', 'utf8') : wire.body;
+    response.writeHead(wire.status, { ...wire.headers, 'content-length': String(body.length) });
+    response.end(body);
+    return;
+  }
+  response.writeHead(wire.status, wire.headers);
+  response.flushHeaders();
+  const limit = cut === undefined ? wire.frames.length : Math.min(cut.afterFrames, wire.frames.length);
+  if (cut === undefined) {
+    for (const frame of wire.frames) response.write(frame);
+    response.end();
+    return;
+  }
+  // Cut after the frames have reached the socket, without the stream's proper end.
+  const drop = (): void => {
+    if (cut.kind === 'drop') response.socket?.destroy();
+  };
+  if (limit === 0) {
+    setImmediate(drop);
+    return;
+  }
+  for (let index = 0; index < limit; index++) response.write(wire.frames[index]!, index === limit - 1 ? drop : undefined);
+}

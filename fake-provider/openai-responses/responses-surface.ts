@@ -1,0 +1,230 @@
+import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
+import { cutArguments, cutIntoChunks } from '../chunking.js';
+import type { Failure } from '../failures.js';
+import { httpFailure, openaiError } from '../provider-errors.js';
+import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type Surface } from '../surface.js';
+import { countTokens } from '../usage.js';
+import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_TOOLS = 128;
+
+/** OpenAI Responses: `POST /v1/responses`. */
+export const openaiResponsesSurface: Surface = {
+  provider: 'openai',
+  endpoint: 'responses',
+
+  refuse(body, constrained, context) {
+    const refuse = (message: string, param: string | null, code: string | null = null): WireResponse => openaiError(400, message, { param, code }, context.headers);
+    if (typeof body.model !== 'string' || body.model === '') return refuse("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+    if (body.max_tokens !== undefined) return refuse("Unsupported parameter: 'max_tokens'. In the Responses API, this parameter has moved to 'max_output_tokens'.", 'max_tokens', 'unsupported_parameter');
+    if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) return refuse("Invalid type for 'input': expected one of a string or an array of input items.", 'input', 'invalid_type');
+    const calls = new Set<string>();
+    for (const item of Array.isArray(body.input) ? (body.input as unknown[]) : []) {
+      if (!isRecord(item)) continue;
+      if (item.type === 'function_call' && typeof item.call_id === 'string') calls.add(item.call_id);
+      if (item.type === 'function_call_output' && !calls.has(String(item.call_id))) return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
+    }
+    const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+    if (tools.length > MAX_TOOLS) return refuse(`Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`, 'tools', 'array_above_max_length');
+    for (const [index, tool] of tools.entries()) {
+      if (!isRecord(tool) || tool.type !== 'function') continue;
+      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
+        return refuse(`Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].name`, 'invalid_value');
+      }
+    }
+    if (typeof body.temperature === 'number' && body.temperature > 2) return refuse(`Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`, 'temperature', 'decimal_above_max_value');
+    if (constrained) {
+      const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
+      if (format?.type === 'json_schema' && format.strict !== false) {
+        const violation = checkOpenAiStrictSchema(format.schema);
+        if (violation) return refuse(`Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`, 'text.format.schema');
+      }
+      // Function tools of the Responses API are strict unless they say otherwise.
+      for (const [index, tool] of tools.entries()) {
+        if (!isRecord(tool) || tool.type !== 'function' || tool.strict === false) continue;
+        const violation = checkOpenAiStrictSchema(tool.parameters);
+        if (violation) return refuse(`Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`, `tools[${index}].parameters`);
+      }
+    }
+    return undefined;
+  },
+
+  ask(body, index) {
+    const systemParts: string[] = [];
+    if (typeof body.instructions === 'string') systemParts.push(body.instructions);
+    const messages: AskedMessage[] = [];
+    const names = new Map<string, string>();
+    const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]) : [];
+    for (const item of items) {
+      if (!isRecord(item)) continue;
+      if (item.type === 'function_call') {
+        const call = { id: String(item.call_id), name: String(item.name), arguments: parseArguments(item.arguments) };
+        names.set(call.id, call.name);
+        const last = messages.at(-1);
+        if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
+        else messages.push({ role: 'assistant', text: '', toolCalls: [call] });
+        continue;
+      }
+      if (item.type === 'function_call_output') {
+        messages.push({ role: 'tool', text: typeof item.output === 'string' ? item.output : contentText(item.output), toolCallId: String(item.call_id) });
+        continue;
+      }
+      if (item.role === 'system' || item.role === 'developer') {
+        systemParts.push(contentText(item.content));
+        continue;
+      }
+      if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content) });
+    }
+    const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
+    const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
+      .filter((tool) => tool.type === 'function')
+      .map((tool) => ({ name: String(tool.name), description: typeof tool.description === 'string' ? tool.description : undefined, parameters: tool.parameters ?? { type: 'object', properties: {} }, strict: tool.strict !== false }));
+    const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
+    let responseSchema: ResponseSchema | undefined;
+    if (format?.type === 'json_schema') responseSchema = { source: 'text.format', name: typeof format.name === 'string' ? format.name : undefined, schema: format.schema ?? {}, strict: format.strict !== false };
+    const exchanges: ToolExchange[] = [];
+    for (let position = messages.length - 1; position >= 0 && messages[position]!.role === 'tool'; position--) {
+      const message = messages[position]!;
+      exchanges.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
+    }
+    return {
+      index,
+      provider: 'openai',
+      endpoint: 'responses',
+      model: String(body.model),
+      system,
+      messages,
+      tools,
+      toolChoice: body.tool_choice,
+      responseSchema,
+      exchanges,
+      stream: body.stream === true,
+      body,
+      prompt: renderPrompt(system, messages),
+    };
+  },
+
+  respond(turn, answer, context) {
+    return turn.stream ? streamResponse(turn, answer, context, undefined) : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
+  },
+
+  fail(turn, failure, partial, context) {
+    if (failure.kind === 'stream-error' || failure.kind === 'drop-connection') {
+      if (!turn.stream) {
+        if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
+        return httpFailure('openai', { kind: 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
+      }
+      return streamResponse(turn, partial, context, failure);
+    }
+    if (failure.kind === 'hang') return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
+    if (failure.kind === 'delay') return { ...this.respond(turn, partial, context), delayMs: failure.ms };
+    return httpFailure('openai', failure, context.requestId, context.headers);
+  },
+
+  error(status, type, message, context) {
+    return openaiError(status, message, { type, code: type }, context.headers);
+  },
+};
+
+type OutputItem = Record<string, unknown>;
+
+function outputItems(answer: Answer, context: RenderContext, status: 'completed' | 'in_progress'): OutputItem[] {
+  const items: OutputItem[] = [];
+  const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
+  if (text !== undefined) {
+    items.push({ type: 'message', id: context.newId('msg'), status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
+  }
+  if (answer.kind === 'tool-calls') {
+    for (const call of answer.calls) {
+      items.push({ type: 'function_call', id: context.newId('fc'), call_id: call.id ?? context.newId('call'), name: call.name, arguments: argumentsJson(call.arguments), status });
+    }
+  }
+  return items;
+}
+
+function responseObject(turn: AskedTurn, output: OutputItem[], context: RenderContext, status: 'completed' | 'in_progress' | 'failed', answer: Answer | undefined, id?: string): Record<string, unknown> {
+  const body = turn.body;
+  const response: Record<string, unknown> = {
+    id: id ?? context.newId('resp'),
+    object: 'response',
+    created_at: context.created,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: typeof body.instructions === 'string' ? body.instructions : null,
+    max_output_tokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+    model: fakeModel(turn.model),
+    output,
+    parallel_tool_calls: body.parallel_tool_calls !== false,
+    previous_response_id: typeof body.previous_response_id === 'string' ? body.previous_response_id : null,
+    reasoning: { effort: null, summary: null },
+    store: body.store !== false,
+    temperature: typeof body.temperature === 'number' ? body.temperature : 1,
+    text: isRecord(body.text) ? body.text : { format: { type: 'text' } },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: Array.isArray(body.tools) ? body.tools : [],
+    top_p: typeof body.top_p === 'number' ? body.top_p : 1,
+    truncation: 'disabled',
+    metadata: isRecord(body.metadata) ? body.metadata : {},
+  };
+  if (status === 'completed') response.completed_at = context.created;
+  if (answer !== undefined) {
+    const output_tokens = countTokens(answerText(answer));
+    response.usage = {
+      input_tokens: context.promptTokens,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: context.promptTokens + output_tokens,
+    };
+  }
+  return response;
+}
+
+// The events of a streamed response, each with `event:` and a rising sequence_number.
+function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: Failure | undefined): WireResponse {
+  const id = context.newId('resp');
+  const done = outputItems(answer, context, 'completed');
+  const frames: string[] = [];
+  let sequence = 0;
+  const emit = (type: string, fields: Record<string, unknown>): void => {
+    frames.push(eventFrame(type, { type, ...fields, sequence_number: sequence++ }));
+  };
+  emit('response.created', { response: responseObject(turn, [], context, 'in_progress', undefined, id) });
+  emit('response.in_progress', { response: responseObject(turn, [], context, 'in_progress', undefined, id) });
+  for (const [outputIndex, item] of done.entries()) {
+    if (item.type === 'message') {
+      const part = (item.content as Array<Record<string, unknown>>)[0]!;
+      const text = String(part.text);
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
+      emit('response.content_part.added', { item_id: item.id, output_index: outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+      for (const delta of cutIntoChunks(text, context.chunking)) emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+      emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
+      emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
+    } else {
+      const argumentsText = String(item.arguments);
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } });
+      for (const delta of cutArguments(argumentsText, context.chunking)) emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta });
+      emit('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: argumentsText });
+    }
+    emit('response.output_item.done', { output_index: outputIndex, item });
+  }
+  if (failure?.kind === 'stream-error') {
+    const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length));
+    sequence = kept.length;
+    frames.length = 0;
+    frames.push(...kept);
+    const message = failure.message ?? 'The server had an error while processing your request. (modeltape FakeProvider)';
+    // The spec's ResponseErrorEvent is flat (code/message/param); both SDKs read that form.
+    emit('error', { code: 'server_error', message, param: null });
+    const failed = responseObject(turn, [], context, 'failed', undefined, id);
+    failed.error = { code: 'server_error', message };
+    emit('response.failed', { response: failed });
+    return sseResponse(frames, context.headers);
+  }
+  emit('response.completed', { response: responseObject(turn, done, context, 'completed', answer, id) });
+  if (failure?.kind === 'drop-connection') return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
+  return sseResponse(frames, context.headers);
+}

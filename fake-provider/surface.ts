@@ -1,0 +1,102 @@
+import type { Answer, AskedMessage, AskedTurn, ModelEndpoint } from './asked-turn.js';
+import type { Failure } from './failures.js';
+import type { Chunking } from './script.js';
+import type { WireResponse } from './wire-response.js';
+
+/** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
+export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'toolu' | 'req';
+
+/** What a surface needs to render one answer, the same for every surface. */
+export interface RenderContext {
+  newId(kind: IdKind): string;
+  /** Seconds since the epoch, from the fake's clock. */
+  created: number;
+  requestId: string;
+  chunking: Chunking | undefined;
+  promptTokens: number;
+  /** Headers every response of this call carries (the fake marker, the request id). */
+  headers: Record<string, string>;
+}
+
+/**
+ * One wire format (OpenAI chat completions, OpenAI responses, Anthropic messages): how its
+ * requests are refused, read into an {@link AskedTurn}, and answered, JSON or streamed.
+ */
+export interface Surface {
+  readonly provider: 'openai' | 'anthropic';
+  readonly endpoint: ModelEndpoint;
+  /**
+   * The 400 the real provider answers before any model runs (a malformed conversation, a
+   * parameter it rejects), or undefined. With `constrained`, a response schema or strict tool
+   * schema outside what strict mode accepts is refused too.
+   */
+  refuse(body: Record<string, unknown>, constrained: boolean, context: RenderContext): WireResponse | undefined;
+  /** What the turn was shown. */
+  ask(body: Record<string, unknown>, index: number): AskedTurn;
+  /** The answer in this wire format: JSON, or a stream when the request asked for one. */
+  respond(turn: AskedTurn, answer: Answer, context: RenderContext): WireResponse;
+  /** A failure in this wire format. `partial` is what a stream sends before it breaks. */
+  fail(turn: AskedTurn, failure: Failure, partial: Answer, context: RenderContext): WireResponse;
+  /** An error body in this provider's shape, for the fake's own errors (script ran out, …). */
+  error(status: number, type: string, message: string, context: RenderContext): WireResponse;
+}
+
+/** The model name the fake answers with: it says it is fake. */
+export function fakeModel(requested: string): string {
+  return requested.startsWith('fake-') ? requested : `fake-${requested}`;
+}
+
+/** `role: text` lines, system first: what `prompt` globs match against. */
+export function renderPrompt(system: string | undefined, messages: readonly AskedMessage[]): string {
+  const lines: string[] = [];
+  if (system !== undefined) lines.push(`system: ${system}`);
+  for (const message of messages) {
+    let line = `${message.role}: ${message.text}`;
+    for (const call of message.toolCalls ?? []) line += `${line.endsWith(': ') ? '' : ' '}[${call.name}(${JSON.stringify(call.arguments)})]`;
+    lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+/** The text of an answer, for usage counts: text, tool arguments, or the structured value. */
+export function answerText(answer: Answer): string {
+  if (answer.kind === 'text') return answer.text;
+  if (answer.kind === 'structured') return JSON.stringify(answer.value);
+  return `${answer.text ?? ''}${answer.calls.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join('')}`;
+}
+
+/** Text of a content value: a string, or the `text` of each text part joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      if (part && typeof part === 'object') {
+        const record = part as Record<string, unknown>;
+        if (typeof record.text === 'string') return record.text;
+        if (typeof record.content === 'string') return record.content;
+      }
+      return '';
+    })
+    .join('');
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Arguments as a JSON string, as OpenAI sends them; their objects' key order is kept. */
+export function argumentsJson(value: unknown): string {
+  return JSON.stringify(value ?? {});
+}
+
+/** Parses tool-call arguments sent back in a conversation; text that is not JSON stays text. */
+export function parseArguments(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
