@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ModeltapeError, MODELTAPE_VERSION } from '../recordings/index.js';
 import { nearestName } from '../schema/index.js';
 import { UsageError } from './arguments.js';
+import { fakeCommand } from './fake-command.js';
 import { inspectCommand } from './inspect-command.js';
 import { processIo, type CommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
@@ -13,6 +14,7 @@ import { verifyCommand } from './verify-command.js';
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CommandIo) => Promise<number> }> = {
   proxy: { summary: 'run the recording proxy until stopped', run: proxyCommand },
   run: { summary: 'run a command with the proxy in front of its SDKs', run: runCommand },
+  fake: { summary: 'serve the FakeProvider over HTTP until stopped', run: fakeCommand },
   inspect: { summary: 'list what a tape holds', run: inspectCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
 };

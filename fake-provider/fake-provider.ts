@@ -12,6 +12,7 @@ import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
+import { readFakeScript } from './script-file.js';
 import type { IdKind, RenderContext, Surface } from './surface.js';
 import { answerText } from './surface.js';
 import { promptTokens } from './usage.js';
@@ -145,6 +146,43 @@ export class FakeProvider {
   when(matcher: Matcher, options: { always?: boolean } = {}): RuleBuilder {
     this.#openToolStep = undefined;
     return new RuleBuilder(this.#script, matcher, options.always === true);
+  }
+
+  /**
+   * A FakeProvider scripted by a JSONL script file (see script-file.ts for the format): steps in
+   * order, and rules for lines with `when`. Running out of the script is the usual loud error.
+   */
+  static fromScript(file: string, options: FakeProviderOptions = {}): FakeProvider {
+    const fake = new FakeProvider(options);
+    for (const entry of readFakeScript(file)) {
+      const origin = `${file}:${entry.line}`;
+      const target = entry.matcher === undefined ? fake : fake.when(entry.matcher, { always: entry.sticky });
+      const value = entry.value;
+      if (entry.kind === 'callTools') {
+        for (const [index, call] of value.callTools!.entries()) {
+          target.willCallTool(call.name, call.arguments ?? {}, { ...entry.options, ...(call.id === undefined ? {} : { id: call.id }), ...(index === 0 && value.say !== undefined ? { saying: value.say } : {}) });
+        }
+        if (target === fake) fake.endTurn();
+      } else if (entry.kind === 'say') target.willSay(value.say!, entry.options);
+      else if (entry.kind === 'answer') target.willAnswer(value.answer, entry.options);
+      else target.willFail(entry.failure!, entry.options);
+      fake.#renameLast(origin, entry.matcher === undefined);
+    }
+    return fake;
+  }
+
+  /** Names the last step or rule by where it was written, for messages. */
+  #renameLast(origin: string, isStep: boolean): void {
+    if (isStep) {
+      const step = this.#script.steps.at(-1);
+      if (step) step.origin = origin;
+    } else {
+      const rule = this.#script.rules.at(-1);
+      if (rule) {
+        rule.origin = origin;
+        rule.step.origin = origin;
+      }
+    }
   }
 
   /**

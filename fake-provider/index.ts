@@ -13,3 +13,4 @@ export { FAKE_HEADER, type WireResponse } from './wire-response.js';
 export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
 export { embed } from './openai-embeddings.js';
 export { TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
+export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';

@@ -25,13 +25,14 @@ export interface TapeProblem {
 export class TapeFormatError extends ModeltapeError {
   readonly problems: TapeProblem[];
 
-  constructor(problems: TapeProblem[]) {
+  /** `subject` names what was read: a tape by default, or e.g. a FakeProvider script. */
+  constructor(problems: TapeProblem[], subject = 'tape') {
     const shown = problems.slice(0, 10).map((problem) => `  ${problem.file}:${problem.line}: ${problem.message}`);
     if (problems.length > shown.length) shown.push(`  … and ${problems.length - shown.length} more`);
     super(
-      'tape_format',
-      `Invalid tape: ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n${shown.join('\n')}\n` +
-        'Fix the lines named above, or run `modeltape verify FILE` for the full list.',
+      subject === 'tape' ? 'tape_format' : 'file_format',
+      `Invalid ${subject}: ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n${shown.join('\n')}\n` +
+        (subject === 'tape' ? 'Fix the lines named above, or run `modeltape verify FILE` for the full list.' : 'Fix the lines named above.'),
     );
     this.problems = problems;
   }

@@ -35,5 +35,5 @@ export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
 export { TapeWriter, type TapeWriterOptions } from './tape-writer.js';
-export { pointerToPath } from './tape-schema.js';
+export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';

@@ -99,13 +99,13 @@ const validateExchange = validator.compile(exchangeSchema);
 /** Checks a parsed header line against the closed schema. */
 export function checkHeaderLine(value: unknown, file: string, line: number): TapeProblem[] {
   if (validateHeader(value)) return [];
-  return describeErrors(validateHeader.errors ?? [], file, line, 'header');
+  return describeSchemaErrors(validateHeader.errors ?? [], file, line, 'header');
 }
 
 /** Checks a parsed exchange line against the closed schema. */
 export function checkExchangeLine(value: unknown, file: string, line: number): TapeProblem[] {
   if (validateExchange(value)) return [];
-  return describeErrors(validateExchange.errors ?? [], file, line, 'exchange');
+  return describeSchemaErrors(validateExchange.errors ?? [], file, line, 'exchange');
 }
 
 const validateKeyRules = validator.compile(keyRules);
@@ -113,7 +113,7 @@ const validateKeyRules = validator.compile(keyRules);
 /** Checks key rules against the header schema; the problems are addressed from `.keyRules`. */
 export function checkKeyRules(value: unknown): TapeProblem[] {
   if (validateKeyRules(value)) return [];
-  return describeErrors(validateKeyRules.errors ?? [], '(key rules)', 0, 'key rules');
+  return describeSchemaErrors(validateKeyRules.errors ?? [], '(key rules)', 0, 'key rules');
 }
 
 /**
@@ -121,7 +121,7 @@ export function checkKeyRules(value: unknown): TapeProblem[] {
  * oneOf branch are reported once, by their oneOf ("must hold exactly one of …"); a oneOf/not
  * summary is left out only when a direct error at or below its path already explains it.
  */
-function describeErrors(errors: ErrorObject[], file: string, line: number, what: string): TapeProblem[] {
+export function describeSchemaErrors(errors: ErrorObject[], file: string, line: number, what: string): TapeProblem[] {
   const direct = errors.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'not' && !error.schemaPath.includes('/oneOf/'));
   const chosen = errors.filter((error) => {
     if (error.keyword === 'oneOf' || error.keyword === 'not') {

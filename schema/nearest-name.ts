@@ -18,18 +18,20 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
   return bestDistance <= Math.max(1, Math.floor(name.length / 2)) ? best : undefined;
 }
 
-/** Levenshtein distance with a single rolling row. */
+/**
+ * Edit distance counting an insertion, a deletion, a substitution or a swap of two neighbouring
+ * characters as one edit (optimal string alignment): "sya" is one edit from "say".
+ */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
     }
   }
-  return row[b.length]!;
+  return rows[a.length]![b.length]!;
 }

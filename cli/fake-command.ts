@@ -1,0 +1,56 @@
+import { FakeProvider } from '../fake-provider/index.js';
+import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import type { CommandIo } from './io.js';
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'port', kind: 'integer', value: 'N', description: 'port to listen on; 0 picks a free one (default 0)' },
+  { name: 'host', kind: 'string', value: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
+  { name: 'script', kind: 'string', value: 'FILE', description: 'a JSONL script of answers; without one the fake is unscripted' },
+  { name: 'help', kind: 'boolean', description: 'show this help' },
+];
+
+export const FAKE_USAGE = `Usage: modeltape fake [--port N] [--host HOST] [--script FILE]
+
+Serves the FakeProvider over HTTP until SIGINT or SIGTERM: OpenAI chat completions, responses,
+embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, and all
+of them under /openai/… and /anthropic/… so the fake can stand behind the proxy as an upstream.
+The first line on stdout is "modeltape fake listening on http://HOST:PORT".
+
+Without --script the fake is unscripted: a request for a schema gets a value made from it, the
+first turn of a tool loop calls the first tool, every other turn gets text. With a script,
+running out of it is an error (it never repeats its last answer).
+
+${describeFlags(FLAGS)}`;
+
+export async function fakeCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const parsed = parseArguments(argv, FLAGS, 'fake');
+  if (parsed.flags.help === true) {
+    io.stdout.write(`${FAKE_USAGE}\n`);
+    return 0;
+  }
+  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "fake". See modeltape fake --help.`);
+  const script = parsed.flags.script as string | undefined;
+  const fake = script === undefined ? new FakeProvider() : FakeProvider.fromScript(script);
+  const server = await fake.listen({ port: (parsed.flags.port as number | undefined) ?? 0, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
+  io.stdout.write(`modeltape fake listening on ${server.url}\n`);
+  io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
+  io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);
+  await new Promise<void>((resolve) => {
+    signals.once('SIGINT', resolve);
+    signals.once('SIGTERM', resolve);
+  });
+  await server.close();
+  const calls = fake.calls();
+  const problems = fake.problems();
+  io.stdout.write(`modeltape fake: ${calls.length} call${calls.length === 1 ? '' : 's'}, ${fake.asked().length} model turns, ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
+  for (const problem of problems) io.stdout.write(`  - ${problem.split('\n').join('\n    ')}\n`);
+  if (script !== undefined && calls.length > 0) {
+    try {
+      fake.assertConsumed();
+    } catch (error) {
+      io.stdout.write(`${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  return problems.length > 0 ? 1 : 0;
+}

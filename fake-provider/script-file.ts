@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { ModeltapeError, TapeFormatError, describeSchemaErrors, type TapeProblem } from '../recordings/index.js';
+import { createValidator } from '../schema/index.js';
+import { FAILURE_KINDS, type Failure } from './failures.js';
+import type { Chunking, Matcher, StepOptions } from './script.js';
+
+/**
+ * A FakeProvider script file: JSONL, one step per line, closed schema, `_` notes allowed, like a
+ * tape. An optional first line `{"schemaVersion":1,"kind":"modeltape-fake-script"}` says what it is.
+ *
+ * ```jsonl
+ * {"schemaVersion":1,"kind":"modeltape-fake-script","_note":"checkout flow"}
+ * {"callTools":[{"name":"get_weather","arguments":{"city":"Paris"}}]}
+ * {"say":"It is raining in Paris."}
+ * {"when":{"prompt":"*refund*"},"always":true,"say":"Refunds take 5 days."}
+ * {"fail":{"kind":"rate-limited","retryAfterMs":0}}
+ * ```
+ * Each step has exactly one of `say`, `callTools`, `answer`, `fail` (`say` with `callTools` is
+ * text before the calls), and may have `chunks`, `delayMs`, and `when` (+ `always`) to be a rule.
+ */
+export interface ScriptLine {
+  when?: { prompt?: string; lastMessage?: string; model?: string; tools?: string[] };
+  always?: boolean;
+  say?: string;
+  callTools?: Array<{ name: string; arguments?: unknown; id?: string }>;
+  answer?: unknown;
+  fail?: { kind: Failure['kind']; retryAfterMs?: number | null; afterChunks?: number; ms?: number; message?: string };
+  chunks?: Chunking;
+  delayMs?: number;
+}
+
+const notes = { '^_': {} };
+const closed = (properties: Record<string, object>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false, patternProperties: notes });
+
+const lineSchema = closed({
+  when: closed({ prompt: { type: 'string' }, lastMessage: { type: 'string' }, model: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } }),
+  always: { type: 'boolean' },
+  say: { type: 'string' },
+  callTools: { type: 'array', minItems: 1, items: closed({ name: { type: 'string', minLength: 1 }, arguments: {}, id: { type: 'string' } }, ['name']) },
+  answer: {},
+  fail: closed(
+    {
+      kind: { enum: [...FAILURE_KINDS] },
+      retryAfterMs: { type: ['integer', 'null'], minimum: 0 },
+      afterChunks: { type: 'integer', minimum: 0 },
+      ms: { type: 'integer', minimum: 0 },
+      message: { type: 'string' },
+    },
+    ['kind'],
+  ),
+  chunks: { anyOf: [{ const: 'words' }, closed({ size: { type: 'integer', minimum: 1 } }, ['size']), closed({ pieces: { type: 'array', items: { type: 'string' } } }, ['pieces'])] },
+  delayMs: { type: 'integer', minimum: 0 },
+});
+const headerSchema = closed({ schemaVersion: { const: 1 }, kind: { const: 'modeltape-fake-script' } }, ['schemaVersion', 'kind']);
+
+const validator = createValidator();
+const validateLine = validator.compile(lineSchema);
+const validateHeader = validator.compile(headerSchema);
+
+/** One parsed step, ready to add to a FakeProvider. */
+export interface ScriptEntry {
+  line: number;
+  matcher: Matcher | undefined;
+  sticky: boolean;
+  kind: 'say' | 'callTools' | 'answer' | 'fail';
+  value: ScriptLine;
+  options: StepOptions;
+  failure: Failure | undefined;
+}
+
+/** Reads and checks a script file; throws listing every problem with file:line and field. */
+export function readFakeScript(file: string): ScriptEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ModeltapeError('script_unreadable', `Could not read FakeProvider script ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return parseFakeScript(text, file);
+}
+
+export function parseFakeScript(text: string, file: string): ScriptEntry[] {
+  const entries: ScriptEntry[] = [];
+  const problems: TapeProblem[] = [];
+  const lines = text.split('\n');
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      problems.push({ file, line, field: '', message: `not valid JSON: ${(error as Error).message}` });
+      continue;
+    }
+    if (line === 1 && typeof value === 'object' && value !== null && 'schemaVersion' in value) {
+      if (!validateHeader(value)) problems.push(...describeSchemaErrors(validateHeader.errors ?? [], file, line, 'script header'));
+      continue;
+    }
+    if (!validateLine(value)) {
+      problems.push(...describeSchemaErrors(validateLine.errors ?? [], file, line, 'script step'));
+      continue;
+    }
+    const step = value as ScriptLine;
+    const kinds = (['say', 'callTools', 'answer', 'fail'] as const).filter((kind) => step[kind] !== undefined);
+    const valid = kinds.length === 1 || (kinds.length === 2 && kinds.includes('say') && kinds.includes('callTools'));
+    if (!valid) {
+      problems.push({ file, line, field: '', message: `a step holds exactly one of "say", "callTools", "answer", "fail" ("say" may go with "callTools" as text before the calls); this one holds ${kinds.length === 0 ? 'none' : kinds.join(', ')}` });
+      continue;
+    }
+    if (step.always !== undefined && step.when === undefined) {
+      problems.push({ file, line, field: '.always', message: '"always" only applies to a rule: add "when"' });
+      continue;
+    }
+    const options: StepOptions = {};
+    if (step.chunks !== undefined) options.chunks = step.chunks;
+    if (step.delayMs !== undefined) options.delayMs = step.delayMs;
+    entries.push({
+      line,
+      matcher: step.when,
+      sticky: step.always === true,
+      kind: kinds.includes('callTools') ? 'callTools' : kinds[0]!,
+      value: step,
+      options,
+      failure: step.fail ? toFailure(step.fail) : undefined,
+    });
+  }
+  if (problems.length > 0) throw new TapeFormatError(problems, 'FakeProvider script');
+  return entries;
+}
+
+function toFailure(fail: NonNullable<ScriptLine['fail']>): Failure {
+  const retryAfterMs = fail.retryAfterMs === undefined ? 0 : fail.retryAfterMs;
+  const message = fail.message === undefined ? {} : { message: fail.message };
+  switch (fail.kind) {
+    case 'rate-limited':
+    case 'server-error':
+    case 'unavailable':
+    case 'overloaded':
+      return { kind: fail.kind, retryAfterMs, ...message };
+    case 'stream-error':
+      return { kind: 'stream-error', afterChunks: fail.afterChunks ?? 1, ...message };
+    case 'drop-connection':
+      return { kind: 'drop-connection', afterChunks: fail.afterChunks ?? 0 };
+    case 'delay':
+      return { kind: 'delay', ms: fail.ms ?? 0 };
+    case 'hang':
+      return { kind: 'hang' };
+  }
+}

@@ -1,0 +1,56 @@
+import { writeFileSync } from 'node:fs';
+import OpenAI from 'openai';
+import { describe, expect, test } from 'vitest';
+import { FakeProvider } from 'modeltape/fake-provider';
+import { runCli, startCli } from '../support/cli.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('modeltape fake', () => {
+  const dir = tempDir();
+
+  test('prints its address first, serves a script file, and reports on SIGTERM', async () => {
+    const script = `${dir}/script.jsonl`;
+    writeFileSync(
+      script,
+      [
+        '{"schemaVersion":1,"kind":"modeltape-fake-script","_note":"a test script"}',
+        '{"callTools":[{"name":"get_weather","arguments":{"city":"Paris"},"id":"call_1"}],"say":"Checking."}',
+        '{"say":"It rains.","chunks":{"size":3}}',
+        '{"when":{"prompt":"*ping*"},"always":true,"say":"pong","_note":"a rule"}',
+      ].join('\n'),
+    );
+    const fake = await startCli(['fake', '--script', script]);
+    expect(fake.firstLine).toMatch(/^modeltape fake listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = fake.firstLine.slice('modeltape fake listening on '.length);
+    const client = new OpenAI({ apiKey: 'fake-key', baseURL: `${url}/v1`, maxRetries: 0 });
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] })).choices[0]!.message.content).toBe('pong');
+    const first = await client.chat.completions.create({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'weather?' }] });
+    expect(first.choices[0]!.message).toMatchObject({ content: 'Checking.', tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
+    const second = await client.chat.completions.create({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'weather?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: 'call_1', content: 'rain' }] });
+    expect(second.choices[0]!.message.content).toBe('It rains.');
+    fake.child.kill('SIGTERM');
+    expect(await fake.exited).toBe(0);
+    expect(fake.output().stdout).toContain('modeltape fake: 3 calls, 3 model turns, 0 problems');
+  });
+
+  test('with no script it is unscripted', async () => {
+    const fake = await startCli(['fake']);
+    const url = fake.firstLine.slice('modeltape fake listening on '.length);
+    const client = new OpenAI({ apiKey: 'fake-key', baseURL: `${url}/openai/v1`, maxRetries: 0 });
+    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(/fake answer/);
+    fake.child.kill('SIGINT');
+    expect(await fake.exited).toBe(0);
+  });
+
+  test('a script file with an unknown field fails with file:line, the field and the nearest known one', async () => {
+    const script = `${dir}/bad.jsonl`;
+    writeFileSync(script, '{"say":"ok"}\n{"sya":"typo"}\n{"say":"a","answer":1}\n');
+    const result = await runCli(['fake', '--script', script]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid FakeProvider script: 2 problems.');
+    expect(result.stderr).toContain(`${script}:2: unknown field ".sya" in script step; did you mean ".say"?`);
+    expect(result.stderr).toContain(`${script}:3: a step holds exactly one of "say", "callTools", "answer", "fail"`);
+    expect(() => FakeProvider.fromScript(script)).toThrow(/:2: unknown field/);
+  });
+});
