@@ -112,15 +112,26 @@ export class UnsupportedSchemaError extends Error {
  */
 export function generateValue(schema: JsonSchema, options: GenerateOptions = {}): unknown {
   const resolved = resolveGenerateOptions(options);
+  // Generation is deterministic, and compiling with ajv costs about a millisecond: the same
+  // schema and options (a fake answering the same tool every turn) reuse the value made before.
+  const memoKey = JSON.stringify([schema, resolved]);
+  const remembered = generated.get(memoKey);
+  if (remembered !== undefined) return structuredClone(remembered.value);
   const validator = generationValidator();
   try {
     const prepared = prepareSchema(schema, validator);
-    return new ValueGenerator(prepared, resolved, validator).generateRoot();
+    const value = new ValueGenerator(prepared, resolved, validator).generateRoot();
+    if (generated.size >= GENERATED_LIMIT) generated.clear();
+    generated.set(memoKey, { value: structuredClone(value) });
+    return value;
   } finally {
     // The validator is shared between calls; keep only its meta-schemas, formats and keywords.
     validator.removeSchema();
   }
 }
+
+const GENERATED_LIMIT = 200;
+const generated = new Map<string, { value: unknown }>();
 
 /** Fills in the defaults of {@link GenerateOptions}; throws a RangeError naming a bad value. */
 function resolveGenerateOptions(options: GenerateOptions): ResolvedGenerateOptions {
