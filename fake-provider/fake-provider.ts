@@ -14,7 +14,7 @@ import { fetchResponse } from './fetch-adapter.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
 import { readFakeScript } from './script-file.js';
 import type { IdKind, RenderContext, Surface } from './surface.js';
-import { answerText } from './surface.js';
+import { failTurn } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -302,7 +302,7 @@ export class FakeProvider {
     if (step === undefined) {
       wire = surface.respond(turn, unscripted(), context);
     } else if (step.answer.kind === 'failure') {
-      wire = surface.fail(turn, step.answer.failure, unscripted(), context);
+      wire = failTurn(surface, turn, step.answer.failure, unscripted(), context);
     } else {
       const mismatch = this.#constrained ? this.#checkAnswer(turn, step.answer) : undefined;
       if (mismatch !== undefined) {
@@ -438,6 +438,3 @@ function withoutSecrets(headers: Record<string, string>): Record<string, string>
   for (const [name, value] of Object.entries(headers)) if (!isSecretHeader(name)) kept[name.toLowerCase()] = value;
   return kept;
 }
-
-// Kept for messages about usage: the answer text the usage of a turn is counted from.
-export const answerTextForUsage = answerText;

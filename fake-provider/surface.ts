@@ -1,5 +1,6 @@
 import type { Answer, AskedMessage, AskedTurn, ModelEndpoint } from './asked-turn.js';
 import type { Failure } from './failures.js';
+import { httpFailure } from './provider-errors.js';
 import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
 
@@ -33,12 +34,37 @@ export interface Surface {
   refuse(body: Record<string, unknown>, constrained: boolean, context: RenderContext): WireResponse | undefined;
   /** What the turn was shown. */
   ask(body: Record<string, unknown>, index: number): AskedTurn;
-  /** The answer in this wire format: JSON, or a stream when the request asked for one. */
-  respond(turn: AskedTurn, answer: Answer, context: RenderContext): WireResponse;
-  /** A failure in this wire format. `partial` is what a stream sends before it breaks. */
-  fail(turn: AskedTurn, failure: Failure, partial: Answer, context: RenderContext): WireResponse;
+  /**
+   * The answer in this wire format: JSON, or a stream when the request asked for one. With a
+   * stream failure, the stream breaks as it says (only called for streamed turns).
+   */
+  respond(turn: AskedTurn, answer: Answer, context: RenderContext, failure?: StreamFailure): WireResponse;
   /** An error body in this provider's shape, for the fake's own errors (script ran out, …). */
   error(status: number, type: string, message: string, context: RenderContext): WireResponse;
+}
+
+/** A failure that breaks a stream after some chunks. */
+export type StreamFailure = Extract<Failure, { kind: 'stream-error' | 'drop-connection' }>;
+
+/**
+ * A scripted failure in the surface's wire format. `partial` is the answer a broken stream
+ * starts to send, or a delayed turn sends in the end. A stream failure on a request that does
+ * not stream becomes the provider's 5xx (or, for a drop, no response at all).
+ */
+export function failTurn(surface: Surface, turn: AskedTurn, failure: Failure, partial: Answer, context: RenderContext): WireResponse {
+  switch (failure.kind) {
+    case 'stream-error':
+    case 'drop-connection':
+      if (turn.stream) return surface.respond(turn, partial, context, failure);
+      if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
+      return httpFailure(surface.provider, { kind: surface.provider === 'anthropic' ? 'overloaded' : 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
+    case 'hang':
+      return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
+    case 'delay':
+      return { ...surface.respond(turn, partial, context), delayMs: failure.ms };
+    default:
+      return httpFailure(surface.provider, failure, context.requestId, context.headers);
+  }
 }
 
 /** The model name the fake answers with: it says it is fake. */

@@ -9,7 +9,6 @@ import {
   TapeWriter,
   captureRequest,
   compileKeyRules,
-  decodeBody,
   encodeBody,
   exchangeKey,
   headerValue,
@@ -20,9 +19,7 @@ import {
   FAKE_RESPONSE_HEADER,
   type CompiledKeyRules,
   type Exchange,
-  type Frame,
   type RecordedResponse,
-  type StreamFormat,
 } from '../recordings/index.js';
 import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse } from '../replay/index.js';
 import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';

@@ -1,9 +1,8 @@
 import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
-import type { Failure } from '../failures.js';
-import { anthropicError, httpFailure } from '../provider-errors.js';
+import { anthropicError } from '../provider-errors.js';
 import { checkAnthropicStrictSchema } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, renderPrompt, type RenderContext, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
@@ -127,21 +126,8 @@ export const anthropicMessagesSurface: Surface = {
     };
   },
 
-  respond(turn, answer, context) {
-    return turn.stream ? streamMessage(turn, answer, context, undefined) : jsonResponse(200, message(turn, answer, context), context.headers);
-  },
-
-  fail(turn, failure, partial, context) {
-    if (failure.kind === 'stream-error' || failure.kind === 'drop-connection') {
-      if (!turn.stream) {
-        if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
-        return httpFailure('anthropic', { kind: 'overloaded', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
-      }
-      return streamMessage(turn, partial, context, failure);
-    }
-    if (failure.kind === 'hang') return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
-    if (failure.kind === 'delay') return { ...this.respond(turn, partial, context), delayMs: failure.ms };
-    return httpFailure('anthropic', failure, context.requestId, context.headers);
+  respond(turn, answer, context, failure) {
+    return turn.stream ? streamMessage(turn, answer, context, failure) : jsonResponse(200, message(turn, answer, context), context.headers);
   },
 
   error(status, type, message, context) {
@@ -203,7 +189,7 @@ function message(turn: AskedTurn, answer: Answer, context: RenderContext, conten
 
 // message_start, then per block content_block_start → deltas → content_block_stop (a ping after
 // the first start, as Anthropic sends one), message_delta with the stop reason, message_stop.
-function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, failure: Failure | undefined): WireResponse {
+function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const blocks = contentBlocks(answer, context);
   const whole = message(turn, answer, context, blocks);
   const frames: string[] = [];

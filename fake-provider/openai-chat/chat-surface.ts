@@ -1,9 +1,8 @@
 import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
-import type { Failure } from '../failures.js';
-import { httpFailure, openaiError } from '../provider-errors.js';
+import { openaiError } from '../provider-errors.js';
 import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { dataFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
@@ -140,21 +139,8 @@ export const openaiChatSurface: Surface = {
     };
   },
 
-  respond(turn, answer, context) {
-    return turn.stream ? streamChat(turn, answer, context, undefined) : jsonResponse(200, completion(turn, answer, context), context.headers);
-  },
-
-  fail(turn, failure, partial, context) {
-    if (failure.kind === 'stream-error' || failure.kind === 'drop-connection') {
-      if (!turn.stream) {
-        if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
-        return httpFailure('openai', { kind: 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
-      }
-      return streamChat(turn, partial, context, failure);
-    }
-    if (failure.kind === 'hang') return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
-    if (failure.kind === 'delay') return { ...this.respond(turn, partial, context), delayMs: failure.ms };
-    return httpFailure('openai', failure, context.requestId, context.headers);
+  respond(turn, answer, context, failure) {
+    return turn.stream ? streamChat(turn, answer, context, failure) : jsonResponse(200, completion(turn, answer, context), context.headers);
   },
 
   error(status, type, message, context) {
@@ -210,7 +196,7 @@ function completion(turn: AskedTurn, answer: Answer, context: RenderContext): Re
 
 // The stream of a chat completion: role first, content deltas, tool-call deltas keyed by index
 // with id and name only in the first, the finish chunk, the usage chunk when asked, [DONE].
-function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, failure: Failure | undefined): WireResponse {
+function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('chatcmpl');
   const includeUsage = isRecord(turn.body.stream_options) && turn.body.stream_options.include_usage === true;
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => {

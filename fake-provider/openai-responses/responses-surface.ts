@@ -1,9 +1,8 @@
 import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
-import type { Failure } from '../failures.js';
-import { httpFailure, openaiError } from '../provider-errors.js';
+import { openaiError } from '../provider-errors.js';
 import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
@@ -106,21 +105,8 @@ export const openaiResponsesSurface: Surface = {
     };
   },
 
-  respond(turn, answer, context) {
-    return turn.stream ? streamResponse(turn, answer, context, undefined) : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
-  },
-
-  fail(turn, failure, partial, context) {
-    if (failure.kind === 'stream-error' || failure.kind === 'drop-connection') {
-      if (!turn.stream) {
-        if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
-        return httpFailure('openai', { kind: 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
-      }
-      return streamResponse(turn, partial, context, failure);
-    }
-    if (failure.kind === 'hang') return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
-    if (failure.kind === 'delay') return { ...this.respond(turn, partial, context), delayMs: failure.ms };
-    return httpFailure('openai', failure, context.requestId, context.headers);
+  respond(turn, answer, context, failure) {
+    return turn.stream ? streamResponse(turn, answer, context, failure) : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
   },
 
   error(status, type, message, context) {
@@ -184,7 +170,7 @@ function responseObject(turn: AskedTurn, output: OutputItem[], context: RenderCo
 }
 
 // The events of a streamed response, each with `event:` and a rising sequence_number.
-function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: Failure | undefined): WireResponse {
+function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('resp');
   const done = outputItems(answer, context, 'completed');
   const frames: string[] = [];
