@@ -1,4 +1,4 @@
-import { ModeltapeError, isSecretHeader } from '../recordings/index.js';
+import { ModeltapeError, isSecretHeader, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
@@ -14,7 +14,7 @@ import { fetchResponse } from './fetch-adapter.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
 import { readFakeScript } from './script-file.js';
 import type { IdKind, RenderContext, Surface } from './surface.js';
-import { failTurn } from './surface.js';
+import { failTurn, readToolChoice } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -29,6 +29,11 @@ export interface FakeProviderOptions {
   seed?: number;
   /** Length of embedding vectors when the request names no `dimensions`. @default 8 */
   embeddingDimensions?: number;
+  /**
+   * Which Anthropic platform's refusals to make: `bedrock` also refuses a conversation whose
+   * first message is not from the user, which Anthropic's own API accepts. @default 'anthropic'
+   */
+  anthropicPlatform?: 'anthropic' | 'bedrock';
 }
 
 /** One HTTP call the fake received, whatever its endpoint. */
@@ -53,7 +58,10 @@ export interface FakeRequest {
   /** Path and query. */
   path: string;
   headers: Record<string, string>;
+  /** The body as text. */
   body: string;
+  /** The exact body bytes, when the transport has them (a tape keys on bytes). */
+  bytes?: Uint8Array;
 }
 
 /** A fake's own error: the script ran out, or a scripted answer did not fit the request. */
@@ -81,6 +89,7 @@ export class FakeProvider {
   readonly #sleep: (milliseconds: number) => Promise<void>;
   readonly #seed: number;
   readonly #embeddingDimensions: number;
+  readonly #anthropicPlatform: 'anthropic' | 'bedrock';
   #constrained = true;
   // The tool-call step still open for parallel calls (consecutive willCallTool calls).
   #openToolStep: Step | undefined;
@@ -98,6 +107,7 @@ export class FakeProvider {
     this.#sleep = options.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
     this.#seed = options.seed ?? 0;
     this.#embeddingDimensions = options.embeddingDimensions ?? 8;
+    this.#anthropicPlatform = options.anthropicPlatform ?? 'anthropic';
   }
 
   /** The next turn answers with this text. */
@@ -112,7 +122,11 @@ export class FakeProvider {
   willCallTool(name: string, args: unknown = {}, options: StepOptions & { id?: string; saying?: string } = {}): this {
     const call: ToolCallAnswer = { name, arguments: args, ...(options.id === undefined ? {} : { id: options.id }) };
     const open = this.#openToolStep;
-    if (open !== undefined && open.answer.kind === 'tool-calls') {
+    // Join the open turn only while it is still queued: once a call took it, this is a new turn.
+    if (open !== undefined && open.answer.kind === 'tool-calls' && this.#script.steps.includes(open)) {
+      if (options.saying !== undefined || options.chunks !== undefined || options.delayMs !== undefined) {
+        throw new FakeScriptError('options_on_parallel_call', `willCallTool(${JSON.stringify(name)}) joins the turn of ${open.origin} as a parallel call, so it cannot take saying, chunks or delayMs: give those on the first call of the turn, or call endTurn() first.`);
+      }
       open.answer.calls.push(call);
       open.origin += `+willCallTool(${JSON.stringify(name)})`;
       return this;
@@ -251,38 +265,49 @@ export class FakeProvider {
     const requestId = this.#newId('req');
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', 'x-request-id': requestId, 'request-id': requestId, 'openai-processing-ms': '1' };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
+    const shownPath = redactPathQuery(request.path);
     const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
-    const call: FakeCall = { index, method: request.method.toUpperCase(), path: request.path, endpoint: undefined, headers: withoutSecrets(request.headers), body: undefined, status: 0 };
+    const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: withoutSecrets(request.headers), body: undefined, status: 0 };
     this.#calls.push(call);
-    const answer = (wire: WireResponse): WireResponse => {
-      call.status = wire.cut?.afterFrames === 0 && wire.frames === undefined ? 0 : wire.status;
-      return wire;
-    };
+    let wire: WireResponse;
+    try {
+      wire = this.#answer(request, call, path, context);
+    } catch (error) {
+      // A throw (a rule predicate, a schema ajv cannot compile, chunks that do not fit) is the
+      // fake's own error: answered loudly, never as a connection failure the SDK would retry.
+      wire = this.#fail(surfaceFor(path) ?? openaiChatSurface, `FakeProvider call ${index} (${call.method} ${shownPath}) failed: ${(error as Error).message}`, 'fake_internal_error', context);
+    }
+    call.status = wire.cut?.afterFrames === 0 && wire.frames === undefined ? 0 : wire.status;
+    return wire;
+  }
 
+  #answer(request: FakeRequest, call: FakeCall, path: string, context: RenderContext): WireResponse {
+    const index = call.index;
     if (call.method === 'GET' && /^\/v1\/models(\/[^/]+)?$/.test(path)) {
       call.endpoint = 'models';
-      return answer(modelsResponse(context));
+      const model = /^\/v1\/models\/([^/]+)$/.exec(path)?.[1];
+      return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: request.headers['anthropic-version'] !== undefined });
     }
     const surface = surfaceFor(path);
     if (call.method !== 'POST' || (surface === undefined && path !== '/v1/embeddings')) {
-      return answer(openaiError(404, `Invalid URL (${call.method} ${request.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`, { code: 'unknown_url' }, headers));
+      return openaiError(404, `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`, { code: 'unknown_url' }, context.headers);
     }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return answer((surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)', context));
+      return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", context);
     }
     call.body = body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return answer((surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context));
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context);
     const record = body as Record<string, unknown>;
     if (surface === undefined) {
       call.endpoint = 'embeddings';
-      return answer(embeddingsResponse(record, this.#embeddingDimensions, context));
+      return embeddingsResponse(record, this.#embeddingDimensions, context);
     }
     call.endpoint = surface.endpoint;
-    const refusal = surface.refuse(record, this.#constrained, context);
-    if (refusal) return answer(refusal);
+    const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
+    if (refusal) return refusal;
 
     const turn = surface.ask(record, index);
     this.#asked.push(turn);
@@ -293,25 +318,25 @@ export class FakeProvider {
         `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
         `  prompt: ${JSON.stringify(turn.prompt.slice(0, 120))}${turn.prompt.length > 120 ? '…' : ''}\n` +
         'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
-      return answer(this.#fail(surface, message, 'fake_script_exhausted', context));
+      return this.#fail(surface, message, 'fake_script_exhausted', context);
     }
     const step = pick?.step;
+    const doesNotFit = (reason: string): WireResponse =>
+      this.#fail(surface, `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`, 'fake_answer_does_not_fit', context);
     context.chunking = step?.options.chunks;
-    const unscripted = (): Answer => this.#unscripted(turn);
     let wire: WireResponse;
     if (step === undefined) {
-      wire = surface.respond(turn, unscripted(), context);
+      wire = surface.respond(turn, this.#unscripted(turn), context);
     } else if (step.answer.kind === 'failure') {
-      wire = failTurn(surface, turn, step.answer.failure, unscripted(), context);
+      if (step.answer.failure.kind === 'stream-error' && !turn.stream) return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
+      wire = failTurn(surface, turn, step.answer.failure, this.#unscripted(turn), context);
     } else {
       const mismatch = this.#constrained ? this.#checkAnswer(turn, step.answer) : undefined;
-      if (mismatch !== undefined) {
-        return answer(this.#fail(surface, `FakeProvider call ${index}: the scripted ${step.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${mismatch}\nScript a value that fits, or call fake.withoutConstrainedDecoding().`, 'fake_answer_does_not_fit', context));
-      }
+      if (mismatch !== undefined) return doesNotFit(`${mismatch}\nScript a value that fits, or call fake.withoutConstrainedDecoding().`);
       wire = surface.respond(turn, step.answer, context);
     }
     if (step?.options.delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + step.options.delayMs };
-    return answer(wire);
+    return wire;
   }
 
   #push(answer: Step['answer'], options: StepOptions, origin: string): this {
@@ -322,25 +347,32 @@ export class FakeProvider {
 
   #fail(surface: Surface, message: string, type: string, context: RenderContext): WireResponse {
     this.#problems.push(message);
-    // Not retryable: the SDK must raise it at once, not try again and consume more script.
-    const wire = surface.error(500, type, message, context);
+    // A 422, which no SDK retries (the Vercel SDK ignores x-should-retry on a 5xx): a retry
+    // would take the next step and shift the whole script onto the wrong calls.
+    const wire = surface.error(422, type, message, context);
     return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
   }
 
   /** What a structured or tool answer breaks, as the provider's constrained decoding would not, or undefined. */
   #checkAnswer(turn: AskedTurn, answer: Answer): string | undefined {
     const schema = turn.responseSchema;
+    const choice = readToolChoice(turn.toolChoice);
     if (answer.kind === 'tool-calls') {
+      if (choice.mode === 'none') return `  it calls ${answer.calls.map((call) => JSON.stringify(call.name)).join(', ')}, and the request's tool_choice forbids tool calls.`;
       for (const call of answer.calls) {
         const tool = turn.tools.find((offered) => offered.name === call.name);
         if (tool === undefined) {
           return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${turn.tools.map((offered) => offered.name).join(', ') || 'no tools'}).`;
         }
+        if (choice.name !== undefined && call.name !== choice.name) return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.`;
+        // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked always.
+        if (turn.provider === 'openai' && !tool.strict) continue;
         const mismatches = this.#schemaCheck.check(tool.parameters ?? {}, call.arguments);
         if (mismatches.length > 0) return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}`;
       }
       return undefined;
     }
+    if (choice.mode === 'required' && turn.tools.length > 0) return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.`;
     if (schema === undefined) return undefined;
     let value: unknown;
     if (answer.kind === 'structured') value = answer.value;
@@ -369,16 +401,18 @@ export class FakeProvider {
         // A schema the generator cannot satisfy gets text, which the check above does not apply to.
       }
     }
+    const choice = readToolChoice(turn.toolChoice);
     const toolResultsSeen = turn.messages.some((message) => message.role === 'tool');
-    const first = turn.tools[0];
-    if (first !== undefined && !toolResultsSeen && turn.toolChoice !== 'none') {
+    const tool = choice.name !== undefined ? turn.tools.find((offered) => offered.name === choice.name) : turn.tools[0];
+    const callTool = choice.mode === 'required' || (choice.mode === 'auto' && !toolResultsSeen);
+    if (tool !== undefined && callTool) {
       let args: unknown = {};
       try {
-        args = generateValue((first.parameters ?? {}) as never, { seed: this.#seed });
+        args = generateValue((tool.parameters ?? {}) as never, { seed: this.#seed });
       } catch {
         args = {};
       }
-      return { kind: 'tool-calls', calls: [{ name: first.name, arguments: args }] };
+      return { kind: 'tool-calls', calls: [{ name: tool.name, arguments: args }] };
     }
     return { kind: 'text', text: `This is a fake answer from modeltape's FakeProvider (call ${turn.index}).` };
   }

@@ -12,7 +12,11 @@ export async function fetchResponse(wire: WireResponse, signal: AbortSignal, sle
     if (cut.kind === 'hang') await abortable(new Promise<never>(() => undefined), signal);
     throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
   }
-  if (wire.frames === undefined) return new Response(wire.body ?? null, { status: wire.status, headers: wire.headers });
+  if (wire.frames === undefined) {
+    // A 204, 205 or 304 may not carry a body, not even an empty one.
+    const body = wire.status === 204 || wire.status === 205 || wire.status === 304 ? null : (wire.body ?? null);
+    return new Response(body, { status: wire.status, headers: wire.headers });
+  }
   const frames = wire.frames;
   const encoder = new TextEncoder();
   let index = 0;

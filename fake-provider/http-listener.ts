@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FakeRequest } from './fake-provider.js';
-import type { WireResponse } from './wire-response.js';
+import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
 export interface ListenOptions {
   /** 0 picks a free port. @default 0 */
@@ -30,13 +30,17 @@ export async function serveOverHttp(handle: (request: FakeRequest) => Promise<Wi
     request.on('end', () => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') }).then(
-        (wire) => write(response, wire, sleep),
-        (error: unknown) => {
-          response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
-          response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
-        },
-      );
+      const bytes = Buffer.concat(chunks);
+      handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: bytes.toString('utf8'), bytes })
+        .then(
+          (wire) => write(response, wire, sleep),
+          (error: unknown) => {
+            response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
+            response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
+          },
+        )
+        // A response that cannot even be written (an invalid header value) closes the connection.
+        .catch(() => response.socket?.destroy());
     });
   });
   server.on('connection', (socket) => {

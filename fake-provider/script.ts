@@ -87,9 +87,12 @@ export class Script {
     return step === undefined ? undefined : { step, rule: undefined };
   }
 
-  /** Steps still queued and once-rules never used: what `assertConsumed` reports. */
+  /** Steps still queued and rules never used (sticky ones included): what `assertConsumed` reports. */
   leftovers(): string[] {
-    return [...this.steps.map((step) => `step ${step.origin}`), ...this.rules.filter((rule) => !rule.sticky && rule.uses === 0).map((rule) => `rule ${rule.origin}`)];
+    return [
+      ...this.steps.map((step) => `step ${step.origin}`),
+      ...this.rules.filter((rule) => rule.uses === 0).map((rule) => `${rule.sticky ? 'sticky rule (never matched)' : 'rule'} ${rule.origin}`),
+    ];
   }
 }
 

@@ -83,10 +83,10 @@ function walkOpenAi(schema: unknown, context: string[], depth: number, totals: {
     totals.properties += names.length;
     for (const name of names) totals.characters += name.length;
     if (schema.additionalProperties !== false) return { context, message: "'additionalProperties' is required to be supplied and to be false." };
-    const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : undefined;
-    const missing = names.filter((name) => !required?.includes(name));
-    if (required === undefined || missing.length > 0) {
-      return { context, message: `'required' is required to be supplied and to be an array including every key in properties. Missing '${missing[0] ?? names[0]}'.` };
+    const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+    const missing = names.filter((name) => !required.includes(name));
+    if (missing.length > 0) {
+      return { context, message: `'required' is required to be supplied and to be an array including every key in properties. Missing '${missing[0]}'.` };
     }
     for (const name of names) {
       const violation = walkOpenAi(properties[name], [...context, 'properties', name], depth + 1, totals);

@@ -7,6 +7,17 @@ import type { WireResponse } from './wire-response.js';
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
 export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'toolu' | 'req';
 
+/** What decides the refusals beyond a provider's fixed rules. */
+export interface RefusalOptions {
+  /** Check response schemas and strict tool schemas against strict mode. */
+  constrained: boolean;
+  /**
+   * `bedrock` refuses an Anthropic conversation whose first message is not from the user, as
+   * Amazon Bedrock does; Anthropic's own API accepts it (since late 2024).
+   */
+  anthropicPlatform: 'anthropic' | 'bedrock';
+}
+
 /** What a surface needs to render one answer, the same for every surface. */
 export interface RenderContext {
   newId(kind: IdKind): string;
@@ -28,10 +39,10 @@ export interface Surface {
   readonly endpoint: ModelEndpoint;
   /**
    * The 400 the real provider answers before any model runs (a malformed conversation, a
-   * parameter it rejects), or undefined. With `constrained`, a response schema or strict tool
-   * schema outside what strict mode accepts is refused too.
+   * parameter it rejects), or undefined. With `options.constrained`, a response schema or strict
+   * tool schema outside what strict mode accepts is refused too.
    */
-  refuse(body: Record<string, unknown>, constrained: boolean, context: RenderContext): WireResponse | undefined;
+  refuse(body: Record<string, unknown>, options: RefusalOptions, context: RenderContext): WireResponse | undefined;
   /** What the turn was shown. */
   ask(body: Record<string, unknown>, index: number): AskedTurn;
   /**
@@ -65,6 +76,31 @@ export function failTurn(surface: Surface, turn: AskedTurn, failure: Failure, pa
     default:
       return httpFailure(surface.provider, failure, context.requestId, context.headers);
   }
+}
+
+/** A tool choice in any provider's form, read one way. */
+export interface ToolChoice {
+  /** `auto`: the model may call a tool; `none`: it may not; `required`: it must. */
+  mode: 'auto' | 'none' | 'required';
+  /** The one tool it must call, when the choice names one. */
+  name?: string;
+}
+
+/**
+ * Reads OpenAI chat (`"required"`, `{type:"function",function:{name}}`), Responses
+ * (`{type:"function",name}`) and Anthropic (`{type:"any"|"tool"|"none",name}`) tool choices.
+ */
+export function readToolChoice(choice: unknown): ToolChoice {
+  if (choice === 'none' || choice === 'required') return { mode: choice };
+  if (!isRecord(choice)) return { mode: 'auto' };
+  if (choice.type === 'none') return { mode: 'none' };
+  if (choice.type === 'any') return { mode: 'required' };
+  if (choice.type === 'tool' && typeof choice.name === 'string') return { mode: 'required', name: choice.name };
+  if (choice.type === 'function') {
+    const name = isRecord(choice.function) ? choice.function.name : choice.name;
+    return typeof name === 'string' ? { mode: 'required', name } : { mode: 'required' };
+  }
+  return { mode: 'auto' };
 }
 
 /** The model name the fake answers with: it says it is fake. */

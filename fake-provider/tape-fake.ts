@@ -5,10 +5,10 @@ import {
   loadTape,
   type CompiledKeyRules,
 } from '../recordings/index.js';
-import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../replay/index.js';
+import { ReplayEngine, explainMiss, guessProviderFlavor, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../replay/index.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
-import type { WireResponse } from './wire-response.js';
+import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 import type { FakeRequest } from './fake-provider.js';
 
 export interface TapeFakeOptions {
@@ -79,7 +79,7 @@ export class TapeFake {
   };
 
   listen(options: ListenOptions = {}): Promise<FakeServer> {
-    return serveOverHttp(async (request) => this.#answer(request, Buffer.from(request.body, 'utf8')), options, (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    return serveOverHttp(async (request) => this.#answer(request, Buffer.from(request.bytes ?? Buffer.from(request.body, 'utf8'))), options, (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
   }
 
   #answer(request: FakeRequest, body: Buffer): WireResponse {
@@ -92,7 +92,7 @@ export class TapeFake {
       const error = explainMiss(this.engine, upstream, recorded, key, result, pathname);
       this.#summary.misses++;
       this.#summary.problems.push(error.message);
-      return { status: 400, headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss' }, body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message) };
+      return { status: 400, headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss', [FAKE_HEADER]: '1' }, body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message) };
     }
     this.#summary.hits++;
     let prepared = this.#prepared.get(result.entry.exchange);
@@ -121,7 +121,8 @@ export class TapeFake {
     } else {
       upstream = /^(\/v1)?\/messages$/.test(pathname) ? 'anthropic' : 'openai';
     }
-    const flavor: ProviderFlavor = upstream.includes('anthropic') || /^(\/v1)?\/messages$/.test(path) ? 'anthropic' : 'openai';
+    const guessed = guessProviderFlavor(upstream);
+    const flavor: ProviderFlavor = guessed === 'openai' && /^(\/v1)?\/messages$/.test(path) ? 'anthropic' : guessed;
     return { upstream, flavor, path: providerPath(flavor, path) };
   }
 }

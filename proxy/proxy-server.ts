@@ -17,6 +17,7 @@ import {
   streamFormatOf,
   HOP_BY_HOP_HEADERS,
   FAKE_RESPONSE_HEADER,
+  redactPathQuery,
   type CompiledKeyRules,
   type Exchange,
   type RecordedResponse,
@@ -117,7 +118,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const keyFor = (route: Route, request: IncomingMessage, body: Buffer): string => {
     // Large prompts are rarely identical and would make the cache hold megabytes.
     if (body.length > KEY_CACHE_MAX_BODY) return exchangeKey(route.upstream.name, capture(route, request, body), keyRules);
-    let cacheKey = `${request.method}\u0000${route.upstream.name}\u0000${route.path}\u0000${route.query}\u0000`;
+    // content-type decides how a body is read (JSON or text), so it is part of the cache key.
+    let cacheKey = `${request.method}\u0000${route.upstream.name}\u0000${route.path}\u0000${route.query}\u0000${request.headers['content-type'] ?? ''}\u0000`;
     for (const name of keyRules.headers) cacheKey += `${headerValue(request.headers, name) ?? ''}\u0000`;
     cacheKey += body.toString('latin1');
     let key = keyCache.get(cacheKey);
@@ -145,17 +147,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   let pendingRecordings = 0;
   let recordingsDone: (() => void) | undefined;
   const recordExchange = (route: Route, request: IncomingMessage, body: Buffer, recording: ResponseRecording): void => {
-    const recordedRequest = capture(route, request, body);
-    const key = exchangeKey(route.upstream.name, recordedRequest, keyRules);
-    const exchange: Exchange = {
-      key,
-      ordinal: engine!.nextOrdinal(key),
-      upstream: route.upstream.name,
-      source: recording.fromFake ? 'fake' : 'live',
-      request: recordedRequest,
-      response: recording.finish(),
-    };
+    // Everything here runs after the response was sent, outside any request handler: a failure
+    // (a body that does not decode, a line that does not fit the schema) is counted and told,
+    // never thrown, or it would take the whole proxy down with it.
     try {
+      const recordedRequest = capture(route, request, body);
+      const key = exchangeKey(route.upstream.name, recordedRequest, keyRules);
+      const exchange: Exchange = {
+        key,
+        ordinal: engine!.nextOrdinal(key),
+        upstream: route.upstream.name,
+        source: recording.fromFake ? 'fake' : 'live',
+        request: recordedRequest,
+        response: recording.finish(),
+      };
       writer!.append(exchange);
       // Auto mode replays what it recorded to later identical requests; record mode only
       // needs the ordinals.
@@ -286,7 +291,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       try {
         onRequest(route, request, response, body);
       } catch (error) {
-        const message = `modeltape failed on ${request.method} ${request.url}: ${(error as Error).message}`;
+        const message = `modeltape failed on ${request.method} ${redactPathQuery(request.url ?? '/')}: ${(error as Error).message}`;
         problem(message);
         if (!response.headersSent) sendError(response, route.upstream.flavor, 500, 'modeltape_internal_error', message, false);
         else response.destroy(error as Error);

@@ -1,6 +1,6 @@
 import { ModeltapeError } from '../recordings/index.js';
 
-import type { ProviderFlavor } from '../replay/index.js';
+import { guessProviderFlavor, type ProviderFlavor } from '../replay/index.js';
 
 export type { ProviderFlavor };
 
@@ -34,7 +34,7 @@ export function buildUpstreamTable(overrides: Readonly<Record<string, string>> =
   const table = new Map<string, Upstream>();
   for (const [name, { baseUrl, flavor }] of Object.entries(BUILT_IN_UPSTREAMS)) table.set(name, makeUpstream(name, baseUrl, flavor));
   for (const [name, baseUrl] of Object.entries(overrides)) {
-    const flavor = BUILT_IN_UPSTREAMS[name]?.flavor ?? guessFlavor(name, baseUrl);
+    const flavor = BUILT_IN_UPSTREAMS[name]?.flavor ?? guessProviderFlavor(name, baseUrl);
     table.set(name, makeUpstream(name, baseUrl, flavor));
   }
   return table;
@@ -64,12 +64,4 @@ function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Up
     throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`);
   }
   return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), flavor };
-}
-
-function guessFlavor(name: string, baseUrl: string): ProviderFlavor {
-  const text = `${name} ${baseUrl}`.toLowerCase();
-  if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
-  if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';
-  if (text.includes('ollama') || text.includes(':11434')) return 'ollama';
-  return 'openai';
 }

@@ -29,7 +29,7 @@ export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './n
 export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
 export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined } from './body-encoding.js';
-export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactResponseHeaders } from './redaction.js';
+export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
 export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';

@@ -55,6 +55,21 @@ export function isSecretQueryParameter(name: string): boolean {
   );
 }
 
+/** A path with its query's credential parameters replaced by `REDACTED`, for messages and logs. */
+export function redactPathQuery(pathAndQuery: string): string {
+  const questionMark = pathAndQuery.indexOf('?');
+  if (questionMark < 0) return pathAndQuery;
+  const params = new URLSearchParams(pathAndQuery.slice(questionMark + 1));
+  let changed = false;
+  for (const name of [...params.keys()]) {
+    if (isSecretQueryParameter(name)) {
+      params.set(name, 'REDACTED');
+      changed = true;
+    }
+  }
+  return changed ? `${pathAndQuery.slice(0, questionMark)}?${params.toString()}` : pathAndQuery;
+}
+
 /** Query pairs without credentials, sorted by name then value. */
 export function redactQuery(pairs: Iterable<[string, string]>): Array<[string, string]> {
   const kept: Array<[string, string]> = [];

@@ -5,5 +5,5 @@
 export { ReplayEngine, REPEAT_POLICIES, type RepeatPolicy, type ReplayEntry, type LookupResult, type NearestRecording, type ReplayEngineOptions } from './replay-engine.js';
 export { ReplayMissError, explainMiss } from './replay-miss.js';
 export { diffJson, formatDifferences, formatDifference, describeStringChange, abbreviate, type Difference, type DiffOptions, type FormatOptions } from './json-diff.js';
-export { providerErrorBody, providerPath, type ProviderFlavor } from './provider-error-body.js';
+export { providerErrorBody, providerPath, guessProviderFlavor, type ProviderFlavor } from './provider-error-body.js';
 export { prepareResponse, type PreparedResponse } from './recorded-response.js';

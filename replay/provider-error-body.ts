@@ -23,6 +23,19 @@ export function providerErrorBody(flavor: ProviderFlavor, status: number, type: 
 }
 
 /**
+ * The conventions an upstream follows, from its name and base URL: `…anthropic…` or `…claude…`
+ * is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port 11434 Ollama, anything else
+ * OpenAI's, which most compatible servers follow.
+ */
+export function guessProviderFlavor(name: string, baseUrl = ''): ProviderFlavor {
+  const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
+  if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';
+  if (text.includes('ollama') || text.includes(':11434')) return 'ollama';
+  return 'openai';
+}
+
+/**
  * The provider's own path for a request: Anthropic's two clients build `/v1/messages`
  * (@anthropic-ai/sdk) and `/messages` (@ai-sdk/anthropic) from one base URL, so for Anthropic a
  * path without `/v1` gets it, and both key on the same path.

@@ -15,7 +15,8 @@ export const anthropicMessagesSurface: Surface = {
   provider: 'anthropic',
   endpoint: 'messages',
 
-  refuse(body, constrained, context) {
+  refuse(body, options, context) {
+    const constrained = options.constrained;
     const refuse = (message: string): WireResponse => anthropicError(400, 'invalid_request_error', message, context.requestId, context.headers);
     if (body.model === undefined) return refuse('model: Field required');
     if (body.max_tokens === undefined) return refuse('max_tokens: Field required');
@@ -31,7 +32,7 @@ export const anthropicMessagesSurface: Surface = {
     for (const [index, message] of messages.entries()) {
       if (!isRecord(message)) return refuse(`messages.${index}: Input should be a valid dictionary`);
       if (message.role !== 'user' && message.role !== 'assistant') return refuse(`messages.${index}.role: Input should be 'user' or 'assistant'`);
-      if (index === 0 && message.role !== 'user') return refuse('messages: first message must use the "user" role');
+      if (index === 0 && message.role !== 'user' && options.anthropicPlatform === 'bedrock') return refuse('messages: first message must use the "user" role');
       const blocks = blocksOf(message.content);
       const isLast = index === messages.length - 1;
       if (blocks.length === 0 && !(isLast && message.role === 'assistant')) {
@@ -131,7 +132,10 @@ export const anthropicMessagesSurface: Surface = {
   },
 
   error(status, type, message, context) {
-    return anthropicError(status, type, message, context.requestId, context.headers);
+    // Anthropic's error types are a closed list; the fake's own kinds (fake_script_exhausted, …)
+    // are named in the message instead.
+    const known = ['invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'timeout_error', 'api_error', 'overloaded_error'];
+    return anthropicError(status, known.includes(type) ? type : status >= 500 ? 'api_error' : 'invalid_request_error', message, context.requestId, context.headers);
   },
 };
 

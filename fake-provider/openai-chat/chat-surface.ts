@@ -18,7 +18,8 @@ export const openaiChatSurface: Surface = {
   provider: 'openai',
   endpoint: 'chat.completions',
 
-  refuse(body, constrained, context) {
+  refuse(body, options, context) {
+    const constrained = options.constrained;
     const refuse = (message: string, param: string | null, code: string | null = null): WireResponse => openaiError(400, message, { param, code }, context.headers);
     if (typeof body.model !== 'string' || body.model === '') return refuse('you must provide a model parameter', null);
     if (body.messages === undefined) return refuse("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
@@ -57,9 +58,12 @@ export const openaiChatSurface: Surface = {
     const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
     if (tools.length > MAX_TOOLS) return refuse(`Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`, 'tools', 'array_above_max_length');
     for (const [index, tool] of tools.entries()) {
-      const name = isRecord(tool) && isRecord(tool.function) ? tool.function.name : undefined;
+      // Custom tools ({type:"custom", custom:{name}}) carry their name elsewhere.
+      const kind = isRecord(tool) && tool.type === 'custom' ? 'custom' : 'function';
+      const holder = isRecord(tool) ? tool[kind] : undefined;
+      const name = isRecord(holder) ? holder.name : undefined;
       if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-        return refuse(`Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].function.name`, 'invalid_value');
+        return refuse(`Invalid 'tools[${index}].${kind}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].${kind}.name`, 'invalid_value');
       }
     }
     if (tools.length === 0 && body.tool_choice !== undefined) return refuse("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');

@@ -14,13 +14,17 @@ export const openaiResponsesSurface: Surface = {
   provider: 'openai',
   endpoint: 'responses',
 
-  refuse(body, constrained, context) {
+  refuse(body, options, context) {
+    const constrained = options.constrained;
     const refuse = (message: string, param: string | null, code: string | null = null): WireResponse => openaiError(400, message, { param, code }, context.headers);
     if (typeof body.model !== 'string' || body.model === '') return refuse("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
     if (body.max_tokens !== undefined) return refuse("Unsupported parameter: 'max_tokens'. In the Responses API, this parameter has moved to 'max_output_tokens'.", 'max_tokens', 'unsupported_parameter');
     if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) return refuse("Invalid type for 'input': expected one of a string or an array of input items.", 'input', 'invalid_type');
+    // With previous_response_id (or a conversation) the calls live in the stored response, which
+    // the fake does not keep: only a self-contained input can be checked.
+    const stateful = body.previous_response_id !== undefined || body.conversation !== undefined;
     const calls = new Set<string>();
-    for (const item of Array.isArray(body.input) ? (body.input as unknown[]) : []) {
+    for (const item of stateful || !Array.isArray(body.input) ? [] : (body.input as unknown[])) {
       if (!isRecord(item)) continue;
       if (item.type === 'function_call' && typeof item.call_id === 'string') calls.add(item.call_id);
       if (item.type === 'function_call_output' && !calls.has(String(item.call_id))) return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
@@ -36,13 +40,14 @@ export const openaiResponsesSurface: Surface = {
     if (typeof body.temperature === 'number' && body.temperature > 2) return refuse(`Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`, 'temperature', 'decimal_above_max_value');
     if (constrained) {
       const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
-      if (format?.type === 'json_schema' && format.strict !== false) {
+      if (format?.type === 'json_schema' && format.strict === true) {
         const violation = checkOpenAiStrictSchema(format.schema);
         if (violation) return refuse(`Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`, 'text.format.schema');
       }
-      // Function tools of the Responses API are strict unless they say otherwise.
+      // Only tools that say `strict: true` are held to strict mode here; left out, the Responses
+      // API converts the schema to strict form itself and accepts it.
       for (const [index, tool] of tools.entries()) {
-        if (!isRecord(tool) || tool.type !== 'function' || tool.strict === false) continue;
+        if (!isRecord(tool) || tool.type !== 'function' || tool.strict !== true) continue;
         const violation = checkOpenAiStrictSchema(tool.parameters);
         if (violation) return refuse(`Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`, `tools[${index}].parameters`);
       }
@@ -79,10 +84,10 @@ export const openaiResponsesSurface: Surface = {
     const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
     const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
       .filter((tool) => tool.type === 'function')
-      .map((tool) => ({ name: String(tool.name), description: typeof tool.description === 'string' ? tool.description : undefined, parameters: tool.parameters ?? { type: 'object', properties: {} }, strict: tool.strict !== false }));
+      .map((tool) => ({ name: String(tool.name), description: typeof tool.description === 'string' ? tool.description : undefined, parameters: tool.parameters ?? { type: 'object', properties: {} }, strict: tool.strict === true }));
     const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
     let responseSchema: ResponseSchema | undefined;
-    if (format?.type === 'json_schema') responseSchema = { source: 'text.format', name: typeof format.name === 'string' ? format.name : undefined, schema: format.schema ?? {}, strict: format.strict !== false };
+    if (format?.type === 'json_schema') responseSchema = { source: 'text.format', name: typeof format.name === 'string' ? format.name : undefined, schema: format.schema ?? {}, strict: format.strict === true };
     const exchanges: ToolExchange[] = [];
     for (let position = messages.length - 1; position >= 0 && messages[position]!.role === 'tool'; position--) {
       const message = messages[position]!;

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { FAKE_HEADER, FakeProvider } from 'modeltape/fake-provider';
 import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
@@ -10,7 +10,6 @@ import { tempDir } from '../support/temp-dir.js';
 describe('the fake is never mistaken for a real provider', () => {
   const dir = tempDir();
   const started = closeAfterEach();
-  afterEach(() => undefined);
 
   test('ids carry a fake prefix, the fingerprint and model say fake, and a header marks every response', async () => {
     const fake = new FakeProvider().willCallTool('f', {}).willSay('hi').willCallTool('f', {});

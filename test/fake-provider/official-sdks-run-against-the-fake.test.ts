@@ -167,6 +167,19 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     fake.assertConsumed();
   });
 
+  test("ai: generateText with tools on Vercel's default OpenAI model (the Responses API), retries left on", async () => {
+    const fake = new FakeProvider().willCallTool('weather', { city: 'Paris' }).willSay('Responses says rain.');
+    clients = await clientsFor(fake, transport);
+    // An optional field, as zod's .optional() writes it: not strict, and the Responses API accepts it.
+    const schema = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city'], additionalProperties: false } as const;
+    const tools = { weather: tool({ description: 'Weather for a city', inputSchema: jsonSchema<{ city: string; unit?: 'c' | 'f' }>(schema), execute: async ({ city }) => ({ city, rain: true }) }) };
+    const result = await generateText({ model: clients.vercelOpenAI('gpt-4o'), tools, prompt: 'Weather in Paris?', stopWhen: stepCountIs(3) });
+    expect(result.text).toBe('Responses says rain.');
+    expect(fake.asked().map((turn) => turn.endpoint)).toEqual(['responses', 'responses']);
+    expect(fake.asked()[1]!.exchanges).toEqual([expect.objectContaining({ name: 'weather', result: expect.stringContaining('"rain":true') })]);
+    fake.assertConsumed();
+  });
+
   test('ai: streamText streams through both providers', async () => {
     const fake = new FakeProvider().willSay('Streaming via OpenAI responses.').willSay('Streaming via Anthropic.');
     clients = await clientsFor(fake, transport);

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { FakeProvider } from 'modeltape/fake-provider';
+import { FakeProvider, type FakeProviderOptions } from 'modeltape/fake-provider';
 
 // Each row: a request the real provider refuses before any model runs, with the status, error
 // type, param and message it answers. The same table is in the README ("Refusals").
 const obj = { type: 'object', properties: {} };
 const user = (content: string) => ({ role: 'user', content });
 
-const REFUSALS: Array<{ name: string; path: string; body: Record<string, unknown>; status: number; type: string; param?: string | null; code?: string | null; message: string }> = [
+const REFUSALS: Array<{ name: string; path: string; body: Record<string, unknown>; status: number; type: string; param?: string | null; code?: string | null; message: string; options?: FakeProviderOptions }> = [
   // OpenAI Chat Completions
   { name: 'no model', path: '/v1/chat/completions', body: { messages: [user('hi')] }, status: 400, type: 'invalid_request_error', param: null, message: 'you must provide a model parameter' },
   { name: 'empty messages', path: '/v1/chat/completions', body: { model: 'gpt-4o', messages: [] }, status: 400, type: 'invalid_request_error', param: 'messages', code: 'empty_array', message: "Invalid 'messages': empty array." },
@@ -28,7 +28,8 @@ const REFUSALS: Array<{ name: string; path: string; body: Record<string, unknown
   { name: 'embeddings: an empty input', path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: '' }, status: 400, type: 'invalid_request_error', param: null, message: "'$.input' is invalid." },
   // Anthropic Messages
   { name: 'anthropic: max_tokens missing', path: '/v1/messages', body: { model: 'claude-opus-4-8', messages: [user('hi')] }, status: 400, type: 'invalid_request_error', message: 'max_tokens: Field required' },
-  { name: 'anthropic: a first message that is not from the user', path: '/v1/messages', body: { model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'assistant', content: 'hello' }] }, status: 400, type: 'invalid_request_error', message: 'messages: first message must use the "user" role' },
+  // Anthropic's own API accepts an assistant first (since late 2024); Amazon Bedrock refuses it.
+  { name: 'anthropic on bedrock: a first message that is not from the user', path: '/v1/messages', body: { model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'assistant', content: 'hello' }, user('hi')] }, status: 400, type: 'invalid_request_error', message: 'messages: first message must use the "user" role', options: { anthropicPlatform: 'bedrock' } },
   { name: 'anthropic: a system role among messages', path: '/v1/messages', body: { model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'system', content: 'x' }] }, status: 400, type: 'invalid_request_error', message: "messages.0.role: Input should be 'user' or 'assistant'" },
   { name: 'anthropic: a tool_result without a preceding tool_use', path: '/v1/messages', body: { model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] }, status: 400, type: 'invalid_request_error', message: 'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x.' },
   { name: 'anthropic: a tool_use left without its tool_result', path: '/v1/messages', body: { model: 'claude-opus-4-8', max_tokens: 10, messages: [user('hi'), { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }, user('and?')] }, status: 400, type: 'invalid_request_error', message: 'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1.' },
@@ -45,7 +46,7 @@ describe('requests a real provider refuses before answering', () => {
 
   test.each(REFUSALS)('refuses $name with $status and the provider\'s error shape', async (row) => {
     // A script that would answer anything: a refusal must come before it is consulted.
-    const fake = new FakeProvider().willSay('should not be used');
+    const fake = new FakeProvider(row.options).willSay('should not be used');
     const wire = await fake.handle({ method: 'POST', path: row.path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(row.body) });
     expect(wire.status).toBe(row.status);
     const body = JSON.parse(String(wire.body)) as Record<string, unknown>;
@@ -62,5 +63,12 @@ describe('requests a real provider refuses before answering', () => {
     }
     expect(fake.asked()).toHaveLength(0);
     expect(() => fake.assertConsumed()).toThrow(/never used: step willSay/);
+  });
+
+  test("Anthropic's own API takes a conversation that starts with the assistant, as it has since late 2024", async () => {
+    const fake = new FakeProvider().willSay('fine');
+    const wire = await fake.handle({ method: 'POST', path: '/v1/messages', headers: {}, body: JSON.stringify({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'assistant', content: 'How can I help?' }, user('Sky colour?')] }) });
+    expect(wire.status).toBe(200);
+    fake.assertConsumed();
   });
 });

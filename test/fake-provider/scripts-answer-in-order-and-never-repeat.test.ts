@@ -20,7 +20,7 @@ describe('a FakeProvider script', () => {
     const fake = new FakeProvider().willSay('only one');
     await ask(fake, 'first question');
     const error = await ask(fake, 'What is the weather in Paris today?').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     expect((error as Error).message).toContain('FakeProvider script ran out at call 1');
     expect((error as Error).message).toContain('prompt: "user: What is the weather in Paris today?"');
     expect((error as Error).message).toContain('never cycles or repeats its last answer');

@@ -12,7 +12,8 @@ describe('structured output, as constrained decoding guarantees it', () => {
   test('a scripted value that breaks the schema fails the call, naming the schema path and the value', async () => {
     const fake = new FakeProvider().willAnswer({ city: 'Paris', temperature: 'warm' });
     const error = await askStructured(fake).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    // A 422, which no SDK retries: a retry would hand the next step to this call.
+    expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     const message = (error as Error).message;
     expect(message).toContain('the value {"city":"Paris","temperature":"warm"} does not match the response_format schema "weather"');
     expect(message).toContain('at .temperature (schema #/properties/temperature/type): must be number');
