@@ -7,12 +7,20 @@
 //   passthrough  modeltape --mode passthrough in front of bare
 //   record       modeltape --mode record in front of bare (tape in a temp dir)
 //   replay       modeltape --mode replay --repeat last, from a tape recorded here first
+//   fake         the FakeProvider over HTTP (fake.listen), one sticky rule answering every request
+//                the same text (bench/fake-script.mjs); its ids count up per call, so its bodies are
+//                checked ids aside against a sampled response that was checked field by field
+//   fake-fetch   the FakeProvider in process: fake.fetch calls per second, no sockets (own table)
 //
 // Env: BENCH_SECONDS (measured seconds per run, default 5), BENCH_WARMUP (default 1.5),
 // BENCH_CONNECTIONS (default 10), BENCH_ONLY (comma list of targets), BENCH_PAYLOADS (json,sse),
-// BENCH_PROFILE=1 (run the modeltape, hop and bare-target children with --cpu-prof into
+// BENCH_PROFILE=1 (run the modeltape, hop, fake, fake-fetch and bare-target children with --cpu-prof into
 // bench/results/profiles/; summarize with `node bench/profile-summary.mjs`), BENCH_ROUNDS,
-// BENCH_RATE, BENCH_PIN, BENCH_PROXY_MODULE (see below and bench/servers/proxy.mjs).
+// BENCH_RATE, BENCH_PIN, BENCH_PROXY_MODULE (see below and bench/servers/proxy.mjs),
+// BENCH_FETCH_SECONDS (fake-fetch measured seconds, default min(3, BENCH_SECONDS)),
+// BENCH_FETCH_CONCURRENCY (fake.fetch calls outstanding, default 10), BENCH_FAKE_CHUNKS=words
+// (stream the fake's answer a word a frame instead of in bare's 11 frames; bench/fake-script.mjs),
+// BENCH_FAKE_MODULE (another build of dist/fake-provider/index.js for the fake targets: A/B a patch).
 import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
+import { checkFakeResponse, frameCount, normalizeFakeBody, sameAsTemplate } from './fake-script.mjs';
 import { REQUEST_PATH, expectedBody, requestBody } from './payloads.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,7 +40,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 // never competes with the servers; a proxy and its upstream then share CPU 1.
 const PIN = process.env.BENCH_PIN === '1';
 // Measured in this order, so each ratio's two sides run back to back: this machine's speed drifts.
-const ALL_TARGETS = ['bare', 'replay', 'hop', 'passthrough', 'record'];
+// fake-fetch is in process (no server, no autocannon): its own table, measured last.
+const ALL_TARGETS = ['fake', 'bare', 'replay', 'hop', 'passthrough', 'record', 'fake-fetch'];
 const TARGETS = list('BENCH_ONLY', ALL_TARGETS);
 const PAYLOADS = list('BENCH_PAYLOADS', ['json', 'sse']);
 // BENCH_RATE=N: a fixed offered load (req/s over all connections) instead of as fast as possible;
@@ -39,6 +49,9 @@ const PAYLOADS = list('BENCH_PAYLOADS', ['json', 'sse']);
 const RATE = process.env.BENCH_RATE ? Math.round(positive('BENCH_RATE', 0)) : undefined;
 // BENCH_ROUNDS=N: measure every target N times, rounds interleaved, and report medians.
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
+const FETCH_SECONDS = positive('BENCH_FETCH_SECONDS', Math.min(3, SECONDS));
+const FETCH_WARMUP = Math.min(1, WARMUP);
+const FETCH_CONCURRENCY = Math.round(positive('BENCH_FETCH_CONCURRENCY', 10));
 const RESULTS_DIR = join(here, 'results');
 const PROFILE_DIR = join(RESULTS_DIR, 'profiles');
 
@@ -64,12 +77,13 @@ function list(name, all) {
 const children = new Set();
 let tempDir;
 
+function profileArgs(name) {
+  mkdirSync(PROFILE_DIR, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
 function startChild(script, env, { name, profile = false } = {}) {
-  const execArgv = [];
-  if (profile) {
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`);
-  }
+  const execArgv = profile ? profileArgs(name) : [];
   const child = fork(join(here, 'servers', script), [], {
     env: { ...process.env, ...env },
     execArgv,
@@ -148,7 +162,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-function cannon(port, payload, target, seconds) {
+/** check: { expectBody } or { verifyBody }; by default the payload's exact bytes. */
+function cannon(port, payload, check, seconds) {
   const latencies = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -161,7 +176,7 @@ function cannon(port, payload, target, seconds) {
         pipelining: 1,
         duration: seconds,
         timeout: 10,
-        expectBody: expectedBody(payload, target),
+        ...check,
         ...(RATE ? { overallRate: RATE } : {}),
       },
       (error, result) => (error ? reject(error) : resolve({ result, latencies })),
@@ -225,11 +240,11 @@ function cpuDelta(before, after, pids, requests, seconds) {
 }
 
 /** pids: the server under test first, then its upstream if any. */
-async function measure(port, payload, target, pids) {
-  const warm = await cannon(port, payload, target, WARMUP);
+async function measure(port, payload, pids, check = { expectBody: expectedBody(payload) }) {
+  const warm = await cannon(port, payload, check, WARMUP);
   const before = cpuSnapshot(pids);
   const startedAt = performance.now();
-  const { result, latencies } = await cannon(port, payload, target, SECONDS);
+  const { result, latencies } = await cannon(port, payload, check, SECONDS);
   const cpu = cpuDelta(before, cpuSnapshot(pids), pids, result.requests.total, (performance.now() - startedAt) / 1000);
   latencies.sort((a, b) => a - b);
   const codes = Object.keys(result.statusCodeStats ?? {});
@@ -238,7 +253,7 @@ async function measure(port, payload, target, pids) {
     if (run.errors) problems.push(`${label}: ${run.errors} errors`);
     if (run.timeouts) problems.push(`${label}: ${run.timeouts} timeouts`);
     if (run.non2xx) problems.push(`${label}: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodeStats)})`);
-    if (run.mismatches) problems.push(`${label}: ${run.mismatches} responses with a body other than the expected bytes`);
+    if (run.mismatches) problems.push(`${label}: ${run.mismatches} responses with a body other than the expected bytes${check.verifyBody ? ' (ids aside)' : ''}`);
   }
   if (codes.some((code) => code !== '200')) problems.push(`status codes ${codes.join(', ')}`);
   if (result.requests.total === 0) problems.push('no request completed');
@@ -283,7 +298,122 @@ async function recordReplayTape(payload, barePort) {
   return tape;
 }
 
+/** One request to the fake, as the bench sends it: status, headers, body. */
+async function sampleFake(port, payload) {
+  const response = await request(`http://127.0.0.1:${port}${REQUEST_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: requestBody(payload),
+  });
+  return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
+}
+
+/**
+ * The FakeProvider over HTTP. Its bodies differ per request only in their counting ids: one
+ * response before the run is checked field by field and becomes the template every measured
+ * body must equal ids aside; one after the run is checked the same way; the fake reports every
+ * call it answered and its own errors.
+ */
+async function runFake(payload) {
+  const fake = await startChild('fake.mjs', { PAYLOAD: payload }, { name: `fake-${payload}`, profile: PROFILE });
+  try {
+    const first = await sampleFake(fake.port, payload);
+    const firstProblems = checkFakeResponse(payload, first);
+    const template = normalizeFakeBody(first.body);
+    const verifyBody = sameAsTemplate(template);
+    const row = { target: 'fake', payload, ...(await measure(fake.port, payload, [fake.pid], { verifyBody })) };
+    row.problems.unshift(...firstProblems.map((problem) => `sample before the run: ${problem}`));
+    const last = await sampleFake(fake.port, payload);
+    const lastProblems = checkFakeResponse(payload, last);
+    if (lastProblems.length === 0 && !verifyBody(last.body)) lastProblems.push('other bytes than the sample before, ids aside');
+    row.problems.push(...lastProblems.map((problem) => `sample after the run: ${problem}`));
+    const summary = await stopChild(fake);
+    if (summary === undefined || summary.error) row.problems.push(`the fake did not report a summary: ${summary?.error ?? ''}`);
+    else {
+      // autocannon counts the responses it read; a run's last requests (one a connection) may be
+      // answered after it stopped counting.
+      const served = row.requests + row.warmupRequests + 2;
+      if (summary.calls < served || summary.calls > served + 2 * CONNECTIONS) row.problems.push(`the fake answered ${summary.calls} calls for ${served} requests`);
+      const others = Object.entries(summary.statuses).filter(([status]) => status !== '200');
+      if (others.length > 0) row.problems.push(`the fake answered statuses ${JSON.stringify(summary.statuses)}`);
+      if (summary.problemCount > 0) row.problems.push(`the fake's own errors: ${summary.problemCount} (${summary.problems.join(' | ').slice(0, 300)})`);
+      row.note = `body ${first.body.length} bytes${payload === 'sse' ? ` in ${frameCount(first.body)} frames` : ''} (bare: ${expectedBody(payload).length}${payload === 'sse' ? ` in ${frameCount(expectedBody(payload))}` : ''}); the fake kept ${summary.calls} calls, heap ${summary.heapUsedMb.toFixed(0)} MB, RSS ${summary.rssMb.toFixed(0)} MB at the end`;
+    }
+    if (fake.stderrText.trim() !== '') row.stderr = fake.stderrText.trim().split('\n').slice(0, 3).join(' | ');
+    return row;
+  } finally {
+    await stopChild(fake);
+  }
+}
+
+/**
+ * fake.fetch in process, in its own child (bench/servers/fake-fetch.mjs): calls per second with
+ * FETCH_CONCURRENCY calls outstanding. The rest of the machine's load is measured over the
+ * child's measured seconds (it says when they start).
+ */
+function runFakeFetch(payload) {
+  const name = `fake-fetch-${payload}`;
+  const child = fork(join(here, 'servers', 'fake-fetch.mjs'), [], {
+    env: { ...process.env, PAYLOAD: payload, SECONDS: String(FETCH_SECONDS), WARMUP: String(FETCH_WARMUP), CONCURRENCY: String(FETCH_CONCURRENCY) },
+    execArgv: PROFILE ? profileArgs(name) : [],
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
+  children.add(child);
+  if (PIN) pin(child.pid, 1);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    if (stderr.length < 20_000) stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let before;
+    let result;
+    let after;
+    const timer = setTimeout(() => child.kill('SIGKILL'), (FETCH_WARMUP + FETCH_SECONDS + 30) * 1000);
+    child.on('message', (message) => {
+      if (message?.type === 'measuring') before = { busy: readMachineBusy(), parent: readJiffies(process.pid) };
+      if (message?.type === 'result') {
+        after = { busy: readMachineBusy(), parent: readJiffies(process.pid) };
+        result = message;
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (result === undefined) return reject(new Error(`${name} exited without a result (code ${code}, signal ${signal})\n${stderr}`));
+      const problems = [];
+      if (result.error) return resolve({ target: 'fake-fetch', payload, rps: NaN, usPerCall: NaN, cpuUs: NaN, meanLatencyUs: NaN, requests: 0, foreignCores: NaN, problems: [result.error.slice(0, 300)] });
+      if (result.bad > 0) problems.push(`${result.bad} calls answered other than the first (ids aside): ${result.firstBad}`);
+      if (result.lastProblems.length > 0) problems.push(`the last call: ${result.lastProblems.join('; ')}`);
+      if (!result.lastSameAsFirst) problems.push('the last call: other bytes than the first, ids aside');
+      const expectedCalls = result.warmupCalls + result.calls + 2;
+      if (result.fakeCalls !== expectedCalls) problems.push(`the fake recorded ${result.fakeCalls} calls for ${expectedCalls}`);
+      if (result.calls === 0) problems.push('no call completed');
+      const rps = result.calls / result.seconds;
+      let foreignCores;
+      if (before?.busy !== undefined && after?.busy !== undefined && before.parent !== undefined && after.parent !== undefined) {
+        const ours = after.parent - before.parent + (result.cpuUs / 1e6) * CLOCK_TICKS;
+        foreignCores = Math.max(0, after.busy - before.busy - ours) / CLOCK_TICKS / result.seconds;
+      }
+      resolve({
+        target: 'fake-fetch',
+        payload,
+        rps,
+        usPerCall: 1e6 / rps,
+        cpuUs: result.cpuUs / result.calls,
+        meanLatencyUs: result.meanLatencyUs,
+        requests: result.calls,
+        foreignCores,
+        problems,
+        note: `body ${result.bodyBytes} bytes; the fake kept ${result.fakeCalls} calls, heap ${result.heapUsedMb.toFixed(0)} MB, RSS ${result.rssMb.toFixed(0)} MB at the end`,
+        stderr: stderr.trim() ? stderr.trim().split('\n').slice(0, 3).join(' | ') : undefined,
+      });
+    });
+  });
+}
+
 async function runTarget(target, payload) {
+  if (target === 'fake') return runFake(payload);
+  if (target === 'fake-fetch') return runFakeFetch(payload);
   const started = [];
   const name = `${target}-${payload}`;
   let tape;
@@ -319,7 +449,7 @@ async function runTarget(target, payload) {
       port = proxy.port;
     }
     const pids = [...started].reverse().map((child) => child.pid);
-    const row = { target, payload, ...(await measure(port, payload, target, pids)) };
+    const row = { target, payload, ...(await measure(port, payload, pids)) };
     const proxyChildProcess = target === 'bare' || target === 'hop' ? undefined : started[started.length - 1];
     // Stop the server under test first (a proxy flushes its tape and reports), then the upstream.
     const summaries = [];
@@ -374,6 +504,26 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** One in-process row from its rounds: medians, every problem, the most other load seen. */
+function combineFetch(rounds) {
+  const pick = (get) => median(rounds.map(get));
+  const last = rounds[rounds.length - 1];
+  return {
+    target: last.target,
+    payload: last.payload,
+    rounds: rounds.map((round) => round.rps),
+    rps: pick((round) => round.rps),
+    usPerCall: pick((round) => round.usPerCall),
+    cpuUs: pick((round) => round.cpuUs),
+    meanLatencyUs: pick((round) => round.meanLatencyUs),
+    requests: rounds.reduce((sum, round) => sum + round.requests, 0),
+    foreignCores: Math.max(...rounds.map((round) => round.foreignCores ?? NaN)),
+    problems: [...new Set(rounds.flatMap((round) => round.problems))],
+    note: last.note,
+    stderr: rounds.map((round) => round.stderr).find(Boolean),
+  };
+}
+
 /** One row from a target's rounds: medians, every problem, the most other load seen. */
 function combine(rounds) {
   const pick = (get) => median(rounds.map(get));
@@ -398,6 +548,7 @@ function combine(rounds) {
 }
 
 const RATIOS = [
+  { name: 'fake/bare', target: 'fake', base: 'bare', goal: 0.5 },
   { name: 'replay/bare', target: 'replay', base: 'bare', goal: 0.8 },
   { name: 'record/hop', target: 'record', base: 'hop', goal: 1.0 },
   { name: 'passthrough/hop', target: 'passthrough', base: 'hop', goal: 1.0 },
@@ -414,7 +565,7 @@ function markdownTable(headers, rows, align) {
   return [line(headers), line(align.map((a) => (a === 'r' ? '---:' : ':---'))), ...rows.map(line)].join('\n');
 }
 
-function report(rows, meta) {
+function report(rows, fetchRows, meta) {
   const byKey = new Map(rows.map((row) => [`${row.target}/${row.payload}`, row]));
   const resultRows = rows.map((row) => [
     row.target,
@@ -425,7 +576,7 @@ function report(rows, meta) {
     fixed(row.p99, 2),
     thousands(row.requests),
     fixed(row.cpu.serverUs, 1),
-    row.target === 'bare' || row.target === 'replay' ? '' : fixed(row.cpu.allServersUs, 1),
+    row.target === 'bare' || row.target === 'replay' || row.target === 'fake' ? '' : fixed(row.cpu.allServersUs, 1),
     fixed(row.cpu.foreignCores, 2),
     row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
   ]);
@@ -453,11 +604,22 @@ function report(rows, meta) {
       ]);
     }
   }
-  const notes = rows.filter((row) => row.note || row.stderr).map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
+  const fetchTable = fetchRows.map((row) => [
+    row.payload,
+    thousands(row.rps),
+    ...(ROUNDS > 1 ? [row.rounds.map(thousands).join(' · ')] : []),
+    fixed(row.usPerCall, 1),
+    fixed(row.cpuUs, 1),
+    fixed(row.meanLatencyUs, 0),
+    thousands(row.requests),
+    fixed(row.foreignCores, 2),
+    row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
+  ]);
+  const notes = [...rows, ...fetchRows].filter((row) => row.note || row.stderr).map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
   const text = [
     '# modeltape proxy benchmark',
     '',
-    `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
+    `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${process.env.BENCH_FAKE_MODULE ? ` · fake from ${process.env.BENCH_FAKE_MODULE}` : ''}${process.env.BENCH_FAKE_CHUNKS === 'words' ? ' · fake streams a word a frame' : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
     '',
     markdownTable(
       ['target', 'payload', 'req/s', ...(ROUNDS > 1 ? ['req/s by round'] : []), 'p50 ms', 'p99 ms', 'requests', 'CPU µs/req', '+ upstream', 'other load', 'check'],
@@ -473,7 +635,24 @@ function report(rows, meta) {
     '',
     ...(notes.length > 0 ? [...notes, ''] : []),
     'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body compact, in the key order it was recorded in: here, the exact bytes the upstream sent.',
+    'The fake (FakeProvider over HTTP, one sticky rule) numbers its ids per call, so its bodies differ: one response before and one after the run are checked field by field (status 200, content type, the fake marker, the scripted text; for SSE every frame, the deltas, the final data: [DONE]), and every measured body must equal the first, ids aside (autocannon verifyBody); the fake must report every call answered 200 and none of its own errors.',
     '',
+    ...(fetchRows.length > 0
+      ? [
+          `## In process: FakeProvider fake.fetch (no sockets)`,
+          '',
+          `One child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured; each call is fake.fetch('http://fake.local/v1/chat/completions', POST) and reads its whole body (SSE: the whole stream). No target.`,
+          '',
+          markdownTable(
+            ['payload', 'calls/s', ...(ROUNDS > 1 ? ['calls/s by round'] : []), 'µs/call', 'CPU µs/call', `mean latency µs (${FETCH_CONCURRENCY} in flight)`, 'calls', 'other load', 'check'],
+            fetchTable,
+            ['l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'l'],
+          ),
+          '',
+          'µs/call: wall time per call at that rate (1 / calls/s); CPU µs/call: the child\'s CPU time per call. Every body is checked as the fake row\'s are (the first call field by field, every later one equal to it ids aside, the last one field by field again).',
+          '',
+        ]
+      : []),
     `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v.startsWith('pass')) ? 'all targets met' : `${verdicts.filter((v) => !v.startsWith('pass')).length} of ${verdicts.length} ratios missed or invalid`}.`,
     ...(rows.some((row) => (row.cpu.foreignCores ?? 0) > DISTURBED_CORES)
       ? ['', `Warning: processes outside the benchmark used more than ${DISTURBED_CORES} cores during some runs ("other load"); verdicts marked (disturbed) rest on those runs. Rerun on a quiet machine, or with BENCH_ROUNDS=3 for medians.`]
@@ -501,14 +680,21 @@ async function main() {
         const key = `${target}/${payload}`;
         if (!runs.has(key)) runs.set(key, []);
         runs.get(key).push(row);
+        if (target === 'fake-fetch') {
+          process.stderr.write(
+            ` ${thousands(row.rps)} calls/s, ${fixed(row.usPerCall, 1)} µs/call, ${fixed(row.cpuUs, 1)} CPU µs/call, other load ${fixed(row.foreignCores, 2)}${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`,
+          );
+          continue;
+        }
         process.stderr.write(
           ` ${thousands(row.rps)} req/s, p50 ${fixed(row.p50, 2)} ms, p99 ${fixed(row.p99, 2)} ms, ${fixed(row.cpu.serverUs, 1)} CPU µs/req, other load ${fixed(row.cpu.foreignCores, 2)}${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`,
         );
       }
     }
   }
-  const rows = [...runs.values()].map(combine);
-  const text = report(rows, meta);
+  const rows = [...runs.values()].filter((rounds) => rounds[0].target !== 'fake-fetch').map(combine);
+  const fetchRows = [...runs.values()].filter((rounds) => rounds[0].target === 'fake-fetch').map(combineFetch);
+  const text = report(rows, fetchRows, meta);
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'latest.md'), text);
   process.stdout.write(`\n${text}\nWritten to bench/results/latest.md (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`);

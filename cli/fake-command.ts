@@ -30,7 +30,9 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
   }
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "fake". See modeltape fake --help.`);
   const script = parsed.flags.script as string | undefined;
-  const fake = script === undefined ? new FakeProvider() : FakeProvider.fromScript(script);
+  // A server may run for days: keep the latest calls, not every call.
+  const options = { historyLimit: 1000 };
+  const fake = script === undefined ? new FakeProvider(options) : FakeProvider.fromScript(script, options);
   const server = await fake.listen({ port: (parsed.flags.port as number | undefined) ?? 0, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
   io.stdout.write(`modeltape fake listening on ${server.url}\n`);
   io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
@@ -40,11 +42,11 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
     signals.once('SIGTERM', resolve);
   });
   await server.close();
-  const calls = fake.calls();
+  const calls = fake.callCount;
   const problems = fake.problems();
-  io.stdout.write(`modeltape fake: ${calls.length} call${calls.length === 1 ? '' : 's'}, ${fake.asked().length} model turns, ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
+  io.stdout.write(`modeltape fake: ${calls} call${calls === 1 ? '' : 's'}, ${fake.asked().length} model turns, ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
   for (const problem of problems) io.stdout.write(`  - ${problem.split('\n').join('\n    ')}\n`);
-  if (script !== undefined && calls.length > 0) {
+  if (script !== undefined && calls > 0) {
     try {
       fake.assertConsumed();
     } catch (error) {

@@ -30,6 +30,11 @@ export interface FakeProviderOptions {
   /** Length of embedding vectors when the request names no `dimensions`. @default 8 */
   embeddingDimensions?: number;
   /**
+   * How many calls (and turns) `calls()` and `asked()` keep, the latest ones; a long-running
+   * server sets a bound so its memory does not grow with every call. @default Infinity
+   */
+  historyLimit?: number;
+  /**
    * Which Anthropic platform's refusals to make: `bedrock` also refuses a conversation whose
    * first message is not from the user, which Anthropic's own API accepts. @default 'anthropic'
    */
@@ -68,6 +73,7 @@ export interface FakeRequest {
 export class FakeScriptError extends ModeltapeError {}
 
 const DEFAULT_NOW = Date.UTC(2026, 0, 1);
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses and Anthropic
@@ -90,6 +96,8 @@ export class FakeProvider {
   readonly #seed: number;
   readonly #embeddingDimensions: number;
   readonly #anthropicPlatform: 'anthropic' | 'bedrock';
+  readonly #historyLimit: number;
+  #callCount = 0;
   #constrained = true;
   // The tool-call step still open for parallel calls (consecutive willCallTool calls).
   #openToolStep: Step | undefined;
@@ -108,6 +116,7 @@ export class FakeProvider {
     this.#seed = options.seed ?? 0;
     this.#embeddingDimensions = options.embeddingDimensions ?? 8;
     this.#anthropicPlatform = options.anthropicPlatform ?? 'anthropic';
+    this.#historyLimit = options.historyLimit ?? Number.POSITIVE_INFINITY;
   }
 
   /** The next turn answers with this text. */
@@ -213,7 +222,12 @@ export class FakeProvider {
     return this;
   }
 
-  /** Every HTTP call received, in order. */
+  /** How many calls the fake received, however many `calls()` still keeps. */
+  get callCount(): number {
+    return this.#callCount;
+  }
+
+  /** Every HTTP call received, in order (the latest `historyLimit` of them). */
   calls(): FakeCall[] {
     return this.#calls.map((call) => ({ ...call }));
   }
@@ -234,19 +248,29 @@ export class FakeProvider {
    */
   assertConsumed(): void {
     const issues: string[] = [];
-    if (this.#calls.length === 0) issues.push('no call reached the fake: check the base URL or fetch option the client was given');
+    if (this.#callCount === 0) issues.push('no call reached the fake: check the base URL or fetch option the client was given');
     for (const leftover of this.#script.leftovers()) issues.push(`never used: ${leftover}`);
     for (const problem of this.#problems) issues.push(problem);
     if (issues.length > 0) {
-      throw new FakeScriptError('fake_not_consumed', `FakeProvider script not consumed (${this.#calls.length} call${this.#calls.length === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`);
+      throw new FakeScriptError('fake_not_consumed', `FakeProvider script not consumed (${this.#callCount} call${this.#callCount === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`);
     }
   }
 
   /** A `fetch` the official SDKs accept through their `fetch` option: answers in process. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const headers: Record<string, string> = {};
+    // The SDKs pass a URL and a string body: read them directly. Building a Request (and its
+    // abort signal) costs more than answering.
+    if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null || typeof init.body === 'string')) {
+      const url = typeof input === 'string' ? new URL(input) : input;
+      new Headers(init?.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      const wire = await this.handle({ method: init?.method ?? 'GET', path: `${url.pathname}${url.search}`, headers, body: (init?.body as string | null | undefined) ?? '' });
+      return fetchResponse(wire, init?.signal ?? NEVER_ABORTED, this.#sleep);
+    }
     const request = new Request(input, init);
     const url = new URL(request.url);
-    const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
@@ -261,7 +285,7 @@ export class FakeProvider {
 
   /** Answers one request. Both `fetch` and `listen` go through here. */
   async handle(request: FakeRequest): Promise<WireResponse> {
-    const index = this.#calls.length;
+    const index = this.#callCount++;
     const requestId = this.#newId('req');
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', 'x-request-id': requestId, 'request-id': requestId, 'openai-processing-ms': '1' };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
@@ -269,6 +293,7 @@ export class FakeProvider {
     const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
     const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: withoutSecrets(request.headers), body: undefined, status: 0 };
     this.#calls.push(call);
+    if (this.#calls.length > this.#historyLimit) this.#calls.shift();
     let wire: WireResponse;
     try {
       wire = this.#answer(request, call, path, context);
@@ -311,6 +336,7 @@ export class FakeProvider {
 
     const turn = surface.ask(record, index);
     this.#asked.push(turn);
+    if (this.#asked.length > this.#historyLimit) this.#asked.shift();
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {

@@ -81,7 +81,6 @@ async function write(response: ServerResponse, wire: WireResponse, sleep: (milli
     return;
   }
   response.writeHead(wire.status, wire.headers);
-  response.flushHeaders();
   const limit = cut === undefined ? wire.frames.length : Math.min(cut.afterFrames, wire.frames.length);
   if (cut === undefined) {
     for (const frame of wire.frames) response.write(frame);
@@ -93,6 +92,8 @@ async function write(response: ServerResponse, wire: WireResponse, sleep: (milli
     if (cut.kind === 'drop') response.socket?.destroy();
   };
   if (limit === 0) {
+    // No frame to carry them: the headers go alone, then the connection is cut.
+    response.flushHeaders();
     setImmediate(drop);
     return;
   }

@@ -203,38 +203,25 @@ function completion(turn: AskedTurn, answer: Answer, context: RenderContext): Re
 function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('chatcmpl');
   const includeUsage = isRecord(turn.body.stream_options) && turn.body.stream_options.include_usage === true;
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => {
-    const value: Record<string, unknown> = {
-      id,
-      object: 'chat.completion.chunk',
-      created: context.created,
-      model: fakeModel(turn.model),
-      service_tier: 'default',
-      system_fingerprint: FINGERPRINT,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    };
-    if (includeUsage) value.usage = null;
-    return value;
-  };
+  // Every chunk repeats the same fields: written once, with each chunk's choice spliced in.
+  const head = JSON.stringify({ id, object: 'chat.completion.chunk', created: context.created, model: fakeModel(turn.model), service_tier: 'default', system_fingerprint: FINGERPRINT }).slice(0, -1);
+  const tail = includeUsage ? ',"usage":null}' : '}';
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${head},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${tail}\n\n`;
   const calls = toolCalls(answer, context);
   const content = messageContent(answer);
   const frames: string[] = [];
   const firstDelta = (index: number) => ({ index, id: calls[index]!.id, type: 'function', function: { name: calls[index]!.function.name, arguments: '' } });
   // With no text, the first tool call opens in the role chunk, as OpenAI streams it.
   const openFirstCall = calls.length > 0 && content === null;
-  frames.push(dataFrame(chunk(openFirstCall ? { role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null } : { role: 'assistant', content: '', refusal: null })));
-  for (const piece of cutIntoChunks(content ?? '', context.chunking)) frames.push(dataFrame(chunk({ content: piece })));
+  frames.push(chunk(openFirstCall ? { role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null } : { role: 'assistant', content: '', refusal: null }));
+  for (const piece of cutIntoChunks(content ?? '', context.chunking)) frames.push(chunk({ content: piece }));
   for (const [index, call] of calls.entries()) {
-    if (index > 0 || !openFirstCall) frames.push(dataFrame(chunk({ tool_calls: [firstDelta(index)] })));
-    for (const piece of cutArguments(call.function.arguments, context.chunking)) frames.push(dataFrame(chunk({ tool_calls: [{ index, function: { arguments: piece } }] })));
+    if (index > 0 || !openFirstCall) frames.push(chunk({ tool_calls: [firstDelta(index)] }));
+    for (const piece of cutArguments(call.function.arguments, context.chunking)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   }
-  frames.push(dataFrame(chunk({}, calls.length > 0 ? 'tool_calls' : 'stop')));
-  if (includeUsage) {
-    const last = chunk({});
-    last.choices = [];
-    last.usage = usage(context.promptTokens, countTokens(answerText(answer)));
-    frames.push(dataFrame(last));
-  }
+  frames.push(chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
+  if (includeUsage) frames.push(`data: ${head},"choices":[],"usage":${JSON.stringify(usage(context.promptTokens, countTokens(answerText(answer))))}}\n\n`);
   frames.push(dataFrame('[DONE]'));
   if (failure?.kind === 'stream-error') {
     const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length - 1));
