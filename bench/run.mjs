@@ -337,7 +337,7 @@ async function runFake(payload) {
       const others = Object.entries(summary.statuses).filter(([status]) => status !== '200');
       if (others.length > 0) row.problems.push(`the fake answered statuses ${JSON.stringify(summary.statuses)}`);
       if (summary.problemCount > 0) row.problems.push(`the fake's own errors: ${summary.problemCount} (${summary.problems.join(' | ').slice(0, 300)})`);
-      row.note = `body ${first.body.length} bytes${payload === 'sse' ? ` in ${frameCount(first.body)} frames` : ''} (bare: ${expectedBody(payload).length}${payload === 'sse' ? ` in ${frameCount(expectedBody(payload))}` : ''}); the fake kept ${summary.calls} calls, heap ${summary.heapUsedMb.toFixed(0)} MB, RSS ${summary.rssMb.toFixed(0)} MB at the end`;
+      row.note = `body ${first.body.length} bytes${payload === 'sse' ? ` in ${frameCount(first.body)} frames` : ''} (bare: ${expectedBody(payload).length}${payload === 'sse' ? ` in ${frameCount(expectedBody(payload))}` : ''}); the fake answered ${summary.calls} calls, heap ${summary.heapUsedMb.toFixed(0)} MB, RSS ${summary.rssMb.toFixed(0)} MB at the end`;
     }
     if (fake.stderrText.trim() !== '') row.stderr = fake.stderrText.trim().split('\n').slice(0, 3).join(' | ');
     return row;
@@ -404,7 +404,7 @@ function runFakeFetch(payload) {
         requests: result.calls,
         foreignCores,
         problems,
-        note: `body ${result.bodyBytes} bytes; the fake kept ${result.fakeCalls} calls, heap ${result.heapUsedMb.toFixed(0)} MB, RSS ${result.rssMb.toFixed(0)} MB at the end`,
+        note: `body ${result.bodyBytes} bytes; the fake answered ${result.fakeCalls} calls, heap ${result.heapUsedMb.toFixed(0)} MB, RSS ${result.rssMb.toFixed(0)} MB at the end`,
         stderr: stderr.trim() ? stderr.trim().split('\n').slice(0, 3).join(' | ') : undefined,
       });
     });

@@ -229,7 +229,7 @@ export class FakeProvider {
 
   /** Every HTTP call received, in order (the latest `historyLimit` of them). */
   calls(): FakeCall[] {
-    return this.#calls.map((call) => ({ ...call }));
+    return this.#calls.map((call) => ({ ...call, headers: withoutSecrets(call.headers) }));
   }
 
   /** What each model turn was shown, in order (refused requests are not turns). */
@@ -291,7 +291,8 @@ export class FakeProvider {
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
     const shownPath = redactPathQuery(request.path);
     const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
-    const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: withoutSecrets(request.headers), body: undefined, status: 0 };
+    // Headers are copied without credentials when calls() is read, not on every call.
+    const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: request.headers, body: undefined, status: 0 };
     this.#calls.push(call);
     if (this.#calls.length > this.#historyLimit) this.#calls.shift();
     let wire: WireResponse;

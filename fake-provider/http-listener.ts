@@ -75,8 +75,9 @@ async function write(response: ServerResponse, wire: WireResponse, sleep: (milli
     return;
   }
   if (wire.frames === undefined) {
-    const body = typeof wire.body === 'string' || wire.body === undefined ? Buffer.from(wire.body ?? '', 'utf8') : wire.body;
-    response.writeHead(wire.status, { ...wire.headers, 'content-length': String(body.length) });
+    const body = wire.body ?? '';
+    response.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    response.writeHead(wire.status, wire.headers);
     response.end(body);
     return;
   }

@@ -17,7 +17,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY);
 const URL = 'http://fake.local/v1/chat/completions';
 const INIT = { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(payload) };
 
-const fake = scriptFake(new FakeProvider());
+const fake = scriptFake(new FakeProvider({ historyLimit: 1000 }));
 
 async function call() {
   const response = await fake.fetch(URL, INIT);
@@ -78,7 +78,7 @@ try {
       lastProblems,
       lastSameAsFirst: verify(last.body),
       bodyBytes: first.body.length,
-      fakeCalls: fake.calls().length,
+      fakeCalls: fake.callCount,
       heapUsedMb: heapUsed / 2 ** 20,
       rssMb: rss / 2 ** 20,
     });

@@ -8,7 +8,8 @@ import { serveUntilStopped } from './child-ipc.mjs';
 // BENCH_FAKE_MODULE: another build of dist/fake-provider/index.js to load instead (A/B a patched copy).
 const { FakeProvider } = await import(process.env.BENCH_FAKE_MODULE ? pathToFileURL(process.env.BENCH_FAKE_MODULE).href : '../../dist/fake-provider/index.js');
 
-const fake = scriptFake(new FakeProvider());
+// As `modeltape fake` runs it: the latest 1,000 calls kept, not every call.
+const fake = scriptFake(new FakeProvider({ historyLimit: 1000 }));
 const server = await fake.listen({ port: 0 });
 
 serveUntilStopped(server.port, async () => {
@@ -18,5 +19,5 @@ serveUntilStopped(server.port, async () => {
   const statuses = {};
   for (const call of calls) statuses[call.status] = (statuses[call.status] ?? 0) + 1;
   const problems = fake.problems();
-  return { calls: calls.length, statuses, problems: problems.slice(0, 3), problemCount: problems.length, heapUsedMb: heapUsed / 2 ** 20, rssMb: rss / 2 ** 20 };
+  return { calls: fake.callCount, statuses, problems: problems.slice(0, 3), problemCount: problems.length, heapUsedMb: heapUsed / 2 ** 20, rssMb: rss / 2 ** 20 };
 });
