@@ -280,14 +280,21 @@ export class FakeProvider {
 
   /** Serves the fake over HTTP on 127.0.0.1. `port: 0` (the default) picks a free port. */
   listen(options: ListenOptions = {}): Promise<FakeServer> {
-    return serveOverHttp((request) => this.handle(request), options, this.#sleep);
+    return serveOverHttp((request) => this.answer(request), options, this.#sleep);
   }
 
   /** Answers one request. Both `fetch` and `listen` go through here. */
   async handle(request: FakeRequest): Promise<WireResponse> {
+    return this.answer(request);
+  }
+
+  /** {@link handle}, without a promise: the fake decides every answer synchronously. */
+  answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    const headers: Record<string, string> = { [FAKE_HEADER]: '1', 'x-request-id': requestId, 'request-id': requestId, 'openai-processing-ms': '1' };
+    // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (OpenAI).
+    const anthropicPath = /^(\/anthropic)?(\/v1)?\/messages$/.test(request.path.split('?')[0]!);
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [anthropicPath ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
     const shownPath = redactPathQuery(request.path);
     const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');

@@ -22,25 +22,40 @@ export interface FakeServer {
 }
 
 /** Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says. */
-export async function serveOverHttp(handle: (request: FakeRequest) => Promise<WireResponse>, options: ListenOptions, sleep: (milliseconds: number) => Promise<void>): Promise<FakeServer> {
+export async function serveOverHttp(handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>, options: ListenOptions, sleep: (milliseconds: number) => Promise<void>): Promise<FakeServer> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer({ noDelay: true }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      const bytes = Buffer.concat(chunks);
-      handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: bytes.toString('utf8'), bytes })
-        .then(
-          (wire) => write(response, wire, sleep),
-          (error: unknown) => {
-            response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
-            response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
-          },
-        )
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      const failed = (error: unknown): void => {
+        if (response.headersSent) {
+          response.socket?.destroy();
+          return;
+        }
+        response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
+        response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
+      };
+      const written = (wire: WireResponse): void => {
         // A response that cannot even be written (an invalid header value) closes the connection.
-        .catch(() => response.socket?.destroy());
+        try {
+          if (wire.delayMs) sleep(wire.delayMs).then(() => write(response, wire)).catch(() => response.socket?.destroy());
+          else write(response, wire);
+        } catch {
+          response.socket?.destroy();
+        }
+      };
+      try {
+        const wire = handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: bytes.toString('utf8'), bytes });
+        // Most answers are decided at once: no promise in between.
+        if (wire instanceof Promise) wire.then(written, failed);
+        else written(wire);
+      } catch (error) {
+        failed(error);
+      }
     });
   });
   server.on('connection', (socket) => {
@@ -66,8 +81,7 @@ export async function serveOverHttp(handle: (request: FakeRequest) => Promise<Wi
   };
 }
 
-async function write(response: ServerResponse, wire: WireResponse, sleep: (milliseconds: number) => Promise<void>): Promise<void> {
-  if (wire.delayMs) await sleep(wire.delayMs);
+function write(response: ServerResponse, wire: WireResponse): void {
   const cut = wire.cut;
   if (cut !== undefined && wire.frames === undefined) {
     // A drop closes the socket without a response; a hang leaves it open until the client leaves.
