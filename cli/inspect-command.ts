@@ -1,16 +1,22 @@
 import { decodeBody, readTape, TapeFormatError, type Exchange } from '../recordings/index.js';
+import { unusedExchange, unusedTable } from '../session/index.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import { runUnderProxy } from './run-under-proxy.js';
 import { progressReporter, type CommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'json', kind: 'boolean', description: 'print the groups as JSON' },
+  { name: 'unused', kind: 'boolean', description: 'replay the tape around the command after -- and list the exchanges it never used' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
 export const INSPECT_USAGE = `Usage: modeltape inspect FILE [--json]
+       modeltape inspect FILE --unused -- CMD [ARG]…
 
 Lists what a tape holds, grouped by upstream, endpoint and model: how many exchanges, how many
-streamed, request and response sizes, and their sources (live or fake).`;
+streamed, request and response sizes, and their sources (live or fake). With --unused it
+replays the tape around CMD (as modeltape run does) and lists the exchanges CMD never used:
+line, endpoint, ordinal and the first line of the prompt. --mode auto --prune drops them.`;
 
 /** One row of `inspect`: exchanges sharing upstream, endpoint and model. */
 export interface InspectGroup {
@@ -27,7 +33,7 @@ export interface InspectGroup {
   lines: number[];
 }
 
-export async function inspectCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+export async function inspectCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'inspect');
   if (parsed.flags.help === true) {
     io.stdout.write(`${INSPECT_USAGE}\n`);
@@ -35,6 +41,16 @@ export async function inspectCommand(argv: readonly string[], io: CommandIo): Pr
   }
   if (parsed.positionals.length !== 1) throw new UsageError('modeltape inspect needs exactly one tape file: modeltape inspect FILE');
   const file = parsed.positionals[0]!;
+  if (parsed.flags.unused === true) {
+    if (parsed.command === undefined || parsed.command.length === 0) {
+      throw new UsageError('modeltape inspect --unused needs the command that uses the tape, after --: modeltape inspect tapes/a.jsonl --unused -- npm test');
+    }
+    const { proxy, commandStatus } = await runUnderProxy({ tape: file, mode: 'replay', log: () => undefined }, parsed.command, io, signals);
+    const unused = (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line));
+    io.stdout.write(`${file}: ${unused.length} of ${proxy.engine?.size ?? 0} exchanges unused by ${parsed.command.join(' ')}\n`);
+    if (unused.length > 0) io.stdout.write(`${unusedTable(unused).replace(/^/gm, '  ')}\n`);
+    return commandStatus;
+  }
   const progress = progressReporter(io, `reading ${file}`);
   const contents = readTape(file, { onProgress: progress });
   progress.end();

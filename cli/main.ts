@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { ModeltapeError, MODELTAPE_VERSION } from '../recordings/index.js';
 import { nearestName } from '../schema/index.js';
 import { UsageError } from './arguments.js';
+import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';
+import { rekeyCommand } from './rekey-command.js';
 import { inspectCommand } from './inspect-command.js';
 import { processIo, type CommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
@@ -15,8 +17,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   proxy: { summary: 'run the recording proxy until stopped', run: proxyCommand },
   run: { summary: 'run a command with the proxy in front of its SDKs', run: runCommand },
   fake: { summary: 'serve the FakeProvider over HTTP until stopped', run: fakeCommand },
-  inspect: { summary: 'list what a tape holds', run: inspectCommand },
+  drift: { summary: 'run a command against a replay and report every drifted request', run: driftCommand },
+  inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
+  rekey: { summary: 're-derive a tape\'s keys under the current key rules', run: rekeyCommand },
 };
 
 export const USAGE = `modeltape ${MODELTAPE_VERSION}: record model-provider HTTP exchanges once, replay them strictly offline.

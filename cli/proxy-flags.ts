@@ -1,4 +1,4 @@
-import { PACES, PROXY_MODES, parseUpstreamFlag, type ProxyOptions } from '../proxy/index.js';
+import { PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyOptions } from '../proxy/index.js';
 import { REPEAT_POLICIES } from '../replay/index.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 
@@ -12,17 +12,22 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'pace', kind: 'string', value: 'PACE', choices: PACES, description: 'replay streams at once or with their recorded timing (default instant)' },
   { name: 'allow-record-in-ci', kind: 'boolean', description: 'allow record and auto where CI is set' },
   { name: 'require-live', kind: 'boolean', description: 'refuse to replay a tape holding exchanges a FakeProvider answered' },
+  { name: 'prune', kind: 'boolean', description: 'with --mode auto: drop from the tape the exchanges this run did not use' },
+  { name: 'config', kind: 'string', value: 'FILE', description: 'normalizers, key headers and upstreams (default modeltape.config.json, if present)' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
 /** Proxy options from parsed flags. Values are checked again, once, by resolveProxyOptions. */
 export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: string; port?: number }): ProxyOptions {
-  const upstreams: Record<string, string> = {};
+  const { config } = loadConfig(parsed.flags.config as string | undefined);
+  const upstreams: Record<string, string> = { ...config.upstreams };
   for (const value of (parsed.flags.upstream as string[] | undefined) ?? []) {
     const { name, baseUrl } = parseUpstreamFlag(value);
     upstreams[name] = baseUrl;
   }
   const options: ProxyOptions = { tape: (parsed.flags.tape as string | undefined) ?? defaults.tape, upstreams };
+  if (config.normalizers !== undefined) options.normalizers = config.normalizers;
+  if (config.keyHeaders !== undefined) options.keyHeaders = config.keyHeaders;
   if (parsed.flags.mode !== undefined) options.mode = parsed.flags.mode as ProxyOptions['mode'];
   if (parsed.flags.host !== undefined) options.host = parsed.flags.host as string;
   if (parsed.flags.port !== undefined) options.port = parsed.flags.port as number;
@@ -31,5 +36,6 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
   if (parsed.flags.pace !== undefined) options.pace = parsed.flags.pace as ProxyOptions['pace'];
   if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
   if (parsed.flags['require-live'] === true) options.requireLive = true;
+  if (parsed.flags.prune === true) options.prune = true;
   return options;
 }

@@ -494,6 +494,20 @@ export class RuleBuilder {
   }
 }
 
+/**
+ * What a request body would show a model turn (system, messages, tools, prompt…), read the way
+ * the fake reads requests; undefined for a path that is not a model endpoint or a body it cannot read.
+ */
+export function askedTurnOf(path: string, body: unknown): AskedTurn | undefined {
+  const surface = surfaceFor(path.replace(/^\/(openai|anthropic)(?=\/)/, ''));
+  if (surface === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  try {
+    return surface.ask(body as Record<string, unknown>, 0);
+  } catch {
+    return undefined;
+  }
+}
+
 function surfaceFor(path: string): Surface | undefined {
   if (path === '/v1/chat/completions' || path === '/chat/completions') return openaiChatSurface;
   if (path === '/v1/responses' || path === '/responses') return openaiResponsesSurface;

@@ -3,7 +3,7 @@
  * Responses and Anthropic Messages wire formats, served in process (`fake.fetch`) or over HTTP
  * (`fake.listen()`), scripted or unscripted, never mistaken for the real thing.
  */
-export { FakeProvider, RuleBuilder, FakeScriptError, type FakeProviderOptions, type FakeCall, type FakeRequest } from './fake-provider.js';
+export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall, type FakeRequest } from './fake-provider.js';
 export { failures, FAILURE_KINDS, type Failure } from './failures.js';
 export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
 export type { Matcher, StepOptions, Chunking } from './script.js';

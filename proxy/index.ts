@@ -7,3 +7,5 @@ export { resolveProxyOptions, isCi, RecordInCiError, PROXY_MODES, PACES, type Pr
 export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
 export { formatSummary, summaryFailed } from './summary.js';
+export { loadConfig, CONFIG_FILE_NAME, type ModeltapeConfig } from './config-file.js';
+export { pruneTape } from './prune-tape.js';

@@ -47,6 +47,15 @@ export interface ProxyOptions {
   normalizers?: Normalizer[];
   /** Request headers that are part of the key. @default DEFAULT_KEY_HEADERS */
   keyHeaders?: string[];
+  /**
+   * What a miss answers in replay: `error` (a provider-shaped 400, the default) or `nearest` (the
+   * nearest recording's response, so the run goes on and every drift can be collected, as
+   * `modeltape drift` does). Either way the miss is counted and explained.
+   * @default 'error'
+   */
+  onMiss?: 'error' | 'nearest';
+  /** In auto mode: when the proxy closes, drop from the tape every exchange this run did not use. @default false */
+  prune?: boolean;
   /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
   requireLive?: boolean;
   /** Notes (fields starting with `_`) for the header of a tape this proxy creates. */
@@ -71,6 +80,8 @@ export interface ResolvedProxyOptions {
   keyRules: CompiledKeyRules | undefined;
   tapeNotes: Record<`_${string}`, unknown>;
   requireLive: boolean;
+  onMiss: 'error' | 'nearest';
+  prune: boolean;
   clock: () => number;
   log: (message: string) => void;
 }
@@ -104,6 +115,9 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ModeltapeError('invalid_port', `Invalid port ${JSON.stringify(options.port)}: expected an integer from 0 to 65535 (0 picks a free port)`);
   }
+  if (options.prune === true && mode !== 'auto') {
+    throw new ModeltapeError('prune_needs_auto', `--prune drops the exchanges a run did not use, so it needs --mode auto (the run replays what it can and records the rest); got --mode ${mode}.`);
+  }
   const env = options.env ?? process.env;
   if ((mode === 'record' || mode === 'auto') && isCi(env) && options.allowRecordInCi !== true) throw new RecordInCiError(mode, env.CI!);
   let keyRules: CompiledKeyRules | undefined;
@@ -122,6 +136,8 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     keyRules,
     tapeNotes: options.tapeNotes ?? {},
     requireLive: options.requireLive === true,
+    onMiss: checkChoice('miss policy', options.onMiss ?? 'error', ['error', 'nearest'] as const),
+    prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
   };

@@ -22,7 +22,8 @@ import {
   type Exchange,
   type RecordedResponse,
 } from '../recordings/index.js';
-import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse } from '../replay/index.js';
+import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse, type ReplayMissError } from '../replay/index.js';
+import { pruneTape } from './prune-tape.js';
 import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
@@ -50,6 +51,10 @@ export interface ProxySummary {
   upstreamConnections: number;
   /** The messages of the first misses and refusals, in order. */
   problems: string[];
+  /** Every miss, explained (request, key, nearest recording, differences), in order; at most 1,000 kept. */
+  missErrors: ReplayMissError[];
+  /** Exchanges dropped from the tape by `prune`. */
+  pruned: number;
 }
 
 export interface RunningProxy {
@@ -67,6 +72,7 @@ export interface RunningProxy {
 }
 
 const MAX_PROBLEMS_KEPT = 20;
+const MAX_MISSES_KEPT = 1000;
 const KEY_CACHE_LIMIT = 10_000;
 const KEY_CACHE_MAX_BODY = 16 * 1024;
 
@@ -99,6 +105,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
   const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections'> = {
+    missErrors: [],
+    pruned: 0,
     hits: 0,
     misses: 0,
     recorded: 0,
@@ -254,7 +262,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     stats.misses++;
     const error = explainMiss(engine!, route.upstream.name, capture(route, request, body), key, result, request.url?.split('?')[0] ?? route.path);
+    if (stats.missErrors.length < MAX_MISSES_KEPT) stats.missErrors.push(error);
     problem(error.message);
+    if (resolved.onMiss === 'nearest' && error.nearestExchange !== undefined) {
+      // Drift collection: answer as the nearest recording did, so the run reaches its next request.
+      let ready = prepared.get(error.nearestExchange);
+      if (ready === undefined) {
+        ready = prepareResponse(error.nearestExchange.response);
+        prepared.set(error.nearestExchange, ready);
+      }
+      sendPrepared(response, ready, 'instant');
+      return;
+    }
     sendError(response, route.upstream.flavor, 400, 'modeltape_replay_miss', error.message, false);
   };
 
@@ -311,7 +330,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
 
-  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], upstreamConnections: upstreamClient?.connections ?? 0 });
+  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], missErrors: [...stats.missErrors], upstreamConnections: upstreamClient?.connections ?? 0 });
   let closing: Promise<ProxySummary> | undefined;
   const close = (): Promise<ProxySummary> => {
     closing ??= (async () => {
@@ -333,6 +352,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
+      if (resolved.prune && engine !== undefined) stats.pruned = pruneTape(resolved.tape, engine, keyRules);
       await upstreamClient?.close();
       return summary();
     })();

@@ -23,7 +23,7 @@ export {
   type TapeHeader,
 } from './tape-format.js';
 export { ModeltapeError, TapeFormatError, SecretInTapeError, InvalidChoiceError, checkChoice, type TapeProblem, type SecretLocation } from './errors.js';
-export { canonicalJson } from './canonical-json.js';
+export { canonicalJson, sortKeys } from './canonical-json.js';
 export { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, type CompiledKeyRules, type KeyInputs } from './exchange-key.js';
 export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
 export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';

@@ -60,7 +60,7 @@ export class TapeWriter {
           `Tape ${file} was keyed with other rules than this run uses.\n` +
             `  tape (line 1): ${canonicalJson(existing.keyRules)}\n` +
             `  this run:      ${canonicalJson(options.keyRules.rules)}\n` +
-            'Appending would mix two kinds of key. Use the tape\'s rules, or record into a new tape.',
+            `Appending would mix two kinds of key. Run modeltape rekey ${file} first, use the tape's rules, or record into a new tape.`,
         );
       }
       return new TapeWriter(file, existing, descriptor, !endsWithNewline(descriptor));

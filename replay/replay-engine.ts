@@ -5,12 +5,12 @@ import {
   loadTape,
   type CompiledKeyRules,
   type Exchange,
-  type KeyInputs,
   type LoadedExchange,
   type RecordedRequest,
   type TapeWarning,
 } from '../recordings/index.js';
 import { diffJson, type Difference } from './json-diff.js';
+import { NEAREST_INDEX_MINIMUM, NEAREST_SHORTLIST, NearestIndex, comparedValues, type ComparedValues } from './nearest-index.js';
 
 /** What happens when identical requests outnumber their recordings. */
 export type RepeatPolicy = 'none' | 'last';
@@ -63,7 +63,8 @@ export class ReplayEngine {
   readonly repeat: RepeatPolicy;
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
-  #inputs = new WeakMap<ReplayEntry, KeyInputs>();
+  #compared = new WeakMap<ReplayEntry, ComparedValues>();
+  #nearestIndexes = new Map<string, NearestIndex>();
   #countedOnly = new Map<string, number>();
   #size = 0;
 
@@ -96,7 +97,7 @@ export class ReplayEngine {
     if (tapeRules !== runRules) {
       throw new ModeltapeError(
         'key_rules_mismatch',
-        `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${runRules}\nReplay with the tape's rules, or record the tape again with the new ones.`,
+        `Tape ${file} was keyed with other rules than this run uses.\n  tape (line 1): ${tapeRules}\n  this run:      ${runRules}\nRun modeltape rekey ${file} to re-key it under the current rules (every line keeps its key's inputs), or replay with the tape's rules.`,
       );
     }
     return { engine: new ReplayEngine({ file, keyRules: options.keyRules, ...(options.repeat ? { repeat: options.repeat } : {}) }, contents.exchanges), warnings: contents.warnings };
@@ -160,18 +161,29 @@ export class ReplayEngine {
 
   /**
    * The recording closest to a request that missed: same method, upstream and path, fewest
-   * differing leaves. Computed only on a miss. Undefined when nothing shares the route.
+   * differing leaves (ties: the first in tape order). Computed only on a miss. Undefined when
+   * nothing shares the route. A route with many recordings is indexed on its first miss, so only
+   * a shortlist is diffed (see {@link NearestIndex}).
    */
   nearest(upstream: string, request: RecordedRequest): NearestRecording | undefined {
-    const candidates = this.#byRoute.get(routeOf(upstream, request.method, request.path));
-    if (candidates === undefined || candidates.length === 0) return undefined;
-    const sent = keyInputs(upstream, request, this.keyRules);
+    const route = routeOf(upstream, request.method, request.path);
+    const bucket = this.#byRoute.get(route);
+    if (bucket === undefined || bucket.length === 0) return undefined;
+    const sent = comparedValues(keyInputs(upstream, request, this.keyRules));
+    const candidates = bucket.length < NEAREST_INDEX_MINIMUM ? bucket : this.#shortlist(route, bucket, sent);
     let best: NearestRecording | undefined;
+    let bestDistance = 0;
     for (const candidate of candidates) {
-      const recorded = this.#inputsOf(candidate);
-      const differences = compareInputs(recorded, sent, best === undefined ? Number.POSITIVE_INFINITY : best.total);
-      if (best === undefined || differences.length < best.total) {
+      const recorded = this.#comparedOf(candidate);
+      // One past the best, so a tie (as many differences) can be told from a worse candidate.
+      const differences = compareInputs(recorded, sent, best === undefined ? Number.POSITIVE_INFINITY : best.total + 1);
+      if (best !== undefined && differences.length > best.total) continue;
+      const distance = textDistance(differences);
+      // Fewest differing leaves wins; among as many, the one whose values are closest to what was
+      // sent ("Thanks" is nearer "Thank you!" than "Ship to Paris" is); then the earliest line.
+      if (best === undefined || differences.length < best.total || distance < bestDistance) {
         best = { entry: candidate, differences, total: differences.length };
+        bestDistance = distance;
         if (best.total === 0) break;
       }
     }
@@ -201,13 +213,29 @@ export class ReplayEngine {
     this.#size++;
   }
 
-  #inputsOf(entry: ReplayEntry): KeyInputs {
-    let inputs = this.#inputs.get(entry);
-    if (inputs === undefined) {
-      inputs = keyInputs(entry.exchange.upstream, entry.exchange.request, this.keyRules);
-      this.#inputs.set(entry, inputs);
+  /** The recordings of a route the index ranks closest to `sent`, in tape order. */
+  #shortlist(route: string, bucket: readonly ReplayEntry[], sent: ComparedValues): ReplayEntry[] {
+    let index = this.#nearestIndexes.get(route);
+    if (index === undefined) {
+      index = new NearestIndex();
+      this.#nearestIndexes.set(route, index);
     }
-    return inputs;
+    // Index ids are bucket positions. Built on the route's first miss, and caught up here with
+    // what addRecorded appended since; values are not cached, so a 100k tape is not copied.
+    for (let id = index.size; id < bucket.length; id++) {
+      const { exchange } = bucket[id]!;
+      index.add(comparedValues(keyInputs(exchange.upstream, exchange.request, this.keyRules)));
+    }
+    return index.closest(sent, NEAREST_SHORTLIST).map(({ id }) => bucket[id]!);
+  }
+
+  #comparedOf(entry: ReplayEntry): ComparedValues {
+    let compared = this.#compared.get(entry);
+    if (compared === undefined) {
+      compared = comparedValues(keyInputs(entry.exchange.upstream, entry.exchange.request, this.keyRules));
+      this.#compared.set(entry, compared);
+    }
+    return compared;
   }
 }
 
@@ -216,20 +244,35 @@ function routeOf(upstream: string, method: string, path: string): string {
 }
 
 // Body paths read as the request does (`.messages[1].content`); headers and query are named.
-function compareInputs(recorded: KeyInputs, sent: KeyInputs, stopAfter: number): Difference[] {
-  const differences = diffJson(unwrapBody(recorded.body), unwrapBody(sent.body), { stopAfter });
+export function compareInputs(recorded: ComparedValues, sent: ComparedValues, stopAfter: number): Difference[] {
+  const differences = diffJson(recorded.body, sent.body, { stopAfter });
   for (const difference of diffJson(recorded.headers, sent.headers, { stopAfter: stopAfter - differences.length })) {
     differences.push({ ...difference, path: `header ${difference.path.replace(/^\.|^\["|"\]$/g, '')}` });
   }
-  const recordedQuery = Object.fromEntries(recorded.query.map(([name, value], index) => [`${name}#${index}`, value]));
-  const sentQuery = Object.fromEntries(sent.query.map(([name, value], index) => [`${name}#${index}`, value]));
-  for (const difference of diffJson(recordedQuery, sentQuery, { stopAfter: stopAfter - differences.length })) {
+  for (const difference of diffJson(recorded.query, sent.query, { stopAfter: stopAfter - differences.length })) {
     differences.push({ ...difference, path: `query ${difference.path.replace(/^\.|^\["|"\]$/g, '').replace(/#\d+$/, '')}` });
   }
   return differences;
 }
 
-function unwrapBody(body: unknown): unknown {
-  if (body !== null && typeof body === 'object' && 'json' in body) return (body as { json: unknown }).json;
-  return body;
+/**
+ * How far apart the differing values are, to choose between candidates with as many differing
+ * leaves: for two strings, the characters outside their common start and end; otherwise the
+ * length of both values as JSON.
+ */
+export function textDistance(differences: readonly Difference[]): number {
+  let distance = 0;
+  for (const difference of differences) {
+    const { recorded, sent } = difference;
+    if (typeof recorded === 'string' && typeof sent === 'string') {
+      let prefix = 0;
+      while (prefix < recorded.length && prefix < sent.length && recorded[prefix] === sent[prefix]) prefix++;
+      let suffix = 0;
+      while (suffix < recorded.length - prefix && suffix < sent.length - prefix && recorded[recorded.length - 1 - suffix] === sent[sent.length - 1 - suffix]) suffix++;
+      distance += recorded.length + sent.length - 2 * (prefix + suffix);
+    } else {
+      distance += (JSON.stringify(recorded) ?? '').length + (JSON.stringify(sent) ?? '').length;
+    }
+  }
+  return distance;
 }

@@ -1,4 +1,4 @@
-import { ModeltapeError, type RecordedRequest } from '../recordings/index.js';
+import { ModeltapeError, type Exchange, type RecordedRequest } from '../recordings/index.js';
 import { formatDifferences, type Difference } from './json-diff.js';
 import type { LookupResult, NearestRecording, ReplayEngine, ReplayEntry } from './replay-engine.js';
 
@@ -13,7 +13,11 @@ export class ReplayMissError extends ModeltapeError {
   /** For `exhausted`: the 0-based call that found no recording left. */
   readonly call: number | undefined;
   readonly nearest: { line: number | undefined; key: string } | undefined;
+  /** The nearest recording itself (its request and response), when there is one. */
+  readonly nearestExchange: Exchange | undefined;
   readonly differences: Difference[];
+  /** How many leaves differ from the nearest recording in all (`differences` may be cut short). */
+  readonly totalDifferences: number;
 
   constructor(fields: {
     message: string;
@@ -33,7 +37,9 @@ export class ReplayMissError extends ModeltapeError {
     this.reason = fields.reason;
     this.call = fields.call;
     this.nearest = fields.nearest ? { line: fields.nearest.entry.line, key: fields.nearest.entry.exchange.key } : undefined;
+    this.nearestExchange = fields.nearest?.entry.exchange;
     this.differences = fields.nearest?.differences ?? [];
+    this.totalDifferences = fields.nearest?.total ?? 0;
   }
 }
 
@@ -67,6 +73,8 @@ export function explainMiss(
       key,
       reason: 'exhausted',
       call: result.call,
+      // Called more often than recorded: the nearest is the last recording of the same request.
+      ...(result.entries.length > 0 ? { nearest: { entry: result.entries[result.entries.length - 1]!, differences: [], total: 0 } } : {}),
     });
   }
   const nearest = engine.nearest(upstream, request);

@@ -1,4 +1,6 @@
-import type { Difference } from '../replay/index.js';
+import type { RecordedRequest } from '../recordings/index.js';
+import type { ProxySummary } from '../proxy/index.js';
+import { formatDifferences, type Difference } from '../replay/index.js';
 
 /**
  * What `modeltape drift` found: every request of a run that the tape did not hold, each beside
@@ -62,4 +64,70 @@ export interface DriftItem {
   totalDifferences: number;
   /** The miss message the SDK would have seen. */
   message: string;
+}
+
+const MAX_DIFFERENCES_KEPT = 50;
+
+/** The drift report of a run, from what its proxy saw. */
+export function buildDriftReport(summary: ProxySummary, command: string[]): DriftReport {
+  const drifts: DriftItem[] = summary.missErrors.map((miss, index) => ({
+    index,
+    endpoint: `${miss.request.method} ${miss.request.path} (${miss.upstream})`,
+    reason: miss.reason,
+    key: miss.key,
+    sent: driftRequest(miss.upstream, miss.request),
+    nearest: miss.nearestExchange ? { line: miss.nearest?.line, key: miss.nearestExchange.key, request: driftRequest(miss.nearestExchange.upstream, miss.nearestExchange.request) } : undefined,
+    differences: miss.differences.slice(0, MAX_DIFFERENCES_KEPT),
+    totalDifferences: miss.totalDifferences,
+    message: miss.message,
+  }));
+  const byEndpoint = new Map<string, { drifted: number; paths: Map<string, number> }>();
+  for (const drift of drifts) {
+    let group = byEndpoint.get(drift.endpoint);
+    if (group === undefined) {
+      group = { drifted: 0, paths: new Map() };
+      byEndpoint.set(drift.endpoint, group);
+    }
+    group.drifted++;
+    for (const difference of drift.differences) group.paths.set(generalize(difference.path), (group.paths.get(generalize(difference.path)) ?? 0) + 1);
+  }
+  const endpoints: DriftEndpoint[] = [...byEndpoint.entries()]
+    .map(([endpoint, group]) => ({
+      endpoint,
+      drifted: group.drifted,
+      topPaths: [...group.paths.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([path, count]) => ({ path, count })),
+    }))
+    .sort((a, b) => b.drifted - a.drifted || (a.endpoint < b.endpoint ? -1 : 1));
+  return {
+    tape: summary.tape,
+    command,
+    totals: { requests: summary.hits + summary.misses, hits: summary.hits, drifted: summary.misses },
+    endpoints,
+    drifts,
+  };
+}
+
+/** The report for a terminal: misses grouped by endpoint, with the paths that differ most. */
+export function formatDriftReport(report: DriftReport): string {
+  const lines = [`modeltape drift ${report.tape}: ${report.totals.requests} request${report.totals.requests === 1 ? '' : 's'}, ${report.totals.hits} replayed, ${report.totals.drifted} drifted`];
+  for (const endpoint of report.endpoints) {
+    lines.push(`  ${endpoint.endpoint}: ${endpoint.drifted} drifted`);
+    for (const path of endpoint.topPaths) lines.push(`    ${path.path}  (${path.count}×)`);
+  }
+  for (const drift of report.drifts) {
+    lines.push('');
+    lines.push(`  #${drift.index} ${drift.endpoint} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${report.tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`);
+    for (const line of formatDifferences(drift.differences, drift.totalDifferences)) lines.push(`    ${line}`);
+  }
+  if (report.totals.drifted === 0) lines.push('  no drift: every request was recorded as sent');
+  return lines.join('\n');
+}
+
+// `.messages[3].content` and `.messages[5].content` count as one path in the summary.
+function generalize(path: string): string {
+  return path.replace(/\[\d+\]/g, '[*]');
+}
+
+function driftRequest(upstream: string, request: RecordedRequest): DriftRequest {
+  return { method: request.method, path: request.path, upstream, query: request.query, headers: request.headers, body: request.body };
 }

@@ -12,13 +12,16 @@ const MAY_IMPORT: Record<string, string[]> = {
   replay: ['recordings', 'schema'],
   'fake-provider': ['replay', 'recordings', 'schema'],
   proxy: ['replay', 'recordings', 'schema'],
+  // The test-facing replay API: it starts proxies, so it sits above them.
+  session: ['proxy', 'fake-provider', 'replay', 'recordings', 'schema'],
   runtime: ['fake-provider', 'replay', 'recordings', 'schema'],
-  cli: ['proxy', 'runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
+  cli: ['session', 'proxy', 'runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
 };
 
 // Each dependency lives behind one file.
 const ONLY_FILE_IMPORTING: Record<string, string> = {
   undici: 'proxy/upstream.ts',
+  msw: 'session/intercept-providers.ts',
   ajv: 'schema/ajv.ts',
   'fast-json-stable-stringify': 'recordings/canonical-json.ts',
   'better-sqlite3': 'runtime/sqlite-journal-store.ts',
@@ -55,7 +58,7 @@ describe('the architecture', () => {
 
   test('has source files in every part it checks', () => {
     expect(files.length).toBeGreaterThan(25);
-    for (const part of ['schema', 'recordings', 'replay', 'proxy', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
+    for (const part of ['schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
   });
 
   test('imports go down the layers and cross a part only through its index.ts', () => {
@@ -88,7 +91,9 @@ describe('the architecture', () => {
 
   test('the package exports one subpath per part, each with an index', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
-    for (const part of ['recordings', 'replay', 'proxy']) expect(manifest.exports[`./${part}`], part).toMatchObject({ default: `./dist/${part}/index.js`, types: `./dist/${part}/index.d.ts` });
+    for (const part of ['recordings', 'fake-provider', 'proxy']) expect(manifest.exports[`./${part}`], part).toMatchObject({ default: `./dist/${part}/index.js`, types: `./dist/${part}/index.d.ts` });
+    // modeltape/replay is the test-facing session API, which carries the replay engine too.
+    expect(manifest.exports['./replay']).toMatchObject({ default: './dist/session/index.js', types: './dist/session/index.d.ts' });
   });
 
   test('the version written into tapes is the package version', async () => {

@@ -1,0 +1,47 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../session/index.js';
+import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import type { CommandIo } from './io.js';
+import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
+import { DEFAULT_RUN_TAPE } from './run-command.js';
+import { runUnderProxy } from './run-under-proxy.js';
+
+const FLAGS: readonly FlagSpec[] = [
+  ...PROXY_FLAGS.filter((flag) => !['mode', 'prune', 'allow-record-in-ci'].includes(flag.name)),
+  { name: 'json', kind: 'boolean', description: 'print the report as JSON on stdout' },
+  { name: 'html', kind: 'string', value: 'FILE', description: 'also write the report as a self-contained HTML page' },
+];
+
+export const DRIFT_USAGE = `Usage: modeltape drift [--tape FILE] [--json] [--html FILE] -- CMD [ARG]…
+
+Runs CMD against a replay of the tape without stopping at the first miss: a request the tape
+does not hold is answered as its nearest recording was, so the run goes on and every drifted
+request is collected. Then it reports them: in the terminal grouped by endpoint with the paths
+that differ most, as JSON with --json, and as a page to read with --html FILE (each drifted
+request beside its nearest recording, differences highlighted). Exits 1 when anything drifted.
+
+${describeFlags(FLAGS)}`;
+
+export async function driftCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const parsed = parseArguments(argv, FLAGS, 'drift');
+  if (parsed.flags.help === true) {
+    io.stdout.write(`${DRIFT_USAGE}\n`);
+    return 0;
+  }
+  if (parsed.command === undefined || parsed.command.length === 0) throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
+  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --.`);
+  const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
+  const { summary, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
+  const report = buildDriftReport(summary, [...parsed.command]);
+  if (parsed.flags.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stderr.write(`${formatDriftReport(report)}\n`);
+  const html = parsed.flags.html as string | undefined;
+  if (html !== undefined) {
+    mkdirSync(dirname(html), { recursive: true });
+    writeFileSync(html, renderDriftHtml(report));
+    io.stderr.write(`modeltape: wrote ${html}\n`);
+  }
+  if (report.totals.drifted > 0) return 1;
+  return commandStatus;
+}

@@ -1,0 +1,52 @@
+import { replayProblems, type ReplayEvidence } from './assertions.js';
+
+/** What a matcher returns to Vitest's and Jest's `expect`. */
+interface MatcherResult {
+  pass: boolean;
+  message: () => string;
+}
+
+function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
+  return function (this: { isNot?: boolean }, received: ReplayEvidence): MatcherResult {
+    if (typeof received?.summary !== 'function') {
+      return { pass: false, message: () => `expected a modeltape session (from openTape), got ${typeof received}` };
+    }
+    const problems = replayProblems(received, checks);
+    return {
+      pass: problems.length === 0,
+      message: () =>
+        problems.length === 0
+          ? `expected tape ${received.file} not to have ${what}, but it did`
+          : `expected tape ${received.file} to have ${what}:\n${problems.map((problem) => `  - ${problem.split('\n').join('\n    ')}`).join('\n')}`,
+    };
+  };
+}
+
+/**
+ * Matchers for Vitest and Jest: `expect.extend(modeltapeMatchers)`, then
+ * `expect(session).toHaveReplayedStrictly()`. Each fails when no request reached the session.
+ *
+ * For types in Vitest, add once (e.g. in a setup file):
+ * ```ts
+ * import type { ModeltapeMatchers } from 'modeltape/replay';
+ * declare module 'vitest' { interface Assertion<T> extends ModeltapeMatchers<T> {} }
+ * ```
+ */
+export const modeltapeMatchers = {
+  /** No miss, nothing upstream, every recording used. */
+  toHaveReplayedStrictly: matcher({ upstream: true, drift: true, consumed: true }, 'replayed strictly'),
+  /** No connection to any upstream, nothing passed through or recorded, no request escaped. */
+  toHaveNeverCalledUpstream: matcher({ upstream: true }, 'never called upstream'),
+  /** Every recorded exchange was used. */
+  toHaveConsumedAllExchanges: matcher({ consumed: true }, 'consumed every recorded exchange'),
+  /** No request missed the tape. */
+  toHaveNoDrift: matcher({ drift: true }, 'no drift'),
+};
+
+/** The matchers' types, for declaration merging into Vitest's or Jest's `Assertion`/`Matchers`. */
+export interface ModeltapeMatchers<R = unknown> {
+  toHaveReplayedStrictly(): R;
+  toHaveNeverCalledUpstream(): R;
+  toHaveConsumedAllExchanges(): R;
+  toHaveNoDrift(): R;
+}

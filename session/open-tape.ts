@@ -1,0 +1,172 @@
+import { ModeltapeError, checkChoice, describeExchange, type Exchange } from '../recordings/index.js';
+import { askedTurnOf } from '../fake-provider/index.js';
+import { BUILT_IN_UPSTREAMS, PROXY_MODES, loadConfig, startProxy, type ModeltapeConfig, type ProxyMode, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
+import { EscapeGuard, type Escape } from './escape-guard.js';
+
+export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'host' | 'mode'> {
+  /**
+   * `replay` (the default), `record`, `auto` or `passthrough`. When not given, `MODELTAPE_MODE`
+   * decides (so `MODELTAPE_MODE=auto npx vitest` records what is missing); recording is refused
+   * where CI is set, as for the proxy.
+   */
+  mode?: ProxyMode;
+  /** A config file to read, or `false` for none. @default modeltape.config.json in the working directory, if any */
+  config?: string | false;
+  /**
+   * In replay mode, stop and count every request to a provider host that tries to leave the
+   * machine (the session's close() then fails). @default true
+   */
+  guard?: boolean;
+}
+
+/** What a session saw. */
+export interface SessionSummary extends ProxySummary {
+  /** Requests to provider hosts that tried to leave the machine during a replay (stopped). */
+  escapes: Escape[];
+}
+
+/** A recorded exchange the session never used. */
+export interface UnusedExchange {
+  line: number | undefined;
+  /** e.g. `POST /v1/chat/completions (openai)` */
+  endpoint: string;
+  ordinal: number;
+  /** The first line of the prompt it recorded (system or first message), for recognising it. */
+  prompt: string;
+}
+
+/**
+ * A tape opened for a test: the official SDKs reach it through `session.fetch` (their `fetch`
+ * option) or `session.baseUrls` (a proxy it started on port 0). Both go through the same proxy,
+ * so every request is keyed, replayed, recorded and counted the same way.
+ */
+export interface TapeSession {
+  readonly file: string;
+  readonly mode: ProxyMode;
+  /**
+   * A `fetch` for the SDKs' `fetch` option. It sends requests for provider hosts
+   * (`api.openai.com`, `api.anthropic.com`, …, and configured upstreams) to the session's proxy.
+   */
+  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; url: string };
+  /** The proxy behind the session. */
+  readonly proxy: RunningProxy;
+  /** The replay guard (active in replay mode unless `guard: false`). */
+  readonly guard: EscapeGuard;
+  summary(): SessionSummary;
+  /** Recorded exchanges no request of this session used, in tape order. */
+  unused(): UnusedExchange[];
+  /**
+   * Stops the proxy, flushes the tape, and reports. Throws {@link EscapeError} when a request to
+   * a provider tried to leave the machine during a replay.
+   */
+  close(): Promise<SessionSummary>;
+}
+
+/** Requests to provider hosts left the machine's code during a replay (and were stopped). */
+export class EscapeError extends ModeltapeError {
+  readonly escapes: Escape[];
+
+  constructor(file: string, escapes: Escape[]) {
+    const lines = escapes.slice(0, 10).map((escape) => `  ${escape.via} → ${escape.host}`);
+    super(
+      'request_escaped',
+      `${escapes.length} request${escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine while replaying ${file}, and ${escapes.length === 1 ? 'was' : 'were'} stopped:\n${lines.join('\n')}\n` +
+        "Give the client the session's fetch (fetch: session.fetch) or base URL (session.baseUrls), or call interceptProviders(session) for clients you cannot configure.",
+    );
+    this.escapes = escapes;
+  }
+}
+
+// The hosts of the built-in upstreams, by name.
+const BUILT_IN_HOSTS: ReadonlyMap<string, string> = new Map(Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl }]) => [new URL(baseUrl).host, name]));
+
+/** Opens a tape for a test. Close the session when the test (or file) is done. */
+export async function openTape(file: string, options: OpenTapeOptions = {}): Promise<TapeSession> {
+  const env = options.env ?? process.env;
+  const mode = checkChoice('tape session mode', options.mode ?? (env.MODELTAPE_MODE || 'replay'), PROXY_MODES);
+  const config: ModeltapeConfig = options.config === false ? {} : loadConfig(options.config).config;
+  const { config: _config, guard: guardOption, ...proxyOptions } = options;
+  const proxy = await startProxy({
+    ...proxyOptions,
+    tape: file,
+    mode,
+    upstreams: { ...config.upstreams, ...options.upstreams },
+    ...(options.normalizers ?? config.normalizers ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+    ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+  });
+
+  // Which upstream a URL belongs to: by origin for configured ones, by host for the built-ins.
+  const byOrigin = new Map<string, { name: string; basePath: string }>();
+  for (const upstream of proxy.options.upstreams.values()) byOrigin.set(upstream.origin, { name: upstream.name, basePath: upstream.basePath });
+  const proxyOrigin = new URL(proxy.url).origin;
+  // Every upstream's host and port: in replay not one connection to them is expected. The
+  // session's own proxy is on another port, so its loopback requests are never taken for one.
+  const guard = new EscapeGuard([...proxy.options.upstreams.values()].map((upstream) => new URL(upstream.baseUrl).host));
+  if (mode === 'replay' && guardOption !== false) guard.start();
+
+  const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request ? input : undefined;
+    const url = new URL(request ? request.url : input.toString());
+    let target: string;
+    if (url.origin === proxyOrigin) {
+      target = url.toString();
+    } else {
+      const upstream = byOrigin.get(url.origin) ?? (BUILT_IN_HOSTS.has(url.host) ? { name: BUILT_IN_HOSTS.get(url.host)!, basePath: '' } : undefined);
+      if (upstream === undefined) {
+        throw new ModeltapeError(
+          'unknown_provider_url',
+          `session.fetch got a request for ${url.origin}${url.pathname}, which is none of the session's upstreams (${[...byOrigin.values()].map((known) => known.name).join(', ')}). Add it with openTape(file, { upstreams: { name: "${url.origin}" } }).`,
+        );
+      }
+      const path = upstream.basePath !== '' && url.pathname.startsWith(upstream.basePath) ? url.pathname.slice(upstream.basePath.length) : url.pathname;
+      target = `${proxy.url}/${upstream.name}${path}${url.search}`;
+    }
+    // A streamed body is read whole: the proxy keys on the complete bytes anyway.
+    const body = request ? await request.arrayBuffer() : init?.body instanceof ReadableStream ? await new Response(init.body).arrayBuffer() : init?.body;
+    // Framing and connection headers belong to the hop the request came in on, not to this one.
+    const headers = new Headers(request?.headers ?? init?.headers);
+    for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
+    return loopbackFetch(target, {
+      method: request?.method ?? init?.method ?? 'GET',
+      headers,
+      body: body as RequestInit['body'],
+      signal: request?.signal ?? init?.signal ?? null,
+    });
+  };
+
+  const summary = (): SessionSummary => ({ ...proxy.summary(), escapes: guard.escapes() });
+  let closed: Promise<SessionSummary> | undefined;
+  return {
+    file,
+    mode,
+    fetch: sessionFetch,
+    baseUrls: { ...proxy.baseUrls, url: proxy.url },
+    proxy,
+    guard,
+    summary,
+    unused: () => (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line)),
+    close: () => {
+      closed ??= (async () => {
+        await proxy.close();
+        guard.stop();
+        const result = summary();
+        if (result.escapes.length > 0) throw new EscapeError(file, result.escapes);
+        return result;
+      })();
+      return closed;
+    },
+  };
+}
+
+// The session talks to its own proxy on loopback with the fetch the process started with, so
+// interceptProviders (which patches the global fetch) never sees these requests.
+const loopbackFetch: typeof fetch = globalThis.fetch.bind(globalThis);
+
+/** How a recorded exchange reads in a table: endpoint, ordinal, and the first line of its prompt. */
+export function unusedExchange(exchange: Exchange, line: number | undefined): UnusedExchange {
+  const body = exchange.request.body !== undefined && 'json' in exchange.request.body ? exchange.request.body.json : undefined;
+  const prompt = askedTurnOf(exchange.request.path, body)?.prompt.split('\n', 1)[0] ?? '';
+  return { line, endpoint: describeExchange(exchange), ordinal: exchange.ordinal, prompt };
+}

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { ReplayAssertionError, assertRenderedSnapshot, tapeForCurrentTest } from 'modeltape/replay';
+import { tempDir } from '../support/temp-dir.js';
+
+const request = {
+  method: 'POST',
+  url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini:generateContent?key=AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE123',
+  headers: { authorization: 'Bearer FAKEFAKEFAKEFAKEFAKEFAKE', 'content-type': 'application/json' },
+  body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }], note: 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKE' }),
+};
+
+describe('assertRenderedSnapshot', () => {
+  const dir = tempDir();
+
+  test('fails on a missing snapshot, writes it with MODELTAPE_UPDATE=1, then compares, without credentials', () => {
+    const file = `${dir}/__snapshots__/checkout.request.json`;
+    expect(() => assertRenderedSnapshot('checkout', request, { dir, env: {} })).toThrow(/No rendered-request snapshot .*checkout\.request\.json\. Write it by running the test with MODELTAPE_UPDATE=1/);
+    expect(existsSync(file)).toBe(false);
+    assertRenderedSnapshot('checkout', request, { dir, env: { MODELTAPE_UPDATE: '1' } });
+    const written = readFileSync(file, 'utf8');
+    expect(written).not.toMatch(/FAKEFAKE|authorization/);
+    expect(JSON.parse(written)).toMatchObject({ body: { messages: [{ content: 'Ship to Paris' }], note: '[redacted]' }, url: expect.stringContaining('key=REDACTED') });
+    assertRenderedSnapshot('checkout', request, { dir, env: {} });
+
+    const drifted = { ...request, body: request.body.replace('Paris', 'Lyon') };
+    expect(() => assertRenderedSnapshot('checkout', drifted, { dir, env: {} })).toThrow(/at \.body\.messages\[0\]\.content: recorded "Ship to Paris" sent "Ship to Lyon"/);
+  });
+
+  test('under CI it only compares: a missing snapshot fails even with MODELTAPE_UPDATE=1, and nothing is written', () => {
+    const env = { CI: 'true', MODELTAPE_UPDATE: '1' };
+    expect(() => assertRenderedSnapshot('ci-only', { model: 'gpt-4o' }, { dir, env })).toThrow(ReplayAssertionError);
+    expect(() => assertRenderedSnapshot('ci-only', { model: 'gpt-4o' }, { dir, env })).toThrow(/Under CI snapshots are only compared, never written/);
+    expect(existsSync(`${dir}/__snapshots__/ci-only.request.json`)).toBe(false);
+  });
+});
+
+describe('tapeForCurrentTest', () => {
+  test('names a tape after the running test and its file', () => {
+    const path = tapeForCurrentTest();
+    expect(path).toMatch(/test\/session\/__tapes__\/rendered-snapshots-are-written-only-when-asked\.test\/tapeForCurrentTest--names-a-tape-after-the-running-test-and-its-file\.jsonl$/);
+    expect(tapeForCurrentTest({ dir: 'tapes', name: 'checkout > pays by card' })).toBe('tapes/checkout--pays-by-card.jsonl');
+  });
+});
