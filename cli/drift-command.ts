@@ -32,9 +32,10 @@ export async function driftCommand(argv: readonly string[], io: CommandIo, signa
   if (parsed.command === undefined || parsed.command.length === 0) throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --.`);
   const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
-  const { summary, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
+  const json = parsed.flags.json === true;
+  const { summary, commandStatus } = await runUnderProxy(options, parsed.command, io, signals, json ? 'stderr' : 'inherit');
   const report = buildDriftReport(summary, [...parsed.command]);
-  if (parsed.flags.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stderr.write(`${formatDriftReport(report)}\n`);
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) {

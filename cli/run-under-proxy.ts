@@ -20,7 +20,7 @@ export interface ProxiedRun {
  * and `MODELTAPE_URL` pointing at it (and placeholder keys in replay), forwards SIGINT and
  * SIGTERM to it, and closes the proxy when it exits. `run`, `drift` and `inspect --unused` use it.
  */
-export async function runUnderProxy(options: ProxyOptions, command: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter): Promise<ProxiedRun> {
+export async function runUnderProxy(options: ProxyOptions, command: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter, childOutput: 'inherit' | 'stderr' = 'inherit'): Promise<ProxiedRun> {
   const proxy = await startProxy({ ...options, env: io.env, log: options.log ?? ((message) => io.stderr.write(`${message}\n`)) });
   const env: NodeJS.ProcessEnv = {
     ...io.env,
@@ -34,7 +34,8 @@ export async function runUnderProxy(options: ProxyOptions, command: readonly str
   }
   const [file, ...args] = command;
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-    const child = spawn(file!, args, { stdio: 'inherit', env });
+    // With 'stderr' the command's own output goes to stderr, so stdout carries only our report.
+    const child = spawn(file!, args, { stdio: childOutput === 'inherit' ? 'inherit' : ['inherit', process.stderr, 'inherit'], env });
     const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
     const onInt = forward('SIGINT');
     const onTerm = forward('SIGTERM');

@@ -47,7 +47,9 @@ describe('modeltape drift', () => {
     const html = `${dir}/report/drift.html`;
     const result = await runCli(['drift', '--tape', tape, '--json', '--html', html, '--', process.execPath, agent], { env: { CITY: 'Lyon' }, cwd: process.cwd() });
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { totals: { drifted: number }; drifts: Array<{ nearest: { line: number }; differences: Array<{ path: string }> }> };
+    // stdout holds the report alone: the command's own output went to stderr.
+    expect(result.stderr).toContain('agent done');
+    const report = JSON.parse(result.stdout) as { totals: { drifted: number }; drifts: Array<{ nearest: { line: number }; differences: Array<{ path: string }> }> };
     expect(report.totals.drifted).toBe(1);
     expect(report.drifts[0]!.nearest.line).toBe(2);
     expect(report.drifts[0]!.differences.map((difference) => difference.path)).toEqual(['.messages[1].content']);
