@@ -1,12 +1,14 @@
 import { decodeBody, readTape, TapeFormatError, type Exchange } from '../recordings/index.js';
 import { unusedExchange, unusedTable } from '../session/index.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { runUnderProxy } from './run-under-proxy.js';
 import { progressReporter, type CommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'json', kind: 'boolean', description: 'print the groups as JSON' },
   { name: 'unused', kind: 'boolean', description: 'replay the tape around the command after -- and list the exchanges it never used' },
+  ...PROXY_FLAGS.filter((flag) => flag.name === 'upstream' || flag.name === 'config'),
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
@@ -45,7 +47,9 @@ export async function inspectCommand(argv: readonly string[], io: CommandIo, sig
     if (parsed.command === undefined || parsed.command.length === 0) {
       throw new UsageError('modeltape inspect --unused needs the command that uses the tape, after --: modeltape inspect tapes/a.jsonl --unused -- npm test');
     }
-    const { proxy, commandStatus } = await runUnderProxy({ tape: file, mode: 'replay', log: () => undefined }, parsed.command, io, signals);
+    // The same upstreams and key rules as modeltape run (flags, then modeltape.config.json).
+    const options = { ...proxyOptionsFrom(parsed, { tape: file, port: 0 }), tape: file, mode: 'replay' as const, log: () => undefined };
+    const { proxy, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
     const unused = (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line));
     io.stdout.write(`${file}: ${unused.length} of ${proxy.engine?.size ?? 0} exchanges unused by ${parsed.command.join(' ')}\n`);
     if (unused.length > 0) io.stdout.write(`${unusedTable(unused).replace(/^/gm, '  ')}\n`);

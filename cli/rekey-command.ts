@@ -39,7 +39,7 @@ export async function rekeyCommand(argv: readonly string[], io: CommandIo): Prom
     return { ...exchange, key, ordinal };
   });
   const rulesChanged = canonicalJson(tape.header.keyRules) !== canonicalJson(rules.rules);
-  const merged = new Set(changed.map((change) => change.to)).size < new Set(changed.map((change) => change.from)).size;
+  const merged = new Set(exchanges.map((exchange) => exchange.key)).size < new Set(tape.exchanges.map(({ exchange }) => exchange.key)).size;
   io.stdout.write(`${file}: ${changed.length} of ${exchanges.length} key${exchanges.length === 1 ? '' : 's'} changed${rulesChanged ? ' (new key rules)' : ''}\n`);
   for (const change of changed.slice(0, 50)) io.stdout.write(`  line ${change.line}: ${change.from.slice(0, 12)}… → ${change.to.slice(0, 12)}…\n`);
   if (changed.length > 50) io.stdout.write(`  … and ${changed.length - 50} more\n`);

@@ -49,7 +49,8 @@ export async function runUnderProxy(options: ProxyOptions, command: readonly str
     child.once('error', (error) => done({ code: 127, signal: null, error }));
     child.once('exit', (code, signal) => done({ code, signal }));
   });
-  const summary = await proxy.close();
+  // A command that failed may not have reached every request: never prune after it.
+  const summary = await proxy.close({ prune: exit.code === 0 && exit.signal === null && exit.error === undefined });
   if (exit.error) io.stderr.write(`modeltape: could not start ${JSON.stringify(file)}: ${exit.error.message}\n`);
   let commandStatus = 0;
   if (exit.signal) commandStatus = 128 + (constants.signals[exit.signal] ?? 0);

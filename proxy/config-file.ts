@@ -64,9 +64,16 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
     if (file !== undefined) throw new ModeltapeError('config_not_found', `Config file ${file} does not exist.`);
     return { config: {}, file: undefined };
   }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read: ${(error as Error).message}`;
+    throw new ModeltapeError('config_invalid', `Config file ${path} ${reason}. Pass a JSON file with --config, or remove the path to use ${CONFIG_FILE_NAME} from the current directory.`, { cause: error });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw new ModeltapeError('config_invalid', `Config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
   }

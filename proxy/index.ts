@@ -9,3 +9,4 @@ export { routeRequest, type Route } from './router.js';
 export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, type ModeltapeConfig } from './config-file.js';
 export { pruneTape } from './prune-tape.js';
+export { UPSTREAM_SOCKETS } from './upstream.js';

@@ -67,8 +67,13 @@ export interface RunningProxy {
   /** The replay engine (undefined in passthrough mode): what was recorded and what was used. */
   readonly engine: ReplayEngine | undefined;
   summary(): ProxySummary;
-  /** Stops accepting, lets in-flight requests finish, flushes the tape, and reports. */
-  close(): Promise<ProxySummary>;
+  /**
+   * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. With the
+   * `prune` option, drops the exchanges this run did not use, unless the run was not clean (a
+   * miss, a refusal, an upstream error or an aborted request) or `{ prune: false }` says not to
+   * (a caller whose command failed: it may not have reached every request).
+   */
+  close(options?: { prune?: boolean }): Promise<ProxySummary>;
 }
 
 const MAX_PROBLEMS_KEPT = 20;
@@ -332,7 +337,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], missErrors: [...stats.missErrors], upstreamConnections: upstreamClient?.connections ?? 0 });
   let closing: Promise<ProxySummary> | undefined;
-  const close = (): Promise<ProxySummary> => {
+  const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
     closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -352,7 +357,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
-      if (resolved.prune && engine !== undefined) stats.pruned = pruneTape(resolved.tape, engine, keyRules);
+      const clean = stats.misses === 0 && stats.refused === 0 && stats.upstreamErrors === 0 && stats.aborted === 0;
+      if (resolved.prune && options.prune !== false && clean && engine !== undefined) stats.pruned = pruneTape(resolved.tape, engine);
+      else if (resolved.prune) log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, upstream error or aborted request)'}, so it may not have used every exchange it needs.`);
       await upstreamClient?.close();
       return summary();
     })();

@@ -1,26 +1,27 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { createHeader, loadTape, serializeTape, type CompiledKeyRules } from '../recordings/index.js';
+import { loadTape, serializeTape } from '../recordings/index.js';
 import type { ReplayEngine } from '../replay/index.js';
 
 /**
- * Rewrites a tape keeping only the exchanges this run used (replayed or recorded), in tape order,
- * with their ordinals renumbered per key. The header and its notes are kept. Written aside and
- * renamed into place, so a crash leaves the old tape whole. Returns how many exchanges went.
- * Run it when no other process is recording into the tape.
+ * Drops from a tape the exchanges this run loaded and never used. The tape is read again first,
+ * so lines another writer appended meanwhile (and those this run recorded) are kept; ordinals are
+ * renumbered per key in tape order, the header and its notes kept. Written aside and renamed
+ * into place, so a crash leaves the old tape whole. Returns how many exchanges went.
  */
-export function pruneTape(file: string, engine: ReplayEngine, keyRules: CompiledKeyRules): number {
-  const entries = engine.entries();
-  const kept = entries.filter((entry) => entry.uses > 0);
-  if (kept.length === entries.length) return 0;
-  const { header } = loadTape(file);
+export function pruneTape(file: string, engine: ReplayEngine): number {
+  const unusedLines = new Set(engine.unused().flatMap((entry) => (entry.line === undefined ? [] : [entry.line])));
+  if (unusedLines.size === 0) return 0;
+  const { header, exchanges } = loadTape(file);
   const ordinals = new Map<string, number>();
-  const exchanges = kept.map(({ exchange }) => {
-    const ordinal = ordinals.get(exchange.key) ?? 0;
-    ordinals.set(exchange.key, ordinal + 1);
-    return { ...exchange, ordinal };
-  });
+  const kept = exchanges
+    .filter(({ line }) => !unusedLines.has(line))
+    .map(({ exchange }) => {
+      const ordinal = ordinals.get(exchange.key) ?? 0;
+      ordinals.set(exchange.key, ordinal + 1);
+      return { ...exchange, ordinal };
+    });
   const temporary = `${file}.${process.pid}.prune.tmp`;
-  writeFileSync(temporary, serializeTape(header ?? createHeader(keyRules.rules), exchanges));
+  writeFileSync(temporary, serializeTape(header, kept));
   renameSync(temporary, file);
-  return entries.length - kept.length;
+  return exchanges.length - kept.length;
 }

@@ -5,6 +5,12 @@ import type { Upstream } from './upstream-table.js';
 
 export type UpstreamHandler = Dispatcher.DispatchHandler;
 
+/**
+ * The sockets a proxy opened to its upstreams. A replay guard, which watches every connection of
+ * the process, leaves these alone: they belong to a proxy that records or passes through.
+ */
+export const UPSTREAM_SOCKETS: WeakSet<object> = new WeakSet();
+
 export interface UpstreamRequest {
   method: string;
   /** Path and query on the upstream origin. */
@@ -58,7 +64,10 @@ export class UpstreamClient {
       pool = new this.#undici.Pool(upstream.origin, {
         connect: (options, callback) => {
           this.#connections++;
-          connect(options, callback);
+          connect(options, (error, socket) => {
+            if (socket) UPSTREAM_SOCKETS.add(socket);
+            callback(error, socket as never);
+          });
         },
         // Model calls can think for minutes before the first byte.
         headersTimeout: 10 * 60_000,

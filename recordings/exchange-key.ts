@@ -63,7 +63,7 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
   }
   let body: unknown = null;
   if (request.body !== undefined) {
-    body = 'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : request.body;
+    body = 'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : withoutBoundary(request.body, request.headers['content-type']);
   }
   return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
 }
@@ -76,4 +76,24 @@ export function exchangeKey(upstream: string, request: RecordedRequest, rules: C
 /** sha256 (hex) of some bytes. */
 export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+// Multipart bodies (file, audio and image uploads) are framed by a random boundary the client
+// picks per request: keyed with one fixed token, so the same upload keys the same.
+const KEY_BOUNDARY = 'modeltape-boundary';
+
+function withoutBoundary(body: { text: string } | { base64: string }, contentType: string | undefined): unknown {
+  const boundary = /^multipart\/[^;]+;.*\bboundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  if (boundary === undefined) return body;
+  if ('text' in body) return { text: body.text.split(boundary).join(KEY_BOUNDARY) };
+  const bytes = Buffer.from(body.base64, 'base64');
+  const marker = Buffer.from(boundary, 'latin1');
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let found = bytes.indexOf(marker, start); found >= 0; found = bytes.indexOf(marker, start)) {
+    parts.push(bytes.subarray(start, found), Buffer.from(KEY_BOUNDARY, 'latin1'));
+    start = found + marker.length;
+  }
+  parts.push(bytes.subarray(start));
+  return { base64: Buffer.concat(parts).toString('base64') };
 }

@@ -273,14 +273,18 @@ describe('NearestIndex', () => {
     expect(index.tailPostings).toBe(0);
   });
 
-  test('ranks by estimate and breaks ties by the lower id', () => {
+  test('ranks by estimate, lower id first, and keeps every tie with the last one kept', () => {
     const index = new NearestIndex();
     const hello = values({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] });
     index.add(values({ model: 'gpt-4o', messages: [{ role: 'user', content: 'bye' }] }));
     index.add(hello);
     index.add(values({ model: 'o3-mini', messages: [] }));
     index.add(hello);
-    expect(index.closest(hello, 1)).toEqual([{ id: 1, estimate: 0 }]);
+    // Ties with the last kept estimate come along (the caller breaks them by text distance).
+    expect(index.closest(hello, 1)).toEqual([
+      { id: 1, estimate: 0 },
+      { id: 3, estimate: 0 },
+    ]);
     expect(index.closest(hello, 3)).toEqual([
       { id: 0, estimate: 1 },
       { id: 1, estimate: 0 },

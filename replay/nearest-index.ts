@@ -25,6 +25,8 @@ export const NEAREST_INDEX_MINIMUM = 64;
 
 /** How many of the closest recordings by estimate the exact diff then compares. */
 export const NEAREST_SHORTLIST = 16;
+/** At most this many recordings tied at the shortlist's worst estimate are diffed as well. */
+export const NEAREST_TIE_CAP = 256;
 
 /** One recording the index ranks close, by its id (the order it was added in). */
 export interface NearestCandidate {
@@ -99,7 +101,16 @@ export class NearestIndex {
     const scores = this.#scores;
     scores.fill(0, 0, this.#size);
     const constant = ROOTS + this.#leaves.scoreLeaves(query.leaves, scores, this.#size) + this.#containers.scoreContainers(query, scores, this.#size);
-    return smallest(scores, this.#size, limit).map((id) => ({ id, estimate: constant + scores[id]! }));
+    let ids = smallest(scores, this.#size, limit);
+    if (ids.length === limit) {
+      // Everything tied with the last one shortlisted comes too (up to a cap): the caller breaks
+      // ties by how close the values are, which the estimate cannot see.
+      const threshold = Math.max(...ids.map((id) => scores[id]!));
+      const chosen = new Set(ids);
+      for (let id = 0; id < this.#size && chosen.size < NEAREST_TIE_CAP; id++) if (scores[id] === threshold) chosen.add(id);
+      ids = [...chosen].sort((a, b) => a - b);
+    }
+    return ids.map((id) => ({ id, estimate: constant + scores[id]! }));
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Difference } from '../replay/index.js';
 import { renderDriftHtml } from './drift-html.js';
-import type { DriftItem, DriftReport, DriftRequest } from './drift-report.js';
+import { formatDriftReport, type DriftItem, type DriftReport, type DriftRequest } from './drift-report.js';
 
 // Fixtures are built by hand: a request per wire format, a drift around it, a report around that.
 
@@ -298,6 +298,16 @@ describe('renderDriftHtml', () => {
     expect(sent).toContain('Ship to <mark class="ins">Lyon</mark>.');
     expect(sent).toMatch(/<details class="fold"><summary>…3,5\d\d earlier characters<\/summary>/);
     expect(sent).toMatch(/<details class="fold"><summary>1,\d{3} more characters…<\/summary>/);
+  });
+
+  test('says, on the page and in the terminal, when more requests drifted than the report kept', () => {
+    const kept = report([drift({ sent: request('/v1/chat/completions', 'openai', chatBody('Lyon')), recorded: request('/v1/chat/completions', 'openai', chatBody('Paris')) })]);
+    const cut: DriftReport = { ...kept, totals: { ...kept.totals, requests: 1504, drifted: 1500 } };
+
+    expect(visibleText(renderDriftHtml(cut))).toContain('Details are kept for the first 1 drifted requests; the other 1,499 are counted but not shown.');
+    expect(formatDriftReport(cut)).toContain('the other 1499 drifted requests are counted but not kept');
+    expect(visibleText(renderDriftHtml(kept))).not.toContain('counted but not shown');
+    expect(formatDriftReport(kept)).not.toContain('counted but not kept');
   });
 
   test('renders a no-drift page for a report without drifts', () => {

@@ -66,6 +66,9 @@ function renderHeader(report: DriftReport): string {
     }
     html += '</tbody>\n</table>\n';
   }
+  if (report.drifts.length < totals.drifted) {
+    html += `<p class="muted">Details are kept for the first ${number(report.drifts.length)} drifted requests; the other ${number(totals.drifted - report.drifts.length)} are counted but not shown. Fix these and run again.</p>\n`;
+  }
   if (report.drifts.length > 0) {
     html += '<nav class="index" aria-label="Drifts">\n<h2>Drifts</h2>\n<ol>\n';
     for (const item of report.drifts) {

@@ -114,6 +114,9 @@ export function formatDriftReport(report: DriftReport): string {
     lines.push(`  ${endpoint.endpoint}: ${endpoint.drifted} drifted`);
     for (const path of endpoint.topPaths) lines.push(`    ${path.path}  (${path.count}×)`);
   }
+  if (report.drifts.length < report.totals.drifted) {
+    lines.push(`  (details below for the first ${report.drifts.length}; the other ${report.totals.drifted - report.drifts.length} drifted requests are counted but not kept — fix these and run again)`);
+  }
   for (const drift of report.drifts) {
     lines.push('');
     lines.push(`  #${drift.index} ${drift.endpoint} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${report.tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`);

@@ -6,7 +6,7 @@
  */
 export * from '../replay/index.js';
 export { openTape, EscapeError, unusedExchange, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
-export { interceptProviders, type ProviderInterception } from './intercept-providers.js';
+export { interceptProviders, type ProviderInterception, type InterceptOptions } from './intercept-providers.js';
 export { EscapeGuard, type Escape } from './escape-guard.js';
 export {
   ReplayAssertionError,

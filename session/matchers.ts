@@ -12,6 +12,11 @@ function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
       return { pass: false, message: () => `expected a modeltape session (from openTape), got ${typeof received}` };
     }
     const problems = replayProblems(received, checks);
+    const summary = received.summary();
+    if (summary.hits + summary.misses + summary.recorded + summary.passthrough === 0) {
+      // Nothing was checked, so neither the matcher nor its negation may pass.
+      return { pass: this.isNot === true, message: () => `expected tape ${received.file} to be checked, but ${problems[0] ?? 'no request reached it'}` };
+    }
     return {
       pass: problems.length === 0,
       message: () =>

@@ -97,43 +97,45 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
   });
 
-  // Which upstream a URL belongs to: by origin for configured ones, by host for the built-ins.
-  const byOrigin = new Map<string, { name: string; basePath: string }>();
-  for (const upstream of proxy.options.upstreams.values()) byOrigin.set(upstream.origin, { name: upstream.name, basePath: upstream.basePath });
+  // Which upstream a URL belongs to: configured upstreams by origin and base path (the longest
+  // that matches, so two upstreams behind one gateway origin stay apart), then the built-in hosts.
+  const routes: Array<{ origin: string; basePath: string; name: string }> = [];
+  for (const upstream of proxy.options.upstreams.values()) routes.push({ origin: upstream.origin, basePath: upstream.basePath, name: upstream.name });
+  for (const [host, name] of BUILT_IN_HOSTS) routes.push({ origin: `https://${host}`, basePath: '', name });
+  routes.sort((a, b) => b.basePath.length - a.basePath.length);
+  const routeOf = (url: URL): { name: string; basePath: string } | undefined =>
+    routes.find((route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)));
   const proxyOrigin = new URL(proxy.url).origin;
-  // Every upstream's host and port: in replay not one connection to them is expected. The
-  // session's own proxy is on another port, so its loopback requests are never taken for one.
-  const guard = new EscapeGuard([...proxy.options.upstreams.values()].map((upstream) => new URL(upstream.baseUrl).host));
+  // Every upstream's host and port, and the built-in provider hosts (session.fetch routes them
+  // even when an upstream is overridden): in replay not one request to them is expected.
+  const guardedHosts = new Set([...proxy.options.upstreams.values()].map((upstream) => new URL(upstream.baseUrl).host));
+  for (const host of BUILT_IN_HOSTS.keys()) guardedHosts.add(host);
+  const guard = new EscapeGuard(guardedHosts);
   if (mode === 'replay' && guardOption !== false) guard.start();
 
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? input : undefined;
-    const url = new URL(request ? request.url : input.toString());
+    // As fetch itself does: init, when given, overrides what the Request carries.
+    const request = new Request(input, init);
+    const url = new URL(request.url);
     let target: string;
     if (url.origin === proxyOrigin) {
       target = url.toString();
     } else {
-      const upstream = byOrigin.get(url.origin) ?? (BUILT_IN_HOSTS.has(url.host) ? { name: BUILT_IN_HOSTS.get(url.host)!, basePath: '' } : undefined);
+      const upstream = routeOf(url);
       if (upstream === undefined) {
         throw new ModeltapeError(
           'unknown_provider_url',
-          `session.fetch got a request for ${url.origin}${url.pathname}, which is none of the session's upstreams (${[...byOrigin.values()].map((known) => known.name).join(', ')}). Add it with openTape(file, { upstreams: { name: "${url.origin}" } }).`,
+          `session.fetch got a request for ${url.origin}${url.pathname}, which is none of the session's upstreams (${[...proxy.options.upstreams.keys()].join(', ')}). Add it with openTape(file, { upstreams: { name: "${url.origin}" } }).`,
         );
       }
-      const path = upstream.basePath !== '' && url.pathname.startsWith(upstream.basePath) ? url.pathname.slice(upstream.basePath.length) : url.pathname;
-      target = `${proxy.url}/${upstream.name}${path}${url.search}`;
+      target = `${proxy.url}/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
     }
-    // A streamed body is read whole: the proxy keys on the complete bytes anyway.
-    const body = request ? await request.arrayBuffer() : init?.body instanceof ReadableStream ? await new Response(init.body).arrayBuffer() : init?.body;
     // Framing and connection headers belong to the hop the request came in on, not to this one.
-    const headers = new Headers(request?.headers ?? init?.headers);
+    const headers = new Headers(request.headers);
     for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
-    return loopbackFetch(target, {
-      method: request?.method ?? init?.method ?? 'GET',
-      headers,
-      body: body as RequestInit['body'],
-      signal: request?.signal ?? init?.signal ?? null,
-    });
+    // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    return loopbackFetch(target, { method: request.method, headers, body, signal: request.signal });
   };
 
   const summary = (): SessionSummary => ({ ...proxy.summary(), escapes: guard.escapes() });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
 import { ModeltapeError } from '../recordings/index.js';
 
@@ -37,12 +38,19 @@ export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}
   return join(base, `${safeFileName(name)}.jsonl`);
 }
 
-/** A test name as a file name: readable, no path separators or shell-hostile characters. */
+/**
+ * A test name as a file name: letters and digits of any script kept, everything else turned to
+ * `-`. When anything was replaced or the name was cut, a short hash of the whole name is added,
+ * so two different names never share a file ("refund €10" and "refund $10" stay apart).
+ */
 export function safeFileName(name: string): string {
   const cleaned = name
     .replace(/\s+>\s+/g, '--')
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/[^\p{L}\p{N}._-]+/gu, '-')
     .replace(/-{3,}/g, '--')
     .replace(/^[-.]+|[-.]+$/g, '');
-  return (cleaned || 'test').slice(0, 150);
+  const readable = cleaned.slice(0, 120);
+  const lossless = readable === name;
+  if (lossless && readable !== '') return readable;
+  return `${readable || 'test'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }

@@ -87,4 +87,16 @@ describe('keeping tapes fresh', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown field ".normalisers" in config; did you mean ".normalizers"?');
   });
+
+  test('a config path that is a directory, or not JSON, or missing, is named with what to do', async () => {
+    const notJson = `${dir}/not-json.config.json`;
+    writeFileSync(notJson, '{ normalizers: [] }');
+    const asDirectory = await runCli(['run', '--config', dir, '--', process.execPath, '-e', '']);
+    const asText = await runCli(['run', '--config', notJson, '--', process.execPath, '-e', '']);
+    const missing = await runCli(['run', '--config', `${dir}/nowhere.json`, '--', process.execPath, '-e', '']);
+    expect([asDirectory.code, asText.code, missing.code]).toEqual([1, 1, 1]);
+    expect(asDirectory.stderr).toContain(`Config file ${dir} is a directory, not a file. Pass a JSON file with --config`);
+    expect(asText.stderr).toContain(`Config file ${notJson} is not valid JSON`);
+    expect(missing.stderr).toContain(`Config file ${dir}/nowhere.json does not exist.`);
+  });
 });

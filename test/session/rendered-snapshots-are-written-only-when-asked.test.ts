@@ -38,7 +38,9 @@ describe('assertRenderedSnapshot', () => {
 describe('tapeForCurrentTest', () => {
   test('names a tape after the running test and its file', () => {
     const path = tapeForCurrentTest();
-    expect(path).toMatch(/test\/session\/__tapes__\/rendered-snapshots-are-written-only-when-asked\.test\/tapeForCurrentTest--names-a-tape-after-the-running-test-and-its-file\.jsonl$/);
-    expect(tapeForCurrentTest({ dir: 'tapes', name: 'checkout > pays by card' })).toBe('tapes/checkout--pays-by-card.jsonl');
+    expect(path).toMatch(/test\/session\/__tapes__\/rendered-snapshots-are-written-only-when-asked\.test\/tapeForCurrentTest--names-a-tape-after-the-running-test-and-its-file-[0-9a-f]{8}\.jsonl$/);
+    // Readable, with a short hash of the exact name so that two names never share a file.
+    expect(tapeForCurrentTest({ dir: 'tapes', name: 'checkout > pays by card' })).toMatch(/^tapes\/checkout--pays-by-card-[0-9a-f]{8}\.jsonl$/);
+    expect(tapeForCurrentTest({ dir: 'tapes', name: 'refund' })).toBe('tapes/refund.jsonl');
   });
 });
