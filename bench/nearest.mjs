@@ -9,7 +9,8 @@
 // (defaults 100000, 100, 20; BENCH_TRACE=1 also names the slowest misses).
 import { performance } from 'node:perf_hooks';
 import { captureRequest, compileKeyRules, exchangeKey, keyInputs } from '../dist/recordings/index.js';
-import { ReplayEngine, diffJson } from '../dist/replay/index.js';
+import { ReplayEngine } from '../dist/replay/index.js';
+import { compareInputs, textDistance } from '../dist/replay/replay-engine.js';
 import { NearestIndex, comparedValues } from '../dist/replay/nearest-index.js';
 
 const EXCHANGES = Number(process.argv[2] ?? 100_000);
@@ -124,18 +125,16 @@ function misses(bodies, recordedKeys, count) {
   });
 }
 
-/** nearest() as it was before the index: every recording on the route diffed, the best kept. */
+/** nearest() as it was before the index: every recording on the route diffed, the best kept (ties as the engine breaks them). */
 function fullScan(entries, comparedOf, sent) {
   let best;
   for (const entry of entries) {
-    const recorded = comparedOf(entry);
-    const stopAfter = best === undefined ? Number.POSITIVE_INFINITY : best.total;
-    let total = diffJson(recorded.body, sent.body, { stopAfter }).length;
-    total += diffJson(recorded.headers, sent.headers, { stopAfter: stopAfter - total }).length;
-    total += diffJson(recorded.query, sent.query, { stopAfter: stopAfter - total }).length;
-    if (best === undefined || total < best.total) {
-      best = { entry, total };
-      if (total === 0) break;
+    const differences = compareInputs(comparedOf(entry), sent, best === undefined ? Number.POSITIVE_INFINITY : best.total + 1);
+    if (best !== undefined && differences.length > best.total) continue;
+    const distance = textDistance(differences);
+    if (best === undefined || differences.length < best.total || distance < best.distance) {
+      best = { entry, total: differences.length, distance };
+      if (best.total === 0) break;
     }
   }
   return best;
@@ -198,7 +197,7 @@ index.closest(comparedValues(keyInputs('openai', queries[0].request, keyRules)),
 const foldAndQueryMs = performance.now() - started;
 
 // The full scan, on its own copy of the inputs (the old engine cached them all on the first miss).
-const bucket = [...engine.entries()].sort((a, b) => a.exchange.ordinal - b.exchange.ordinal || a.line - b.line);
+const bucket = [...engine.entries()].sort((a, b) => a.line - b.line);
 const cache = new Map(bucket.map((entry) => [entry, values[entry.line - 2]]));
 const comparedOf = (entry) => cache.get(entry);
 const scanTimes = [];
