@@ -1,8 +1,9 @@
 // ReplayEngine.nearest() on a replay miss, timed in one process (no sockets): a tape of 100k
 // realistic OpenAI chat requests (~1 KB bodies: agent sessions whose conversations grow a turn per
 // request, system prompts, tools), then ~100 misses that drift the way real ones do (one message,
-// the model, the tools, one turn more or less, an unrelated conversation). Reports the first miss
-// (which builds the route's index), every later miss (p50, p99, max), the index's memory, and the
+// the model, the tools, one turn more or less, an unrelated conversation). Reports a cold first
+// miss (which builds the route's index), the background warm-up a proxy runs after load, every
+// miss after it (p50, p99, max), the index's memory, and the
 // full scan nearest() did before the index (every recording on the route diffed), reimplemented
 // here over the public API; each full-scan answer is checked against the engine's.
 // Run after `npm run build`:  node --expose-gc bench/nearest.mjs [exchanges] [misses] [full-scan misses]
@@ -161,16 +162,38 @@ function summary(times) {
 process.stderr.write(`nearest bench: building ${EXCHANGES.toLocaleString('en-US')} exchanges …`);
 let started = performance.now();
 const { bodies, loaded, meanBytes } = buildTape();
-const engine = new ReplayEngine({ file: 'bench/nearest.jsonl', keyRules }, loaded);
+let cold = new ReplayEngine({ file: 'bench/nearest.jsonl', keyRules }, loaded);
 const queries = misses(bodies, new Set(loaded.map(({ exchange }) => exchange.key)), MISSES);
 process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s (mean body ${Math.round(meanBytes)} bytes)\n`);
 
+// A miss that comes before the background warm-up has finished builds the rest of the index itself.
 const before = heap();
 started = performance.now();
-const first = engine.nearest('openai', queries[0].request);
+const first = cold.nearest('openai', queries[0].request);
 const firstMs = performance.now() - started;
 const indexBytes = heap() - before;
-process.stderr.write(`first miss (builds the index): ${ms(firstMs)} ms\n`);
+process.stderr.write(`cold first miss (builds the index): ${ms(firstMs)} ms\n`);
+cold = undefined;
+heap();
+
+// What a proxy or openTape session does: warm the index in slices right after the tape loads, while
+// requests are answered in between (here: timer ticks, to measure how long the loop was held).
+const engine = new ReplayEngine({ file: 'bench/nearest.jsonl', keyRules }, loaded);
+let ticks = 0;
+let longestGapMs = 0;
+let lastTick = performance.now();
+const ticker = setInterval(() => {
+  const now = performance.now();
+  longestGapMs = Math.max(longestGapMs, now - lastTick);
+  lastTick = now;
+  ticks++;
+}, 1);
+started = performance.now();
+await engine.warmNearest().done;
+const warmMs = performance.now() - started;
+clearInterval(ticker);
+heap();
+process.stderr.write(`background warm-up: ${ms(warmMs)} ms, event loop held at most ${ms(longestGapMs)} ms at a time\n`);
 
 const indexed = [];
 const times = [];
@@ -182,7 +205,7 @@ for (const { request: sent } of queries) {
 }
 const perMiss = summary(times);
 if (process.env.BENCH_TRACE) process.stderr.write(`slowest: ${times.map((time, at) => [at, time]).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([at, time]) => `#${at} ${queries[at].drift} ${ms(time)}`).join(", ")}\n`);
-process.stderr.write(`indexed misses: p50 ${ms(perMiss.p50)} ms, p99 ${ms(perMiss.p99)} ms, max ${ms(perMiss.max)} ms\n`);
+process.stderr.write(`misses after warm-up: p50 ${ms(perMiss.p50)} ms, p99 ${ms(perMiss.p99)} ms, max ${ms(perMiss.max)} ms\n`);
 
 // The index alone, for its size and build time without the engine around it.
 started = performance.now();
@@ -234,9 +257,10 @@ const lines = [
   '',
   '| measure | value |',
   '|:--|--:|',
-  `| first miss (builds the index, then answers) | ${ms(firstMs)} ms |`,
+  `| background warm-up after load (index built in slices; the event loop was held at most ${ms(longestGapMs)} ms at a time, ${ticks} 1 ms timer ticks ran meanwhile) | ${ms(warmMs)} ms |`,
+  `| misses after the warm-up, first / p50 / p99 / max | ${ms(times[0])} / ${ms(perMiss.p50)} / ${ms(perMiss.p99)} / ${ms(perMiss.max)} ms |`,
+  `| cold first miss, before the warm-up finished (builds the rest of the index, then answers) | ${ms(firstMs)} ms |`,
   `| index build alone, outside the engine: walk + hash ${ms(addMs)} ms, fold + one query ${ms(foldAndQueryMs)} ms | ${ms(addMs + foldAndQueryMs)} ms |`,
-  `| later misses p50 / p99 / max | ${ms(perMiss.p50)} / ${ms(perMiss.p99)} / ${ms(perMiss.max)} ms |`,
   `| full scan (before the index): first miss, inputs of every recording derived (${ms(valuesMs)} ms) then diffed | ${ms(scanFirstMs)} ms |`,
   `| full scan (before the index): misses p50 / p99 / max, ${scanned} misses | ${ms(scan.p50)} / ${ms(scan.p99)} / ${ms(scan.max)} ms |`,
   `| speed-up at p50 | ${(scan.p50 / perMiss.p50).toFixed(0)}× |`,
@@ -251,7 +275,7 @@ const lines = [
   }),
   '',
   `Check: the full scan chose the same recording with the same number of differences for all ${agreed} misses it ran. First miss nearest at line ${first?.entry.line} (${first?.total} differences).`,
-  `Target: ≤ ${TARGET_MS} ms per miss: ${perMiss.max <= TARGET_MS ? 'met' : perMiss.p99 <= TARGET_MS ? 'met at p99, not at max' : 'MISSED'}.`,
+  `Target: ≤ ${TARGET_MS} ms per miss once the tape is warm: ${perMiss.max <= TARGET_MS ? 'met' : perMiss.p99 <= TARGET_MS ? 'met at p99, not at max' : 'MISSED'}; a miss in the first ${ms(warmMs)} ms after load pays up to ${ms(firstMs)} ms.`,
   '',
 ];
 process.stdout.write(lines.join('\n'));

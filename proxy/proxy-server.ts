@@ -334,11 +334,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const port = (server.address() as AddressInfo).port;
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
+  // A miss on a large route is explained through an index; build it while the run starts, so the
+  // first miss does not pay for it (requests are answered between its slices).
+  const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
 
   const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], missErrors: [...stats.missErrors], upstreamConnections: upstreamClient?.connections ?? 0 });
   let closing: Promise<ProxySummary> | undefined;
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
     closing ??= (async () => {
+      warming?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {

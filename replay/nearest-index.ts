@@ -88,13 +88,18 @@ export class NearestIndex {
     return this.#size++;
   }
 
+  /** Folds what was added since the last query into the postings, so the next query need not (warm-up calls it last). */
+  prepare(): void {
+    this.#leaves.compactIfDue();
+    this.#containers.compactIfDue();
+  }
+
   /**
    * Up to `limit` recordings with the fewest estimated differences from `values`, in id order.
    * Ties go to the lower id, as the scan that reads recordings in id order would pick them.
    */
   closest(values: ComparedValues, limit: number): NearestCandidate[] {
-    this.#leaves.compactIfDue();
-    this.#containers.compactIfDue();
+    this.prepare();
     const query = new QueryTokens();
     walkRoots(values, query, query);
     if (this.#scores.length < this.#size) this.#scores = new Int32Array(Math.max(this.#size, Math.ceil(this.#scores.length * 1.5)));
