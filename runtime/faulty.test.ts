@@ -1,0 +1,47 @@
+import { describe, expect, test } from 'vitest';
+import { Crash, CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, Latency, SimulatedCrash, StoreFaultError } from './faulty.js';
+import { SqliteJournalStore } from './sqlite-journal-store.js';
+import type { JournalRecord } from './journal-store.js';
+
+const record = (n: number): JournalRecord => ({ id: `r${n}`, runId: 'run', effectKey: `${n}.0.now`, type: 'start', data: null, at: n });
+
+describe('Faulty', () => {
+  test('numbers writes from 1 and injects exactly the scheduled faults; reads are never faulted', async () => {
+    const store = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit().at(2, FailBeforeCommit).at(3, CommittedThenLost).at(4, Latency(5)));
+    expect(await store.append([record(1)])).toEqual(['appended']);
+    await expect(store.append([record(2)])).rejects.toThrow('Injected fault fail_before_commit on write #2 (append): nothing was stored.');
+    const lost = await store.append([record(3)]).catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(StoreFaultError);
+    expect((lost as StoreFaultError).committed).toBe(true);
+    expect(await store.append([record(4)])).toEqual(['appended']);
+    expect((await store.read('run')).map((stored) => stored.id)).toEqual(['r1', 'r3', 'r4']);
+    expect(store.writes).toBe(4);
+    expect(store.injected.map(({ write, fault }) => `${write} ${fault.kind}`)).toEqual(['2 fail_before_commit', '3 committed_then_lost', '4 latency']);
+  });
+
+  test('after a Crash, every call on the handle fails, reads included, and the write that crashed is not stored', async () => {
+    const inner = SqliteJournalStore.memory();
+    const store = new Faulty(inner, FaultSchedule.explicit().at(2, Crash));
+    await store.append([record(1)]);
+    await expect(store.append([record(2)])).rejects.toBeInstanceOf(SimulatedCrash);
+    expect(store.crashed).toBe(true);
+    await expect(store.read('run')).rejects.toThrow('Simulated crash at write #2 (read)');
+    await expect(store.getLease('run')).rejects.toBeInstanceOf(SimulatedCrash);
+    expect((await inner.read('run')).map((stored) => stored.id)).toEqual(['r1']);
+  });
+
+  test('a seed gives the same faults at the same writes forever, and different seeds differ', () => {
+    const draw = (seed: number): string => Array.from({ length: 500 }, (_, index) => FaultSchedule.seeded(seed, { rate: 0.2 }).faultAt(index + 1)?.kind?.[0] ?? '.').join('');
+    expect(draw(42)).toBe(draw(42));
+    expect(draw(42)).not.toBe(draw(43));
+    const faults = [...draw(42)].filter((mark) => mark !== '.').length;
+    expect(faults).toBeGreaterThan(60);
+    expect(faults).toBeLessThan(140);
+    expect(new Faulty(SqliteJournalStore.memory(), 42).schedule.seed).toBe(42);
+  });
+
+  test('refuses a schedule it cannot follow', () => {
+    expect(() => FaultSchedule.explicit().at(0, Crash)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
+    expect(() => FaultSchedule.seeded(1, { rate: 2 })).toThrow('A fault rate must be between 0 and 1, got 2.');
+  });
+});

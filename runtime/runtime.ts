@@ -1,0 +1,724 @@
+import { ModeltapeError } from '../recordings/index.js';
+import { diffJson } from '../replay/index.js';
+import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
+import { JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
+import { SimulatedCrash } from './faulty.js';
+import { recordId, systemClock, ulidIds, type Clock, type IdSource } from './ids.js';
+import { effectKey, type AppendOutcome, type ApprovalRecord, type EffectKind, type JournalRecord, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
+import { callModel, checkConnection, type ModelAnswer, type ProviderConnection, type Turn } from './model-providers.js';
+import { allowAll, type Policy, type PolicyDecision } from './policy.js';
+import { ToolBox, type Tool, type ToolContext } from './tool-box.js';
+
+/** An agent: who it talks to, what it is told, what it may call, and what it must answer. */
+export interface Agent {
+  name: string;
+  /** A key of the runtime's `providers`. */
+  provider: string;
+  model: string;
+  system: string;
+  /** The tools granted (names in the tool box). @default none */
+  tools?: readonly string[];
+  /** JSON Schema the final answer must match; the answer is then parsed JSON. */
+  output?: Record<string, unknown>;
+  /** @default 20 */
+  maxSteps?: number;
+  /** @default 1024 */
+  maxTokens?: number;
+}
+
+export interface RuntimeOptions {
+  store: JournalStore;
+  /** Providers by name, each reached through a `fetch` seam. */
+  providers: Record<string, ProviderConnection>;
+  /** Agents a replay or resume can find by name (`run()` also registers the agent it is given). */
+  agents?: readonly Agent[];
+  tools?: ToolBox | readonly Tool[];
+  /** @default allowAll */
+  policy?: Policy;
+  /** @default the system clock */
+  clock?: Clock;
+  /** Run ids, this runtime's lease owner name and `ctx.newId()` values. @default ULIDs */
+  ids?: IdSource;
+  /** This runtime's name as a lease holder. @default `runtime-<id>` */
+  owner?: string;
+  lease?: {
+    /** @default 30000 */
+    ttlMs?: number;
+    /** @default a third of the TTL */
+    heartbeatMs?: number;
+  };
+  /**
+   * Test-only seams. `disableReplayReadBack` makes replay run effects instead of reading them back,
+   * so only the unique index (the backstop) stops a second start: it exists to prove that
+   * `assertReplayWasNotBackstopped` catches what outcome checks cannot. Never set it in real code.
+   */
+  unsafeTestSeams?: { disableReplayReadBack?: boolean };
+}
+
+export type ReplayMode = 'strict' | 'resume';
+export const REPLAY_MODES: readonly ReplayMode[] = ['strict', 'resume'];
+
+/** What one effect did in one invocation. */
+export interface EffectSummary {
+  key: string;
+  kind: EffectKind;
+  /**
+   * `performed`: run now; `read_back`: answered from the journal; `backstopped`: its start was
+   * rejected by the unique index and the journal answered; `reconciled`: an in-doubt call the tool's
+   * `reconcile` settled; `failed`: it failed (now or as recorded).
+   */
+  status: 'performed' | 'read_back' | 'backstopped' | 'reconciled' | 'failed';
+}
+
+export interface RunOutcome {
+  runId: string;
+  agent: string;
+  /** How this invocation ran: a new run, a strict replay, or a resume. */
+  mode: 'run' | ReplayMode;
+  status: RunStatus;
+  /** The final answer (parsed JSON when the agent has an output schema), or null. */
+  output: Json;
+  /** Why the run failed. */
+  error?: { code: string; message: string };
+  /** The effects this invocation asked for, in order. */
+  effects: EffectSummary[];
+  /** How many start records the unique index rejected during this invocation. */
+  backstopHits: number;
+  /** Approvals the run waits for (status `waiting`). */
+  pendingApprovals: ApprovalRecord[];
+}
+
+const WRITE_ATTEMPTS = 5;
+const DEFAULT_MAX_STEPS = 20;
+const DEFAULT_MAX_TOKENS = 1024;
+
+/** A failure the journal holds for an effect (or one just recorded): read back, it is thrown again. */
+export class RecordedFailure extends ModeltapeError {
+  readonly data: Json;
+  constructor(data: Json) {
+    const { name, message } = (data ?? {}) as { name?: string; message?: string };
+    super('effect_failed', `${name ?? 'Error'}: ${message ?? 'the effect failed'}`);
+    this.data = data;
+  }
+}
+
+/** The run stops here until an operator decides. */
+class Pause extends Error {
+  readonly approval: ApprovalRecord;
+  constructor(approval: ApprovalRecord) {
+    super(`waiting for approval ${approval.approvalId}`);
+    this.approval = approval;
+  }
+}
+
+class ReplayCursor {
+  readonly #starts: StoredRecord[];
+  readonly #ends = new Map<string, StoredRecord>();
+  #at = 0;
+
+  constructor(records: readonly StoredRecord[]) {
+    this.#starts = records.filter((record) => record.type === 'start');
+    for (const record of records) if (record.type !== 'start' && !this.#ends.has(record.effectKey)) this.#ends.set(record.effectKey, record);
+  }
+
+  get done(): boolean {
+    return this.#at >= this.#starts.length;
+  }
+
+  peek(): StoredRecord | undefined {
+    return this.#starts[this.#at];
+  }
+
+  take(): { start: StoredRecord; end: StoredRecord | undefined } {
+    const start = this.#starts[this.#at++]!;
+    return { start, end: this.#ends.get(start.effectKey) };
+  }
+
+  /** Passes over the effects a read-back tool performed inside itself. */
+  skipNested(key: string): void {
+    while (this.#at < this.#starts.length && this.#starts[this.#at]!.effectKey.startsWith(`${key}/`)) this.#at++;
+  }
+
+  endOf(key: string): StoredRecord | undefined {
+    return this.#ends.get(key);
+  }
+}
+
+interface Scope {
+  prefix: string | undefined;
+  ordinal: number;
+}
+
+/**
+ * The journaled agent runtime. Every model call, tool call, clock read and new id is an effect:
+ * journaled with a start record before it is performed and a completion (or failure) after.
+ * `replay(runId, 'strict')` reads every effect back and performs none; `'resume'` reads back what
+ * completed and continues live.
+ */
+export class Runtime {
+  readonly owner: string;
+  readonly store: JournalStore;
+  readonly #providers: Record<string, ProviderConnection>;
+  readonly #agents = new Map<string, Agent>();
+  readonly #outputs = new Map<string, ValidateFunction>();
+  readonly tools: ToolBox;
+  readonly #policy: Policy;
+  readonly #clock: Clock;
+  readonly #ids: IdSource;
+  readonly #ttlMs: number;
+  readonly #heartbeatMs: number;
+  readonly #readBack: boolean;
+  #invocations = 0;
+
+  private constructor(options: RuntimeOptions) {
+    this.store = options.store;
+    this.#providers = options.providers;
+    for (const [name, connection] of Object.entries(options.providers)) checkConnection(name, connection);
+    this.tools = options.tools instanceof ToolBox ? options.tools : new ToolBox(options.tools ?? []);
+    this.#policy = options.policy ?? allowAll;
+    this.#clock = options.clock ?? systemClock;
+    this.#ids = options.ids ?? ulidIds;
+    this.owner = options.owner ?? `runtime-${this.#ids()}`;
+    this.#ttlMs = options.lease?.ttlMs ?? 30_000;
+    this.#heartbeatMs = options.lease?.heartbeatMs ?? Math.max(1, Math.floor(this.#ttlMs / 3));
+    this.#readBack = options.unsafeTestSeams?.disableReplayReadBack !== true;
+    for (const agent of options.agents ?? []) this.#register(agent);
+  }
+
+  /** Builds a runtime; checks the providers, agents and tools once, here. */
+  static build(options: RuntimeOptions): Runtime {
+    return new Runtime(options);
+  }
+
+  /** Starts a run of `agent` on `input` and drives it until it finishes, fails or waits for an approval. */
+  async run(agent: Agent | string, input: Json): Promise<RunOutcome> {
+    const resolved = typeof agent === 'string' ? this.#agentNamed(agent) : this.#register(agent);
+    const runId = this.#ids();
+    const now = this.#clock();
+    const run: RunRecord = { runId, agent: resolved.name, input, status: 'running', result: null, createdAt: now, updatedAt: now };
+    const execution = this.#execution(run, 'run', undefined);
+    return execution.guarded(async () => {
+      await execution.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
+      await execution.lease();
+      return execution.drive(resolved);
+    });
+  }
+
+  /**
+   * Replays a run from its journal. `strict`: reads every effect back, performs none and writes
+   * nothing; code that asks for another effect, in another order or with other arguments, or that
+   * stops before a recorded one, throws {@link NondeterminismError}. `resume`: reads back what
+   * completed and continues an unfinished run live (under its lease).
+   */
+  async replay(runId: string, mode: ReplayMode): Promise<RunOutcome> {
+    if (!REPLAY_MODES.includes(mode)) throw new ModeltapeError('invalid_replay_mode', `Invalid replay mode "${String(mode)}": expected one of ${REPLAY_MODES.join(', ')}.`);
+    const run = await this.store.getRun(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    const agent = this.#agentNamed(run.agent, runId);
+    const execution = this.#execution(run, mode, await this.store.read(runId));
+    return execution.guarded(async () => {
+      if (mode === 'resume') await execution.lease();
+      return execution.drive(agent);
+    });
+  }
+
+  /** `replay(runId, 'resume')`. */
+  resume(runId: string): Promise<RunOutcome> {
+    return this.replay(runId, 'resume');
+  }
+
+  /** Approves a pending approval (then `resume` the run). */
+  async approve(approvalId: string): Promise<ApprovalRecord> {
+    return this.#decide(approvalId, 'approved');
+  }
+
+  /** Rejects a pending approval (then `resume` the run: the call is reported to the model as rejected). */
+  async reject(approvalId: string): Promise<ApprovalRecord> {
+    return this.#decide(approvalId, 'rejected');
+  }
+
+  approvals(runId: string): Promise<ApprovalRecord[]> {
+    return this.store.approvals(runId);
+  }
+
+  journal(runId: string): Promise<StoredRecord[]> {
+    return this.store.read(runId);
+  }
+
+  async #decide(approvalId: string, decision: 'approved' | 'rejected'): Promise<ApprovalRecord> {
+    const decided = await this.store.decideApproval(approvalId, decision, this.#clock());
+    if (decided === undefined) throw new ModeltapeError('approval_not_found', `No approval ${approvalId} in this journal. List a run's approvals with runtime.approvals(runId).`);
+    if (decided.decision !== decision) throw new ModeltapeError('approval_already_decided', `Approval ${approvalId} was already ${decided.decision}; a decision is final.`);
+    return decided;
+  }
+
+  #register(agent: Agent): Agent {
+    const known = this.#agents.get(agent.name);
+    if (known !== undefined && known !== agent) return known;
+    if (!(agent.provider in this.#providers)) {
+      throw new ModeltapeError('unknown_provider', `Agent "${agent.name}" uses provider "${agent.provider}", which this runtime was not given (providers: ${Object.keys(this.#providers).join(', ') || 'none'}).`);
+    }
+    for (const name of agent.tools ?? []) {
+      if (this.tools.get(name) === undefined) throw new ModeltapeError('unknown_tool', `Agent "${agent.name}" is granted tool "${name}", which is not in the tool box (tools: ${this.tools.names().join(', ') || 'none'}).`);
+    }
+    if (agent.output !== undefined) this.#outputs.set(agent.name, compileForeignSchema(createLenientValidator(), agent.output));
+    this.#agents.set(agent.name, agent);
+    return agent;
+  }
+
+  #agentNamed(name: string, runId?: string): Agent {
+    const agent = this.#agents.get(name);
+    if (agent === undefined) {
+      throw new ModeltapeError('unknown_agent', `${runId ? `Run ${runId} belongs to agent "${name}", which` : `Agent "${name}"`} is not registered with this runtime (agents: ${[...this.#agents.keys()].join(', ') || 'none'}). Pass it in the runtime's agents option.`);
+    }
+    return agent;
+  }
+
+  #execution(run: RunRecord, mode: 'run' | ReplayMode, records: StoredRecord[] | undefined): Execution {
+    return new Execution({
+      runtime: this,
+      run,
+      mode,
+      records,
+      readBack: this.#readBack,
+      writer: `${this.owner}#${++this.#invocations}`,
+      clock: this.#clock,
+      ids: this.#ids,
+      policy: this.#policy,
+      providers: this.#providers,
+      outputs: this.#outputs,
+      ttlMs: this.#ttlMs,
+      heartbeatMs: this.#heartbeatMs,
+    });
+  }
+}
+
+interface ExecutionSetup {
+  runtime: Runtime;
+  run: RunRecord;
+  mode: 'run' | ReplayMode;
+  records: StoredRecord[] | undefined;
+  readBack: boolean;
+  writer: string;
+  clock: Clock;
+  ids: IdSource;
+  policy: Policy;
+  providers: Record<string, ProviderConnection>;
+  outputs: Map<string, ValidateFunction>;
+  ttlMs: number;
+  heartbeatMs: number;
+}
+
+/** One invocation of a run: a new run, a strict replay or a resume. */
+class Execution {
+  readonly #setup: ExecutionSetup;
+  readonly #store: JournalStore;
+  readonly #runId: string;
+  readonly #cursor: ReplayCursor | undefined;
+  readonly #effects: EffectSummary[] = [];
+  #step = 0;
+  #scopes: Scope[] = [{ prefix: undefined, ordinal: 0 }];
+  #heartbeat: NodeJS.Timeout | undefined;
+  #leaseLost = false;
+  #leased = false;
+  #crashed = false;
+  #rejectionsBefore = 0;
+
+  constructor(setup: ExecutionSetup) {
+    this.#setup = setup;
+    this.#store = setup.runtime.store;
+    this.#runId = setup.run.runId;
+    this.#cursor = setup.records === undefined ? undefined : new ReplayCursor(setup.records);
+  }
+
+  get #strict(): boolean {
+    return this.#setup.mode === 'strict';
+  }
+
+  /** Runs the invocation; whatever happens (but a simulated crash), stops the heartbeat and releases the lease. */
+  async guarded(body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+    try {
+      this.#rejectionsBefore = this.#setup.mode === 'run' ? 0 : await this.#store.backstopRejections(this.#runId);
+      return await body();
+    } catch (error) {
+      if (error instanceof SimulatedCrash) this.#crashed = true;
+      throw error;
+    } finally {
+      if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+      // A crashed process releases nothing: its lease is left to expire.
+      if (this.#leased && !this.#crashed && !this.#leaseLost) {
+        // A release that keeps failing is left to expire; a crash while releasing is still a crash.
+        await this.write('the lease release', () => this.#store.releaseLease(this.#runId, this.#setup.runtime.owner)).catch((error: unknown) => {
+          if (error instanceof SimulatedCrash) throw error;
+        });
+      }
+    }
+  }
+
+  /** Takes the run's lease (or throws {@link RunLeasedError}) and keeps it alive with a heartbeat. */
+  async lease(): Promise<void> {
+    const { clock, ttlMs, heartbeatMs, runtime } = this.#setup;
+    const now = clock();
+    const result = await this.write('the lease', () => this.#store.acquireLease(this.#runId, runtime.owner, now + ttlMs, now));
+    if (!result.acquired) throw new RunLeasedError(this.#runId, result.lease.owner, result.lease.expiresAt, now);
+    this.#leased = true;
+    this.#heartbeat = setInterval(() => {
+      if (this.#crashed || this.#leaseLost) return;
+      this.#store.renewLease(this.#runId, runtime.owner, clock() + ttlMs).then(
+        (renewed) => {
+          if (!renewed) this.#leaseLost = true;
+        },
+        (error: unknown) => {
+          if (error instanceof SimulatedCrash) this.#crashed = true;
+        },
+      );
+    }, heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  /** The agent loop. */
+  async drive(agent: Agent): Promise<RunOutcome> {
+    const { run, policy, providers, outputs } = this.#setup;
+    const connection = providers[agent.provider]!;
+    const tools = (agent.tools ?? []).map((name) => this.#setup.runtime.tools.get(name)!);
+    const turns: Turn[] = [{ role: 'user', content: typeof run.input === 'string' ? run.input : JSON.stringify(run.input) }];
+    const previousCalls: Array<{ tool: string; args: Json }> = [];
+    let sent = 0;
+    let status: RunStatus = 'running';
+    let output: Json = null;
+    let error: { code: string; message: string } | undefined;
+    let pending: ApprovalRecord[] = [];
+    try {
+      const maxSteps = agent.maxSteps ?? DEFAULT_MAX_STEPS;
+      for (let step = 0; ; step++) {
+        if (step >= maxSteps) {
+          status = 'failed';
+          error = { code: 'max_steps', message: `Agent "${agent.name}" did not answer within ${maxSteps} steps (maxSteps).` };
+          break;
+        }
+        this.#step = step;
+        this.#scopes = [{ prefix: undefined, ordinal: 0 }];
+        // A model effect's arguments are what this request adds to the conversation (the first
+        // also holds the system prompt, tools and output schema), so each is journaled and
+        // compared once, however long the run.
+        const context = turns.slice();
+        const data: Json = {
+          provider: agent.provider,
+          model: agent.model,
+          ...(step === 0 ? { system: agent.system, tools: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })) as unknown as Json, output: (agent.output ?? null) as Json } : {}),
+          turns: turns.slice(sent) as unknown as Json,
+        };
+        let answer: ModelAnswer;
+        try {
+          answer = (await this.#effect(
+            'model',
+            data,
+            async () =>
+              (await callModel(agent.provider, connection, { model: agent.model, system: agent.system, turns: context, tools, output: agent.output, maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS })) as unknown as Json,
+          )) as unknown as ModelAnswer;
+        } catch (failure) {
+          if (!(failure instanceof RecordedFailure)) throw failure;
+          status = 'failed';
+          error = { code: 'model_call_failed', message: failure.message };
+          break;
+        }
+        sent = turns.length;
+        turns.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
+        if (answer.toolCalls.length === 0) {
+          const validate = outputs.get(agent.name);
+          if (validate === undefined) {
+            output = answer.text;
+            status = 'completed';
+          } else {
+            const parsed = parseJson(answer.text);
+            if (parsed.ok && validate(parsed.value)) {
+              output = parsed.value;
+              status = 'completed';
+            } else {
+              status = 'failed';
+              const problems = parsed.ok ? (validate.errors ?? []).map((problem) => `${problem.instancePath || '(answer)'} ${problem.message ?? ''}`).join('; ') : 'it is not JSON';
+              error = { code: 'output_schema', message: `Agent "${agent.name}" answered with output that does not match its output schema: ${problems}. Answer: ${String(answer.text).slice(0, 200)}` };
+            }
+          }
+          break;
+        }
+        for (const call of answer.toolCalls) {
+          const result = await this.#toolCall(agent, call.name, call.args, call.id, previousCalls, policy);
+          turns.push({ role: 'tool', callId: call.id, name: call.name, content: result.content, isError: result.isError });
+          if (result.ran) previousCalls.push({ tool: call.name, args: call.args });
+        }
+      }
+    } catch (caught) {
+      if (!(caught instanceof Pause)) throw caught;
+      status = 'waiting';
+      pending = [caught.approval];
+    }
+    if (this.#strict && this.#setup.readBack && this.#cursor !== undefined && !this.#cursor.done && status !== 'waiting') {
+      const next = this.#cursor.peek()!;
+      throw new NondeterminismError(this.#runId, 'unreached', { key: next.effectKey, kind: kindOf(next.effectKey), data: next.data }, undefined);
+    }
+    if (!this.#strict) {
+      const result: Json = status === 'completed' ? output : status === 'failed' ? (error as unknown as Json) : null;
+      await this.write('the run status', () => this.#store.updateRun(this.#runId, { status, result, updatedAt: this.#setup.clock() }));
+    }
+    const backstopHits = (await this.#store.backstopRejections(this.#runId)) - this.#rejectionsBefore;
+    return { runId: this.#runId, agent: agent.name, mode: this.#setup.mode, status, output, ...(error ? { error } : {}), effects: this.#effects, backstopHits, pendingApprovals: pending };
+  }
+
+  async #toolCall(agent: Agent, name: string, args: Json, callId: string, previousCalls: ReadonlyArray<{ tool: string; args: Json }>, policy: Policy): Promise<{ content: string; isError: boolean; ran: boolean }> {
+    const acceptance = this.#setup.runtime.tools.accept(name, args, agent.tools ?? []);
+    if (!acceptance.accepted) return { content: JSON.stringify({ error: `refused: ${acceptance.reason}` }), isError: true, ran: false };
+    const tool = acceptance.tool;
+    let decision: PolicyDecision;
+    try {
+      decision = policy({ tool: name, args, sideEffect: tool.sideEffect }, { runId: this.#runId, agent: agent.name, step: this.#step, previousCalls: previousCalls.slice() });
+    } catch (error) {
+      throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${(error as Error).message}. A policy must answer every request.`, { cause: error });
+    }
+    if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy: ${decision.reason}` }), isError: true, ran: false };
+    if (decision.outcome === 'require_approval') {
+      const key = this.#peekKey('tool');
+      const approval = await this.#approval(key, decision.kind, decision.reason, { tool: name, args, callId });
+      if (approval.decision === 'pending') throw new Pause(approval);
+      if (approval.decision === 'rejected') return { content: JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }), isError: true, ran: false };
+    }
+    try {
+      const result = await this.#effect('tool', { tool: name, args, callId }, (context) => runTool(tool, args, context), tool);
+      return { content: JSON.stringify(result), isError: false, ran: true };
+    } catch (failure) {
+      if (!(failure instanceof RecordedFailure)) throw failure;
+      return { content: JSON.stringify({ error: failure.message }), isError: true, ran: true };
+    }
+  }
+
+  /** The approval for an effect, requested now if it was not yet (never written in strict replay). */
+  async #approval(key: string, kind: string, reason: string, request: Json): Promise<ApprovalRecord> {
+    const approvalId = `${this.#runId}/${key}`;
+    const existing = (await this.#store.approvals(this.#runId)).find((approval) => approval.approvalId === approvalId);
+    if (existing !== undefined) return existing;
+    const approval: ApprovalRecord = { approvalId, runId: this.#runId, effectKey: key, kind, reason, request, decision: 'pending', createdAt: this.#setup.clock(), decidedAt: null };
+    if (this.#strict) return approval;
+    return this.write(`approval ${approvalId}`, () => this.#store.requestApproval(approval));
+  }
+
+  #peekKey(kind: EffectKind): string {
+    const scope = this.#scopes[this.#scopes.length - 1]!;
+    return scope.prefix === undefined ? effectKey(this.#step, scope.ordinal, kind) : `${scope.prefix}/${scope.ordinal}.${kind}`;
+  }
+
+  #nextKey(kind: EffectKind): string {
+    const key = this.#peekKey(kind);
+    this.#scopes[this.#scopes.length - 1]!.ordinal++;
+    return key;
+  }
+
+  /**
+   * One effect: read back from the journal when replaying, otherwise journaled around `perform`.
+   * A failure (now or as recorded) is thrown as {@link RecordedFailure}.
+   */
+  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool): Promise<Json> {
+    const key = this.#nextKey(kind);
+    const requested = { key, kind, data };
+    const cursor = this.#cursor;
+    if (cursor !== undefined && this.#setup.readBack && !cursor.done) {
+      const { start, end } = cursor.take();
+      const recorded = { key: start.effectKey, kind: kindOf(start.effectKey), data: start.data };
+      if (start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
+      const differences = diffJson(start.data, data, { stopAfter: 10 });
+      if (differences.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, differences);
+      if (end !== undefined) {
+        cursor.skipNested(key);
+        return this.#settled(key, kind, end, 'read_back');
+      }
+      if (this.#strict) {
+        throw new ModeltapeError('effect_in_doubt', `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.`);
+      }
+      try {
+        return await this.#inDoubt(key, kind, data, perform, tool);
+      } finally {
+        // What the tool did inside itself before the interruption was read back if it ran again; the rest belongs to the old attempt.
+        cursor.skipNested(key);
+      }
+    }
+    if (cursor !== undefined && this.#strict && this.#setup.readBack) {
+      const hint = this.#setup.run.status === 'running' ? ' The run never finished: resume it (runtime.resume) instead of replaying it strictly.' : '';
+      const error = new NondeterminismError(this.#runId, 'extra', undefined, requested);
+      if (hint) error.message += hint;
+      throw error;
+    }
+    if (this.#leaseLost) throw new LeaseLostError(this.#runId, this.#setup.runtime.owner);
+    const [outcome] = await this.#append([this.#record(key, 'start', data)]);
+    if (outcome === 'rejected') {
+      // The backstop held: another start of this effect is in the journal. Answer from it.
+      const end = (await this.#store.read(this.#runId)).find((record) => record.effectKey === key && record.type !== 'start');
+      if (end !== undefined) return this.#settled(key, kind, end, 'backstopped');
+      return this.#inDoubt(key, kind, data, perform, tool);
+    }
+    return this.#perform(key, kind, perform, 'performed');
+  }
+
+  #settled(key: string, kind: EffectKind, end: StoredRecord, status: EffectSummary['status']): Json {
+    if (end.type === 'fail') {
+      this.#effects.push({ key, kind, status: 'failed' });
+      throw new RecordedFailure(end.data);
+    }
+    this.#effects.push({ key, kind, status });
+    return end.data;
+  }
+
+  /** Performs an effect whose start is journaled, and journals how it ended. */
+  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status']): Promise<Json> {
+    const scope: Scope = { prefix: key, ordinal: 0 };
+    this.#scopes.push(scope);
+    let result: Json;
+    try {
+      result = await perform(this.#context(new AbortController().signal));
+    } catch (error) {
+      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
+      const data: Json = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
+      await this.#append([this.#record(key, 'fail', data)]);
+      this.#effects.push({ key, kind, status: 'failed' });
+      throw new RecordedFailure(data);
+    } finally {
+      this.#scopes.pop();
+    }
+    await this.#append([this.#record(key, 'complete', result)]);
+    this.#effects.push({ key, kind, status });
+    return result;
+  }
+
+  /**
+   * An effect that started and never completed. A model call, a clock read, an id or a `read` tool
+   * is performed again; another tool is never blindly run again: its `reconcile` decides, or an
+   * operator approves (kind `interrupted_side_effect`).
+   */
+  async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined): Promise<Json> {
+    if (kind !== 'tool' || tool === undefined || tool.sideEffect === 'read') return this.#perform(key, kind, perform, 'performed');
+    if (tool.reconcile !== undefined) {
+      const args = (data as { args: Json }).args;
+      const verdict = await tool.reconcile(args, this.#context(new AbortController().signal));
+      if (verdict.status === 'applied') {
+        await this.#append([this.#record(key, 'complete', verdict.result)]);
+        this.#effects.push({ key, kind, status: 'reconciled' });
+        return verdict.result;
+      }
+      return this.#perform(key, kind, perform, 'performed');
+    }
+    const approval = await this.#approval(
+      key,
+      'interrupted_side_effect',
+      `${tool.name} (${tool.sideEffect}) started and its end was never recorded: it may have run. Approve to run it once more, reject to report it failed.`,
+      data,
+    );
+    if (approval.decision === 'pending') throw new Pause(approval);
+    if (approval.decision === 'rejected') {
+      const failure: Json = { name: 'InterruptedSideEffectRejected', message: `the operator rejected running ${tool.name} again after an interruption` };
+      await this.#append([this.#record(key, 'fail', failure)]);
+      this.#effects.push({ key, kind, status: 'failed' });
+      throw new RecordedFailure(failure);
+    }
+    return this.#perform(key, kind, perform, 'performed');
+  }
+
+  #context(signal: AbortSignal): ToolContext {
+    return {
+      runId: this.#runId,
+      step: this.#step,
+      signal,
+      now: async () => (await this.#effect('now', null, async () => this.#setup.clock())) as number,
+      newId: async () => (await this.#effect('id', null, async () => this.#setup.ids())) as string,
+    };
+  }
+
+  #record(key: string, type: JournalRecord['type'], data: Json): JournalRecord {
+    const at = this.#setup.clock();
+    return { id: recordId(at, this.#runId, key, type, this.#setup.writer), runId: this.#runId, effectKey: key, type, data, at };
+  }
+
+  /**
+   * Appends, surviving a store that fails: after an error it reads what was stored and appends
+   * the rest again (by record id, so nothing lands twice).
+   */
+  async #append(records: JournalRecord[]): Promise<AppendOutcome[]> {
+    if (this.#strict && this.#setup.readBack) throw new ModeltapeError('internal', 'strict replay tried to write to the journal');
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      try {
+        return await this.#store.append(records);
+      } catch (error) {
+        if (error instanceof SimulatedCrash) throw error;
+        lastError = error;
+      }
+      try {
+        const stored = await this.#store.read(this.#runId);
+        const byId = new Set(stored.map((record) => record.id));
+        if (records.every((record) => byId.has(record.id))) return records.map(() => 'appended');
+      } catch (error) {
+        if (error instanceof SimulatedCrash) throw error;
+        lastError = error;
+      }
+    }
+    throw new JournalWriteError(`${records.length} record${records.length === 1 ? '' : 's'} of run ${this.#runId} (${records.map((record) => `${record.effectKey} ${record.type}`).join(', ')})`, WRITE_ATTEMPTS, lastError);
+  }
+
+  /** A write other than an append: retried (each is idempotent), or confirmed by `verify` after an error. */
+  async write<T>(what: string, operation: () => Promise<T>, verify?: () => Promise<boolean>): Promise<T> {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      try {
+        return await operation();
+      } catch (error) {
+        if (error instanceof SimulatedCrash) throw error;
+        if (!isRetryable(error)) throw error;
+        lastError = error;
+        if (verify !== undefined) {
+          try {
+            if (await verify()) return undefined as T;
+          } catch (verifyError) {
+            if (verifyError instanceof SimulatedCrash) throw verifyError;
+          }
+        }
+      }
+    }
+    throw new JournalWriteError(what, WRITE_ATTEMPTS, lastError);
+  }
+}
+
+async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Json> {
+  const timeoutMs = tool.timeoutMs ?? 30_000;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ModeltapeError('tool_timeout', `Tool ${tool.name} did not finish within ${timeoutMs} ms (its timeoutMs).`);
+      error.name = 'ToolTimeoutError';
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    const result = await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })), timedOut]);
+    return (result === undefined ? null : result) as Json;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function kindOf(key: string): EffectKind {
+  return key.slice(key.lastIndexOf('.') + 1) as EffectKind;
+}
+
+function parseJson(text: string | null): { ok: true; value: Json } | { ok: false } {
+  if (text === null) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as Json };
+  } catch {
+    return { ok: false };
+  }
+}
+
+// Store errors that a retry may fix; a RunExistsError or a programming error is not one of them.
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === undefined || code === 'store_fault' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_IOERR';
+}

@@ -1,0 +1,318 @@
+// The one file that imports better-sqlite3.
+import Database from 'better-sqlite3';
+import { ModeltapeError } from '../recordings/index.js';
+import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
+
+type Connection = InstanceType<typeof Database>;
+
+export interface SqliteJournalStoreOptions {
+  /** A database file (created when missing), or `':memory:'` for a store that lives as long as the handle. */
+  path: string;
+  /** How long a connection waits for another's write lock before failing. @default 5000 */
+  busyTimeoutMs?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  effect_key TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('start', 'complete', 'fail')),
+  data TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  UNIQUE (run_id, position)
+);
+-- The backstop: one start per effect.
+CREATE UNIQUE INDEX IF NOT EXISTS records_one_start_per_effect ON records (run_id, effect_key) WHERE type = 'start';
+CREATE TABLE IF NOT EXISTS backstop (
+  run_id TEXT PRIMARY KEY,
+  rejections INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+  run_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS approvals (
+  approval_id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  effect_key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  request TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  decided_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
+`;
+
+interface RunRow {
+  run_id: string;
+  agent: string;
+  input: string;
+  status: string;
+  result: string;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RecordRow {
+  id: string;
+  run_id: string;
+  position: number;
+  effect_key: string;
+  type: string;
+  data: string;
+  at: number;
+}
+
+interface ApprovalRow {
+  approval_id: string;
+  run_id: string;
+  effect_key: string;
+  kind: string;
+  reason: string;
+  request: string;
+  decision: string;
+  created_at: number;
+  decided_at: number | null;
+}
+
+/** Thrown when a run is created twice. */
+export class RunExistsError extends ModeltapeError {
+  readonly runId: string;
+  constructor(runId: string) {
+    super('run_exists', `Run ${runId} already exists in this journal. Run ids must be unique: inject an id source that does not repeat.`);
+    this.runId = runId;
+  }
+}
+
+/**
+ * The journal on SQLite (better-sqlite3, WAL): one file per store, or `':memory:'`. Appends are
+ * one immediate transaction per batch, so records land at consecutive positions even with other
+ * connections writing; a partial unique index on start records is the backstop, and what it
+ * rejects is counted per run.
+ */
+export class SqliteJournalStore implements JournalStore {
+  readonly path: string;
+  #db: Connection;
+  #shared: { handles: number };
+  #closed = false;
+  #statements: ReturnType<typeof prepare>;
+  #appendBatch: Database.Transaction<(records: readonly JournalRecord[]) => AppendOutcome[]>;
+
+  private constructor(path: string, db: Connection, shared: { handles: number }) {
+    this.path = path;
+    this.#db = db;
+    this.#shared = shared;
+    this.#statements = prepare(db);
+    const statements = this.#statements;
+    this.#appendBatch = db.transaction((records: readonly JournalRecord[]): AppendOutcome[] => {
+      const next = new Map<string, number>();
+      return records.map((record) => {
+        if (statements.recordExists.get(record.id) !== undefined) return 'duplicate';
+        let position = next.get(record.runId);
+        if (position === undefined) position = ((statements.lastPosition.get(record.runId) as { last: number | null }).last ?? 0) + 1;
+        try {
+          statements.insertRecord.run(record.id, record.runId, position, record.effectKey, record.type, JSON.stringify(record.data), record.at);
+        } catch (error) {
+          if (isBackstop(error)) {
+            statements.countRejection.run(record.runId);
+            return 'rejected';
+          }
+          throw error;
+        }
+        next.set(record.runId, position + 1);
+        return 'appended';
+      });
+    });
+  }
+
+  /** Opens (creating when missing) a store. */
+  static open(options: SqliteJournalStoreOptions | string): SqliteJournalStore {
+    const { path, busyTimeoutMs = 5000 } = typeof options === 'string' ? { path: options } : options;
+    let db: Connection;
+    try {
+      db = new Database(path);
+    } catch (error) {
+      throw new ModeltapeError('journal_open_failed', `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable.`, { cause: error });
+    }
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    if (path !== ':memory:') db.pragma('journal_mode = WAL');
+    // WAL with NORMAL: a commit survives a process crash; only a power loss can take the last ones.
+    db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
+    return new SqliteJournalStore(path, db, { handles: 1 });
+  }
+
+  /** An in-memory store. */
+  static memory(): SqliteJournalStore {
+    return SqliteJournalStore.open(':memory:');
+  }
+
+  /**
+   * Another connection to the same store: a new connection to the file, or (in memory, where a
+   * database has one connection) another handle on it. Each handle is closed on its own.
+   */
+  connect(): SqliteJournalStore {
+    this.#assertOpen();
+    if (this.path === ':memory:') {
+      this.#shared.handles++;
+      return new SqliteJournalStore(this.path, this.#db, this.#shared);
+    }
+    return SqliteJournalStore.open(this.path);
+  }
+
+  async createRun(run: RunRecord): Promise<void> {
+    this.#assertOpen();
+    try {
+      this.#statements.insertRun.run(run.runId, run.agent, JSON.stringify(run.input), run.status, JSON.stringify(run.result), run.createdAt, run.updatedAt);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new RunExistsError(run.runId);
+      throw error;
+    }
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.#assertOpen();
+    const row = this.#statements.getRun.get(runId) as RunRow | undefined;
+    return row === undefined ? undefined : { runId: row.run_id, agent: row.agent, input: JSON.parse(row.input) as Json, status: row.status as RunStatus, result: JSON.parse(row.result) as Json, createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+
+  async updateRun(runId: string, update: { status: RunStatus; result: Json; updatedAt: number }): Promise<void> {
+    this.#assertOpen();
+    this.#statements.updateRun.run(update.status, JSON.stringify(update.result), update.updatedAt, runId);
+  }
+
+  async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
+    this.#assertOpen();
+    if (records.length === 0) return [];
+    return this.#appendBatch.immediate(records);
+  }
+
+  async read(runId: string): Promise<StoredRecord[]> {
+    this.#assertOpen();
+    return (this.#statements.readRecords.all(runId) as RecordRow[]).map((row) => ({
+      id: row.id,
+      runId: row.run_id,
+      position: row.position,
+      effectKey: row.effect_key,
+      type: row.type as StoredRecord['type'],
+      data: JSON.parse(row.data) as Json,
+      at: row.at,
+    }));
+  }
+
+  async backstopRejections(runId: string): Promise<number> {
+    this.#assertOpen();
+    return (this.#statements.rejections.get(runId) as { rejections: number } | undefined)?.rejections ?? 0;
+  }
+
+  async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<{ acquired: boolean; lease: Lease }> {
+    this.#assertOpen();
+    const statements = this.#statements;
+    return this.#db.transaction(() => {
+      const held = statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
+      if (held !== undefined && held.owner !== owner && held.expires_at > now) return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
+      statements.putLease.run(runId, owner, expiresAt);
+      return { acquired: true, lease: { owner, expiresAt } };
+    }).immediate();
+  }
+
+  async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    this.#assertOpen();
+    return this.#statements.renewLease.run(expiresAt, runId, owner).changes === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<boolean> {
+    this.#assertOpen();
+    return this.#statements.releaseLease.run(runId, owner).changes === 1;
+  }
+
+  async getLease(runId: string): Promise<Lease | undefined> {
+    this.#assertOpen();
+    const held = this.#statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
+    return held === undefined ? undefined : { owner: held.owner, expiresAt: held.expires_at };
+  }
+
+  async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
+    this.#assertOpen();
+    this.#statements.insertApproval.run(approval.approvalId, approval.runId, approval.effectKey, approval.kind, approval.reason, JSON.stringify(approval.request), approval.decision, approval.createdAt, approval.decidedAt);
+    return approvalOf(this.#statements.getApproval.get(approval.approvalId) as ApprovalRow);
+  }
+
+  async decideApproval(approvalId: string, decision: 'approved' | 'rejected', decidedAt: number): Promise<ApprovalRecord | undefined> {
+    this.#assertOpen();
+    this.#statements.decideApproval.run(decision, decidedAt, approvalId);
+    const row = this.#statements.getApproval.get(approvalId) as ApprovalRow | undefined;
+    return row === undefined ? undefined : approvalOf(row);
+  }
+
+  async approvals(runId: string): Promise<ApprovalRecord[]> {
+    this.#assertOpen();
+    return (this.#statements.approvalsOf.all(runId) as ApprovalRow[]).map(approvalOf);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (--this.#shared.handles === 0) this.#db.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new ModeltapeError('journal_closed', `The journal store at ${this.path} is closed: open it again (SqliteJournalStore.open) to read or write it.`);
+  }
+}
+
+function prepare(db: Connection) {
+  return {
+    insertRun: db.prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    getRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+    updateRun: db.prepare('UPDATE runs SET status = ?, result = ?, updated_at = ? WHERE run_id = ?'),
+    recordExists: db.prepare('SELECT 1 FROM records WHERE id = ?'),
+    lastPosition: db.prepare('SELECT MAX(position) AS last FROM records WHERE run_id = ?'),
+    insertRecord: db.prepare('INSERT INTO records (id, run_id, position, effect_key, type, data, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    readRecords: db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY position'),
+    countRejection: db.prepare('INSERT INTO backstop (run_id, rejections) VALUES (?, 1) ON CONFLICT (run_id) DO UPDATE SET rejections = rejections + 1'),
+    rejections: db.prepare('SELECT rejections FROM backstop WHERE run_id = ?'),
+    getLease: db.prepare('SELECT owner, expires_at FROM leases WHERE run_id = ?'),
+    putLease: db.prepare('INSERT INTO leases (run_id, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at'),
+    renewLease: db.prepare('UPDATE leases SET expires_at = ? WHERE run_id = ? AND owner = ?'),
+    releaseLease: db.prepare('DELETE FROM leases WHERE run_id = ? AND owner = ?'),
+    insertApproval: db.prepare(
+      'INSERT INTO approvals (approval_id, run_id, effect_key, kind, reason, request, decision, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (approval_id) DO NOTHING',
+    ),
+    getApproval: db.prepare('SELECT * FROM approvals WHERE approval_id = ?'),
+    decideApproval: db.prepare("UPDATE approvals SET decision = ?, decided_at = ? WHERE approval_id = ? AND decision = 'pending'"),
+    approvalsOf: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at, approval_id'),
+  };
+}
+
+function isBackstop(error: unknown): boolean {
+  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /records\.run_id, records\.effect_key/.test((error as Error).message);
+}
+
+function approvalOf(row: ApprovalRow): ApprovalRecord {
+  return {
+    approvalId: row.approval_id,
+    runId: row.run_id,
+    effectKey: row.effect_key,
+    kind: row.kind,
+    reason: row.reason,
+    request: JSON.parse(row.request) as Json,
+    decision: row.decision as ApprovalRecord['decision'],
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+  };
+}

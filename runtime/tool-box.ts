@@ -1,0 +1,115 @@
+import { ModeltapeError } from '../recordings/index.js';
+import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/index.js';
+import type { Json } from './journal-store.js';
+
+/** What a tool does to the world, from nothing to something that cannot be undone. */
+export type SideEffectClass = 'read' | 'local_mutation' | 'remote_mutation' | 'destructive';
+export const SIDE_EFFECT_CLASSES: readonly SideEffectClass[] = ['read', 'local_mutation', 'remote_mutation', 'destructive'];
+
+/** What a tool is handed while it runs. */
+export interface ToolContext {
+  runId: string;
+  /** The step (model turn) that asked for the call. */
+  step: number;
+  /** Aborted when the tool's timeout passes. */
+  signal: AbortSignal;
+  /** The time, as a journaled effect: replay reads the same reading back. */
+  now(): Promise<number>;
+  /** A new id, as a journaled effect. */
+  newId(): Promise<string>;
+}
+
+/**
+ * What `reconcile` found out about a call that started but whose end was never recorded:
+ * `applied` with the result it had, or `not_applied` (it is then run again, once).
+ */
+export type Reconciliation = { status: 'applied'; result: Json } | { status: 'not_applied' };
+
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments; a call whose arguments do not match is refused before it runs. */
+  parameters: Record<string, unknown>;
+  sideEffect: SideEffectClass;
+  /** @default 30000 */
+  timeoutMs?: number;
+  run(args: Json, context: ToolContext): Promise<Json> | Json;
+  /**
+   * Decides what happened to a call that was in flight when the process stopped (it started, and
+   * neither its result nor its failure was recorded). Without it, such a call of any class but
+   * `read` waits for an operator's approval of kind `interrupted_side_effect`.
+   */
+  reconcile?(args: Json, context: ToolContext): Promise<Reconciliation> | Reconciliation;
+}
+
+/** Whether the runtime accepts a call's arguments, and why not. */
+export type Acceptance = { accepted: true; tool: Tool } | { accepted: false; reason: string };
+
+interface Entry {
+  tool: Tool;
+  validate: ValidateFunction;
+}
+
+/** The tools a runtime can call, each with its arguments checked by ajv before it runs. */
+export class ToolBox {
+  #entries = new Map<string, Entry>();
+
+  constructor(tools: readonly Tool[] = []) {
+    for (const tool of tools) this.add(tool);
+  }
+
+  add(tool: Tool): this {
+    if (this.#entries.has(tool.name)) throw new ModeltapeError('duplicate_tool', `The tool box already holds a tool named "${tool.name}".`);
+    if (!SIDE_EFFECT_CLASSES.includes(tool.sideEffect)) {
+      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has side-effect class "${String(tool.sideEffect)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = compileForeignSchema(createLenientValidator(), tool.parameters);
+    } catch (error) {
+      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has parameters that are not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
+    }
+    this.#entries.set(tool.name, { tool, validate });
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#entries.get(name)?.tool;
+  }
+
+  names(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  tools(): Tool[] {
+    return [...this.#entries.values()].map(({ tool }) => tool);
+  }
+
+  /**
+   * The acceptance path every call goes through before the policy sees it: the tool exists, is
+   * granted, and its arguments match its schema.
+   */
+  accept(name: string, args: unknown, granted?: readonly string[]): Acceptance {
+    const entry = this.#entries.get(name);
+    if (entry === undefined || (granted !== undefined && !granted.includes(name))) {
+      const known = granted ?? this.names();
+      const near = nearestName(name, known);
+      return { accepted: false, reason: `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ''} (available: ${known.join(', ') || 'none'})` };
+    }
+    if (!entry.validate(args)) {
+      const problems = (entry.validate.errors ?? []).map((error) => `${error.instancePath ? toPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`);
+      return { accepted: false, reason: `invalid arguments for ${name}: ${problems.join('; ')}` };
+    }
+    return { accepted: true, tool: entry.tool };
+  }
+}
+
+// ajv's `/items/0/name` as `.items[0].name`.
+function toPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .join('');
+}

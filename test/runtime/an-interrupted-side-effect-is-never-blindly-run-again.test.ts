@@ -1,0 +1,81 @@
+import { describe, expect, test } from 'vitest';
+import { FakeProvider } from 'modeltape/fake-provider';
+import { Crash, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
+import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
+
+/** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
+async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake: FakeProvider; runs: { lookup: Json[]; send: Json[] } }> {
+  const database = SqliteJournalStore.memory();
+  // Find the write that records the send's end, from a clean run's journal.
+  const probe = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit());
+  await parcelRuntime({ store: probe, fake: parcelRules(new FakeProvider()) }).runtime.run('parcel-desk', 'Where is parcel P-1?');
+  const records = await probe.read('run-1');
+  const sendEnd = records.findIndex((record) => record.effectKey === '1.1.tool' && record.type === 'complete');
+  const write = 2 + sendEnd + 1; // createRun, acquireLease, then one append per record
+  const fake = parcelRules(new FakeProvider());
+  const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, Crash)), fake, lease: { ttlMs: 1 } });
+  await expect(crashing.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toBeInstanceOf(SimulatedCrash);
+  expect(crashing.runs.send).toHaveLength(1); // the message went out; its end was never recorded
+  return { database, fake, runs: crashing.runs };
+}
+
+describe('a tool call that started and never finished (the process died after the message went out)', () => {
+  test('waits for an interrupted_side_effect approval, and runs exactly once more when approved', async () => {
+    const { database, fake, runs } = await crashAfterTheSend();
+    const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1) });
+    const waiting = await resumer.runtime.resume('run-1');
+    expect(waiting.status).toBe('waiting');
+    expect(waiting.pendingApprovals).toMatchObject([{ kind: 'interrupted_side_effect', effectKey: '1.1.tool', request: { tool: 'send_message', args: { to: 'customer' } } }]);
+    expect(waiting.pendingApprovals[0]!.reason).toContain('send_message (remote_mutation) started and its end was never recorded: it may have run.');
+    expect(runs.send).toHaveLength(1);
+    // Resuming again does not run it either.
+    expect((await resumer.runtime.resume('run-1')).status).toBe('waiting');
+    expect(runs.send).toHaveLength(1);
+
+    await resumer.runtime.approve(waiting.pendingApprovals[0]!.approvalId);
+    const done = await resumer.runtime.resume('run-1');
+    expect(done.status).toBe('completed');
+    expect(runs.send).toHaveLength(2);
+    const sendRecords = (await database.read('run-1')).filter((record) => record.effectKey === '1.1.tool').map((record) => record.type);
+    expect(sendRecords).toEqual(['start', 'complete']);
+  });
+
+  test('is settled by the tool\'s reconcile hook without running it again, when the hook finds it applied', async () => {
+    const { database, fake, runs } = await crashAfterTheSend();
+    const reconciled: Json[] = [];
+    const resumer = parcelRuntime({
+      store: database.connect(),
+      fake,
+      runs,
+      owner: 'runtime-b',
+      clock: () => Date.UTC(2027, 0, 1),
+      toolOverrides: {
+        send: {
+          reconcile: async (args) => {
+            reconciled.push(args);
+            return { status: 'applied', result: { sent: true, messageId: 'found-in-the-outbox' } };
+          },
+        },
+      },
+    });
+    const done = await resumer.runtime.resume('run-1');
+    expect(done.status).toBe('completed');
+    expect(reconciled).toEqual([{ to: 'customer', text: 'Your parcel P-1 is in Lyon.' }]);
+    expect(runs.send).toHaveLength(1);
+    expect(done.effects.find((effect) => effect.key === '1.1.tool')?.status).toBe('reconciled');
+    expect((await database.read('run-1')).find((record) => record.effectKey === '1.1.tool' && record.type === 'complete')?.data).toEqual({ sent: true, messageId: 'found-in-the-outbox' });
+  });
+
+  test('is run again once when reconcile finds it was not applied', async () => {
+    const { database, fake, runs } = await crashAfterTheSend();
+    const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1), toolOverrides: { send: { reconcile: () => ({ status: 'not_applied' }) } } });
+    expect((await resumer.runtime.resume('run-1')).status).toBe('completed');
+    expect(runs.send).toHaveLength(2);
+  });
+
+  test('cannot be replayed strictly: the error says to resume', async () => {
+    const { database } = await crashAfterTheSend();
+    const reader = parcelRuntime({ store: database.connect(), owner: 'runtime-b' });
+    await expect(reader.runtime.replay('run-1', 'strict')).rejects.toThrow('Strict replay of run run-1 reached effect 1.1.tool (tool), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.');
+  });
+});
