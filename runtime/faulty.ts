@@ -44,9 +44,15 @@ export class StoreFaultError extends ModeltapeError {
  * at once, without releasing its lease or writing anything, as a dead process would.
  */
 export class SimulatedCrash extends ModeltapeError {
+  /** The write it happened at, for a crash a Faulty store injected; 0 for one thrown at a loop point. */
   readonly write: number;
   constructor(write: number, operation: string) {
-    super('simulated_crash', `Simulated crash at write #${write} (${operation}): the store accepts nothing more on this handle. Open the journal afresh and resume the run.`);
+    super(
+      'simulated_crash',
+      write > 0
+        ? `Simulated crash at write #${write} (${operation}): the store accepts nothing more on this handle. Open the journal afresh and resume the run.`
+        : `Simulated crash at ${operation}: the loop stopped there, as a dead process would. Open the journal afresh and resume the run.`,
+    );
     this.write = write;
   }
 }

@@ -53,6 +53,34 @@ export interface RuntimeOptions {
    * `assertReplayWasNotBackstopped` catches what outcome checks cannot. Never set it in real code.
    */
   unsafeTestSeams?: { disableReplayReadBack?: boolean };
+  /**
+   * Called at each named point of the loop, in order (see {@link RuntimePoint}). For tracing, and
+   * for crash harnesses: a {@link SimulatedCrash} thrown here stops the runtime as a dead process
+   * would (nothing more is written, the lease is left behind); any other error fails the call.
+   */
+  onPoint?: (point: RuntimePoint, detail: PointDetail) => void | Promise<void>;
+}
+
+/**
+ * The named points of the loop. `AfterStepStarted`: a step (model turn) began. `AfterDecided`: the
+ * model's answer is journaled. `AfterAllowed`: the policy (or an approval) allowed a tool call.
+ * `AfterToolStarted`: the call's start is journaled. `AfterToolEffect`: the tool returned (or
+ * threw), its end not yet journaled. `AfterToolFinished`: its end is journaled. `AfterResumed`: a
+ * resume holds the lease. `AfterInterrupted`: an interrupted call waits for an operator.
+ */
+export type RuntimePoint = 'AfterStepStarted' | 'AfterDecided' | 'AfterAllowed' | 'AfterToolStarted' | 'AfterToolEffect' | 'AfterToolFinished' | 'AfterResumed' | 'AfterInterrupted';
+export const RUNTIME_POINTS: readonly RuntimePoint[] = ['AfterStepStarted', 'AfterDecided', 'AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterResumed', 'AfterInterrupted'];
+
+export interface PointDetail {
+  runId: string;
+  step: number;
+  /** The effect the point is about (the model call, or the tool call). */
+  key?: string;
+  tool?: string;
+  /** False while the loop is reading the journal back (the point was passed live before). */
+  live: boolean;
+  /** The runtime's lease-holder name. */
+  owner: string;
 }
 
 export type ReplayMode = 'strict' | 'resume';
@@ -168,6 +196,7 @@ export class Runtime {
   readonly #ttlMs: number;
   readonly #heartbeatMs: number;
   readonly #readBack: boolean;
+  readonly #onPoint: RuntimeOptions['onPoint'];
   #invocations = 0;
 
   private constructor(options: RuntimeOptions) {
@@ -182,6 +211,7 @@ export class Runtime {
     this.#ttlMs = options.lease?.ttlMs ?? 30_000;
     this.#heartbeatMs = options.lease?.heartbeatMs ?? Math.max(1, Math.floor(this.#ttlMs / 3));
     this.#readBack = options.unsafeTestSeams?.disableReplayReadBack !== true;
+    this.#onPoint = options.onPoint;
     for (const agent of options.agents ?? []) this.#register(agent);
   }
 
@@ -217,7 +247,10 @@ export class Runtime {
     const agent = this.#agentNamed(run.agent, runId);
     const execution = this.#execution(run, mode, await this.store.read(runId));
     return execution.guarded(async () => {
-      if (mode === 'resume') await execution.lease();
+      if (mode === 'resume') {
+        await execution.lease();
+        await execution.point('AfterResumed', { live: true });
+      }
       return execution.drive(agent);
     });
   }
@@ -281,6 +314,7 @@ export class Runtime {
       mode,
       records,
       readBack: this.#readBack,
+      onPoint: this.#onPoint,
       writer: `${this.owner}#${++this.#invocations}`,
       clock: this.#clock,
       ids: this.#ids,
@@ -299,6 +333,7 @@ interface ExecutionSetup {
   mode: 'run' | ReplayMode;
   records: StoredRecord[] | undefined;
   readBack: boolean;
+  onPoint: RuntimeOptions['onPoint'];
   writer: string;
   clock: Clock;
   ids: IdSource;
@@ -376,6 +411,16 @@ class Execution {
     this.#heartbeat.unref();
   }
 
+  /** Tells the onPoint hook where the loop is. */
+  async point(point: RuntimePoint, detail: { key?: string; tool?: string; live: boolean }): Promise<void> {
+    await this.#setup.onPoint?.(point, { runId: this.#runId, step: this.#step, owner: this.#setup.runtime.owner, ...detail });
+  }
+
+  /** Whether the next effect will be performed rather than read back. */
+  get #live(): boolean {
+    return this.#cursor === undefined || this.#cursor.done || !this.#setup.readBack;
+  }
+
   /** The agent loop. */
   async drive(agent: Agent): Promise<RunOutcome> {
     const { run, policy, providers, outputs } = this.#setup;
@@ -398,6 +443,7 @@ class Execution {
         }
         this.#step = step;
         this.#scopes = [{ prefix: undefined, ordinal: 0 }];
+        await this.point('AfterStepStarted', { live: this.#live });
         // A model effect's arguments are what this request adds to the conversation (the first
         // also holds the system prompt, tools and output schema), so each is journaled and
         // compared once, however long the run.
@@ -422,6 +468,8 @@ class Execution {
           error = { code: 'model_call_failed', message: failure.message };
           break;
         }
+        const decidedLive = this.#effects[this.#effects.length - 1]?.status === 'performed';
+        await this.point('AfterDecided', { key: effectKey(step, 0, 'model'), live: decidedLive });
         sent = turns.length;
         turns.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
         if (answer.toolCalls.length === 0) {
@@ -482,6 +530,7 @@ class Execution {
       if (approval.decision === 'pending') throw new Pause(approval);
       if (approval.decision === 'rejected') return { content: JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }), isError: true, ran: false };
     }
+    await this.point('AfterAllowed', { key: this.#peekKey('tool'), tool: name, live: this.#live });
     try {
       const result = await this.#effect('tool', { tool: name, args, callId }, (context) => runTool(tool, args, context), tool);
       return { content: JSON.stringify(result), isError: false, ran: true };
@@ -554,7 +603,8 @@ class Execution {
       if (end !== undefined) return this.#settled(key, kind, end, 'backstopped');
       return this.#inDoubt(key, kind, data, perform, tool);
     }
-    return this.#perform(key, kind, perform, 'performed');
+    if (kind === 'tool') await this.point('AfterToolStarted', { key, tool: tool?.name, live: true });
+    return this.#perform(key, kind, perform, 'performed', tool);
   }
 
   #settled(key: string, kind: EffectKind, end: StoredRecord, status: EffectSummary['status']): Json {
@@ -567,22 +617,30 @@ class Execution {
   }
 
   /** Performs an effect whose start is journaled, and journals how it ended. */
-  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status']): Promise<Json> {
+  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status'], tool?: Tool): Promise<Json> {
     const scope: Scope = { prefix: key, ordinal: 0 };
     this.#scopes.push(scope);
     let result: Json;
+    let failure: Json | undefined;
     try {
-      result = await perform(this.#context(new AbortController().signal));
+      result = await perform(this.#context(new AbortController().signal, key));
     } catch (error) {
       if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
-      const data: Json = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
-      await this.#append([this.#record(key, 'fail', data)]);
-      this.#effects.push({ key, kind, status: 'failed' });
-      throw new RecordedFailure(data);
+      failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
+      result = null;
     } finally {
       this.#scopes.pop();
     }
+    const isTool = kind === 'tool';
+    if (isTool) await this.point('AfterToolEffect', { key, tool: tool?.name, live: true });
+    if (failure !== undefined) {
+      await this.#append([this.#record(key, 'fail', failure)]);
+      if (isTool) await this.point('AfterToolFinished', { key, tool: tool?.name, live: true });
+      this.#effects.push({ key, kind, status: 'failed' });
+      throw new RecordedFailure(failure);
+    }
     await this.#append([this.#record(key, 'complete', result)]);
+    if (isTool) await this.point('AfterToolFinished', { key, tool: tool?.name, live: true });
     this.#effects.push({ key, kind, status });
     return result;
   }
@@ -593,16 +651,16 @@ class Execution {
    * operator approves (kind `interrupted_side_effect`).
    */
   async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined): Promise<Json> {
-    if (kind !== 'tool' || tool === undefined || tool.sideEffect === 'read') return this.#perform(key, kind, perform, 'performed');
+    if (kind !== 'tool' || tool === undefined || tool.sideEffect === 'read') return this.#perform(key, kind, perform, 'performed', tool);
     if (tool.reconcile !== undefined) {
       const args = (data as { args: Json }).args;
-      const verdict = await tool.reconcile(args, this.#context(new AbortController().signal));
+      const verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key));
       if (verdict.status === 'applied') {
         await this.#append([this.#record(key, 'complete', verdict.result)]);
         this.#effects.push({ key, kind, status: 'reconciled' });
         return verdict.result;
       }
-      return this.#perform(key, kind, perform, 'performed');
+      return this.#perform(key, kind, perform, 'performed', tool);
     }
     const approval = await this.#approval(
       key,
@@ -610,20 +668,24 @@ class Execution {
       `${tool.name} (${tool.sideEffect}) started and its end was never recorded: it may have run. Approve to run it once more, reject to report it failed.`,
       data,
     );
-    if (approval.decision === 'pending') throw new Pause(approval);
+    if (approval.decision === 'pending') {
+      await this.point('AfterInterrupted', { key, tool: tool.name, live: true });
+      throw new Pause(approval);
+    }
     if (approval.decision === 'rejected') {
       const failure: Json = { name: 'InterruptedSideEffectRejected', message: `the operator rejected running ${tool.name} again after an interruption` };
       await this.#append([this.#record(key, 'fail', failure)]);
       this.#effects.push({ key, kind, status: 'failed' });
       throw new RecordedFailure(failure);
     }
-    return this.#perform(key, kind, perform, 'performed');
+    return this.#perform(key, kind, perform, 'performed', tool);
   }
 
-  #context(signal: AbortSignal): ToolContext {
+  #context(signal: AbortSignal, key: string): ToolContext {
     return {
       runId: this.#runId,
       step: this.#step,
+      operationId: `${this.#runId}/${key}`,
       signal,
       now: async () => (await this.#effect('now', null, async () => this.#setup.clock())) as number,
       newId: async () => (await this.#effect('id', null, async () => this.#setup.ids())) as string,

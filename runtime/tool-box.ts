@@ -11,6 +11,11 @@ export interface ToolContext {
   runId: string;
   /** The step (model turn) that asked for the call. */
   step: number;
+  /**
+   * `<runId>/<effect key>`: the same for every attempt at this one call (a retry after an
+   * interruption included). Pass it to remote APIs as an idempotency key.
+   */
+  operationId: string;
   /** Aborted when the tool's timeout passes. */
   signal: AbortSignal;
   /** The time, as a journaled effect: replay reads the same reading back. */

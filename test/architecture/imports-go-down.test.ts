@@ -15,7 +15,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The test-facing replay API: it starts proxies, so it sits above them.
   session: ['proxy', 'fake-provider', 'replay', 'recordings', 'schema'],
   runtime: ['fake-provider', 'replay', 'recordings', 'schema'],
-  cli: ['session', 'proxy', 'runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
+  testkit: ['runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
+  cli: ['session', 'proxy', 'runtime', 'testkit', 'fake-provider', 'replay', 'recordings', 'schema'],
 };
 
 // Each dependency lives behind one file.
@@ -59,7 +60,7 @@ describe('the architecture', () => {
 
   test('has source files in every part it checks', () => {
     expect(files.length).toBeGreaterThan(25);
-    for (const part of ['schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'runtime', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
+    for (const part of ['schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'runtime', 'testkit', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
   });
 
   test('imports go down the layers and cross a part only through its index.ts', () => {

@@ -1,0 +1,5 @@
+/**
+ * testkit/ (`modeltape/testkit`): tests a team writes for its own tools, policy and agent on the
+ * runtime: the crash harness at named points, and its invariants.
+ */
+export { runScenario, crashAt, CRASH_POINTS, Approve, Reject, Leave, ScenarioViolationError, type Scenario, type Crash, type CrashPoint, type OperatorAnswer, type ScenarioResult, type ScenarioCall, type ScenarioCrash } from './run-scenario.js';

@@ -1,0 +1,391 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeProvider, type AskedTurn } from '../fake-provider/index.js';
+import { ModeltapeError } from '../recordings/index.js';
+import {
+  RunLeasedError,
+  Runtime,
+  RUNTIME_POINTS,
+  SimulatedCrash,
+  SqliteJournalStore,
+  sequentialIds,
+  systemClock,
+  type Agent,
+  type ApprovalRecord,
+  type Clock,
+  type IdSource,
+  type Json,
+  type JournalStore,
+  type Policy,
+  type PointDetail,
+  type ProviderConnection,
+  type RunOutcome,
+  type RunRecord,
+  type RuntimePoint,
+  type StoredRecord,
+  type Tool,
+} from '../runtime/index.js';
+
+/** Where a crash can be placed: the runtime's named points. */
+export type CrashPoint = RuntimePoint;
+export const CRASH_POINTS: readonly CrashPoint[] = RUNTIME_POINTS;
+
+/** A crash at the `occurrence`-th time the loop passes `point` live (for `tool` only, when given), counted across every runtime of the scenario. */
+export interface Crash {
+  point: CrashPoint;
+  tool?: string;
+  /** @default 1 */
+  occurrence?: number;
+}
+
+/** A crash at a point: `crashAt('AfterToolEffect', { tool: 'send' })`. */
+export function crashAt(point: CrashPoint, options: { tool?: string; occurrence?: number } = {}): Crash {
+  if (!CRASH_POINTS.includes(point)) throw new ModeltapeError('invalid_crash_point', `Invalid crash point "${String(point)}": expected one of ${CRASH_POINTS.join(', ')}.`);
+  return { point, ...options };
+}
+
+/** What the operator answers to a pending approval. `leave` stops the scenario with the run waiting. */
+export type OperatorAnswer = 'approve' | 'reject' | 'leave';
+export const Approve: OperatorAnswer = 'approve';
+export const Reject: OperatorAnswer = 'reject';
+export const Leave: OperatorAnswer = 'leave';
+
+export interface Scenario {
+  tools: readonly Tool[];
+  /** @default allow everything */
+  policy?: Policy;
+  agent: Agent;
+  /**
+   * The model the agent talks to: a FakeProvider (script it with rules, so a turn asked again
+   * after a crash gets the same answer, as from a deterministic model) or a provider connection
+   * (e.g. a replayer's `fetch`).
+   */
+  model: FakeProvider | ProviderConnection;
+  /** The run's input. */
+  goal: Json;
+  /** `maxSteps: 0` (or none) means the runtime's default. */
+  limits?: { maxSteps?: number };
+  /** Reconcile hooks by tool name, added to those tools. */
+  reconcile?: Record<string, NonNullable<Tool['reconcile']>>;
+  /** Answers each pending approval. @default approve */
+  operator?: (approval: ApprovalRecord) => OperatorAnswer | Promise<OperatorAnswer>;
+  /** @default the system clock (waiting out a lease moves the scenario's clock, never sleeps) */
+  now?: Clock;
+  /** @default `scenario-1`, `scenario-2`, … */
+  newId?: IdSource;
+  /** @default a temp file the harness owns (removed after the result is read) */
+  database?: string;
+  /** @default 50 */
+  leaseTtlMs?: number;
+  /**
+   * The runtime's lease heartbeat. The harness moves the scenario's clock itself (a crash's lease is
+   * waited out by moving it), and a wall-clock timer reading that clock would make two runs of one
+   * scenario differ, so by default it is an hour: set it to test the heartbeat itself.
+   * @default 3600000
+   */
+  heartbeatMs?: number;
+}
+
+/** One invocation a tool received. */
+export interface ScenarioCall {
+  tool: string;
+  operationId: string;
+  args: Json;
+  /** The runtime (lease-holder name) that invoked it. */
+  runtime: string;
+  /** Whether its end reached the journal: false for the one a crash stopped after. */
+  returned: boolean;
+  /** Whether an operator had approved running this call again when it was invoked. */
+  approvedAtTheTime: boolean;
+}
+
+export interface ScenarioCrash {
+  point: CrashPoint;
+  runtime: string;
+  step: number;
+  key?: string;
+  tool?: string;
+}
+
+export interface ScenarioResult {
+  runId: string | undefined;
+  run: RunRecord | undefined;
+  /** The journal grouped by step. */
+  steps: Array<{ step: number; records: StoredRecord[] }>;
+  journal: StoredRecord[];
+  approvals: ApprovalRecord[];
+  /** What happened, in order: every live point, crash, refusal, resume, pause and operator answer. */
+  events: string[];
+  calls: ScenarioCall[];
+  /** What the agent was handed at every decision (the FakeProvider's `asked()`, or the raw request bodies). */
+  inputs: Array<AskedTurn | Json>;
+  crashes: ScenarioCrash[];
+  /** How many times a new runtime resumed the run. */
+  resumes: number;
+  /** Every broken invariant, numbered as the testkit documents them. Empty when all held. */
+  violations: string[];
+  /** Throws {@link ScenarioViolationError} listing the violations, if any. */
+  assertHolds(): void;
+}
+
+export class ScenarioViolationError extends ModeltapeError {
+  readonly violations: string[];
+  constructor(runId: string | undefined, violations: string[]) {
+    super('scenario_violation', `The scenario (run ${runId ?? 'never created'}) broke ${violations.length} invariant${violations.length === 1 ? '' : 's'}:\n${violations.map((violation) => `  ✗ ${violation}`).join('\n')}`);
+    this.violations = violations;
+  }
+}
+
+const MAX_RESUMES = 100;
+
+/**
+ * Runs a scenario to its end, crashing the loop at each of `crashes` in turn. A crash is a real
+ * one as far as the runtime can tell: the loop is stopped where it stands, its store handle is
+ * closed, its heartbeat stops and its lease is left behind. After a crash, and after every pause,
+ * the journal is opened afresh and a new runtime resumes the run, waiting out the lease its
+ * refusal names. When the run ends (terminal, or waiting on an approval the operator left), it is
+ * read from a fresh open and checked against the invariants:
+ *
+ * 1. A step never executes twice on its own: every execution past the first is under an approval.
+ * 2. An approved request executes at most once.
+ * 3. Every recorded tool start is followed by its end or by the step's interruption.
+ * 4. No tool was reached more often than the journal says.
+ * 5. Nothing is left in flight: the run is not running, and every start has its end or waits on an approval.
+ * 6. No lease is left.
+ * 7. Every crash was reached.
+ */
+export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Promise<ScenarioResult> {
+  const ownedDir = scenario.database === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
+  const path = scenario.database ?? join(ownedDir!, 'journal.sqlite');
+  const baseClock = scenario.now ?? systemClock;
+  let skew = 0;
+  const clock: Clock = () => baseClock() + skew;
+  const ids = scenario.newId ?? sequentialIds('scenario');
+  const events: string[] = [];
+  const calls: ScenarioCall[] = [];
+  const reached: ScenarioCrash[] = [];
+  const counts = crashes.map(() => 0);
+  let armed = 0;
+  let runId: string | undefined;
+  let store: JournalStore | undefined;
+  let runtimeCount = 0;
+  const rawInputs: Json[] = [];
+
+  const connection: ProviderConnection =
+    scenario.model instanceof FakeProvider
+      ? { api: scenario.agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat', fetch: scenario.model.fetch }
+      : {
+          ...scenario.model,
+          fetch: async (input, init) => {
+            rawInputs.push(typeof init?.body === 'string' ? (JSON.parse(init.body) as Json) : null);
+            return (scenario.model as ProviderConnection).fetch!(input, init);
+          },
+        };
+
+  const tools: Tool[] = scenario.tools.map((tool) => ({
+    ...tool,
+    ...(scenario.reconcile?.[tool.name] ? { reconcile: scenario.reconcile[tool.name] } : {}),
+    run: async (args, context) => {
+      const key = context.operationId.slice(context.runId.length + 1);
+      const approvedAtTheTime = (await store!.approvals(context.runId)).some((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'approved');
+      calls.push({ tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime });
+      return tool.run(args, context);
+    },
+  }));
+
+  const onPoint = (point: RuntimePoint, detail: PointDetail): void => {
+    runId ??= detail.runId;
+    if (!detail.live) return;
+    events.push(`${detail.owner} ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : detail.step >= 0 && point === 'AfterStepStarted' ? ` step ${detail.step}` : ''}`);
+    if (point === 'AfterToolFinished' && detail.key !== undefined) {
+      const call = calls.findLast((candidate) => candidate.operationId === `${detail.runId}/${detail.key}`);
+      if (call) call.returned = true;
+    }
+    const crash = crashes[armed];
+    if (crash === undefined || crash.point !== point || (crash.tool !== undefined && crash.tool !== detail.tool)) return;
+    counts[armed]!++;
+    if (counts[armed]! < (crash.occurrence ?? 1)) return;
+    armed++;
+    reached.push({ point, runtime: detail.owner, step: detail.step, ...(detail.key ? { key: detail.key } : {}), ...(detail.tool ? { tool: detail.tool } : {}) });
+    events.push(`crash at ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : ''}`);
+    throw new SimulatedCrash(0, `${point}${detail.key ? ` (${detail.key})` : ''}`);
+  };
+
+  const agent: Agent = { ...scenario.agent, ...(scenario.limits?.maxSteps ? { maxSteps: scenario.limits.maxSteps } : {}) };
+  const newRuntime = (): Runtime => {
+    runtimeCount++;
+    store = SqliteJournalStore.open(path);
+    return Runtime.build({
+      store,
+      providers: { [agent.provider]: connection },
+      agents: [agent],
+      tools,
+      ...(scenario.policy ? { policy: scenario.policy } : {}),
+      clock,
+      ids,
+      owner: `runtime-${runtimeCount}`,
+      lease: { ttlMs: scenario.leaseTtlMs ?? 50, heartbeatMs: scenario.heartbeatMs ?? 3_600_000 },
+      onPoint,
+    });
+  };
+  const stop = async (): Promise<void> => {
+    await store?.close();
+    store = undefined;
+  };
+
+  let resumes = 0;
+  let outcome: RunOutcome | undefined;
+  try {
+    let runtime = newRuntime();
+    try {
+      outcome = await runtime.run(agent, scenario.goal);
+      runId = outcome.runId;
+    } catch (error) {
+      if (!(error instanceof SimulatedCrash)) throw error;
+    }
+    for (let round = 0; ; round++) {
+      if (round > MAX_RESUMES) throw new ModeltapeError('scenario_runaway', `The scenario did not settle after ${MAX_RESUMES} resumes. Events so far:\n${events.slice(-20).join('\n')}`);
+      if (outcome !== undefined && outcome.status !== 'waiting') break;
+      if (outcome !== undefined) {
+        events.push(`${runtime.owner} paused: waiting on ${outcome.pendingApprovals.map((approval) => `${approval.approvalId} (${approval.kind})`).join(', ')}`);
+        let left = false;
+        for (const approval of (await store!.approvals(outcome.runId)).filter((candidate) => candidate.decision === 'pending')) {
+          const answer = (await scenario.operator?.(approval)) ?? 'approve';
+          events.push(`operator ${answer === 'leave' ? 'left' : answer === 'approve' ? 'approved' : 'rejected'} ${approval.approvalId}`);
+          if (answer === 'approve') await runtime.approve(approval.approvalId);
+          else if (answer === 'reject') await runtime.reject(approval.approvalId);
+          else left = true;
+        }
+        if (left) break;
+      }
+      if (runId === undefined) break; // it crashed before the run existed
+      // A pause is a stop as well; a crash leaves its handle behind: open afresh, in a new runtime.
+      await stop();
+      runtime = newRuntime();
+      outcome = undefined;
+      for (;;) {
+        try {
+          outcome = await runtime.resume(runId);
+          resumes++;
+          events.push(`${runtime.owner} resumed: ${outcome.status}`);
+          break;
+        } catch (error) {
+          if (error instanceof RunLeasedError) {
+            events.push(`${runtime.owner} refused: leased to ${error.owner}; waiting ${Math.max(0, error.expiresAt - clock())} ms`);
+            skew += Math.max(1, error.expiresAt - clock() + 1);
+            continue;
+          }
+          if (error instanceof SimulatedCrash) {
+            resumes++;
+            break;
+          }
+          throw error;
+        }
+      }
+    }
+    await stop();
+    return await readResult(path, runId, { events, calls, reached, crashes, resumes, inputs: scenario.model instanceof FakeProvider ? scenario.model.asked() : rawInputs });
+  } finally {
+    await stop();
+    if (ownedDir !== undefined) rmSync(ownedDir, { recursive: true, force: true });
+  }
+}
+
+async function readResult(
+  path: string,
+  runId: string | undefined,
+  seen: { events: string[]; calls: ScenarioCall[]; reached: ScenarioCrash[]; crashes: Crash[]; resumes: number; inputs: Array<AskedTurn | Json> },
+): Promise<ScenarioResult> {
+  const fresh = SqliteJournalStore.open(path);
+  try {
+    const run = runId === undefined ? undefined : await fresh.getRun(runId);
+    const journal = runId === undefined ? [] : await fresh.read(runId);
+    const approvals = runId === undefined ? [] : await fresh.approvals(runId);
+    const lease = runId === undefined ? undefined : await fresh.getLease(runId);
+    const violations = checkInvariants(runId, run, journal, approvals, lease !== undefined ? `${lease.owner} until ${lease.expiresAt}` : undefined, seen);
+    const steps = new Map<number, StoredRecord[]>();
+    for (const record of journal) {
+      const step = Number(record.effectKey.split('.')[0]);
+      steps.set(step, [...(steps.get(step) ?? []), record]);
+    }
+    return {
+      runId,
+      run,
+      steps: [...steps].map(([step, records]) => ({ step, records })),
+      journal,
+      approvals,
+      events: seen.events,
+      calls: seen.calls,
+      inputs: seen.inputs,
+      crashes: seen.reached,
+      resumes: seen.resumes,
+      violations,
+      assertHolds(): void {
+        if (violations.length > 0) throw new ScenarioViolationError(runId, violations);
+      },
+    };
+  } finally {
+    await fresh.close();
+  }
+}
+
+function checkInvariants(
+  runId: string | undefined,
+  run: RunRecord | undefined,
+  journal: readonly StoredRecord[],
+  approvals: readonly ApprovalRecord[],
+  lease: string | undefined,
+  seen: { calls: ScenarioCall[]; reached: ScenarioCrash[]; crashes: Crash[] },
+): string[] {
+  const violations: string[] = [];
+  const isTool = (key: string): boolean => key.endsWith('.tool') && !key.includes('/');
+  const starts = new Map(journal.filter((record) => record.type === 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
+  const ends = new Map(journal.filter((record) => record.type !== 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
+  const interrupted = (key: string): ApprovalRecord | undefined => approvals.find((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect');
+  const byKey = new Map<string, ScenarioCall[]>();
+  for (const call of seen.calls) {
+    const key = runId !== undefined && call.operationId.startsWith(`${runId}/`) ? call.operationId.slice(runId.length + 1) : call.operationId;
+    byKey.set(key, [...(byKey.get(key) ?? []), call]);
+  }
+
+  for (const [key, calls] of byKey) {
+    const tool = calls[0]!.tool;
+    // 1. Executions past the first are each under an approval.
+    calls.slice(1).forEach((call, index) => {
+      if (!call.approvedAtTheTime) violations.push(`1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again`);
+    });
+    // 2. An approval lets it run at most once.
+    const underApproval = calls.filter((call) => call.approvedAtTheTime).length;
+    if (underApproval > 1) violations.push(`2. step ${key}: ${tool} executed ${underApproval} times under one approval (at most once)`);
+    // 4. Never reached more often than the journal says.
+    const allowed = (starts.has(key) ? 1 : 0) + (interrupted(key)?.decision === 'approved' ? 1 : 0);
+    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${interrupted(key)?.decision === 'approved' ? ' and an approved re-run' : ''})`);
+  }
+  // 3. Every start has its end, or the step's interruption.
+  for (const [key, start] of starts) {
+    if (!ends.has(key) && interrupted(key) === undefined) violations.push(`3. step ${key}: ${(start.data as { tool?: string }).tool ?? 'a tool'} started (position ${start.position}) and has neither an end nor an interruption`);
+  }
+  // 5. Nothing in flight.
+  if (run !== undefined) {
+    if (run.status === 'running') violations.push(`5. run ${run.runId} was left running`);
+    for (const [key] of starts) {
+      if (ends.has(key)) continue;
+      const waiting = interrupted(key)?.decision === 'pending' && run.status === 'waiting';
+      if (!waiting) violations.push(`5. step ${key} was left executing: its start has no end${run.status === 'waiting' ? ' and no pending approval' : ''}`);
+    }
+    const allStarts = journal.filter((record) => record.type === 'start');
+    const allEnds = new Set(journal.filter((record) => record.type !== 'start').map((record) => record.effectKey));
+    for (const start of allStarts) {
+      if (isTool(start.effectKey) || allEnds.has(start.effectKey)) continue;
+      violations.push(`5. effect ${start.effectKey} was left in flight: its start (position ${start.position}) has no end`);
+    }
+  }
+  // 6. No lease left.
+  if (lease !== undefined) violations.push(`6. a lease was left on run ${runId}: ${lease}`);
+  // 7. Every crash reached.
+  seen.crashes.slice(seen.reached.length).forEach((crash) => {
+    violations.push(`7. crash at ${crash.point}${crash.tool ? ` (${crash.tool})` : ''}${(crash.occurrence ?? 1) > 1 ? ` #${crash.occurrence}` : ''} was never reached: the run never passed that point${seen.reached.length > 0 ? ` after the crash at ${seen.reached[seen.reached.length - 1]!.point}` : ''}`);
+  });
+  return violations;
+}
