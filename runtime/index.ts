@@ -10,6 +10,7 @@ export {
   effectKey,
   EFFECT_KINDS,
   RUN_STATUSES,
+  TERMINAL_STATUSES,
   type JournalStore,
   type JournalRecord,
   type StoredRecord,

@@ -42,15 +42,17 @@ export interface StoredRecord extends JournalRecord {
  */
 export type AppendOutcome = 'appended' | 'duplicate' | 'rejected';
 
-export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed';
-export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed'];
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
+/** The statuses a run never leaves. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
 export interface RunRecord {
   runId: string;
   agent: string;
   input: Json;
   status: RunStatus;
-  /** The final output (`completed`), the error (`failed`), otherwise null. */
+  /** The final output (`completed`), the error (`failed`, `cancelled`: `{ code, message }`), otherwise null. */
   result: Json;
   createdAt: number;
   updatedAt: number;

@@ -4,7 +4,7 @@ import { compileForeignSchema, createLenientValidator, type ValidateFunction } f
 import { JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
 import { SimulatedCrash } from './faulty.js';
 import { recordId, systemClock, ulidIds, type Clock, type IdSource } from './ids.js';
-import { effectKey, type AppendOutcome, type ApprovalRecord, type EffectKind, type JournalRecord, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
+import { effectKey, TERMINAL_STATUSES, type AppendOutcome, type ApprovalRecord, type EffectKind, type JournalRecord, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
 import { callModel, checkConnection, type ModelAnswer, type ProviderConnection, type Turn } from './model-providers.js';
 import { allowAll, type Policy, type PolicyDecision } from './policy.js';
 import { ToolBox, type Tool, type ToolContext } from './tool-box.js';
@@ -130,6 +130,9 @@ export class RecordedFailure extends ModeltapeError {
   }
 }
 
+/** The run was cancelled through its signal (or its journal ends where a cancellation stopped it). */
+class Cancelled extends Error {}
+
 /** The run stops here until an operator decides. */
 class Pause extends Error {
   readonly approval: ApprovalRecord;
@@ -220,13 +223,17 @@ export class Runtime {
     return new Runtime(options);
   }
 
-  /** Starts a run of `agent` on `input` and drives it until it finishes, fails or waits for an approval. */
-  async run(agent: Agent | string, input: Json): Promise<RunOutcome> {
+  /**
+   * Starts a run of `agent` on `input` and drives it until it finishes, fails or waits for an
+   * approval. Aborting `signal` cancels it: the loop stops before its next effect (never between
+   * an effect's start and its end), records the run as `cancelled` and releases its lease.
+   */
+  async run(agent: Agent | string, input: Json, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
     const resolved = typeof agent === 'string' ? this.#agentNamed(agent) : this.#register(agent);
     const runId = this.#ids();
     const now = this.#clock();
     const run: RunRecord = { runId, agent: resolved.name, input, status: 'running', result: null, createdAt: now, updatedAt: now };
-    const execution = this.#execution(run, 'run', undefined);
+    const execution = this.#execution(run, 'run', undefined, options.signal);
     return execution.guarded(async () => {
       await execution.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
       await execution.lease();
@@ -240,12 +247,19 @@ export class Runtime {
    * stops before a recorded one, throws {@link NondeterminismError}. `resume`: reads back what
    * completed and continues an unfinished run live (under its lease).
    */
-  async replay(runId: string, mode: ReplayMode): Promise<RunOutcome> {
+  async replay(runId: string, mode: ReplayMode, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
     if (!REPLAY_MODES.includes(mode)) throw new ModeltapeError('invalid_replay_mode', `Invalid replay mode "${String(mode)}": expected one of ${REPLAY_MODES.join(', ')}.`);
     const run = await this.store.getRun(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const agent = this.#agentNamed(run.agent, runId);
-    const execution = this.#execution(run, mode, await this.store.read(runId));
+    const execution = this.#execution(run, mode, await this.store.read(runId), options.signal);
+    if (mode === 'resume' && TERMINAL_STATUSES.includes(run.status)) {
+      // A finished run is not continued; a lease a crashed runtime left on it is cleared.
+      return execution.guarded(async () => {
+        await execution.lease();
+        return execution.stored();
+      });
+    }
     return execution.guarded(async () => {
       if (mode === 'resume') {
         await execution.lease();
@@ -256,8 +270,27 @@ export class Runtime {
   }
 
   /** `replay(runId, 'resume')`. */
-  resume(runId: string): Promise<RunOutcome> {
-    return this.replay(runId, 'resume');
+  resume(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
+    return this.replay(runId, 'resume', options);
+  }
+
+  /**
+   * Cancels a run no runtime is driving (one waiting on an approval, or left by a crash): records it
+   * as `cancelled` under its lease and releases the lease. A run another runtime holds is refused
+   * with {@link RunLeasedError} (abort the signal given to that runtime instead). A finished run is
+   * left as it is.
+   */
+  async cancel(runId: string, reason = 'cancelled by the operator'): Promise<RunOutcome> {
+    const run = await this.store.getRun(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    const execution = this.#execution(run, 'resume', undefined);
+    return execution.guarded(async () => {
+      await execution.lease();
+      if (TERMINAL_STATUSES.includes(run.status)) return execution.stored();
+      const error = { code: 'cancelled', message: reason };
+      await execution.write('the cancellation', () => this.store.updateRun(runId, { status: 'cancelled', result: error, updatedAt: this.#clock() }));
+      return execution.stored({ ...run, status: 'cancelled', result: error });
+    });
   }
 
   /** Approves a pending approval (then `resume` the run). */
@@ -307,8 +340,9 @@ export class Runtime {
     return agent;
   }
 
-  #execution(run: RunRecord, mode: 'run' | ReplayMode, records: StoredRecord[] | undefined): Execution {
+  #execution(run: RunRecord, mode: 'run' | ReplayMode, records: StoredRecord[] | undefined, signal?: AbortSignal): Execution {
     return new Execution({
+      signal,
       runtime: this,
       run,
       mode,
@@ -328,6 +362,7 @@ export class Runtime {
 }
 
 interface ExecutionSetup {
+  signal: AbortSignal | undefined;
   runtime: Runtime;
   run: RunRecord;
   mode: 'run' | ReplayMode;
@@ -416,6 +451,30 @@ class Execution {
     await this.#setup.onPoint?.(point, { runId: this.#runId, step: this.#step, owner: this.#setup.runtime.owner, ...detail });
   }
 
+  /** The outcome of a finished run as the store holds it (nothing is driven). */
+  async stored(run: RunRecord = this.#setup.run): Promise<RunOutcome> {
+    const failed = run.status === 'failed' || run.status === 'cancelled';
+    return {
+      runId: run.runId,
+      agent: run.agent,
+      mode: this.#setup.mode,
+      status: run.status,
+      output: run.status === 'completed' ? run.result : null,
+      ...(failed ? { error: run.result as { code: string; message: string } } : {}),
+      effects: [],
+      backstopHits: 0,
+      pendingApprovals: [],
+    };
+  }
+
+  #checkCancelled(): void {
+    const signal = this.#setup.signal;
+    if (signal?.aborted) {
+      const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : 'cancelled through its signal';
+      throw new Cancelled(reason);
+    }
+  }
+
   /** Whether the next effect will be performed rather than read back. */
   get #live(): boolean {
     return this.#cursor === undefined || this.#cursor.done || !this.#setup.readBack;
@@ -444,6 +503,7 @@ class Execution {
         this.#step = step;
         this.#scopes = [{ prefix: undefined, ordinal: 0 }];
         await this.point('AfterStepStarted', { live: this.#live });
+        this.#checkCancelled();
         // A model effect's arguments are what this request adds to the conversation (the first
         // also holds the system prompt, tools and output schema), so each is journaled and
         // compared once, however long the run.
@@ -497,16 +557,20 @@ class Execution {
         }
       }
     } catch (caught) {
-      if (!(caught instanceof Pause)) throw caught;
-      status = 'waiting';
-      pending = [caught.approval];
+      if (caught instanceof Pause) {
+        status = 'waiting';
+        pending = [caught.approval];
+      } else if (caught instanceof Cancelled) {
+        status = 'cancelled';
+        error = { code: 'cancelled', message: caught.message };
+      } else throw caught;
     }
-    if (this.#strict && this.#setup.readBack && this.#cursor !== undefined && !this.#cursor.done && status !== 'waiting') {
+    if (this.#strict && this.#setup.readBack && this.#cursor !== undefined && !this.#cursor.done && status !== 'waiting' && status !== 'cancelled') {
       const next = this.#cursor.peek()!;
       throw new NondeterminismError(this.#runId, 'unreached', { key: next.effectKey, kind: kindOf(next.effectKey), data: next.data }, undefined);
     }
     if (!this.#strict) {
-      const result: Json = status === 'completed' ? output : status === 'failed' ? (error as unknown as Json) : null;
+      const result: Json = status === 'completed' ? output : status === 'failed' || status === 'cancelled' ? (error as unknown as Json) : null;
       await this.write('the run status', () => this.#store.updateRun(this.#runId, { status, result, updatedAt: this.#setup.clock() }));
     }
     const backstopHits = (await this.#store.backstopRejections(this.#runId)) - this.#rejectionsBefore;
@@ -590,12 +654,15 @@ class Execution {
       }
     }
     if (cursor !== undefined && this.#strict && this.#setup.readBack) {
+      if (this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
       const hint = this.#setup.run.status === 'running' ? ' The run never finished: resume it (runtime.resume) instead of replaying it strictly.' : '';
       const error = new NondeterminismError(this.#runId, 'extra', undefined, requested);
       if (hint) error.message += hint;
       throw error;
     }
     if (this.#leaseLost) throw new LeaseLostError(this.#runId, this.#setup.runtime.owner);
+    // Only between top-level effects: never inside a tool, between its start and its end.
+    if (this.#scopes.length === 1) this.#checkCancelled();
     const [outcome] = await this.#append([this.#record(key, 'start', data)]);
     if (outcome === 'rejected') {
       // The backstop held: another start of this effect is in the journal. Answer from it.
@@ -625,7 +692,7 @@ class Execution {
     try {
       result = await perform(this.#context(new AbortController().signal, key));
     } catch (error) {
-      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
+      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
       failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
       result = null;
     } finally {

@@ -39,8 +39,9 @@ describe('leases', () => {
 
   test('a runtime that stops on an error releases its lease (compare-and-set on its own name)', async () => {
     const database = SqliteJournalStore.memory();
-    const first = parcelRuntime({ store: database, fake: parcelRules(new FakeProvider()) });
+    const first = parcelRuntime({ store: database, fake: parcelRules(new FakeProvider()), policy: () => ({ outcome: 'require_approval', kind: 'review', reason: 'every call is reviewed' }) });
     const outcome = await first.runtime.run('parcel-desk', 'Where is parcel P-1?');
+    expect(outcome.status).toBe('waiting');
     const changed = parcelRuntime({ store: database.connect(), owner: 'runtime-b', agents: [{ ...parcelAgent, system: 'Changed.' }] });
     await expect(changed.runtime.resume(outcome.runId)).rejects.toBeInstanceOf(NondeterminismError);
     expect(await database.getLease(outcome.runId)).toBeUndefined();
