@@ -17,10 +17,11 @@ export interface RunView {
   previousCalls: ReadonlyArray<{ tool: string; args: Json }>;
 }
 
+/** `rule` names the rule that decided (a refusal should always name one). */
 export type PolicyDecision =
-  | { outcome: 'allow'; reason?: string }
-  | { outcome: 'deny'; reason: string }
-  | { outcome: 'require_approval'; kind: string; reason: string };
+  | { outcome: 'allow'; reason?: string; rule?: string }
+  | { outcome: 'deny'; reason: string; rule?: string }
+  | { outcome: 'require_approval'; kind: string; reason: string; rule?: string };
 
 /** A pure function of the request and the view: the same question always gets the same answer. */
 export type Policy = (request: PolicyRequest, view: RunView) => PolicyDecision;

@@ -587,7 +587,7 @@ class Execution {
     } catch (error) {
       throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${(error as Error).message}. A policy must answer every request.`, { cause: error });
     }
-    if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy: ${decision.reason}` }), isError: true, ran: false };
+    if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }), isError: true, ran: false };
     if (decision.outcome === 'require_approval') {
       const key = this.#peekKey('tool');
       const approval = await this.#approval(key, decision.kind, decision.reason, { tool: name, args, callId });

@@ -1,5 +1,19 @@
 /**
  * testkit/ (`modeltape/testkit`): tests a team writes for its own tools, policy and agent on the
- * runtime: the crash harness at named points, and its invariants.
+ * runtime: the crash harness at named points and its invariants, and policy conformance.
  */
 export { runScenario, crashAt, CRASH_POINTS, Approve, Reject, Leave, ScenarioViolationError, type Scenario, type Crash, type CrashPoint, type OperatorAnswer, type ScenarioResult, type ScenarioCall, type ScenarioCrash } from './run-scenario.js';
+export {
+  checkPolicy,
+  checkPolicyBattery,
+  never,
+  Refused,
+  PolicyDisagreementError,
+  type PolicyCase,
+  type PolicyCaseResult,
+  type PolicyReport,
+  type WantedOutcome,
+  type RequestFuzz,
+  type PolicyBatteryCheck,
+  type PolicyBatteryReport,
+} from './check-policy.js';
