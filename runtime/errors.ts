@@ -31,7 +31,9 @@ export class NondeterminismError extends ModeltapeError {
       lines.push(`  recorded: ${recorded!.key} ${summarize(recorded!.data)}`);
     } else {
       lines.push(
-        recorded!.key === requested!.key
+        recorded!.key === requested!.key && recorded!.kind === 'policy'
+          ? `Replay of run ${runId}: the policy now decides ${requested!.key} otherwise than it did (evaluated again on the inputs the journal holds).`
+          : recorded!.key === requested!.key
           ? `Replay of run ${runId} asked for effect ${requested!.key} (${requested!.kind}) with other arguments than the journal holds.`
           : `Replay of run ${runId} asked for ${requested!.key} (${requested!.kind}) where the journal holds ${recorded!.key} (${recorded!.kind}): the effects come in another order.`,
       );
@@ -39,7 +41,11 @@ export class NondeterminismError extends ModeltapeError {
       lines.push(`  new:      ${requested!.key} ${summarize(requested!.data)}`);
       if (differences.length > 0) lines.push(...formatDifferences(differences).map((line) => `  ${line}`));
     }
-    lines.push('The code, its prompts or its tools changed since the run was recorded. Record the run again, or restore what changed.');
+    lines.push(
+      reason === 'mismatch' && recorded?.kind === 'policy' && recorded.key === requested?.key
+        ? 'The policy changed since the run was recorded: recheck(store, runId, policy) lists every evaluation it now decides otherwise.'
+        : 'The code, its prompts or its tools changed since the run was recorded. Record the run again, or restore what changed.',
+    );
     super('nondeterminism', lines.join('\n'));
     this.runId = runId;
     this.reason = reason;

@@ -4,9 +4,12 @@
  * `checkJournalStore()` holds every implementation to the same behaviour.
  */
 
-/** What an effect is: a model call, a tool call, a clock read, a new id. */
-export type EffectKind = 'model' | 'tool' | 'now' | 'id';
-export const EFFECT_KINDS: readonly EffectKind[] = ['model', 'tool', 'now', 'id'];
+/**
+ * What an effect is: a model call, a tool call, a clock read, a new id, or a policy evaluation
+ * (journaled with the inputs it saw, keyed like the tool call it decided: `0.1.policy` before `0.1.tool`).
+ */
+export type EffectKind = 'model' | 'tool' | 'now' | 'id' | 'policy';
+export const EFFECT_KINDS: readonly EffectKind[] = ['model', 'tool', 'now', 'id', 'policy'];
 
 /** `start` before an effect is performed; then `complete` with its result, or `fail` with its error. */
 export type JournalRecordType = 'start' | 'complete' | 'fail';

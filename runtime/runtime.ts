@@ -6,7 +6,7 @@ import { SimulatedCrash } from './faulty.js';
 import { recordId, systemClock, ulidIds, type Clock, type IdSource } from './ids.js';
 import { effectKey, TERMINAL_STATUSES, type AppendOutcome, type ApprovalRecord, type EffectKind, type JournalRecord, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
 import { callModel, checkConnection, type ModelAnswer, type ProviderConnection, type Turn } from './model-providers.js';
-import { allowAll, type Policy, type PolicyDecision } from './policy.js';
+import { allowAll, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
 import { ToolBox, type Tool, type ToolContext } from './tool-box.js';
 
 /** An agent: who it talks to, what it is told, what it may call, and what it must answer. */
@@ -581,11 +581,16 @@ class Execution {
     const acceptance = this.#setup.runtime.tools.accept(name, args, agent.tools ?? []);
     if (!acceptance.accepted) return { content: JSON.stringify({ error: `refused: ${acceptance.reason}` }), isError: true, ran: false };
     const tool = acceptance.tool;
+    // The evaluation is journaled with the inputs it saw (keyed like the call it decides), so a
+    // replay re-evaluates it and sees when the policy now answers otherwise, and recheck() can.
+    const request: PolicyRequest = { tool: name, args, sideEffect: tool.sideEffect };
+    const view: RunView = { runId: this.#runId, agent: agent.name, step: this.#step, previousCalls: previousCalls.slice() };
     let decision: PolicyDecision;
     try {
-      decision = policy({ tool: name, args, sideEffect: tool.sideEffect }, { runId: this.#runId, agent: agent.name, step: this.#step, previousCalls: previousCalls.slice() });
+      decision = (await this.#effect('policy', { request, view } as unknown as Json, async () => policy(structuredClone(request), structuredClone(view)) as unknown as Json, undefined, false)) as unknown as PolicyDecision;
     } catch (error) {
-      throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${(error as Error).message}. A policy must answer every request.`, { cause: error });
+      if (!(error instanceof RecordedFailure)) throw error;
+      throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${error.message}. A policy must answer every request.`, { cause: error });
     }
     if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }), isError: true, ran: false };
     if (decision.outcome === 'require_approval') {
@@ -629,8 +634,8 @@ class Execution {
    * One effect: read back from the journal when replaying, otherwise journaled around `perform`.
    * A failure (now or as recorded) is thrown as {@link RecordedFailure}.
    */
-  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool): Promise<Json> {
-    const key = this.#nextKey(kind);
+  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool, advance = true): Promise<Json> {
+    const key = advance ? this.#nextKey(kind) : this.#peekKey(kind);
     const requested = { key, kind, data };
     const cursor = this.#cursor;
     if (cursor !== undefined && this.#setup.readBack && !cursor.done) {
@@ -641,6 +646,12 @@ class Execution {
       if (differences.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, differences);
       if (end !== undefined) {
         cursor.skipNested(key);
+        if (kind === 'policy' && end.type === 'complete') {
+          // A policy is pure: evaluated again on the same inputs, it must answer as it did.
+          const now = await perform(this.#context(new AbortController().signal, key));
+          const changed = diffJson(end.data, now, { stopAfter: 10 });
+          if (changed.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', { key, kind, data: end.data }, { key, kind, data: now }, changed);
+        }
         return this.#settled(key, kind, end, 'read_back');
       }
       if (this.#strict) {

@@ -17,3 +17,4 @@ export {
   type PolicyBatteryCheck,
   type PolicyBatteryReport,
 } from './check-policy.js';
+export { recheck, recheckDiffers, recheckEvaluations, RecheckError, type RecheckedEvaluation } from './recheck.js';

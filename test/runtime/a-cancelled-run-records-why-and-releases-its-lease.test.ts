@@ -21,12 +21,12 @@ describe('cancellation', () => {
     expect(await store.getRun(outcome.runId)).toMatchObject({ status: 'cancelled', result: { code: 'cancelled', message: 'the customer hung up' } });
     expect(await store.getLease(outcome.runId)).toBeUndefined();
     const records = await store.read(outcome.runId);
-    expect(records.map((record) => `${record.effectKey} ${record.type}`)).toEqual(['0.0.model start', '0.0.model complete', '0.1.tool start', '0.1.tool complete']);
+    expect(records.map((record) => `${record.effectKey} ${record.type}`)).toEqual(['0.0.model start', '0.0.model complete', '0.1.policy start', '0.1.policy complete', '0.1.tool start', '0.1.tool complete']);
 
     // A strict replay ends where the cancellation did; a resume does not continue it.
     const replayed = await runtime.replay(outcome.runId, 'strict');
     expect(replayed.status).toBe('cancelled');
-    expect(replayed.effects.map((effect) => effect.status)).toEqual(['read_back', 'read_back']);
+    expect(replayed.effects.map((effect) => effect.status)).toEqual(['read_back', 'read_back', 'read_back']);
     const resumed = await runtime.resume(outcome.runId);
     expect(resumed.status).toBe('cancelled');
     expect(fake.calls()).toHaveLength(1);

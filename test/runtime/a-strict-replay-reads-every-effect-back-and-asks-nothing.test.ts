@@ -12,8 +12,10 @@ describe('a strict replay', () => {
     // A tool's own effects (ctx.newId(), ctx.now()) are keyed under it, and settle before it does.
     expect(first.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual([
       '0.0.model performed',
+      '0.1.policy performed',
       '0.1.tool performed',
       '1.0.model performed',
+      '1.1.policy performed',
       '1.1.tool/0.id performed',
       '1.1.tool/1.now performed',
       '1.1.tool performed',
@@ -30,14 +32,14 @@ describe('a strict replay', () => {
     expect(fake.calls()).toHaveLength(callsBefore);
     expect(runs.lookup).toHaveLength(1);
     expect(runs.send).toHaveLength(1);
-    // Nested effects of a tool read back with the tool: the replay asked for the three model turns and two tools.
-    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.tool read_back', '1.0.model read_back', '1.1.tool read_back', '2.0.model read_back']);
+    // Nested effects of a tool read back with the tool: the replay asked for the three model turns, two policy evaluations and two tools.
+    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.policy read_back', '0.1.tool read_back', '1.0.model read_back', '1.1.policy read_back', '1.1.tool read_back', '2.0.model read_back']);
     expect(replayed.backstopHits).toBe(0);
     assertReplayWasNotBackstopped('strict replay of the parcel run', replayed);
 
     // A strict replay writes nothing.
     const journal = await store.read(first.runId);
-    expect(journal).toHaveLength(14);
+    expect(journal).toHaveLength(18);
     expect(journal.every((record) => isUlid(record.id))).toBe(true);
     expect((await runtime.replay(first.runId, 'strict')).output).toEqual(first.output);
     expect(await store.read(first.runId)).toEqual(journal);

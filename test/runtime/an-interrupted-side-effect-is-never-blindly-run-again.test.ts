@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { Crash, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
+import { Crash, FaultSchedule, Faulty, NondeterminismError, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
@@ -77,5 +77,31 @@ describe('a tool call that started and never finished (the process died after th
     const { database } = await crashAfterTheSend();
     const reader = parcelRuntime({ store: database.connect(), owner: 'runtime-b' });
     await expect(reader.runtime.replay('run-1', 'strict')).rejects.toThrow('Strict replay of run run-1 reached effect 1.1.tool (tool), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.');
+  });
+});
+
+describe('resuming a call that is run again', () => {
+  test('reads its own effects back in order, and throws when they now come in another order', async () => {
+    const { database, fake, runs } = await crashAfterTheSend();
+    const reordered = parcelRuntime({
+      store: database.connect(),
+      fake,
+      runs,
+      owner: 'runtime-b',
+      clock: () => Date.UTC(2027, 0, 1),
+      toolOverrides: {
+        send: {
+          reconcile: () => ({ status: 'not_applied' }),
+          // Recorded: newId() then now(). Now: now() first.
+          run: async (_args, context) => ({ at: await context.now(), messageId: await context.newId() }),
+        },
+      },
+    });
+    const error = await reordered.runtime.resume('run-1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NondeterminismError);
+    expect((error as NondeterminismError).recorded?.key).toBe('1.1.tool/0.id');
+    expect((error as NondeterminismError).requested?.key).toBe('1.1.tool/0.now');
+    expect((error as Error).message).toContain('asked for 1.1.tool/0.now (now) where the journal holds 1.1.tool/0.id (id): the effects come in another order');
+    expect(runs.send).toHaveLength(1);
   });
 });

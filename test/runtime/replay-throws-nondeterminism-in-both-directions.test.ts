@@ -67,12 +67,14 @@ describe('a strict replay of code that changed', () => {
     expect(error.message).toContain('ended without reaching recorded effect 1.0.model');
   });
 
-  test('throws when the effects come in another order', async () => {
-    // The policy now refuses the lookup, so the code asks for the next model turn where the journal holds the tool call.
-    const error = (await replayWith({}, {}, { policy: (request) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', reason: 'lookups are off' } : { outcome: 'allow' }) })) as NondeterminismError;
+  test('throws when the policy now decides a recorded call otherwise, naming the evaluation and what changed', async () => {
+    // The evaluation is journaled with its inputs; replay evaluates the policy again on them.
+    const error = (await replayWith({}, {}, { policy: (request) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'no-lookups', reason: 'lookups are off' } : { outcome: 'allow' }) })) as NondeterminismError;
     expect(error.reason).toBe('mismatch');
-    expect(error.recorded?.key).toBe('0.1.tool');
-    expect(error.requested?.key).toBe('1.0.model');
-    expect(error.message).toContain('asked for 1.0.model (model) where the journal holds 0.1.tool (tool): the effects come in another order');
+    expect(error.recorded).toMatchObject({ key: '0.1.policy', data: { outcome: 'allow' } });
+    expect(error.requested).toMatchObject({ key: '0.1.policy', data: { outcome: 'deny', rule: 'no-lookups' } });
+    expect(error.differences.map((difference) => difference.path)).toEqual(['.outcome', '.rule', '.reason']);
+    expect(error.message).toContain('Replay of run run-1: the policy now decides 0.1.policy otherwise than it did');
+    expect(error.message).toContain('recheck(store, runId, policy) lists every evaluation it now decides otherwise');
   });
 });

@@ -37,8 +37,8 @@ describe('assertReplayWasNotBackstopped', () => {
     expect([...startsPerEffect(journalAfter).values()].every((count) => count === 1)).toBe(true);
 
     // Only the backstop held, and the assertion says so.
-    expect(replayed.backstopHits).toBe(5);
-    expect(replayed.effects.filter((effect) => effect.status === 'backstopped').map((effect) => effect.key)).toEqual(['0.0.model', '0.1.tool', '1.0.model', '1.1.tool', '2.0.model']);
+    expect(replayed.backstopHits).toBe(7);
+    expect(replayed.effects.filter((effect) => effect.status === 'backstopped').map((effect) => effect.key)).toEqual(['0.0.model', '0.1.policy', '0.1.tool', '1.0.model', '1.1.policy', '1.1.tool', '2.0.model']);
     let thrown: unknown;
     try {
       assertReplayWasNotBackstopped('replay without read-back', replayed);
@@ -46,7 +46,7 @@ describe('assertReplayWasNotBackstopped', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(BackstopAssertionError);
-    expect((thrown as Error).message).toContain('replay without read-back: the strict replay of run run-1 leaned on the backstop: the unique index rejected 5 second starts of an effect (0.0.model, 0.1.tool, 1.0.model, 1.1.tool, 2.0.model)');
+    expect((thrown as Error).message).toContain('replay without read-back: the strict replay of run run-1 leaned on the backstop: the unique index rejected 7 second starts of an effect (0.0.model, 0.1.policy, 0.1.tool, 1.0.model, 1.1.policy, 1.1.tool, 2.0.model)');
 
     // The real replay reads back and passes.
     const honest = await runtime.replay(first.runId, 'strict');

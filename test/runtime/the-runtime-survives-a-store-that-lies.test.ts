@@ -37,7 +37,7 @@ describe('the runtime on a faulty store', () => {
   ] as Array<[string, Fault]>) {
     test(`finishes with the same journal, each tool run once, when any single write gets ${name}`, async () => {
       const clean = await cleanRun();
-      expect(clean.writes).toBe(18); // the run, the lease, 7 effects' starts and ends, the status, the release
+      expect(clean.writes).toBe(22); // the run, the lease, 9 effects' starts and ends (2 of them policy evaluations), the status, the release
       for (let write = 1; write <= clean.writes; write++) {
         const store = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit().at(write, fault));
         const { runtime, runs } = parcelRuntime({ store });

@@ -53,12 +53,12 @@ describe('tool calls', () => {
     const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1?');
     expect(outcome.status).toBe('completed');
     expect(aborted).toBe(true);
-    expect(outcome.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model performed', '0.1.tool failed', '1.0.model performed']);
+    expect(outcome.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model performed', '0.1.policy performed', '0.1.tool failed', '1.0.model performed']);
     expect(toolResults(fake)[1]).toEqual([{ name: 'lookup_parcel', result: '{"error":"ToolTimeoutError: Tool lookup_parcel did not finish within 20 ms (its timeoutMs)."}', isError: false }]);
     const failure = (await store.read(outcome.runId)).find((record) => record.type === 'fail');
     expect(failure).toMatchObject({ effectKey: '0.1.tool', data: { name: 'ToolTimeoutError', message: 'Tool lookup_parcel did not finish within 20 ms (its timeoutMs).' } });
     const replayed = await runtime.replay(outcome.runId, 'strict');
-    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.tool failed', '1.0.model read_back']);
+    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.policy read_back', '0.1.tool failed', '1.0.model read_back']);
     expect(replayed.output).toBe(outcome.output);
   });
 
@@ -101,7 +101,7 @@ describe('tool calls', () => {
     expect(done.status).toBe('completed');
     expect(done.output).toBe('Done: the customer was told.');
     expect(runs.send).toHaveLength(1);
-    expect(done.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.tool/0.id performed', '0.1.tool/1.now performed', '0.1.tool performed', '1.0.model performed']);
+    expect(done.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.policy read_back', '0.1.tool/0.id performed', '0.1.tool/1.now performed', '0.1.tool performed', '1.0.model performed']);
     expect(seen.every(({ step }) => step === 0)).toBe(true);
 
     const replayed = await runtime.replay('run-1', 'strict');

@@ -39,7 +39,7 @@ describe('runScenario', () => {
       'runtime-1 AfterToolEffect lookup_parcel 0.1.tool',
       'runtime-1 AfterToolEffect send_message 1.1.tool',
       'crash at AfterToolEffect send_message 1.1.tool',
-      'runtime-2 refused: leased to runtime-1; waiting 36 ms',
+      'runtime-2 refused: leased to runtime-1; waiting 32 ms',
       'runtime-2 AfterResumed',
       'runtime-2 AfterInterrupted send_message 1.1.tool',
       'runtime-2 resumed: waiting',

@@ -1,0 +1,80 @@
+import { ModeltapeError } from '../recordings/index.js';
+import { diffJson, formatDifferences, type Difference } from '../replay/index.js';
+import type { JournalStore, Json, Policy, PolicyDecision, PolicyRequest, RunView } from '../runtime/index.js';
+
+/** One journaled policy evaluation, evaluated again. */
+export interface RecheckedEvaluation {
+  key: string;
+  step: number;
+  tool: string;
+  recorded: PolicyDecision;
+  /** What the policy answers now, on the inputs the journal holds (or what it threw). */
+  now: PolicyDecision | { threw: string };
+  differences: Difference[];
+}
+
+export class RecheckError extends ModeltapeError {
+  readonly evaluations: RecheckedEvaluation[];
+  constructor(message: string, evaluations: RecheckedEvaluation[]) {
+    super('recheck_failed', message);
+    this.evaluations = evaluations;
+  }
+}
+
+/** Evaluates `policy` again on every evaluation a run journaled, with the inputs it saw then. */
+export async function recheckEvaluations(store: JournalStore, runId: string, policy: Policy): Promise<RecheckedEvaluation[]> {
+  const records = await store.read(runId);
+  const ends = new Map(records.filter((record) => record.type === 'complete').map((record) => [record.effectKey, record]));
+  const evaluations: RecheckedEvaluation[] = [];
+  for (const start of records) {
+    if (start.type !== 'start' || !start.effectKey.endsWith('.policy')) continue;
+    const end = ends.get(start.effectKey);
+    if (end === undefined) continue; // an evaluation a crash interrupted decided nothing
+    const { request, view } = start.data as unknown as { request: PolicyRequest; view: RunView };
+    let now: PolicyDecision | { threw: string };
+    try {
+      now = policy(structuredClone(request), structuredClone(view));
+    } catch (error) {
+      now = { threw: `${(error as Error)?.name}: ${(error as Error)?.message}` };
+    }
+    evaluations.push({ key: start.effectKey, step: view.step, tool: request.tool, recorded: end.data as unknown as PolicyDecision, now, differences: diffJson(end.data, now as unknown as Json) });
+  }
+  return evaluations;
+}
+
+function describe(evaluation: RecheckedEvaluation): string {
+  return `step ${evaluation.step}, ${evaluation.tool} (${evaluation.key}):\n${formatDifferences(evaluation.differences).map((line) => `    ${line}`).join('\n')}`;
+}
+
+/**
+ * Fails on any journaled policy evaluation the policy now decides otherwise, and when the run
+ * journaled none (nothing was re-checked). Returns the evaluations it checked.
+ */
+export async function recheck(store: JournalStore, runId: string, policy: Policy): Promise<RecheckedEvaluation[]> {
+  const evaluations = await recheckEvaluations(store, runId, policy);
+  if (evaluations.length === 0) throw new RecheckError(`Run ${runId} journaled no policy evaluation, so nothing was re-checked.`, evaluations);
+  const differing = evaluations.filter((evaluation) => evaluation.differences.length > 0);
+  if (differing.length > 0) {
+    throw new RecheckError(`The policy now decides ${differing.length} of ${evaluations.length} evaluations of run ${runId} otherwise:\n${differing.map((evaluation) => `  ${describe(evaluation)}`).join('\n')}`, evaluations);
+  }
+  return evaluations;
+}
+
+/**
+ * Fails unless the policy now decides otherwise exactly the evaluations at `steps` (a change meant
+ * to alter those decisions, and no other), and when nothing was re-checked.
+ */
+export async function recheckDiffers(store: JournalStore, runId: string, policy: Policy, steps: readonly number[]): Promise<RecheckedEvaluation[]> {
+  const evaluations = await recheckEvaluations(store, runId, policy);
+  if (evaluations.length === 0) throw new RecheckError(`Run ${runId} journaled no policy evaluation, so nothing was re-checked.`, evaluations);
+  const wanted = new Set(steps);
+  const unexpected = evaluations.filter((evaluation) => evaluation.differences.length > 0 && !wanted.has(evaluation.step));
+  const unchanged = [...wanted].filter((step) => !evaluations.some((evaluation) => evaluation.step === step && evaluation.differences.length > 0));
+  if (unexpected.length > 0 || unchanged.length > 0) {
+    const lines: string[] = [];
+    if (unchanged.length > 0) lines.push(`  expected to differ, and did not: step${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}${unchanged.some((step) => !evaluations.some((evaluation) => evaluation.step === step)) ? ' (some had no evaluation at all)' : ''}`);
+    for (const evaluation of unexpected) lines.push(`  differs, and was not expected to: ${describe(evaluation)}`);
+    throw new RecheckError(`The policy's changes to run ${runId} are not the ones expected (steps ${[...wanted].join(', ') || 'none'}):\n${lines.join('\n')}`, evaluations);
+  }
+  return evaluations;
+}
