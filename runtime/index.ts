@@ -4,7 +4,7 @@
  * none. With the backstop assertion, deterministic store faults, leases and the journal store
  * conformance battery.
  */
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
 export {
   ForwardingJournalStore,
   effectKey,
@@ -28,7 +28,7 @@ export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, Late
 export { NondeterminismError, RunLeasedError, LeaseLostError, RunNotFoundError, JournalWriteError, ModelCallError, type EffectRequest } from './errors.js';
 export { ToolBox, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
-export { MODEL_APIS, type ModelApi, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
+export { MODEL_APIS, renderModelRequest, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';
 export { assertReplayWasNotBackstopped, BackstopAssertionError } from './assert-replay-was-not-backstopped.js';
 export { checkJournalStore, JournalStoreConformanceError, type JournalStoreFactory, type JournalStoreReport, type JournalStoreCheck } from './check-journal-store.js';

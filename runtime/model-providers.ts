@@ -59,7 +59,7 @@ const DEFAULT_BASE_URLS: Record<ModelApi, string> = { 'openai-chat': 'https://ap
 export async function callModel(provider: string, connection: ProviderConnection, request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
   const base = (connection.baseUrl ?? DEFAULT_BASE_URLS[connection.api]).replace(/\/+$/, '');
   const url = connection.api === 'openai-chat' ? `${base}/chat/completions` : `${base}/v1/messages`;
-  const body = connection.api === 'openai-chat' ? openAiBody(request) : anthropicBody(request);
+  const body = renderModelRequest(connection.api, request);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...connection.headers };
   if (connection.apiKey !== undefined) {
     if (connection.api === 'openai-chat') headers.authorization = `Bearer ${connection.apiKey}`;
@@ -84,6 +84,11 @@ export async function callModel(provider: string, connection: ProviderConnection
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${text.slice(0, 200)}`, response.status, error);
   }
   return connection.api === 'openai-chat' ? openAiAnswer(provider, parsed) : anthropicAnswer(provider, parsed);
+}
+
+/** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
+export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
+  return api === 'openai-chat' ? openAiBody(request) : anthropicBody(request);
 }
 
 function openAiBody(request: ModelRequest): Record<string, unknown> {

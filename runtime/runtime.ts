@@ -118,7 +118,7 @@ export interface RunOutcome {
 
 const WRITE_ATTEMPTS = 5;
 const DEFAULT_MAX_STEPS = 20;
-const DEFAULT_MAX_TOKENS = 1024;
+export const DEFAULT_MAX_TOKENS = 1024;
 
 /** A failure the journal holds for an effect (or one just recorded): read back, it is thrown again. */
 export class RecordedFailure extends ModeltapeError {

@@ -100,6 +100,13 @@ export interface ScenarioCall {
   approvedAtTheTime: boolean;
 }
 
+export interface ScenarioRender {
+  step: number;
+  runtime: string;
+  /** The request body exactly as sent. */
+  body: string;
+}
+
 export interface ScenarioCrash {
   point: CrashPoint;
   runtime: string;
@@ -120,6 +127,8 @@ export interface ScenarioResult {
   calls: ScenarioCall[];
   /** What the agent was handed at every decision (the FakeProvider's `asked()`, or the raw request bodies). */
   inputs: Array<AskedTurn | Json>;
+  /** Every model request as sent, byte for byte, with the step it decided and the runtime that sent it. */
+  renders: ScenarioRender[];
   crashes: ScenarioCrash[];
   /** How many times a new runtime resumed the run. */
   resumes: number;
@@ -171,17 +180,20 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   let store: JournalStore | undefined;
   let runtimeCount = 0;
   const rawInputs: Json[] = [];
+  const renders: ScenarioRender[] = [];
+  let currentStep = 0;
+  let currentOwner = '';
 
-  const connection: ProviderConnection =
-    scenario.model instanceof FakeProvider
-      ? { api: scenario.agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat', fetch: scenario.model.fetch }
-      : {
-          ...scenario.model,
-          fetch: async (input, init) => {
-            rawInputs.push(typeof init?.body === 'string' ? (JSON.parse(init.body) as Json) : null);
-            return (scenario.model as ProviderConnection).fetch!(input, init);
-          },
-        };
+  const underlying = scenario.model instanceof FakeProvider ? scenario.model.fetch : (scenario.model.fetch ?? globalThis.fetch);
+  const connection: ProviderConnection = {
+    ...(scenario.model instanceof FakeProvider ? { api: scenario.agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat' } : scenario.model),
+    fetch: async (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      renders.push({ step: currentStep, runtime: currentOwner, body });
+      if (!(scenario.model instanceof FakeProvider)) rawInputs.push(body ? (JSON.parse(body) as Json) : null);
+      return underlying(input, init);
+    },
+  };
 
   const tools: Tool[] = scenario.tools.map((tool) => ({
     ...tool,
@@ -196,6 +208,8 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
 
   const onPoint = (point: RuntimePoint, detail: PointDetail): void => {
     runId ??= detail.runId;
+    currentStep = detail.step;
+    currentOwner = detail.owner;
     if (!detail.live) return;
     events.push(`${detail.owner} ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : detail.step >= 0 && point === 'AfterStepStarted' ? ` step ${detail.step}` : ''}`);
     if (point === 'AfterToolFinished' && detail.key !== undefined) {
@@ -285,7 +299,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
       }
     }
     await stop();
-    return await readResult(path, runId, { events, calls, reached, crashes, resumes, inputs: scenario.model instanceof FakeProvider ? scenario.model.asked() : rawInputs });
+    return await readResult(path, runId, { events, calls, reached, crashes, resumes, renders, inputs: scenario.model instanceof FakeProvider ? scenario.model.asked() : rawInputs });
   } finally {
     await stop();
     if (ownedDir !== undefined) rmSync(ownedDir, { recursive: true, force: true });
@@ -295,7 +309,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
 async function readResult(
   path: string,
   runId: string | undefined,
-  seen: { events: string[]; calls: ScenarioCall[]; reached: ScenarioCrash[]; crashes: Crash[]; resumes: number; inputs: Array<AskedTurn | Json> },
+  seen: { events: string[]; calls: ScenarioCall[]; reached: ScenarioCrash[]; crashes: Crash[]; resumes: number; renders: ScenarioRender[]; inputs: Array<AskedTurn | Json> },
 ): Promise<ScenarioResult> {
   const fresh = SqliteJournalStore.open(path);
   try {
@@ -318,6 +332,7 @@ async function readResult(
       events: seen.events,
       calls: seen.calls,
       inputs: seen.inputs,
+      renders: seen.renders,
       crashes: seen.reached,
       resumes: seen.resumes,
       violations,
