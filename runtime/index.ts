@@ -26,7 +26,8 @@ export {
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
 export { NondeterminismError, RunLeasedError, LeaseLostError, RunNotFoundError, JournalWriteError, ModelCallError, type EffectRequest } from './errors.js';
-export { ToolBox, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
+export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';
+export { ToolBox, acceptRaw, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
 export { MODEL_APIS, renderModelRequest, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';

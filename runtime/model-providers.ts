@@ -1,5 +1,6 @@
 import { ModeltapeError } from '../recordings/index.js';
 import { ModelCallError } from './errors.js';
+import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 import type { Json } from './journal-store.js';
 import type { Tool } from './tool-box.js';
 
@@ -28,6 +29,8 @@ export interface ModelToolCall {
   id: string;
   name: string;
   args: Json;
+  /** Why the arguments as sent cannot be accepted at all (not JSON, a duplicate key, too deep, …); `args` then holds the raw text. */
+  argumentsError?: string;
 }
 
 /** A model's answer, as the journal keeps it. */
@@ -122,7 +125,10 @@ function openAiAnswer(provider: string, body: unknown): ModelAnswer {
   const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
   return {
     text: choice.message.content ?? null,
-    toolCalls: (choice.message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) })),
+    toolCalls: (choice.message.tool_calls ?? []).map((call) => {
+      const parsed = parseToolArguments(call.function.arguments);
+      return parsed.ok ? { id: call.id, name: call.function.name, args: parsed.value } : { id: call.id, name: call.function.name, args: call.function.arguments, argumentsError: parsed.reason };
+    }),
     stopReason: choice.finish_reason ?? 'stop',
     usage: { input: usage?.prompt_tokens ?? 0, output: usage?.completion_tokens ?? 0 },
   };
@@ -160,18 +166,16 @@ function anthropicAnswer(provider: string, body: unknown): ModelAnswer {
   const texts = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '');
   return {
     text: texts.length > 0 ? texts.join('') : null,
-    toolCalls: message.content.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id!, name: block.name!, args: block.input ?? {} })),
+    toolCalls: message.content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => {
+        const args = block.input ?? {};
+        const problem = checkArgumentsValue(args);
+        return { id: block.id!, name: block.name!, args, ...(problem === undefined ? {} : { argumentsError: problem }) };
+      }),
     stopReason: message.stop_reason ?? 'end_turn',
     usage: { input: message.usage?.input_tokens ?? 0, output: message.usage?.output_tokens ?? 0 },
   };
-}
-
-function parseArguments(text: string): Json {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return text;
-  }
 }
 
 /** Checks a provider connection once, at the boundary. */

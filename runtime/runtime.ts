@@ -551,7 +551,9 @@ class Execution {
           break;
         }
         for (const call of answer.toolCalls) {
-          const result = await this.#toolCall(agent, call.name, call.args, call.id, previousCalls, policy);
+          const result = call.argumentsError
+            ? { content: JSON.stringify({ error: `refused: invalid arguments for ${call.name}: ${call.argumentsError}` }), isError: true, ran: false }
+            : await this.#toolCall(agent, call.name, call.args, call.id, previousCalls, policy);
           turns.push({ role: 'tool', callId: call.id, name: call.name, content: result.content, isError: result.isError });
           if (result.ran) previousCalls.push({ tool: call.name, args: call.args });
         }

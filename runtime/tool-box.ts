@@ -1,6 +1,7 @@
 import { ModeltapeError } from '../recordings/index.js';
 import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/index.js';
 import type { Json } from './journal-store.js';
+import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 
 /** What a tool does to the world, from nothing to something that cannot be undone. */
 export type SideEffectClass = 'read' | 'local_mutation' | 'remote_mutation' | 'destructive';
@@ -101,12 +102,28 @@ export class ToolBox {
       const near = nearestName(name, known);
       return { accepted: false, reason: `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ''} (available: ${known.join(', ') || 'none'})` };
     }
+    const shape = checkArgumentsValue(args as Json);
+    if (shape !== undefined) return { accepted: false, reason: `invalid arguments for ${name}: ${shape}` };
     if (!entry.validate(args)) {
       const problems = (entry.validate.errors ?? []).map((error) => `${error.instancePath ? toPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`);
       return { accepted: false, reason: `invalid arguments for ${name}: ${problems.join('; ')}` };
     }
     return { accepted: true, tool: entry.tool };
   }
+}
+
+/**
+ * The same path for arguments as a model sends them (text or bytes): parsed strictly first (one
+ * JSON value, UTF-8, no duplicate key, no unpaired surrogate, at most 256 levels deep).
+ */
+export function acceptRaw(box: ToolBox, name: string, raw: string | Uint8Array, granted?: readonly string[]): Acceptance {
+  const parsed = parseToolArguments(raw);
+  if (!parsed.ok) {
+    const unknown = box.accept(name, {}, granted);
+    if (!unknown.accepted && unknown.reason.startsWith('unknown tool')) return unknown;
+    return { accepted: false, reason: `invalid arguments for ${name}: ${parsed.reason}` };
+  }
+  return box.accept(name, parsed.value, granted);
 }
 
 // ajv's `/items/0/name` as `.items[0].name`.

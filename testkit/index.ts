@@ -19,3 +19,4 @@ export {
 } from './check-policy.js';
 export { recheck, recheckDiffers, recheckEvaluations, RecheckError, type RecheckedEvaluation } from './recheck.js';
 export { rendered, sameRenders, RenderMismatchError, type RenderComparison } from './render-equivalence.js';
+export { fuzz, FUZZ_KEYWORDS, FuzzUnsupportedError, FuzzCheckError, type FuzzOptions, type InvalidCase, type FuzzCheckReport, type FuzzCheckTool } from './fuzz.js';
