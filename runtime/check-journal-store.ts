@@ -216,7 +216,7 @@ const CHECKS: Array<[string, Check]> = [
     },
   ],
   [
-    'approvals: requested once, decided once',
+    'approvals: requested once, decided once, an approved one consumed once',
     async (open, _connect, expect) => {
       const store = await open();
       try {
@@ -228,6 +228,13 @@ const CHECKS: Array<[string, Check]> = [
         expect.equal(await store.decideApproval('no-such-approval', 'approved', 30), undefined, 'deciding an unknown approval');
         expect.equal(await store.approvals(RUN), [{ ...approval, decision: 'approved', decidedAt: 20 }], "the run's approvals");
         expect.equal(await store.approvals(OTHER), [], "another run's approvals");
+        const pending = { ...approval, approvalId: `${RUN}/3.0.tool` };
+        await store.requestApproval(pending);
+        expect.equal(await store.consumeApproval(pending.approvalId, 40), false, 'consuming a pending approval');
+        expect.equal(await store.consumeApproval(approval.approvalId, 40), true, 'consuming an approved approval');
+        expect.equal(await store.consumeApproval(approval.approvalId, 50), false, 'consuming it a second time');
+        expect.equal((await store.approvals(RUN)).map((stored) => [stored.approvalId, stored.decision]), [[approval.approvalId, 'consumed'], [pending.approvalId, 'pending']], 'decisions after consuming');
+        expect.equal(await store.decideApproval(approval.approvalId, 'rejected', 60).then((stored) => stored?.decision), 'consumed', 'deciding a consumed approval changes nothing');
       } finally {
         await store.close();
       }

@@ -21,7 +21,7 @@ export function Latency(ms: number): Fault {
 }
 
 /** The writes a schedule counts (reads are never faulted). */
-export type StoreWrite = 'createRun' | 'updateRun' | 'append' | 'acquireLease' | 'renewLease' | 'releaseLease' | 'requestApproval' | 'decideApproval';
+export type StoreWrite = 'createRun' | 'updateRun' | 'append' | 'acquireLease' | 'renewLease' | 'releaseLease' | 'requestApproval' | 'decideApproval' | 'consumeApproval';
 
 /** A write failed by an injected fault. `committed` says whether it was stored anyway. */
 export class StoreFaultError extends ModeltapeError {
@@ -159,6 +159,9 @@ export class Faulty extends ForwardingJournalStore {
   }
   override decideApproval(approvalId: string, decision: 'approved' | 'rejected', decidedAt: number): Promise<ApprovalRecord | undefined> {
     return this.#write('decideApproval', () => super.decideApproval(approvalId, decision, decidedAt));
+  }
+  override consumeApproval(approvalId: string, at: number): Promise<boolean> {
+    return this.#write('consumeApproval', () => super.consumeApproval(approvalId, at));
   }
   override getRun(runId: string): Promise<RunRecord | undefined> {
     return this.#read('getRun', () => super.getRun(runId));

@@ -78,7 +78,8 @@ export interface ApprovalRecord {
   reason: string;
   /** The tool request waiting on it. */
   request: Json;
-  decision: 'pending' | 'approved' | 'rejected';
+  /** `consumed`: an approved interrupted call was run again under it (an approval lets it run once). */
+  decision: 'pending' | 'approved' | 'rejected' | 'consumed';
   createdAt: number;
   decidedAt: number | null;
 }
@@ -118,6 +119,8 @@ export interface JournalStore {
   /** Decides a pending approval; returns it as stored (a decided one is not changed again). */
   decideApproval(approvalId: string, decision: 'approved' | 'rejected', decidedAt: number): Promise<ApprovalRecord | undefined>;
   approvals(runId: string): Promise<ApprovalRecord[]>;
+  /** Marks an approved approval consumed (compare-and-set): true only for the call that consumed it. */
+  consumeApproval(approvalId: string, at: number): Promise<boolean>;
 
   close(): Promise<void>;
 }
@@ -171,6 +174,9 @@ export class ForwardingJournalStore implements JournalStore {
   }
   approvals(runId: string): Promise<ApprovalRecord[]> {
     return this.inner.approvals(runId);
+  }
+  consumeApproval(approvalId: string, at: number): Promise<boolean> {
+    return this.inner.consumeApproval(approvalId, at);
   }
   close(): Promise<void> {
     return this.inner.close();

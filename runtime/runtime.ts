@@ -35,6 +35,8 @@ export interface RuntimeOptions {
   tools?: ToolBox | readonly Tool[];
   /** @default allowAll */
   policy?: Policy;
+  /** Tool retries allowed per invocation (run, resume), across all tools. @default 10 */
+  retryBudget?: number;
   /** @default the system clock */
   clock?: Clock;
   /** Run ids, this runtime's lease owner name and `ctx.newId()` values. @default ULIDs */
@@ -96,6 +98,8 @@ export interface EffectSummary {
    * `reconcile` settled; `failed`: it failed (now or as recorded).
    */
   status: 'performed' | 'read_back' | 'backstopped' | 'reconciled' | 'failed';
+  /** For a tool call performed now: how many attempts it took (more than 1 after retries). */
+  attempts?: number;
 }
 
 export interface RunOutcome {
@@ -114,6 +118,8 @@ export interface RunOutcome {
   backstopHits: number;
   /** Approvals the run waits for (status `waiting`). */
   pendingApprovals: ApprovalRecord[];
+  /** Tool retries this invocation used, of its budget. */
+  retries: { used: number; budget: number };
 }
 
 const WRITE_ATTEMPTS = 5;
@@ -200,6 +206,7 @@ export class Runtime {
   readonly #heartbeatMs: number;
   readonly #readBack: boolean;
   readonly #onPoint: RuntimeOptions['onPoint'];
+  readonly #retryBudget: number;
   #invocations = 0;
 
   private constructor(options: RuntimeOptions) {
@@ -215,6 +222,7 @@ export class Runtime {
     this.#heartbeatMs = options.lease?.heartbeatMs ?? Math.max(1, Math.floor(this.#ttlMs / 3));
     this.#readBack = options.unsafeTestSeams?.disableReplayReadBack !== true;
     this.#onPoint = options.onPoint;
+    this.#retryBudget = options.retryBudget ?? 10;
     for (const agent of options.agents ?? []) this.#register(agent);
   }
 
@@ -349,6 +357,7 @@ export class Runtime {
       records,
       readBack: this.#readBack,
       onPoint: this.#onPoint,
+      retryBudget: this.#retryBudget,
       writer: `${this.owner}#${++this.#invocations}`,
       clock: this.#clock,
       ids: this.#ids,
@@ -369,6 +378,7 @@ interface ExecutionSetup {
   records: StoredRecord[] | undefined;
   readBack: boolean;
   onPoint: RuntimeOptions['onPoint'];
+  retryBudget: number;
   writer: string;
   clock: Clock;
   ids: IdSource;
@@ -393,6 +403,8 @@ class Execution {
   #leased = false;
   #crashed = false;
   #rejectionsBefore = 0;
+  #retriesUsed = 0;
+  readonly #attempts = new Map<string, number>();
 
   constructor(setup: ExecutionSetup) {
     this.#setup = setup;
@@ -464,6 +476,7 @@ class Execution {
       effects: [],
       backstopHits: 0,
       pendingApprovals: [],
+      retries: { used: 0, budget: this.#setup.retryBudget },
     };
   }
 
@@ -576,7 +589,7 @@ class Execution {
       await this.write('the run status', () => this.#store.updateRun(this.#runId, { status, result, updatedAt: this.#setup.clock() }));
     }
     const backstopHits = (await this.#store.backstopRejections(this.#runId)) - this.#rejectionsBefore;
-    return { runId: this.#runId, agent: agent.name, mode: this.#setup.mode, status, output, ...(error ? { error } : {}), effects: this.#effects, backstopHits, pendingApprovals: pending };
+    return { runId: this.#runId, agent: agent.name, mode: this.#setup.mode, status, output, ...(error ? { error } : {}), effects: this.#effects, backstopHits, pendingApprovals: pending, retries: { used: this.#retriesUsed, budget: this.#setup.retryBudget } };
   }
 
   async #toolCall(agent: Agent, name: string, args: Json, callId: string, previousCalls: ReadonlyArray<{ tool: string; args: Json }>, policy: Policy): Promise<{ content: string; isError: boolean; ran: boolean }> {
@@ -597,13 +610,13 @@ class Execution {
     if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }), isError: true, ran: false };
     if (decision.outcome === 'require_approval') {
       const key = this.#peekKey('tool');
-      const approval = await this.#approval(key, decision.kind, decision.reason, { tool: name, args, callId });
+      const approval = await this.#approval(`${this.#runId}/${key}/${decision.kind}`, key, decision.kind, decision.reason, { tool: name, args, callId });
       if (approval.decision === 'pending') throw new Pause(approval);
       if (approval.decision === 'rejected') return { content: JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }), isError: true, ran: false };
     }
     await this.point('AfterAllowed', { key: this.#peekKey('tool'), tool: name, live: this.#live });
     try {
-      const result = await this.#effect('tool', { tool: name, args, callId }, (context) => runTool(tool, args, context), tool);
+      const result = await this.#effect('tool', { tool: name, args, callId }, (context) => this.#runWithRetries(tool, args, context), tool);
       return { content: JSON.stringify(result), isError: false, ran: true };
     } catch (failure) {
       if (!(failure instanceof RecordedFailure)) throw failure;
@@ -612,8 +625,7 @@ class Execution {
   }
 
   /** The approval for an effect, requested now if it was not yet (never written in strict replay). */
-  async #approval(key: string, kind: string, reason: string, request: Json): Promise<ApprovalRecord> {
-    const approvalId = `${this.#runId}/${key}`;
+  async #approval(approvalId: string, key: string, kind: string, reason: string, request: Json): Promise<ApprovalRecord> {
     const existing = (await this.#store.approvals(this.#runId)).find((approval) => approval.approvalId === approvalId);
     if (existing !== undefined) return existing;
     const approval: ApprovalRecord = { approvalId, runId: this.#runId, effectKey: key, kind, reason, request, decision: 'pending', createdAt: this.#setup.clock(), decidedAt: null };
@@ -716,22 +728,39 @@ class Execution {
     if (failure !== undefined) {
       await this.#append([this.#record(key, 'fail', failure)]);
       if (isTool) await this.point('AfterToolFinished', { key, tool: tool?.name, live: true });
-      this.#effects.push({ key, kind, status: 'failed' });
+      const attempts = this.#attempts.get(key);
+      this.#effects.push({ key, kind, status: 'failed', ...(attempts !== undefined ? { attempts } : {}) });
       throw new RecordedFailure(failure);
     }
     await this.#append([this.#record(key, 'complete', result)]);
     if (isTool) await this.point('AfterToolFinished', { key, tool: tool?.name, live: true });
-    this.#effects.push({ key, kind, status });
+    const attempts = this.#attempts.get(key);
+    this.#effects.push({ key, kind, status, ...(attempts !== undefined ? { attempts } : {}) });
     return result;
   }
 
+  /** Runs a tool, again after a timeout (or a retryable error) while its retries and the run's budget last. */
+  async #runWithRetries(tool: Tool, args: Json, context: ToolContext): Promise<Json> {
+    const key = context.operationId.slice(this.#runId.length + 1);
+    for (let attempt = 1; ; attempt++) {
+      this.#attempts.set(key, attempt);
+      try {
+        return await runTool(tool, args, context);
+      } catch (error) {
+        const retryable = (error as Error)?.name === 'ToolTimeoutError' || (error as { retryable?: unknown })?.retryable === true;
+        if (!retryable || attempt > (tool.retries ?? 0) || this.#retriesUsed >= this.#setup.retryBudget) throw error;
+        this.#retriesUsed++;
+      }
+    }
+  }
+
   /**
-   * An effect that started and never completed. A model call, a clock read, an id or a `read` tool
-   * is performed again; another tool is never blindly run again: its `reconcile` decides, or an
-   * operator approves (kind `interrupted_side_effect`).
+   * An effect that started and never completed. A model call, a policy evaluation, a clock read or
+   * an id is performed again (none changes the world); a tool call, whatever its class, is never
+   * blindly run again: its `reconcile` decides, or an operator approves (kind `interrupted_side_effect`).
    */
   async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined): Promise<Json> {
-    if (kind !== 'tool' || tool === undefined || tool.sideEffect === 'read') return this.#perform(key, kind, perform, 'performed', tool);
+    if (kind !== 'tool' || tool === undefined) return this.#perform(key, kind, perform, 'performed', tool);
     if (tool.reconcile !== undefined) {
       const args = (data as { args: Json }).args;
       const verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key));
@@ -742,12 +771,21 @@ class Execution {
       }
       return this.#perform(key, kind, perform, 'performed', tool);
     }
-    const approval = await this.#approval(
-      key,
-      'interrupted_side_effect',
-      `${tool.name} (${tool.sideEffect}) started and its end was never recorded: it may have run. Approve to run it once more, reject to report it failed.`,
-      data,
-    );
+    // One approval lets the call run once more. If that run was interrupted in turn (the approval is
+    // consumed and still no end is recorded), it takes a new approval: `<run>/<key>`, then `#2`, ….
+    const asked = (await this.#store.approvals(this.#runId)).filter((candidate) => candidate.effectKey === key && candidate.kind === 'interrupted_side_effect');
+    const latest = asked.sort((a, b) => attemptOf(a.approvalId) - attemptOf(b.approvalId)).at(-1);
+    const attempt = latest === undefined ? 1 : latest.decision === 'consumed' ? attemptOf(latest.approvalId) + 1 : attemptOf(latest.approvalId);
+    const approval =
+      latest !== undefined && latest.decision !== 'consumed'
+        ? latest
+        : await this.#approval(
+            attempt === 1 ? `${this.#runId}/${key}` : `${this.#runId}/${key}#${attempt}`,
+            key,
+            'interrupted_side_effect',
+            `${tool.name} (${tool.sideEffect}) started and its end was never recorded${attempt > 1 ? `, again, after the run approved on attempt ${attempt - 1}` : ''}: it may have run. Approve to run it once more, reject to report it failed.`,
+            data,
+          );
     if (approval.decision === 'pending') {
       await this.point('AfterInterrupted', { key, tool: tool.name, live: true });
       throw new Pause(approval);
@@ -758,6 +796,8 @@ class Execution {
       this.#effects.push({ key, kind, status: 'failed' });
       throw new RecordedFailure(failure);
     }
+    // Approved: consume it first, so a crash during this run cannot reuse it.
+    if (!this.#strict) await this.write(`the consumption of approval ${approval.approvalId}`, () => this.#store.consumeApproval(approval.approvalId, this.#setup.clock()));
     return this.#perform(key, kind, perform, 'performed', tool);
   }
 
@@ -839,11 +879,25 @@ async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Js
     }, timeoutMs);
   });
   try {
-    const result = await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal: controller.signal })), timedOut]);
+    // An attempt that timed out may still be running: it can no longer journal anything.
+    const closed = (): Promise<never> => Promise.reject(new ModeltapeError('tool_call_closed', `Tool ${tool.name}'s attempt timed out: its context is closed (honour context.signal to stop early).`));
+    const attemptContext: ToolContext = {
+      ...context,
+      signal: controller.signal,
+      now: () => (controller.signal.aborted ? closed() : context.now()),
+      newId: () => (controller.signal.aborted ? closed() : context.newId()),
+    };
+    const result = await Promise.race([Promise.resolve().then(() => tool.run(args, attemptContext)), timedOut]);
     return (result === undefined ? null : result) as Json;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** 1 for `<run>/<key>`, n for `<run>/<key>#n`. */
+function attemptOf(approvalId: string): number {
+  const match = /#(\d+)$/.exec(approvalId);
+  return match ? Number(match[1]) : 1;
 }
 
 function kindOf(key: string): EffectKind {

@@ -264,6 +264,11 @@ export class SqliteJournalStore implements JournalStore {
     return (this.#statements.approvalsOf.all(runId) as ApprovalRow[]).map(approvalOf);
   }
 
+  async consumeApproval(approvalId: string, at: number): Promise<boolean> {
+    this.#assertOpen();
+    return this.#statements.consumeApproval.run(at, approvalId).changes === 1;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -296,6 +301,7 @@ function prepare(db: Connection) {
     getApproval: db.prepare('SELECT * FROM approvals WHERE approval_id = ?'),
     decideApproval: db.prepare("UPDATE approvals SET decision = ?, decided_at = ? WHERE approval_id = ? AND decision = 'pending'"),
     approvalsOf: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at, approval_id'),
+    consumeApproval: db.prepare("UPDATE approvals SET decision = 'consumed', decided_at = ? WHERE approval_id = ? AND decision = 'approved'"),
   };
 }
 

@@ -39,11 +39,16 @@ export interface Tool {
   sideEffect: SideEffectClass;
   /** @default 30000 */
   timeoutMs?: number;
+  /**
+   * How many times a call that timed out (or threw an error with `retryable: true`) is attempted
+   * again, with the same `operationId`, while the run's retry budget lasts. @default 0
+   */
+  retries?: number;
   run(args: Json, context: ToolContext): Promise<Json> | Json;
   /**
    * Decides what happened to a call that was in flight when the process stopped (it started, and
-   * neither its result nor its failure was recorded). Without it, such a call of any class but
-   * `read` waits for an operator's approval of kind `interrupted_side_effect`.
+   * neither its result nor its failure was recorded). Without it, such a call (of any class) waits
+   * for an operator's approval of kind `interrupted_side_effect`.
    */
   reconcile?(args: Json, context: ToolContext): Promise<Reconciliation> | Reconciliation;
 }

@@ -79,6 +79,11 @@ export interface Scenario {
   /** @default 50 */
   leaseTtlMs?: number;
   /**
+   * Wraps each store handle the harness opens (a new one per runtime): to observe the journal
+   * (a ForwardingJournalStore), or to inject store faults (`(store) => new Faulty(store, seed)`).
+   */
+  store?: (store: JournalStore) => JournalStore;
+  /**
    * The runtime's lease heartbeat. The harness moves the scenario's clock itself (a crash's lease is
    * waited out by moving it), and a wall-clock timer reading that clock would make two runs of one
    * scenario differ, so by default it is an hour: set it to test the heartbeat itself.
@@ -96,8 +101,10 @@ export interface ScenarioCall {
   runtime: string;
   /** Whether its end reached the journal: false for the one a crash stopped after. */
   returned: boolean;
-  /** Whether an operator had approved running this call again when it was invoked. */
+  /** Whether this execution (past the first) was under an approval of its own: an operator's approval to run it again, consumed for it. */
   approvedAtTheTime: boolean;
+  /** How many `interrupted_side_effect` approvals of this call were consumed when it was invoked. */
+  approvalsConsumed: number;
 }
 
 export interface ScenarioRender {
@@ -200,8 +207,10 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     ...(scenario.reconcile?.[tool.name] ? { reconcile: scenario.reconcile[tool.name] } : {}),
     run: async (args, context) => {
       const key = context.operationId.slice(context.runId.length + 1);
-      const approvedAtTheTime = (await store!.approvals(context.runId)).some((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'approved');
-      calls.push({ tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime });
+      const consumed = (await store!.approvals(context.runId)).filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed').length;
+      const earlier = calls.filter((call) => call.operationId === context.operationId);
+      const approvedAtTheTime = earlier.length > 0 && consumed >= earlier.length && consumed > (earlier.at(-1)?.approvalsConsumed ?? 0);
+      calls.push({ tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime, approvalsConsumed: consumed });
       return tool.run(args, context);
     },
   }));
@@ -229,7 +238,8 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   const agent: Agent = { ...scenario.agent, ...(scenario.limits?.maxSteps ? { maxSteps: scenario.limits.maxSteps } : {}) };
   const newRuntime = (): Runtime => {
     runtimeCount++;
-    store = SqliteJournalStore.open(path);
+    const opened = SqliteJournalStore.open(path);
+    store = scenario.store ? scenario.store(opened) : opened;
     return Runtime.build({
       store,
       providers: { [agent.provider]: connection },
@@ -357,7 +367,9 @@ function checkInvariants(
   const isTool = (key: string): boolean => key.endsWith('.tool') && !key.includes('/');
   const starts = new Map(journal.filter((record) => record.type === 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
   const ends = new Map(journal.filter((record) => record.type !== 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
-  const interrupted = (key: string): ApprovalRecord | undefined => approvals.find((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect');
+  const interruptions = (key: string): ApprovalRecord[] => approvals.filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect');
+  const interrupted = (key: string): ApprovalRecord | undefined => interruptions(key).at(-1);
+  const consumed = (key: string): number => interruptions(key).filter((approval) => approval.decision === 'consumed').length;
   const byKey = new Map<string, ScenarioCall[]>();
   for (const call of seen.calls) {
     const key = runId !== undefined && call.operationId.startsWith(`${runId}/`) ? call.operationId.slice(runId.length + 1) : call.operationId;
@@ -370,12 +382,13 @@ function checkInvariants(
     calls.slice(1).forEach((call, index) => {
       if (!call.approvedAtTheTime) violations.push(`1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again`);
     });
-    // 2. An approval lets it run at most once.
-    const underApproval = calls.filter((call) => call.approvedAtTheTime).length;
-    if (underApproval > 1) violations.push(`2. step ${key}: ${tool} executed ${underApproval} times under one approval (at most once)`);
+    // 2. An approval lets it run at most once: two executions under the same count of consumed approvals share one.
+    calls.slice(1).forEach((call, index) => {
+      if (call.approvalsConsumed > 0 && call.approvalsConsumed === calls[index]!.approvalsConsumed) violations.push(`2. step ${key}: ${tool} executed again (execution #${index + 2}, by ${call.runtime}) under an approval an earlier execution already used`);
+    });
     // 4. Never reached more often than the journal says.
-    const allowed = (starts.has(key) ? 1 : 0) + (interrupted(key)?.decision === 'approved' ? 1 : 0);
-    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${interrupted(key)?.decision === 'approved' ? ' and an approved re-run' : ''})`);
+    const allowed = (starts.has(key) ? 1 : 0) + consumed(key);
+    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''})`);
   }
   // 3. Every start has its end, or the step's interruption.
   for (const [key, start] of starts) {

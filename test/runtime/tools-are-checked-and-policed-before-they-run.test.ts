@@ -85,7 +85,7 @@ describe('tool calls', () => {
     const { runtime, runs, store } = parcelRuntime({ fake, policy });
     const waiting = await runtime.run('parcel-desk', 'Tell the customer about the refund.');
     expect(waiting.status).toBe('waiting');
-    expect(waiting.pendingApprovals).toMatchObject([{ approvalId: 'run-1/0.1.tool', kind: 'customer_contact', reason: 'messages to customers are reviewed', decision: 'pending', request: { tool: 'send_message' } }]);
+    expect(waiting.pendingApprovals).toMatchObject([{ approvalId: 'run-1/0.1.tool/customer_contact', kind: 'customer_contact', reason: 'messages to customers are reviewed', decision: 'pending', request: { tool: 'send_message' } }]);
     expect(runs.send).toEqual([]);
     expect(fake.calls()).toHaveLength(1);
     expect(await store.getLease('run-1')).toBeUndefined();
@@ -95,8 +95,8 @@ describe('tool calls', () => {
     expect((await runtime.resume('run-1')).status).toBe('waiting');
     expect(fake.calls()).toHaveLength(1);
 
-    await runtime.approve('run-1/0.1.tool');
-    await expect(runtime.reject('run-1/0.1.tool')).rejects.toThrow('Approval run-1/0.1.tool was already approved; a decision is final.');
+    await runtime.approve('run-1/0.1.tool/customer_contact');
+    await expect(runtime.reject('run-1/0.1.tool/customer_contact')).rejects.toThrow('Approval run-1/0.1.tool/customer_contact was already approved; a decision is final.');
     const done = await runtime.resume('run-1');
     expect(done.status).toBe('completed');
     expect(done.output).toBe('Done: the customer was told.');

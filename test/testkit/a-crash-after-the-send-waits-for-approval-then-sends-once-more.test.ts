@@ -31,7 +31,7 @@ describe('runScenario', () => {
       { runtime: 'runtime-3', returned: true, approvedAtTheTime: true, operationId: 'run-1/1.1.tool' },
     ]);
     expect(scenario.runs.send).toHaveLength(2);
-    expect(result.approvals).toMatchObject([{ approvalId: 'run-1/1.1.tool', kind: 'interrupted_side_effect', decision: 'approved' }]);
+    expect(result.approvals).toMatchObject([{ approvalId: 'run-1/1.1.tool', kind: 'interrupted_side_effect', decision: 'consumed' }]);
     expect(result.resumes).toBe(2);
     // The order of what happened.
     const harness = result.events.filter((event) => !/ After(StepStarted|Decided|Allowed|ToolStarted|ToolFinished) /.test(`${event} `));
@@ -51,6 +51,21 @@ describe('runScenario', () => {
     ]);
     // The agent was asked three times before the crash and once after (the last turn).
     expect(result.inputs).toHaveLength(3);
+  });
+
+  test('an approved re-run that is itself interrupted takes a new approval: one approval, one run', async () => {
+    const scenario = parcelScenario();
+    const result = await runScenario(scenario, crashAt('AfterToolStarted', { tool: 'lookup_parcel' }), crashAt('AfterToolEffect', { tool: 'lookup_parcel' }));
+    result.assertHolds();
+    expect(result.approvals.map(({ approvalId, decision }) => [approvalId, decision])).toEqual([
+      ['run-1/0.1.tool', 'consumed'],
+      ['run-1/0.1.tool#2', 'consumed'],
+    ]);
+    expect(result.calls.filter((call) => call.tool === 'lookup_parcel').map(({ approvalsConsumed, approvedAtTheTime, returned }) => ({ approvalsConsumed, approvedAtTheTime, returned }))).toEqual([
+      { approvalsConsumed: 1, approvedAtTheTime: false, returned: false },
+      { approvalsConsumed: 2, approvedAtTheTime: true, returned: true },
+    ]);
+    expect(result.run?.status).toBe('completed');
   });
 
   test('two runs of one scenario journal identically', async () => {
