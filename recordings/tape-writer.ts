@@ -63,7 +63,7 @@ export class TapeWriter {
             `Appending would mix two kinds of key. Run modeltape rekey ${file} first, use the tape's rules, or record into a new tape.`,
         );
       }
-      return new TapeWriter(file, existing, descriptor, !endsWithNewline(descriptor));
+      return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor));
     } catch (error) {
       closeSync(descriptor);
       throw error;
@@ -156,6 +156,26 @@ function readHeader(file: string, descriptor: number): TapeHeader {
     }
     size *= 4;
   }
+}
+
+/**
+ * Whether the tape ends inside a line a killed writer left behind. Another live writer's line can
+ * look the same for an instant (a reader may see a large write half done), so a tail without its
+ * newline is watched until it either gets one or stops changing: only a line that stays torn is.
+ */
+function lastLineIsTorn(descriptor: number): boolean {
+  if (endsWithNewline(descriptor)) return false;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let size = fstatSync(descriptor).size;
+  let still = 0;
+  for (let waited = 0; waited < 2000 && still < 4; waited += 5) {
+    Atomics.wait(pause, 0, 0, 5);
+    if (endsWithNewline(descriptor)) return false;
+    const now = fstatSync(descriptor).size;
+    still = now === size ? still + 1 : 0;
+    size = now;
+  }
+  return true;
 }
 
 function endsWithNewline(descriptor: number): boolean {

@@ -164,7 +164,7 @@ const MAX_RESUMES = 100;
  * read from a fresh open and checked against the invariants:
  *
  * 1. A step never executes twice on its own: every execution past the first is under an approval.
- * 2. An approved request executes at most once.
+ * 2. An approved request executes at most once, and an approved step is not ignored.
  * 3. Every recorded tool start is followed by its end or by the step's interruption.
  * 4. No tool was reached more often than the journal says.
  * 5. Nothing is left in flight: the run is not running, and every start has its end or waits on an approval.
@@ -389,6 +389,14 @@ function checkInvariants(
     // 4. Never reached more often than the journal says.
     const allowed = (starts.has(key) ? 1 : 0) + consumed(key);
     if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''})`);
+  }
+  // 2. …and an approval granted is not ignored: once the run is over, none is left approved and unused.
+  if (run !== undefined && run.status !== 'waiting' && run.status !== 'running') {
+    for (const approval of approvals) {
+      if (approval.decision !== 'approved') continue;
+      const used = approval.kind === 'interrupted_side_effect' ? false : starts.has(approval.effectKey);
+      if (!used) violations.push(`2. step ${approval.effectKey}: approval ${approval.approvalId} (${approval.kind}) was granted and the step never ran under it: the loop ignored an approved step`);
+    }
   }
   // 3. Every start has its end, or the step's interruption.
   for (const [key, start] of starts) {

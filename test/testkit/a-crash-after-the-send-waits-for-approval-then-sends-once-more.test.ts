@@ -124,3 +124,20 @@ describe('runScenario', () => {
     expect(() => result.assertHolds()).toThrow(/broke 1 invariant:\n {2}✗ 7\. crash at AfterInterrupted was never reached/);
   });
 });
+
+describe('runScenario catches a loop that ignores an approved step', () => {
+  test('an approval granted and never used is a violation', async () => {
+    const { ForwardingJournalStore } = await import('modeltape/runtime');
+    // A broken loop: it reads every approval as rejected, so the approved send never runs again.
+    const ignoring = (store: import('modeltape/runtime').JournalStore) =>
+      new (class extends ForwardingJournalStore {
+        override async approvals(runId: string) {
+          return (await super.approvals(runId)).map((approval) => (approval.decision === 'approved' ? { ...approval, decision: 'rejected' as const } : approval));
+        }
+      })(store);
+    const scenario = parcelScenario({ store: ignoring });
+    const result = await runScenario(scenario, crashAt('AfterToolEffect', { tool: 'send_message' }));
+    expect(result.run?.status).toBe('completed');
+    expect(result.violations).toEqual(['2. step 1.1.tool: approval run-1/1.1.tool (interrupted_side_effect) was granted and the step never ran under it: the loop ignored an approved step']);
+  });
+});
