@@ -126,6 +126,8 @@ const CHECKS: Array<[string, Check]> = [
         expect.equal(await store.backstopRejections(RUN), 1, 'rejections after one second start');
         expect.equal(await store.backstopRejections(OTHER), 0, 'rejections of another run');
         expect.equal(await store.append([start]), ['duplicate'], 'appending a stored record again');
+        await expect.rejects(store.append([record(RUN, '1.2.now', 'start', 9), { ...start, effectKey: '7.0.tool' }]), 'appending another record under a stored id');
+        expect.equal((await store.read(RUN)).some((stored) => stored.effectKey === '1.2.now'), false, 'a batch with a colliding id is not stored in part');
         expect.equal(await store.backstopRejections(RUN), 1, 'rejections after a duplicate (a retry is not a second start)');
         const read = await store.read(RUN);
         expect.equal(read.map((stored) => `${stored.effectKey} ${stored.type}`), ['1.0.tool start', '1.0.tool complete', '1.1.now start'], 'what the run holds');

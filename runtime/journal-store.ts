@@ -6,7 +6,9 @@
 
 /**
  * What an effect is: a model call, a tool call, a clock read, a new id, or a policy evaluation
- * (journaled with the inputs it saw, keyed like the tool call it decided: `0.1.policy` before `0.1.tool`).
+ * (journaled with the inputs it saw, keyed like the tool call it decided: `0.1.policy` before
+ * `0.1.tool`; its data is `{ request, step, previousCalls }`, the last a count of the run's tool
+ * starts before it, which are the calls its view listed).
  */
 export type EffectKind = 'model' | 'tool' | 'now' | 'id' | 'policy';
 export const EFFECT_KINDS: readonly EffectKind[] = ['model', 'tool', 'now', 'id', 'policy'];
@@ -95,6 +97,7 @@ export interface JournalStore {
    * Appends records atomically, in order, at the run's next positions, and says what happened to
    * each: a record whose id is stored is a `duplicate` (not stored twice: a retry after an error is
    * safe); a `start` whose effect key already has a start is `rejected` and counted (the backstop).
+   * A record whose id is stored for another run, effect or type is an error, and the batch is not stored.
    */
   append(records: readonly JournalRecord[]): Promise<AppendOutcome[]>;
   /** A run's records in position order. */

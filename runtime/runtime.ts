@@ -568,7 +568,7 @@ class Execution {
             ? { content: JSON.stringify({ error: `refused: invalid arguments for ${call.name}: ${call.argumentsError}` }), isError: true, ran: false }
             : await this.#toolCall(agent, call.name, call.args, call.id, previousCalls, policy);
           turns.push({ role: 'tool', callId: call.id, name: call.name, content: result.content, isError: result.isError });
-          if (result.ran) previousCalls.push({ tool: call.name, args: call.args });
+          if (result.ran) previousCalls.push(Object.freeze({ tool: call.name, args: call.args }));
         }
       }
     } catch (caught) {
@@ -598,11 +598,14 @@ class Execution {
     const tool = acceptance.tool;
     // The evaluation is journaled with the inputs it saw (keyed like the call it decides), so a
     // replay re-evaluates it and sees when the policy now answers otherwise, and recheck() can.
+    // The view's earlier calls are the run's earlier tool starts, so the journal holds only their
+    // count: each evaluation costs the same however long the run (recheck rebuilds the list).
     const request: PolicyRequest = { tool: name, args, sideEffect: tool.sideEffect };
-    const view: RunView = { runId: this.#runId, agent: agent.name, step: this.#step, previousCalls: previousCalls.slice() };
+    const view: RunView = Object.freeze({ runId: this.#runId, agent: agent.name, step: this.#step, previousCalls: Object.freeze(previousCalls.slice()) });
+    const inputs: Json = { request: request as unknown as Json, step: this.#step, previousCalls: previousCalls.length };
     let decision: PolicyDecision;
     try {
-      decision = (await this.#effect('policy', { request, view } as unknown as Json, async () => policy(structuredClone(request), structuredClone(view)) as unknown as Json, undefined, false)) as unknown as PolicyDecision;
+      decision = (await this.#effect('policy', inputs, async () => policy(structuredClone(request), view) as unknown as Json, undefined, false)) as unknown as PolicyDecision;
     } catch (error) {
       if (!(error instanceof RecordedFailure)) throw error;
       throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${error.message}. A policy must answer every request.`, { cause: error });

@@ -121,7 +121,14 @@ export class SqliteJournalStore implements JournalStore {
     this.#appendBatch = db.transaction((records: readonly JournalRecord[]): AppendOutcome[] => {
       const next = new Map<string, number>();
       return records.map((record) => {
-        if (statements.recordExists.get(record.id) !== undefined) return 'duplicate';
+        const held = statements.recordExists.get(record.id) as { run_id: string; effect_key: string; type: string } | undefined;
+        if (held !== undefined) {
+          if (held.run_id === record.runId && held.effect_key === record.effectKey && held.type === record.type) return 'duplicate';
+          throw new ModeltapeError(
+            'record_id_collision',
+            `Record id ${record.id} is already in the journal for run ${held.run_id}, ${held.effect_key} ${held.type}; it cannot also be run ${record.runId}, ${record.effectKey} ${record.type}. Record ids must be unique: the runtime derives them from the run, the effect and the writer.`,
+          );
+        }
         let position = next.get(record.runId);
         if (position === undefined) position = ((statements.lastPosition.get(record.runId) as { last: number | null }).last ?? 0) + 1;
         try {
@@ -285,7 +292,7 @@ function prepare(db: Connection) {
     insertRun: db.prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     getRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
     updateRun: db.prepare('UPDATE runs SET status = ?, result = ?, updated_at = ? WHERE run_id = ?'),
-    recordExists: db.prepare('SELECT 1 FROM records WHERE id = ?'),
+    recordExists: db.prepare('SELECT run_id, effect_key, type FROM records WHERE id = ?'),
     lastPosition: db.prepare('SELECT MAX(position) AS last FROM records WHERE run_id = ?'),
     insertRecord: db.prepare('INSERT INTO records (id, run_id, position, effect_key, type, data, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     readRecords: db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY position'),

@@ -23,21 +23,27 @@ export class RecheckError extends ModeltapeError {
 
 /** Evaluates `policy` again on every evaluation a run journaled, with the inputs it saw then. */
 export async function recheckEvaluations(store: JournalStore, runId: string, policy: Policy): Promise<RecheckedEvaluation[]> {
-  const records = await store.read(runId);
+  const [run, records] = await Promise.all([store.getRun(runId), store.read(runId)]);
   const ends = new Map(records.filter((record) => record.type === 'complete').map((record) => [record.effectKey, record]));
+  // The view's earlier calls: the run's top-level tool starts, in order.
+  const calls = records.filter((record) => record.type === 'start' && record.effectKey.endsWith('.tool') && !record.effectKey.includes('/')).map((record) => {
+    const { tool, args } = record.data as { tool: string; args: Json };
+    return { tool, args };
+  });
   const evaluations: RecheckedEvaluation[] = [];
   for (const start of records) {
     if (start.type !== 'start' || !start.effectKey.endsWith('.policy')) continue;
     const end = ends.get(start.effectKey);
     if (end === undefined) continue; // an evaluation a crash interrupted decided nothing
-    const { request, view } = start.data as unknown as { request: PolicyRequest; view: RunView };
+    const { request, step, previousCalls } = start.data as unknown as { request: PolicyRequest; step: number; previousCalls: number };
+    const view: RunView = { runId, agent: run?.agent ?? '', step, previousCalls: calls.slice(0, previousCalls) };
     let now: PolicyDecision | { threw: string };
     try {
-      now = policy(structuredClone(request), structuredClone(view));
+      now = policy(structuredClone(request), view);
     } catch (error) {
       now = { threw: `${(error as Error)?.name}: ${(error as Error)?.message}` };
     }
-    evaluations.push({ key: start.effectKey, step: view.step, tool: request.tool, recorded: end.data as unknown as PolicyDecision, now, differences: diffJson(end.data, now as unknown as Json) });
+    evaluations.push({ key: start.effectKey, step, tool: request.tool, recorded: end.data as unknown as PolicyDecision, now, differences: diffJson(end.data, now as unknown as Json) });
   }
   return evaluations;
 }
