@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError, pointerToPath } from '../recordings/index.js';
 import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/index.js';
 import type { Json } from './journal-store.js';
 import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
@@ -110,7 +110,7 @@ export class ToolBox {
     const shape = checkArgumentsValue(args as Json);
     if (shape !== undefined) return { accepted: false, reason: `invalid arguments for ${name}: ${shape}` };
     if (!entry.validate(args)) {
-      const problems = (entry.validate.errors ?? []).map((error) => `${error.instancePath ? toPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`);
+      const problems = (entry.validate.errors ?? []).map((error) => `${error.instancePath ? pointerToPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`);
       return { accepted: false, reason: `invalid arguments for ${name}: ${problems.join('; ')}` };
     }
     return { accepted: true, tool: entry.tool };
@@ -129,14 +129,4 @@ export function acceptRaw(box: ToolBox, name: string, raw: string | Uint8Array, 
     return { accepted: false, reason: `invalid arguments for ${name}: ${parsed.reason}` };
   }
   return box.accept(name, parsed.value, granted);
-}
-
-// ajv's `/items/0/name` as `.items[0].name`.
-function toPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
-    .join('');
 }

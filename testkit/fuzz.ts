@@ -1,6 +1,7 @@
 import { canonicalJson, ModeltapeError } from '../recordings/index.js';
+import { abbreviate } from '../replay/index.js';
 import { acceptRaw, ARGUMENT_DEPTH_CAP, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/index.js';
-import { compileForeignSchema, createLenientValidator, generateValue, type ValidateFunction } from '../schema/index.js';
+import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/index.js';
 
 /** The keywords the kit generates values for. Any other is refused by name. */
 export const FUZZ_KEYWORDS = [
@@ -126,15 +127,10 @@ function valid(schema: Schema, options: FuzzOptions = {}): Json[] {
 const NOTHING = Symbol('nothing');
 type Random = () => number;
 
+/** The kit's draws: schema/'s mulberry32, as a plain function. */
 function seeded(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
+  return () => random.next();
 }
 
 function pick<T>(random: Random, items: readonly T[]): T {
@@ -435,7 +431,7 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
       const acceptance = acceptRaw(box, tool.name, JSON.stringify(value));
       result.valid++;
       if (!acceptance.accepted) {
-        result.problems.push(`valid arguments were refused: ${JSON.stringify(value).slice(0, 120)}: ${acceptance.reason}`);
+        result.problems.push(`valid arguments were refused: ${abbreviate(value, 120)}: ${acceptance.reason}`);
         continue;
       }
       if (options.run === false) continue;
@@ -450,12 +446,12 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
       try {
         await tool.run(value, context);
       } catch (error) {
-        result.problems.push(`crashed on valid arguments ${JSON.stringify(value).slice(0, 120)}: ${(error as Error)?.name}: ${(error as Error)?.message}`);
+        result.problems.push(`crashed on valid arguments ${abbreviate(value, 120)}: ${(error as Error)?.name}: ${(error as Error)?.message}`);
       }
     }
     for (const invalidCase of invalidCases) {
       result.invalid++;
-      if (acceptRaw(box, tool.name, invalidCase.raw).accepted) result.problems.push(`accepted invalid arguments (${invalidCase.description}): ${typeof invalidCase.raw === 'string' ? invalidCase.raw.slice(0, 120) : '<bytes>'}`);
+      if (acceptRaw(box, tool.name, invalidCase.raw).accepted) result.problems.push(`accepted invalid arguments (${invalidCase.description}): ${typeof invalidCase.raw === 'string' ? abbreviate(invalidCase.raw, 120) : `${invalidCase.raw.length} bytes`}`);
     }
   }
   const problems = results.flatMap((result) => result.problems.map((problem) => `${result.tool}: ${problem}`));
