@@ -20,7 +20,7 @@ export function Latency(ms: number): Fault {
   return { kind: 'latency', ms };
 }
 
-/** The writes a schedule counts (reads are never faulted). */
+/** The writes a schedule counts (reads are never faulted; lease renewals only with `{ renewals: true }`). */
 export type StoreWrite = 'createRun' | 'updateRun' | 'append' | 'acquireLease' | 'renewLease' | 'releaseLease' | 'requestApproval' | 'decideApproval' | 'consumeApproval';
 
 /** A write failed by an injected fault. `committed` says whether it was stored anyway. */
@@ -121,9 +121,17 @@ export class Faulty extends ForwardingJournalStore {
   #writes = 0;
   #crashed: SimulatedCrash | undefined;
 
-  constructor(store: JournalStore, schedule: FaultSchedule | number) {
+  readonly #renewals: boolean;
+
+  /**
+   * `renewals`: count (and fault) lease renewals too. They come from a wall-clock heartbeat timer,
+   * so counting them makes which write is number n depend on timing; by default they pass through
+   * unnumbered, and the same schedule gives the same faults forever.
+   */
+  constructor(store: JournalStore, schedule: FaultSchedule | number, options: { renewals?: boolean } = {}) {
     super(store);
     this.schedule = typeof schedule === 'number' ? FaultSchedule.seeded(schedule) : schedule;
+    this.#renewals = options.renewals ?? false;
   }
 
   /** How many writes reached this store. */
@@ -149,6 +157,7 @@ export class Faulty extends ForwardingJournalStore {
     return this.#write('acquireLease', () => super.acquireLease(runId, owner, expiresAt, now));
   }
   override renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    if (!this.#renewals) return this.#read('renewLease', () => super.renewLease(runId, owner, expiresAt));
     return this.#write('renewLease', () => super.renewLease(runId, owner, expiresAt));
   }
   override releaseLease(runId: string, owner: string): Promise<boolean> {

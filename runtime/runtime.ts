@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { canonicalJson, ModeltapeError } from '../recordings/index.js';
 import { diffJson } from '../replay/index.js';
 import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
 import { JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
@@ -139,6 +139,28 @@ export class RecordedFailure extends ModeltapeError {
 /** The run was cancelled through its signal (or its journal ends where a cancellation stopped it). */
 class Cancelled extends Error {}
 
+/** The run cannot go on: it ends `failed` with this code and message. */
+class RunFailed extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** A policy's answer as the journal keeps it, or an error saying what is wrong with it. */
+function checkedDecision(decision: unknown): Json {
+  const normalized = decision === undefined ? undefined : (JSON.parse(JSON.stringify(decision)) as Record<string, unknown>);
+  const outcome = normalized?.outcome;
+  const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+  const valid =
+    normalized !== undefined &&
+    typeof normalized === 'object' &&
+    (outcome === 'allow' || (outcome === 'deny' && text(normalized.reason)) || (outcome === 'require_approval' && text(normalized.kind) && text(normalized.reason)));
+  if (!valid) throw new Error(`it answered ${JSON.stringify(decision) ?? 'undefined'}, which is not a decision`);
+  return normalized as Json;
+}
+
 /** The run stops here until an operator decides. */
 class Pause extends Error {
   readonly approval: ApprovalRecord;
@@ -148,14 +170,31 @@ class Pause extends Error {
   }
 }
 
+/**
+ * The journal as replay reads it: top-level effects in order, one after another; effects a tool
+ * (or its reconcile hook) performed inside itself by their place under it (`<key>/<ordinal>`),
+ * since only a call that runs again asks for them, and then from its own first one.
+ */
 class ReplayCursor {
   readonly #starts: StoredRecord[];
+  readonly #nested = new Map<string, StoredRecord>();
   readonly #ends = new Map<string, StoredRecord>();
   #at = 0;
 
   constructor(records: readonly StoredRecord[]) {
-    this.#starts = records.filter((record) => record.type === 'start');
-    for (const record of records) if (record.type !== 'start' && !this.#ends.has(record.effectKey)) this.#ends.set(record.effectKey, record);
+    this.#starts = [];
+    for (const record of records) {
+      if (record.type !== 'start') {
+        if (!this.#ends.has(record.effectKey)) this.#ends.set(record.effectKey, record);
+      } else if (record.effectKey.includes('/')) this.#nested.set(slotOf(record.effectKey), record);
+      else this.#starts.push(record);
+    }
+  }
+
+  /** The nested effect recorded at a key's place (`<prefix>/<ordinal>`), whatever its kind. */
+  nested(key: string): { start: StoredRecord; end: StoredRecord | undefined } | undefined {
+    const start = this.#nested.get(slotOf(key));
+    return start === undefined ? undefined : { start, end: this.#ends.get(start.effectKey) };
   }
 
   get done(): boolean {
@@ -171,10 +210,8 @@ class ReplayCursor {
     return { start, end: this.#ends.get(start.effectKey) };
   }
 
-  /** Passes over the effects a read-back tool performed inside itself. */
-  skipNested(key: string): void {
-    while (this.#at < this.#starts.length && this.#starts[this.#at]!.effectKey.startsWith(`${key}/`)) this.#at++;
-  }
+  /** Nested effects are not in the sequence: nothing to pass over. */
+  skipNested(_key: string): void {}
 
   endOf(key: string): StoredRecord | undefined {
     return this.#ends.get(key);
@@ -207,6 +244,8 @@ export class Runtime {
   readonly #readBack: boolean;
   readonly #onPoint: RuntimeOptions['onPoint'];
   readonly #retryBudget: number;
+  /** Runs an invocation of this runtime is driving: a second one on the same run is refused, as another runtime would be. */
+  readonly #active = new Set<string>();
   #invocations = 0;
 
   private constructor(options: RuntimeOptions) {
@@ -242,11 +281,13 @@ export class Runtime {
     const now = this.#clock();
     const run: RunRecord = { runId, agent: resolved.name, input, status: 'running', result: null, createdAt: now, updatedAt: now };
     const execution = this.#execution(run, 'run', undefined, options.signal);
-    return execution.guarded(async () => {
-      await execution.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
-      await execution.lease();
-      return execution.drive(resolved);
-    });
+    return this.#exclusively(runId, () =>
+      execution.guarded(async () => {
+        await execution.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
+        await execution.lease();
+        return execution.drive(resolved);
+      }),
+    );
   }
 
   /**
@@ -260,21 +301,36 @@ export class Runtime {
     const run = await this.store.getRun(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const agent = this.#agentNamed(run.agent, runId);
-    const execution = this.#execution(run, mode, await this.store.read(runId), options.signal);
-    if (mode === 'resume' && TERMINAL_STATUSES.includes(run.status)) {
-      // A finished run is not continued; a lease a crashed runtime left on it is cleared.
-      return execution.guarded(async () => {
-        await execution.lease();
-        return execution.stored();
-      });
+    if (mode === 'strict') {
+      const execution = this.#execution(run, mode, await this.store.read(runId), options.signal);
+      return execution.guarded(() => execution.drive(agent));
     }
-    return execution.guarded(async () => {
-      if (mode === 'resume') {
-        await execution.lease();
-        await execution.point('AfterResumed', { live: true });
-      }
+    const execution = this.#execution(run, mode, [], options.signal);
+    return this.#exclusively(runId, () => execution.guarded(async () => {
+      // Under the lease, read the run and its journal as they are now: another runtime may have
+      // moved it on (or finished it) since the look above.
+      await execution.lease();
+      const current = (await this.store.getRun(runId))!;
+      execution.load(current, await this.store.read(runId));
+      // A finished run is not continued; a lease a crashed runtime left on it is cleared.
+      if (TERMINAL_STATUSES.includes(current.status)) return execution.stored();
+      await execution.point('AfterResumed', { live: true });
       return execution.drive(agent);
-    });
+    }));
+  }
+
+  async #exclusively<T>(runId: string, body: () => Promise<T>): Promise<T> {
+    if (this.#active.has(runId)) {
+      const now = this.#clock();
+      const lease = await this.store.getLease(runId);
+      throw new RunLeasedError(runId, this.owner, lease?.expiresAt ?? now, now);
+    }
+    this.#active.add(runId);
+    try {
+      return await body();
+    } finally {
+      this.#active.delete(runId);
+    }
   }
 
   /** `replay(runId, 'resume')`. */
@@ -292,13 +348,14 @@ export class Runtime {
     const run = await this.store.getRun(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const execution = this.#execution(run, 'resume', undefined);
-    return execution.guarded(async () => {
+    return this.#exclusively(runId, () => execution.guarded(async () => {
       await execution.lease();
-      if (TERMINAL_STATUSES.includes(run.status)) return execution.stored();
+      const current = (await this.store.getRun(runId))!;
+      if (TERMINAL_STATUSES.includes(current.status)) return execution.stored(current);
       const error = { code: 'cancelled', message: reason };
       await execution.write('the cancellation', () => this.store.updateRun(runId, { status: 'cancelled', result: error, updatedAt: this.#clock() }));
-      return execution.stored({ ...run, status: 'cancelled', result: error });
-    });
+      return execution.stored({ ...current, status: 'cancelled', result: error });
+    }));
   }
 
   /** Approves a pending approval (then `resume` the run). */
@@ -328,7 +385,13 @@ export class Runtime {
 
   #register(agent: Agent): Agent {
     const known = this.#agents.get(agent.name);
-    if (known !== undefined && known !== agent) return known;
+    if (known !== undefined) {
+      if (known === agent || canonicalJson(known) === canonicalJson(agent)) return known;
+      throw new ModeltapeError(
+        'agent_redefined',
+        `This runtime already knows an agent named "${agent.name}", defined otherwise (${describeAgentChange(known, agent)}). Runs and replays find agents by name: give the new definition another name, or build another runtime.`,
+      );
+    }
     if (!(agent.provider in this.#providers)) {
       throw new ModeltapeError('unknown_provider', `Agent "${agent.name}" uses provider "${agent.provider}", which this runtime was not given (providers: ${Object.keys(this.#providers).join(', ') || 'none'}).`);
     }
@@ -394,7 +457,7 @@ class Execution {
   readonly #setup: ExecutionSetup;
   readonly #store: JournalStore;
   readonly #runId: string;
-  readonly #cursor: ReplayCursor | undefined;
+  #cursor: ReplayCursor | undefined;
   readonly #effects: EffectSummary[] = [];
   #step = 0;
   #scopes: Scope[] = [{ prefix: undefined, ordinal: 0 }];
@@ -451,7 +514,9 @@ class Execution {
           if (!renewed) this.#leaseLost = true;
         },
         (error: unknown) => {
+          // A dead process, or a store handle closed under it: the heartbeat stops with it.
           if (error instanceof SimulatedCrash) this.#crashed = true;
+          if (error instanceof SimulatedCrash || (error as { code?: string })?.code === 'journal_closed') clearInterval(this.#heartbeat);
         },
       );
     }, heartbeatMs);
@@ -461,6 +526,12 @@ class Execution {
   /** Tells the onPoint hook where the loop is. */
   async point(point: RuntimePoint, detail: { key?: string; tool?: string; live: boolean }): Promise<void> {
     await this.#setup.onPoint?.(point, { runId: this.#runId, step: this.#step, owner: this.#setup.runtime.owner, ...detail });
+  }
+
+  /** Reads back from `records` (a resume loads them once it holds the lease). */
+  load(run: RunRecord, records: readonly StoredRecord[]): void {
+    this.#setup.run = run;
+    this.#cursor = new ReplayCursor(records);
   }
 
   /** The outcome of a finished run as the store holds it (nothing is driven). */
@@ -578,6 +649,9 @@ class Execution {
       } else if (caught instanceof Cancelled) {
         status = 'cancelled';
         error = { code: 'cancelled', message: caught.message };
+      } else if (caught instanceof RunFailed) {
+        status = 'failed';
+        error = { code: caught.code, message: caught.message };
       } else throw caught;
     }
     if (this.#strict && this.#setup.readBack && this.#cursor !== undefined && !this.#cursor.done && status !== 'waiting' && status !== 'cancelled') {
@@ -605,17 +679,24 @@ class Execution {
     const inputs: Json = { request: request as unknown as Json, step: this.#step, previousCalls: previousCalls.length };
     let decision: PolicyDecision;
     try {
-      decision = (await this.#effect('policy', inputs, async () => policy(structuredClone(request), view) as unknown as Json, undefined, false)) as unknown as PolicyDecision;
+      // Normalized as the journal stores it (an `undefined` field is no field), and checked: a
+      // policy that answers something else fails the run rather than letting the call through.
+      decision = (await this.#effect('policy', inputs, async () => checkedDecision(policy(structuredClone(request), view)), undefined, false)) as unknown as PolicyDecision;
     } catch (error) {
       if (!(error instanceof RecordedFailure)) throw error;
-      throw new ModeltapeError('policy_failed', `The policy threw on ${name}(${JSON.stringify(args)}): ${error.message}. A policy must answer every request.`, { cause: error });
+      throw new RunFailed('policy_failed', `The policy failed on ${name}(${JSON.stringify(args)}) at step ${this.#step}: ${error.message}. A policy must answer every request with allow, deny (with a reason) or require_approval (with a kind and a reason).`);
     }
-    if (decision.outcome === 'deny') return { content: JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }), isError: true, ran: false };
+    // A call the policy stops still takes its place: the next call of the step gets the next key.
+    const skip = (content: string): { content: string; isError: boolean; ran: boolean } => {
+      this.#nextKey('tool');
+      return { content, isError: true, ran: false };
+    };
+    if (decision.outcome === 'deny') return skip(JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }));
     if (decision.outcome === 'require_approval') {
       const key = this.#peekKey('tool');
       const approval = await this.#approval(`${this.#runId}/${key}/${decision.kind}`, key, decision.kind, decision.reason, { tool: name, args, callId });
       if (approval.decision === 'pending') throw new Pause(approval);
-      if (approval.decision === 'rejected') return { content: JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }), isError: true, ran: false };
+      if (approval.decision === 'rejected') return skip(JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }));
     }
     await this.point('AfterAllowed', { key: this.#peekKey('tool'), tool: name, live: this.#live });
     try {
@@ -655,7 +736,18 @@ class Execution {
     const key = advance ? this.#nextKey(kind) : this.#peekKey(kind);
     const requested = { key, kind, data };
     const cursor = this.#cursor;
-    if (cursor !== undefined && this.#setup.readBack && !cursor.done) {
+    const nested = this.#scopes.length > 1 && cursor !== undefined && this.#setup.readBack ? cursor.nested(key) : undefined;
+    if (nested !== undefined) {
+      // A call running again asks for what it asked before: read back what completed.
+      const recorded = { key: nested.start.effectKey, kind: kindOf(nested.start.effectKey), data: nested.start.data };
+      if (nested.start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
+      const differences = diffJson(nested.start.data, data, { stopAfter: 10 });
+      if (differences.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, differences);
+      if (nested.end !== undefined) return this.#settled(key, kind, nested.end, 'read_back');
+      if (this.#strict) throw new ModeltapeError('effect_in_doubt', `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed. Resume the run (runtime.resume) to settle it.`);
+      return this.#perform(key, kind, perform, 'performed', tool);
+    }
+    if (cursor !== undefined && this.#setup.readBack && !cursor.done && this.#scopes.length === 1) {
       const { start, end } = cursor.take();
       const recorded = { key: start.effectKey, kind: kindOf(start.effectKey), data: start.data };
       if (start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
@@ -665,7 +757,12 @@ class Execution {
         cursor.skipNested(key);
         if (kind === 'policy' && end.type === 'complete') {
           // A policy is pure: evaluated again on the same inputs, it must answer as it did.
-          const now = await perform(this.#context(new AbortController().signal, key));
+          let now: Json;
+          try {
+            now = await perform(this.#context(new AbortController().signal, key));
+          } catch (error) {
+            now = { threw: (error as Error)?.message ?? String(error) };
+          }
           const changed = diffJson(end.data, now, { stopAfter: 10 });
           if (changed.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', { key, kind, data: end.data }, { key, kind, data: now }, changed);
         }
@@ -720,7 +817,7 @@ class Execution {
     try {
       result = await perform(this.#context(new AbortController().signal, key));
     } catch (error) {
-      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
+      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof RunFailed || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
       failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
       result = null;
     } finally {
@@ -766,7 +863,14 @@ class Execution {
     if (kind !== 'tool' || tool === undefined) return this.#perform(key, kind, perform, 'performed', tool);
     if (tool.reconcile !== undefined) {
       const args = (data as { args: Json }).args;
-      const verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key));
+      // What reconcile does through its context is keyed under the call, and read back with it.
+      this.#scopes.push({ prefix: `${key}/reconcile`, ordinal: 0 });
+      let verdict: Awaited<ReturnType<NonNullable<Tool['reconcile']>>>;
+      try {
+        verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key));
+      } finally {
+        this.#scopes.pop();
+      }
       if (verdict.status === 'applied') {
         await this.#append([this.#record(key, 'complete', verdict.result)]);
         this.#effects.push({ key, kind, status: 'reconciled' });
@@ -831,7 +935,7 @@ class Execution {
       try {
         return await this.#store.append(records);
       } catch (error) {
-        if (error instanceof SimulatedCrash) throw error;
+        if (error instanceof SimulatedCrash || !isRetryable(error)) throw error;
         lastError = error;
       }
       try {
@@ -897,10 +1001,20 @@ async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Js
   }
 }
 
+/** `1.1.tool/0.now` → `1.1.tool/0`: a nested effect's place under its parent. */
+function slotOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('.'));
+}
+
 /** 1 for `<run>/<key>`, n for `<run>/<key>#n`. */
 function attemptOf(approvalId: string): number {
   const match = /#(\d+)$/.exec(approvalId);
   return match ? Number(match[1]) : 1;
+}
+
+function describeAgentChange(known: Agent, given: Agent): string {
+  const fields = [...new Set([...Object.keys(known), ...Object.keys(given)])].filter((field) => canonicalJson((known as unknown as Record<string, unknown>)[field] ?? null) !== canonicalJson((given as unknown as Record<string, unknown>)[field] ?? null));
+  return `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`;
 }
 
 function kindOf(key: string): EffectKind {
@@ -919,5 +1033,5 @@ function parseJson(text: string | null): { ok: true; value: Json } | { ok: false
 // Store errors that a retry may fix; a RunExistsError or a programming error is not one of them.
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
-  return code === undefined || code === 'store_fault' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_IOERR';
+  return code === 'store_fault' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_IOERR' || (error as { retryable?: unknown })?.retryable === true;
 }

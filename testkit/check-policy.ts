@@ -73,8 +73,16 @@ export function checkPolicy(policy: Policy, tools: ToolBox | readonly Tool[], ca
       got = Refused;
       reason = acceptance.reason;
     } else {
-      got = policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view });
-      reason = got.reason ?? '';
+      try {
+        const answer = policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view });
+        if (!isDecision(answer)) {
+          return { case: policyCase.name, request, wanted: String(policyCase.want), got: `not a decision: ${JSON.stringify(answer) ?? 'undefined'}`, reason: '', agrees: false };
+        }
+        got = answer;
+        reason = got.reason ?? '';
+      } catch (error) {
+        return { case: policyCase.name, request, wanted: String(policyCase.want), got: `threw ${(error as Error)?.name}`, reason: (error as Error)?.message ?? String(error), agrees: false };
+      }
     }
     const wantedReasons = policyCase.reason === undefined ? [] : typeof policyCase.reason === 'string' ? [policyCase.reason] : [...policyCase.reason];
     const wanted = `${policyCase.want === 'require_approval' && policyCase.kind ? `require_approval (${policyCase.kind})` : policyCase.want}${wantedReasons.length > 0 ? `, reason with ${wantedReasons.map((text) => JSON.stringify(text)).join(' and ')}` : ''}`;
@@ -250,8 +258,9 @@ export function checkPolicyBattery(policy: Policy, tools: ToolBox | readonly Too
     return undefined;
   });
   check('refusals name a rule', () => {
-    const index = first.findIndex((decision) => decision !== undefined && decision.outcome !== 'allow' && !(typeof decision.rule === 'string' && decision.rule.trim() !== '' && decision.reason.trim() !== ''));
-    return index < 0 ? undefined : `${label(pairs[index]!)} got ${describeDecision(first[index]!)} with ${first[index]!.rule ? 'an empty reason' : 'no rule'}: ${JSON.stringify(first[index])}. Give every deny and require_approval a rule (e.g. rule: "no-destructive-without-review") and a reason.`;
+    const named = (text: unknown): boolean => typeof text === 'string' && text.trim() !== '';
+    const index = first.findIndex((decision) => decision !== undefined && decision.outcome !== 'allow' && !(named(decision.rule) && named(decision.reason)));
+    return index < 0 ? undefined : `${label(pairs[index]!)} got ${describeDecision(first[index]!)} with ${named(first[index]!.rule) ? 'no reason' : 'no rule'}: ${JSON.stringify(first[index])}. Give every deny and require_approval a rule (e.g. rule: "no-destructive-without-review") and a reason.`;
   });
   const digestOf = (answers: ReadonlyArray<PolicyDecision | undefined>): string =>
     createHash('sha256')

@@ -1,6 +1,6 @@
 import { canonicalJson, ModeltapeError } from '../recordings/index.js';
 import { abbreviate } from '../replay/index.js';
-import { acceptRaw, ARGUMENT_DEPTH_CAP, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/index.js';
+import { acceptRaw, ARGUMENT_DEPTH_CAP, parseToolArguments, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/index.js';
 import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/index.js';
 
 /** The keywords the kit generates values for. Any other is refused by name. */
@@ -264,8 +264,13 @@ function invalid(schema: Schema, options: FuzzOptions = {}): InvalidCase[] {
   const broken = new Uint8Array([...bytes.subarray(0, bytes.length - 3), 0xc3, 0x28, ...bytes.subarray(bytes.length - 3)]);
   cases.push({ description: 'invalid UTF-8 (0xC3 0x28)', raw: broken });
   cases.push({ description: 'an unpaired surrogate (\\ud800)', raw: isObject(base) ? `{"text":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"' });
-  cases.push({ description: 'truncated JSON', raw: text.length > 1 ? text.slice(0, -1) : '{' });
+  // Cut inside a container or string, never after a whole number ("65" cut to "6" is still JSON).
+  const container = text.startsWith('{') || text.startsWith('[') || text.startsWith('"') ? text : `[${text}]`;
+  cases.push({ description: 'truncated JSON', raw: container.slice(0, -1) });
   cases.push({ description: 'two JSON values', raw: `${text} ${text}` });
+  for (const entry of cases) {
+    if (parseToolArguments(entry.raw).ok) throw new ModeltapeError('fuzz_boundary_valid', `The kit's boundary case "${entry.description}" parses as arguments: this is a bug in the kit, please report it with the schema.`);
+  }
 
   const seen = new Set<string>();
   const limit = options.count ?? 20;

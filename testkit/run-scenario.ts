@@ -10,7 +10,7 @@ import {
   SimulatedCrash,
   SqliteJournalStore,
   sequentialIds,
-  systemClock,
+  steppingClock,
   type Agent,
   type ApprovalRecord,
   type Clock,
@@ -70,7 +70,7 @@ export interface Scenario {
   reconcile?: Record<string, NonNullable<Tool['reconcile']>>;
   /** Answers each pending approval. @default approve */
   operator?: (approval: ApprovalRecord) => OperatorAnswer | Promise<OperatorAnswer>;
-  /** @default the system clock (waiting out a lease moves the scenario's clock, never sleeps) */
+  /** @default a clock from 2026-01-01T00:00:00Z moving 1 ms a reading (waiting out a lease moves it further, never sleeps) */
   now?: Clock;
   /** @default `scenario-1`, `scenario-2`, … */
   newId?: IdSource;
@@ -174,7 +174,8 @@ const MAX_RESUMES = 100;
 export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Promise<ScenarioResult> {
   const ownedDir = scenario.database === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
   const path = scenario.database ?? join(ownedDir!, 'journal.sqlite');
-  const baseClock = scenario.now ?? systemClock;
+  // Deterministic by default, so that two runs of one scenario record identically.
+  const baseClock = scenario.now ?? steppingClock();
   let skew = 0;
   const clock: Clock = () => baseClock() + skew;
   const ids = scenario.newId ?? sequentialIds('scenario');
@@ -215,7 +216,9 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     },
   }));
 
-  const onPoint = (point: RuntimePoint, detail: PointDetail): void => {
+  // A crash parks the loop: the point never returns, and the harness walks away from that runtime.
+  let park: () => void = () => undefined;
+  const onPoint = (point: RuntimePoint, detail: PointDetail): void | Promise<void> => {
     runId ??= detail.runId;
     currentStep = detail.step;
     currentOwner = detail.owner;
@@ -232,7 +235,8 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     armed++;
     reached.push({ point, runtime: detail.owner, step: detail.step, ...(detail.key ? { key: detail.key } : {}), ...(detail.tool ? { tool: detail.tool } : {}) });
     events.push(`crash at ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : ''}`);
-    throw new SimulatedCrash(0, `${point}${detail.key ? ` (${detail.key})` : ''}`);
+    park();
+    return new Promise<void>(() => undefined);
   };
 
   const agent: Agent = { ...scenario.agent, ...(scenario.limits?.maxSteps ? { maxSteps: scenario.limits.maxSteps } : {}) };
@@ -261,13 +265,21 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   let resumes = 0;
   let outcome: RunOutcome | undefined;
   try {
+    /** The invocation's outcome, or undefined when it crashed (parked at a point, or a Faulty store's Crash). */
+    const drive = async (invocation: () => Promise<RunOutcome>): Promise<RunOutcome | undefined> => {
+      const parked = new Promise<undefined>((resolve) => {
+        park = () => resolve(undefined);
+      });
+      try {
+        return await Promise.race([invocation(), parked]);
+      } catch (error) {
+        if (error instanceof SimulatedCrash) return undefined;
+        throw error;
+      }
+    };
     let runtime = newRuntime();
-    try {
-      outcome = await runtime.run(agent, scenario.goal);
-      runId = outcome.runId;
-    } catch (error) {
-      if (!(error instanceof SimulatedCrash)) throw error;
-    }
+    outcome = await drive(() => runtime.run(agent, scenario.goal));
+    if (outcome !== undefined) runId = outcome.runId;
     for (let round = 0; ; round++) {
       if (round > MAX_RESUMES) throw new ModeltapeError('scenario_runaway', `The scenario did not settle after ${MAX_RESUMES} resumes. Events so far:\n${events.slice(-20).join('\n')}`);
       if (outcome !== undefined && outcome.status !== 'waiting') break;
@@ -290,21 +302,15 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
       outcome = undefined;
       for (;;) {
         try {
-          outcome = await runtime.resume(runId);
+          const current = runtime;
+          outcome = await drive(() => current.resume(runId!));
           resumes++;
-          events.push(`${runtime.owner} resumed: ${outcome.status}`);
+          if (outcome !== undefined) events.push(`${runtime.owner} resumed: ${outcome.status}`);
           break;
         } catch (error) {
-          if (error instanceof RunLeasedError) {
-            events.push(`${runtime.owner} refused: leased to ${error.owner}; waiting ${Math.max(0, error.expiresAt - clock())} ms`);
-            skew += Math.max(1, error.expiresAt - clock() + 1);
-            continue;
-          }
-          if (error instanceof SimulatedCrash) {
-            resumes++;
-            break;
-          }
-          throw error;
+          if (!(error instanceof RunLeasedError)) throw error;
+          events.push(`${runtime.owner} refused: leased to ${error.owner}; waiting ${Math.max(0, error.expiresAt - clock())} ms`);
+          skew += Math.max(1, error.expiresAt - clock() + 1);
         }
       }
     }
@@ -398,9 +404,20 @@ function checkInvariants(
       if (!used) violations.push(`2. step ${approval.effectKey}: approval ${approval.approvalId} (${approval.kind}) was granted and the step never ran under it: the loop ignored an approved step`);
     }
   }
-  // 3. Every start has its end, or the step's interruption.
+  // 3. Every start is followed by its end, or by the step's interruption; and a tool does not
+  //    start again before the previous start was closed (by an interruption the operator approved).
   for (const [key, start] of starts) {
-    if (!ends.has(key) && interrupted(key) === undefined) violations.push(`3. step ${key}: ${(start.data as { tool?: string }).tool ?? 'a tool'} started (position ${start.position}) and has neither an end nor an interruption`);
+    const end = ends.get(key);
+    const interruption = interruptions(key)[0];
+    const tool = (start.data as { tool?: string }).tool ?? 'a tool';
+    if (end === undefined && interruption === undefined) violations.push(`3. step ${key}: ${tool} started (position ${start.position}) and has neither an end nor an interruption`);
+    if (end !== undefined && end.position < start.position) violations.push(`3. step ${key}: ${tool}'s end (position ${end.position}) comes before its start (position ${start.position})`);
+    if (interruption !== undefined && interruption.createdAt < start.at) violations.push(`3. step ${key}: ${tool}'s interruption (${interruption.approvalId}) was recorded before its start`);
+  }
+  for (const [key, calls] of byKey) {
+    calls.slice(1).forEach((call, index) => {
+      if (call.approvalsConsumed === 0) violations.push(`3. step ${key}: ${call.tool} started again (execution #${index + 2}) before the previous start was closed by an interruption`);
+    });
   }
   // 5. Nothing in flight.
   if (run !== undefined) {

@@ -8,28 +8,36 @@ describe('leases', () => {
     const database = SqliteJournalStore.memory();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    // A clock the test moves: the heartbeat (every 10 ms of real time) reads it like the loop does.
+    let now = Date.UTC(2026, 0, 1);
+    const clock = (): number => now;
+    const until = async (condition: () => Promise<boolean>): Promise<void> => {
+      for (let waited = 0; !(await condition()); waited += 5) {
+        if (waited > 5000) throw new Error('timed out waiting');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
     const first = parcelRuntime({
       store: database,
       fake: parcelRules(new FakeProvider()),
-      clock: () => Date.now(),
+      clock,
       lease: { ttlMs: 80, heartbeatMs: 10 },
       toolOverrides: { lookup: { run: async () => (await gate, { parcel: 'P-1', city: 'Lyon' }) } },
     });
     const running = first.runtime.run('parcel-desk', 'Where is parcel P-1?');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const taken = await database.getLease('run-1');
-    expect(taken?.owner).toBe('runtime-a');
+    await until(async () => (await database.getLease('run-1')) !== undefined);
+    const taken = (await database.getLease('run-1'))!;
+    expect(taken).toEqual({ owner: 'runtime-a', expiresAt: now + 80 });
 
-    const second = parcelRuntime({ store: database.connect(), fake: new FakeProvider(), owner: 'runtime-b', clock: () => Date.now() });
+    const second = parcelRuntime({ store: database.connect(), fake: new FakeProvider(), owner: 'runtime-b', clock });
     const refused = await second.runtime.resume('run-1').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RunLeasedError);
     expect((refused as RunLeasedError).owner).toBe('runtime-a');
-    expect((refused as Error).message).toMatch(/^Run run-1 is leased to runtime runtime-a until \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ ms from now\)\.\nWait for that runtime to finish or for the lease to expire, then resume the run\.$/);
+    expect((refused as Error).message).toBe(`Run run-1 is leased to runtime runtime-a until ${new Date(taken.expiresAt).toISOString()} (80 ms from now).\nWait for that runtime to finish or for the lease to expire, then resume the run.`);
 
     // Well past the first TTL, the heartbeat has renewed it: still refused.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const renewed = await database.getLease('run-1');
-    expect(renewed!.expiresAt).toBeGreaterThan(taken!.expiresAt);
+    now += 1000;
+    await until(async () => (await database.getLease('run-1'))!.expiresAt === now + 80);
     await expect(second.runtime.resume('run-1')).rejects.toBeInstanceOf(RunLeasedError);
 
     release();

@@ -114,6 +114,7 @@ describe('runScenario', () => {
     expect(result.violations).toEqual([
       '1. step 1.1.tool: send_message executed again on its own (execution #2, by runtime-2) with no approval to run it again',
       '4. step 1.1.tool: send_message was reached 2 times; the journal accounts for 1 (a start)',
+      '3. step 1.1.tool: send_message started again (execution #2) before the previous start was closed by an interruption',
     ]);
     expect(() => result.assertHolds()).toThrow(ScenarioViolationError);
   });
