@@ -49,7 +49,9 @@ export async function recheckEvaluations(store: JournalStore, runId: string, pol
 }
 
 function describe(evaluation: RecheckedEvaluation): string {
-  return `step ${evaluation.step}, ${evaluation.tool} (${evaluation.key}):\n${formatDifferences(evaluation.differences).map((line) => `    ${line}`).join('\n')}`;
+  // In the diff, "recorded" is the journaled decision and "sent" what the policy answers now.
+  const lines = formatDifferences(evaluation.differences).map((line) => `    ${line.replace(/: recorded /, ': journaled ').replace(/ sent /, ' now ').replace(/not recorded, sent /, 'not journaled, now ').replace(/, sent nothing/, ', now absent')}`);
+  return `step ${evaluation.step}, ${evaluation.tool} (${evaluation.key}):\n${lines.join('\n')}`;
 }
 
 /**

@@ -28,7 +28,7 @@ describe('recheck', () => {
     const stricter: Policy = (request, view) => (request.sideEffect === 'remote_mutation' ? { outcome: 'require_approval', kind: 'review', rule: 'review-messages', reason: 'messages are reviewed' } : recorded(request, view));
     const error = await recheck(store, runId, stricter).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RecheckError);
-    expect((error as Error).message).toContain('The policy now decides 1 of 2 evaluations of run run-1 otherwise:\n  step 1, send_message (1.1.policy):\n    at .outcome: recorded "allow" sent "require_approval"');
+    expect((error as Error).message).toContain('The policy now decides 1 of 2 evaluations of run run-1 otherwise:\n  step 1, send_message (1.1.policy):\n    at .outcome: journaled "allow" now "require_approval"');
     // The policy sees the view it saw then: how many calls came before.
     const counting: Policy = (request, view) => (view.previousCalls.length >= 1 ? { outcome: 'deny', rule: 'one-call', reason: 'one call per run' } : recorded(request, view));
     await expect(recheckDiffers(store, runId, counting, [1])).resolves.toHaveLength(2);
