@@ -4,7 +4,7 @@
  * none. With the backstop assertion, deterministic store faults, leases and the journal store
  * conformance battery.
  */
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, checkDecision, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
 export {
   ForwardingJournalStore,
   effectKey,

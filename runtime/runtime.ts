@@ -148,9 +148,22 @@ class RunFailed extends Error {
   }
 }
 
+/**
+ * Whether a policy's answer is one the runtime acts on: `allow`; `deny` with a reason;
+ * `require_approval` with a kind of the policy's own (not `interrupted_side_effect`) and a reason.
+ * Gives the answer as the journal keeps it (a JSON round trip: an `undefined` field is no field).
+ */
+export function checkDecision(decision: unknown): { ok: true; decision: PolicyDecision } | { ok: false; reason: string } {
+  try {
+    return { ok: true, decision: checkedDecision(decision) as unknown as PolicyDecision };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+}
+
 /** A policy's answer as the journal keeps it, or an error saying what is wrong with it. */
 function checkedDecision(decision: unknown): Json {
-  const normalized = decision === undefined ? undefined : (JSON.parse(JSON.stringify(decision)) as Record<string, unknown>);
+  const normalized = decision === undefined || decision === null || typeof decision !== 'object' ? undefined : (JSON.parse(JSON.stringify(decision)) as Record<string, unknown>);
   const outcome = normalized?.outcome;
   const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
   const valid =
@@ -844,7 +857,7 @@ class Execution {
     for (let attempt = 1; ; attempt++) {
       this.#attempts.set(key, attempt);
       try {
-        return await runTool(tool, args, context);
+        return await runTool(tool, args, { ...context, attempt });
       } catch (error) {
         const retryable = (error as Error)?.name === 'ToolTimeoutError' || (error as { retryable?: unknown })?.retryable === true;
         if (!retryable || attempt > (tool.retries ?? 0) || this.#retriesUsed >= this.#setup.retryBudget) throw error;
@@ -919,6 +932,7 @@ class Execution {
       runId: this.#runId,
       step: this.#step,
       operationId: `${this.#runId}/${key}`,
+      attempt: 1,
       signal,
       now: async () => (await effect('now', () => this.#setup.clock())) as number,
       newId: async () => (await effect('id', () => this.#setup.ids())) as string,

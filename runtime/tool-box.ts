@@ -17,6 +17,8 @@ export interface ToolContext {
    * interruption included). Pass it to remote APIs as an idempotency key.
    */
   operationId: string;
+  /** 1 for the first try of this execution; 2, 3, … for its retries (see `Tool.retries`). */
+  attempt: number;
   /** Aborted when the tool's timeout passes. */
   signal: AbortSignal;
   /** The time, as a journaled effect: replay reads the same reading back. */

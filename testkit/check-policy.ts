@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, ModeltapeError } from '../recordings/index.js';
-import { POLICY_OUTCOMES, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/index.js';
+import { checkDecision, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/index.js';
 import { generateValue } from '../schema/index.js';
 
 /** Stands for arguments the runtime refuses before the policy sees them (unknown tool, arguments that fail the schema). */
@@ -64,6 +64,11 @@ function describeDecision(decision: PolicyDecision | Refused): string {
  */
 export function checkPolicy(policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport {
   const box = toolBox(tools);
+  for (const policyCase of cases) {
+    if (policyCase.kind !== undefined && policyCase.want !== 'require_approval') {
+      throw new PolicyDisagreementError(`Case "${policyCase.name}" gives an approval kind ("${policyCase.kind}") but wants ${policyCase.want}: a kind only applies to require_approval.`);
+    }
+  }
   const results = cases.map((policyCase): PolicyCaseResult => {
     const request = `${policyCase.tool}(${JSON.stringify(policyCase.args)})`;
     const acceptance = box.accept(policyCase.tool, policyCase.args);
@@ -74,11 +79,11 @@ export function checkPolicy(policy: Policy, tools: ToolBox | readonly Tool[], ca
       reason = acceptance.reason;
     } else {
       try {
-        const answer = policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view });
-        if (!isDecision(answer)) {
-          return { case: policyCase.name, request, wanted: String(policyCase.want), got: `not a decision: ${JSON.stringify(answer) ?? 'undefined'}`, reason: '', agrees: false };
+        const checked = checkDecision(policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view }));
+        if (!checked.ok) {
+          return { case: policyCase.name, request, wanted: String(policyCase.want), got: 'not a decision (the runtime fails the run)', reason: checked.reason, agrees: false };
         }
-        got = answer;
+        got = checked.decision;
         reason = got.reason ?? '';
       } catch (error) {
         return { case: policyCase.name, request, wanted: String(policyCase.want), got: `threw ${(error as Error)?.name}`, reason: (error as Error)?.message ?? String(error), agrees: false };
@@ -154,7 +159,15 @@ export function never(
     for (const request of generatedRequests(tool, fuzz)) {
       if (!box.accept(request.tool, request.args).accepted) continue;
       for (const view of views) {
-        const decision = policy(request, { ...DEFAULT_VIEW, ...view });
+        let answer: unknown;
+        try {
+          answer = policy(structuredClone(request), { ...DEFAULT_VIEW, ...view });
+        } catch (error) {
+          throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): the policy threw on ${request.tool}(${JSON.stringify(request.args)}): ${(error as Error)?.message}. A policy must answer every request.`);
+        }
+        const checkedAnswer = checkDecision(answer);
+        if (!checkedAnswer.ok) throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): on ${request.tool}(${JSON.stringify(request.args)}) the policy ${checkedAnswer.reason}; the runtime would fail the run.`);
+        const decision = checkedAnswer.decision;
         checked++;
         if (decision.outcome === outcome) counterexamples.push(`${request.tool}(${JSON.stringify(request.args)}) at step ${view.step ?? 0}${view.previousCalls?.length ? ` after ${view.previousCalls.length} calls` : ''}: ${describeDecision(decision)}${decision.reason ? ` (${decision.reason})` : ''}`);
       }
@@ -292,11 +305,9 @@ function safe(policy: Policy, pair: { request: PolicyRequest; view: RunView }): 
   }
 }
 
-function isDecision(decision: PolicyDecision | undefined): boolean {
-  if (decision === undefined || typeof decision !== 'object' || !POLICY_OUTCOMES.includes(decision.outcome)) return false;
-  if (decision.outcome === 'deny') return typeof decision.reason === 'string';
-  if (decision.outcome === 'require_approval') return typeof decision.kind === 'string' && decision.kind !== '' && typeof decision.reason === 'string';
-  return true;
+/** The runtime's own test of an answer: what it would act on, and nothing else. */
+function isDecision(decision: unknown): boolean {
+  return checkDecision(decision).ok;
 }
 
 /**

@@ -143,12 +143,20 @@ function between(random: Random, low: number, high: number): number {
 
 /** One value drawn from a schema, biased towards its edges; NOTHING when it cannot make one. */
 function explore(root: Schema, schemaIn: Schema, random: Random, depth: number, bounds: { maxItems: number; maxLength: number; maxDepth: number }): Json | typeof NOTHING {
+  // A schema that can only recurse (a required reference to itself) has no finite value.
+  if (depth > bounds.maxDepth + 16) return NOTHING;
   const schema = resolve(root, schemaIn);
   if (schema === true || (isObject(schema) && Object.keys(schema).every((keyword) => ANNOTATIONS.has(keyword)))) return pick(random, [null, 0, 'x', true, {}, []] as Json[]);
   if (!isObject(schema)) return NOTHING;
   if (schema.const !== undefined) return schema.const as Json;
   if (Array.isArray(schema.enum)) return pick(random, schema.enum as Json[]);
-  for (const keyword of ['anyOf', 'oneOf']) if (Array.isArray(schema[keyword])) return explore(root, pick(random, schema[keyword] as Schema[]), random, depth, bounds);
+  for (const keyword of ['anyOf', 'oneOf']) {
+    if (!Array.isArray(schema[keyword])) continue;
+    const branches = schema[keyword] as Schema[];
+    // At the depth bound, a branch that does not nest further (no reference, no container) ends it.
+    const flat = branches.filter((branch) => !nests(root, branch));
+    return explore(root, pick(random, depth >= bounds.maxDepth && flat.length > 0 ? flat : branches), random, depth, bounds);
+  }
   const types = schema.type === undefined ? inferTypes(schema) : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   const type = pick(random, types);
   switch (type) {
@@ -207,7 +215,7 @@ function explore(root: Schema, schemaIn: Schema, random: Random, depth: number, 
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
       const result: Record<string, Json> = {};
       const maxProperties = typeof schema.maxProperties === 'number' ? schema.maxProperties : Number.POSITIVE_INFINITY;
-      const names = [...required, ...Object.keys(properties).filter((name) => !required.includes(name) && depth < bounds.maxDepth && random() < 0.6)];
+      const names = [...required, ...Object.keys(properties).filter((name) => !required.includes(name) && depth + 1 < bounds.maxDepth && random() < 0.6)];
       for (const name of names) {
         if (Object.keys(result).length >= maxProperties && !required.includes(name)) break;
         const value = explore(root, (properties[name] as Schema) ?? true, random, depth + 1, bounds);
@@ -233,6 +241,14 @@ function explore(root: Schema, schemaIn: Schema, random: Random, depth: number, 
     default:
       return NOTHING;
   }
+}
+
+function nests(root: Schema, branch: Schema): boolean {
+  if (isObject(branch) && typeof branch.$ref === 'string') return true;
+  const resolved = resolve(root, branch);
+  if (!isObject(resolved)) return false;
+  const types = resolved.type === undefined ? inferTypes(resolved) : Array.isArray(resolved.type) ? (resolved.type as string[]) : [resolved.type as string];
+  return types.every((type) => type === 'object' || type === 'array');
 }
 
 function inferTypes(schema: Record<string, unknown>): string[] {
@@ -263,7 +279,8 @@ function invalid(schema: Schema, options: FuzzOptions = {}): InvalidCase[] {
   const bytes = Buffer.from(isObject(base) ? `{"text":"x","_":"y"}` : '"xy"');
   const broken = new Uint8Array([...bytes.subarray(0, bytes.length - 3), 0xc3, 0x28, ...bytes.subarray(bytes.length - 3)]);
   cases.push({ description: 'invalid UTF-8 (0xC3 0x28)', raw: broken });
-  cases.push({ description: 'an unpaired surrogate (\\ud800)', raw: isObject(base) ? `{"text":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"' });
+  // Under a key of its own, so that nothing but the surrogate is wrong with it.
+  cases.push({ description: 'an unpaired surrogate (\\ud800)', raw: isObject(base) ? `{"_modeltape_surrogate":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"' });
   // Cut inside a container or string, never after a whole number ("65" cut to "6" is still JSON).
   const container = text.startsWith('{') || text.startsWith('[') || text.startsWith('"') ? text : `[${text}]`;
   cases.push({ description: 'truncated JSON', raw: container.slice(0, -1) });
@@ -440,18 +457,32 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
         continue;
       }
       if (options.run === false) continue;
+      const controller = new AbortController();
       const context: ToolContext = {
         runId: 'fuzz',
         step: 0,
         operationId: `fuzz/${tool.name}/${index}`,
-        signal: new AbortController().signal,
+        attempt: 1,
+        signal: controller.signal,
         now: async () => Date.UTC(2026, 0, 1),
         newId: async () => `fuzz-id-${index}`,
       };
+      // The tool's own timeout holds here too, as in the runtime: a hang is a problem, not a stuck check.
+      const timeoutMs = tool.timeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => {
+          controller.abort(new Error('timed out'));
+          resolve('timeout');
+        }, timeoutMs);
+      });
       try {
-        await tool.run(value, context);
+        const ended = await Promise.race([Promise.resolve().then(() => tool.run(value, context)), timedOut]);
+        if (ended === 'timeout') result.problems.push(`did not finish within its timeoutMs (${timeoutMs} ms) on valid arguments ${abbreviate(value, 120)}`);
       } catch (error) {
         result.problems.push(`crashed on valid arguments ${abbreviate(value, 120)}: ${(error as Error)?.name}: ${(error as Error)?.message}`);
+      } finally {
+        clearTimeout(timer);
       }
     }
     for (const invalidCase of invalidCases) {
@@ -466,7 +497,9 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
     checked,
     problems,
     assertHolds(): void {
-      if (results.length === 0 || checked === 0) throw new FuzzCheckError('fuzz.check was given no tool it could generate for, so it checked nothing.');
+      if (results.length === 0 || checked === 0) {
+        throw new FuzzCheckError(`fuzz.check was given no tool it could generate for, so it checked nothing.${problems.length > 0 ? `\n${problems.map((problem) => `  ✗ ${problem}`).join('\n')}` : ''}`);
+      }
       if (problems.length > 0) throw new FuzzCheckError(`fuzz.check found ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${checked} inputs:\n${problems.slice(0, 20).map((problem) => `  ✗ ${problem}`).join('\n')}`);
     },
   };

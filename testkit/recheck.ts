@@ -1,6 +1,6 @@
 import { ModeltapeError } from '../recordings/index.js';
 import { diffJson, formatDifferences, type Difference } from '../replay/index.js';
-import type { JournalStore, Json, Policy, PolicyDecision, PolicyRequest, RunView } from '../runtime/index.js';
+import { checkDecision, type JournalStore, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from '../runtime/index.js';
 
 /** One journaled policy evaluation, evaluated again. */
 export interface RecheckedEvaluation {
@@ -39,7 +39,9 @@ export async function recheckEvaluations(store: JournalStore, runId: string, pol
     const view: RunView = { runId, agent: run?.agent ?? '', step, previousCalls: calls.slice(0, previousCalls) };
     let now: PolicyDecision | { threw: string };
     try {
-      now = policy(structuredClone(request), view);
+      // As the runtime keeps an answer: a JSON round trip, checked.
+      const checked = checkDecision(policy(structuredClone(request), view));
+      now = checked.ok ? checked.decision : { threw: checked.reason };
     } catch (error) {
       now = { threw: `${(error as Error)?.name}: ${(error as Error)?.message}` };
     }
@@ -50,7 +52,7 @@ export async function recheckEvaluations(store: JournalStore, runId: string, pol
 
 function describe(evaluation: RecheckedEvaluation): string {
   // In the diff, "recorded" is the journaled decision and "sent" what the policy answers now.
-  const lines = formatDifferences(evaluation.differences).map((line) => `    ${line.replace(/: recorded /, ': journaled ').replace(/ sent /, ' now ').replace(/not recorded, sent /, 'not journaled, now ').replace(/, sent nothing/, ', now absent')}`);
+  const lines = formatDifferences(evaluation.differences).map((line) => `    ${line.replace(/not recorded, sent /, 'not journaled, now ').replace(/, not sent$/, ', now absent').replace(/, sent nothing/, ', now absent').replace(/: recorded /, ': journaled ').replace(/ sent /, ' now ')}`);
   return `step ${evaluation.step}, ${evaluation.tool} (${evaluation.key}):\n${lines.join('\n')}`;
 }
 

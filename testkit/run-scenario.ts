@@ -40,6 +40,9 @@ export interface Crash {
   occurrence?: number;
 }
 
+/** The points that concern one tool call, where a crash can name the tool. */
+const TOOL_POINTS: readonly CrashPoint[] = ['AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterInterrupted'];
+
 /** A crash at a point: `crashAt('AfterToolEffect', { tool: 'send' })`. */
 export function crashAt(point: CrashPoint, options: { tool?: string; occurrence?: number } = {}): Crash {
   if (!CRASH_POINTS.includes(point)) throw new ModeltapeError('invalid_crash_point', `Invalid crash point "${String(point)}": expected one of ${CRASH_POINTS.join(', ')}.`);
@@ -110,6 +113,8 @@ export interface ScenarioCall {
   notApplied: number;
   /** Whether the tool's own code returned (its effect happened), whatever became of the journal. */
   effectDone: boolean;
+  /** Retries within this execution (after a timeout, under the tool's `retries`): part of the same execution. */
+  retries: number;
 }
 
 export interface ScenarioRender {
@@ -177,6 +182,18 @@ const MAX_RESUMES = 100;
  * 7. Every crash was reached.
  */
 export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Promise<ScenarioResult> {
+  const toolNames = scenario.tools.map((tool) => tool.name);
+  for (const crash of crashes) {
+    if (crash.tool !== undefined && !toolNames.includes(crash.tool)) {
+      throw new ModeltapeError('invalid_crash', `crashAt('${crash.point}', { tool: '${crash.tool}' }): the scenario has no tool named "${crash.tool}" (tools: ${toolNames.join(', ') || 'none'}).`);
+    }
+    if (crash.tool !== undefined && !TOOL_POINTS.includes(crash.point)) {
+      throw new ModeltapeError('invalid_crash', `crashAt('${crash.point}', { tool: '${crash.tool}' }): ${crash.point} is not about a tool call; a tool can be named only for ${TOOL_POINTS.join(', ')}.`);
+    }
+  }
+  for (const name of Object.keys(scenario.reconcile ?? {})) {
+    if (!toolNames.includes(name)) throw new ModeltapeError('invalid_scenario', `scenario.reconcile names "${name}", which is not one of the scenario's tools (${toolNames.join(', ') || 'none'}).`);
+  }
   const ownedDir = scenario.database === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
   const path = scenario.database ?? join(ownedDir!, 'journal.sqlite');
   // Deterministic by default, so that two runs of one scenario record identically.
@@ -224,6 +241,14 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
           }
         : {}),
       run: async (args, context) => {
+        if (context.attempt > 1) {
+          // A retry is part of the execution it retries, not another one.
+          const retried = calls.findLast((candidate) => candidate.operationId === context.operationId);
+          if (retried !== undefined) retried.retries++;
+          const result = await tool.run(args, context);
+          if (retried !== undefined) retried.effectDone = true;
+          return result;
+        }
         const key = context.operationId.slice(context.runId.length + 1);
         const consumed = (await store!.approvals(context.runId)).filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed').length;
         const notApplied = verdicts.get(context.operationId) ?? 0;
@@ -233,7 +258,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
         // did not apply, which holds only if the last one's code did not in fact return.
         const byApproval = previous !== undefined && consumed > previous.approvalsConsumed;
         const byReconcile = previous !== undefined && notApplied > previous.notApplied && !previous.effectDone;
-        const call: ScenarioCall = { tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime: byApproval || byReconcile, approvalsConsumed: consumed, notApplied, effectDone: false };
+        const call: ScenarioCall = { tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime: byApproval || byReconcile, approvalsConsumed: consumed, notApplied, effectDone: false, retries: 0 };
         calls.push(call);
         const result = await tool.run(args, context);
         call.effectDone = true;

@@ -49,13 +49,27 @@ describe('properties over generated runs and crash schedules', () => {
         fc.constantFrom<OperatorAnswer>('approve', 'reject'),
         fc.boolean(),
         fc.boolean(),
-        async (crashes, answer, reviewSends, reconcileSends) => {
+        fc.boolean(),
+        async (crashes, answer, reviewSends, reconcileSends, retryLookups) => {
           runs++;
           const observed: Observed = { statuses: [], leases: [] };
           const sends: Json[] = [];
           const result = await runScenario(
             {
-              tools: parcelTools({ lookup: [], send: sends }),
+              tools: parcelTools(
+                { lookup: [], send: sends },
+                retryLookups
+                  ? {
+                      lookup: {
+                        retries: 1,
+                        run: (_args, context) => {
+                          if (context.attempt === 1) throw Object.assign(new Error('hiccup'), { retryable: true });
+                          return { parcel: 'P-1', city: 'Lyon' };
+                        },
+                      },
+                    }
+                  : {},
+              ),
               agent: parcelAgent,
               model: parcelRules(new FakeProvider()),
               goal: 'Where is parcel P-1?',
