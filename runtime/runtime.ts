@@ -43,6 +43,11 @@ export interface RuntimeOptions {
   ids?: IdSource;
   /** This runtime's name as a lease holder. @default `runtime-<id>` */
   owner?: string;
+  /**
+   * The heartbeat reads `clock` on a wall-clock timer. With a clock that moves on every reading (a
+   * test clock), a heartbeat that fires during a run changes later readings: for byte-identical
+   * journals, give a heartbeat longer than the run (the testkit does).
+   */
   lease?: {
     /** @default 30000 */
     ttlMs?: number;
@@ -878,18 +883,28 @@ class Execution {
       const args = (data as { args: Json }).args;
       // What reconcile does through its context is keyed under the attempt it settles.
       const scope: Scope = { prefix: `${key}@${next}.reconcile`, ordinal: 0, closed: false };
-      let verdict: Awaited<ReturnType<NonNullable<Tool['reconcile']>>>;
+      let verdict: unknown;
       try {
         verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key, scope));
+      } catch (error) {
+        if (error instanceof SimulatedCrash || error instanceof LeaseLostError || error instanceof JournalWriteError) throw error;
+        verdict = undefined; // a hook that cannot tell leaves it to the operator
       } finally {
         scope.closed = true;
       }
-      if (verdict.status === 'applied') {
-        await this.#append([this.#record(key, 'complete', verdict.result)]);
+      const answer = verdict as { status?: unknown; result?: unknown } | undefined;
+      if (answer?.status === 'applied' && answer.result !== undefined) {
+        const result = JSON.parse(JSON.stringify(answer.result)) as Json;
+        await this.#append([this.#record(key, 'complete', result)]);
         this.#effects.push({ key, kind, status: 'reconciled' });
-        return verdict.result;
+        return result;
       }
-      return this.#perform(key, kind, perform, 'performed', tool, next);
+      if (answer?.status === 'not_applied') {
+        await this.#confirmLease();
+        return this.#perform(key, kind, perform, 'performed', tool, next);
+      }
+      // Anything else (a throw, no answer, `applied` without a result, an unknown status) is not an
+      // answer: the call is not run again on it; an operator decides, as without a hook.
     }
     // One approval lets the call run once more. If that run was interrupted in turn (the approval is
     // consumed and still no end is recorded), it takes a new approval: `<run>/<key>`, then `#2`, ….
@@ -917,9 +932,31 @@ class Execution {
       this.#effects.push({ key, kind, status: 'failed' });
       throw new RecordedFailure(failure);
     }
-    // Approved: consume it first, so a crash during this run cannot reuse it.
-    if (!this.#strict) await this.write(`the consumption of approval ${approval.approvalId}`, () => this.#store.consumeApproval(approval.approvalId, this.#setup.clock()));
+    // Approved: consume it first, so a crash during this run cannot reuse it. Only the call that
+    // consumed it runs the tool: if the compare-and-set did not report ours (another runtime took
+    // the run, or the write's answer was lost), nothing runs, and a later resume asks again.
+    if (!this.#strict) {
+      await this.#confirmLease();
+      const consumed = await this.write(`the consumption of approval ${approval.approvalId}`, () => this.#store.consumeApproval(approval.approvalId, this.#setup.clock()));
+      if (consumed !== true) {
+        throw new ModeltapeError(
+          'approval_not_ours',
+          `Approval ${approval.approvalId} was not consumed by this runtime (another runtime took it, or this runtime's write of it was lost), so ${tool.name} is not run again here. Resume the run: if the call still has no recorded end, it asks for a new approval.`,
+        );
+      }
+    }
     return this.#perform(key, kind, perform, 'performed', tool, next);
+  }
+
+  /** Before a call runs again after an interruption: this runtime must still hold the run. */
+  async #confirmLease(): Promise<void> {
+    if (this.#strict || !this.#leased) return;
+    const { clock, ttlMs, runtime } = this.#setup;
+    const held = await this.write('the lease renewal', () => this.#store.renewLease(this.#runId, runtime.owner, clock() + ttlMs));
+    if (!held) {
+      this.#leaseLost = true;
+      throw new LeaseLostError(this.#runId, runtime.owner);
+    }
   }
 
   /** A tool's context: its effects go under its own scope, and nothing after the attempt settled. */
@@ -1006,8 +1043,9 @@ async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Js
     }, timeoutMs);
   });
   try {
-    // An attempt that timed out may still be running: it can no longer journal anything.
-    const closed = (): Promise<never> => Promise.reject(new ModeltapeError('tool_call_closed', `Tool ${tool.name}'s attempt timed out: its context is closed (honour context.signal to stop early).`));
+    // An attempt that timed out (or ended otherwise) may still be running: it can no longer journal anything.
+    const closed = (): Promise<never> =>
+      Promise.reject(new ModeltapeError('tool_call_closed', `The call ${context.operationId} is over (it returned, failed or timed out): its context cannot journal anything more. Await every context call before returning, and honour context.signal.`));
     const attemptContext: ToolContext = {
       ...context,
       signal: controller.signal,
@@ -1018,6 +1056,8 @@ async function runTool(tool: Tool, args: Json, context: ToolContext): Promise<Js
     return (result === undefined ? null : result) as Json;
   } finally {
     clearTimeout(timer);
+    // The attempt is over, however it ended: its context is closed to late calls.
+    if (!controller.signal.aborted) controller.abort(new ModeltapeError('tool_call_closed', `Tool ${tool.name}'s attempt is over.`));
   }
 }
 

@@ -73,6 +73,12 @@ export class ToolBox {
 
   add(tool: Tool): this {
     if (this.#entries.has(tool.name)) throw new ModeltapeError('duplicate_tool', `The tool box already holds a tool named "${tool.name}".`);
+    if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0 && tool.timeoutMs <= 2_147_483_647)) {
+      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has timeoutMs ${tool.timeoutMs}: expected a number of milliseconds above 0 and at most 2147483647 (about 24.8 days; Node's timers hold no more).`);
+    }
+    if (tool.retries !== undefined && !(Number.isInteger(tool.retries) && tool.retries >= 0)) {
+      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has retries ${tool.retries}: expected a whole number, 0 or more.`);
+    }
     if (!SIDE_EFFECT_CLASSES.includes(tool.sideEffect)) {
       throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has side-effect class "${String(tool.sideEffect)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
     }

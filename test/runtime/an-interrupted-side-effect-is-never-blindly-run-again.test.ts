@@ -135,8 +135,56 @@ describe('resuming a call that is run again', () => {
     });
     const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1?');
     const error = await late;
-    expect((error as Error).message).toContain('The call run-1/0.1.tool is over: its context cannot journal now() any more');
+    expect((error as Error).message).toContain('The call run-1/0.1.tool is over (it returned, failed or timed out): its context cannot journal anything more.');
     expect((await store.read(outcome.runId)).some((record) => record.effectKey.includes('now') && record.effectKey.startsWith('0.'))).toBe(false);
     expect((await runtime.replay(outcome.runId, 'strict')).output).toBe(outcome.output);
+  });
+});
+
+describe('a reconcile hook that does not answer', () => {
+  for (const [label, reconcile] of [
+    ['throws', () => Promise.reject(new Error('the outbox is down'))],
+    ['answers an unknown status', () => ({ status: 'Applied', result: { sent: true } })],
+    ['says applied without a result', () => ({ status: 'applied' })],
+    ['answers nothing', () => undefined],
+  ] as Array<[string, () => unknown]>) {
+    test(`${label}: the call is not run again on it; an operator decides`, async () => {
+      const { database, fake, runs } = await crashAfterTheSend();
+      const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1), toolOverrides: { send: { reconcile: reconcile as never } } });
+      const waiting = await resumer.runtime.resume('run-1');
+      expect(waiting.status).toBe('waiting');
+      expect(waiting.pendingApprovals.map((approval) => approval.kind)).toEqual(['interrupted_side_effect']);
+      expect(runs.send).toHaveLength(1);
+    });
+  }
+});
+
+describe('an approval this runtime did not consume', () => {
+  test('does not run the call: the resume stops, and says to resume again', async () => {
+    const { ForwardingJournalStore } = await import('modeltape/runtime');
+    const { database, fake, runs } = await crashAfterTheSend();
+    const first = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1) });
+    const waiting = await first.runtime.resume('run-1');
+    await first.runtime.approve(waiting.pendingApprovals[0]!.approvalId);
+    // Another runtime got there first: the compare-and-set does not report this one's.
+    const raced = new (class extends ForwardingJournalStore {
+      override async consumeApproval(approvalId: string, at: number): Promise<boolean> {
+        await super.consumeApproval(approvalId, at);
+        return false;
+      }
+    })(database.connect());
+    const second = parcelRuntime({ store: raced, fake, runs, owner: 'runtime-c', clock: () => Date.UTC(2027, 0, 2) });
+    await expect(second.runtime.resume('run-1')).rejects.toThrow('Approval run-1/1.1.tool was not consumed by this runtime');
+    expect(runs.send).toHaveLength(1);
+    expect(await database.getLease('run-1')).toBeUndefined();
+  });
+});
+
+describe('tool definitions', () => {
+  test('a timeout Node cannot hold, or a negative retry count, is refused when the tool is added', async () => {
+    const { ToolBox } = await import('modeltape/runtime');
+    const base = { name: 'slow', description: 'x', sideEffect: 'read' as const, parameters: { type: 'object' }, run: () => null };
+    expect(() => new ToolBox([{ ...base, timeoutMs: Number.POSITIVE_INFINITY }])).toThrow('Tool "slow" has timeoutMs Infinity: expected a number of milliseconds above 0 and at most 2147483647');
+    expect(() => new ToolBox([{ ...base, retries: -1 }])).toThrow('Tool "slow" has retries -1: expected a whole number, 0 or more.');
   });
 });
