@@ -108,6 +108,21 @@ export function fakeModel(requested: string): string {
   return requested.startsWith('fake-') ? requested : `fake-${requested}`;
 }
 
+/**
+ * A turn as `asked()` reports it, from what a surface read out of the request body: the fields
+ * every surface fills alike (model, tool choice, stream, body, prompt) are filled here.
+ */
+export function askedTurn(
+  body: Record<string, unknown>,
+  read: Pick<AskedTurn, 'index' | 'provider' | 'endpoint' | 'system' | 'messages' | 'tools' | 'responseSchema' | 'exchanges'>,
+): AskedTurn {
+  return { ...read, model: String(body.model), toolChoice: body.tool_choice, stream: body.stream === true, body, prompt: renderPrompt(read.system, read.messages) };
+}
+
+/** The tool names and count OpenAI's APIs accept (Chat Completions and Responses alike). */
+export const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const OPENAI_MAX_TOOLS = 128;
+
 /** `role: text` lines, system first: what `prompt` globs match against. */
 export function renderPrompt(system: string | undefined, messages: readonly AskedMessage[]): string {
   const lines: string[] = [];

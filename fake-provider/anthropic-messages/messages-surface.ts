@@ -2,7 +2,7 @@ import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolEx
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { anthropicError } from '../provider-errors.js';
 import { checkAnthropicStrictSchema } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, askedTurn, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
@@ -110,21 +110,7 @@ export const anthropicMessagesSurface: Surface = {
         : [];
     const format = outputFormat(body);
     const responseSchema: ResponseSchema | undefined = format ? { source: 'output_config.format', name: undefined, schema: format.schema, strict: true } : undefined;
-    return {
-      index,
-      provider: 'anthropic',
-      endpoint: 'messages',
-      model: String(body.model),
-      system,
-      messages,
-      tools,
-      toolChoice: body.tool_choice,
-      responseSchema,
-      exchanges,
-      stream: body.stream === true,
-      body,
-      prompt: renderPrompt(system, messages),
-    };
+    return askedTurn(body, { index, provider: 'anthropic', endpoint: 'messages', system, messages, tools, responseSchema, exchanges });
   },
 
   respond(turn, answer, context, failure) {

@@ -2,13 +2,11 @@ import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolEx
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { openaiError } from '../provider-errors.js';
 import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, askedTurn, OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { dataFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const MAX_TOOLS = 128;
 // Reasoning models refuse the deprecated max_tokens (samples/openai/error-400-unsupported-parameter.json).
 const REASONING_MODEL = /^(o\d|gpt-5)/;
 const FINGERPRINT = 'fp_modeltape_fake';
@@ -126,21 +124,7 @@ export const openaiChatSurface: Surface = {
     if (format?.type === 'json_schema' && isRecord(format.json_schema)) {
       responseSchema = { source: 'response_format', name: typeof format.json_schema.name === 'string' ? format.json_schema.name : undefined, schema: format.json_schema.schema ?? {}, strict: format.json_schema.strict === true };
     }
-    return {
-      index,
-      provider: 'openai',
-      endpoint: 'chat.completions',
-      model: String(body.model),
-      system,
-      messages,
-      tools,
-      toolChoice: body.tool_choice,
-      responseSchema,
-      exchanges: trailingToolResults(messages, names),
-      stream: body.stream === true,
-      body,
-      prompt: renderPrompt(system, messages),
-    };
+    return askedTurn(body, { index, provider: 'openai', endpoint: 'chat.completions', system, messages, tools, responseSchema, exchanges: trailingToolResults(messages, names) });
   },
 
   respond(turn, answer, context, failure) {

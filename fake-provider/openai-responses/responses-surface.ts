@@ -2,12 +2,10 @@ import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolEx
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { openaiError } from '../provider-errors.js';
 import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, renderPrompt, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, askedTurn, OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const MAX_TOOLS = 128;
 
 /** OpenAI Responses: `POST /v1/responses`. */
 export const openaiResponsesSurface: Surface = {
@@ -93,21 +91,7 @@ export const openaiResponsesSurface: Surface = {
       const message = messages[position]!;
       exchanges.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
     }
-    return {
-      index,
-      provider: 'openai',
-      endpoint: 'responses',
-      model: String(body.model),
-      system,
-      messages,
-      tools,
-      toolChoice: body.tool_choice,
-      responseSchema,
-      exchanges,
-      stream: body.stream === true,
-      body,
-      prompt: renderPrompt(system, messages),
-    };
+    return askedTurn(body, { index, provider: 'openai', endpoint: 'responses', system, messages, tools, responseSchema, exchanges });
   },
 
   respond(turn, answer, context, failure) {
