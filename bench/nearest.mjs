@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { captureRequest, compileKeyRules, exchangeKey, keyInputs } from '../dist/recordings/index.js';
 import { ReplayEngine } from '../dist/replay/index.js';
+import { seededRandom } from '../dist/schema/index.js';
 import { compareInputs, textDistance } from '../dist/replay/replay-engine.js';
 import { NearestIndex, comparedValues } from '../dist/replay/nearest-index.js';
 
@@ -20,17 +21,11 @@ const FULL_SCAN_MISSES = Number(process.argv[4] ?? 20);
 const TARGET_MS = 50;
 const keyRules = compileKeyRules();
 
-// mulberry32: the same tape and misses on every run.
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// schema/'s mulberry32: the same tape and misses on every run.
+const seeded = (seed) => {
+  const random = seededRandom(seed);
+  return () => random.next();
+};
 const random = seeded(20240611);
 const integer = (below) => Math.floor(random() * below);
 const pick = (items) => items[integer(items.length)];

@@ -617,7 +617,6 @@ class Execution {
         // A model effect's arguments are what this request adds to the conversation (the first
         // also holds the system prompt, tools and output schema), so each is journaled and
         // compared once, however long the run.
-        const context = turns.slice();
         const data: Json = {
           provider: agent.provider,
           model: agent.model,
@@ -630,7 +629,9 @@ class Execution {
             'model',
             data,
             async () =>
-              (await callModel(agent.provider, connection, { model: agent.model, system: agent.system, turns: context, tools, output: agent.output, maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS })) as unknown as Json,
+              // `turns` as they stand: nothing is added to them until this effect has settled, and a
+              // replay that reads the answer back never renders the request at all.
+              (await callModel(agent.provider, connection, { model: agent.model, system: agent.system, turns, tools, output: agent.output, maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS })) as unknown as Json,
           )) as unknown as ModelAnswer;
         } catch (failure) {
           if (!(failure instanceof RecordedFailure)) throw failure;

@@ -4,7 +4,7 @@ import { Crash, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type 
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
-async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake: FakeProvider; runs: { lookup: Json[]; send: Json[] } }> {
+async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake: FakeProvider; runs: { lookup: Json[]; send: Json[] }; resumeWith: (options?: Parameters<typeof parcelRuntime>[0]) => ReturnType<typeof parcelRuntime> }> {
   const database = SqliteJournalStore.memory();
   // Find the write that records the send's end, from a clean run's journal.
   const probe = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit());
@@ -16,13 +16,16 @@ async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake
   const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, Crash)), fake, lease: { ttlMs: 1 } });
   await expect(crashing.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toBeInstanceOf(SimulatedCrash);
   expect(crashing.runs.send).toHaveLength(1); // the message went out; its end was never recorded
-  return { database, fake, runs: crashing.runs };
+  // A second runtime, after the first one died: another owner, a day later (its lease long expired).
+  const resumeWith = (options: Parameters<typeof parcelRuntime>[0] = {}): ReturnType<typeof parcelRuntime> =>
+    parcelRuntime({ store: database.connect(), fake, runs: crashing.runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1), ...options });
+  return { database, fake, runs: crashing.runs, resumeWith };
 }
 
 describe('a tool call that started and never finished (the process died after the message went out)', () => {
   test('waits for an interrupted_side_effect approval, and runs exactly once more when approved', async () => {
-    const { database, fake, runs } = await crashAfterTheSend();
-    const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1) });
+    const { database, runs, resumeWith } = await crashAfterTheSend();
+    const resumer = resumeWith();
     const waiting = await resumer.runtime.resume('run-1');
     expect(waiting.status).toBe('waiting');
     expect(waiting.pendingApprovals).toMatchObject([{ kind: 'interrupted_side_effect', effectKey: '1.1.tool', request: { tool: 'send_message', args: { to: 'customer' } } }]);
@@ -41,14 +44,9 @@ describe('a tool call that started and never finished (the process died after th
   });
 
   test('is settled by the tool\'s reconcile hook without running it again, when the hook finds it applied', async () => {
-    const { database, fake, runs } = await crashAfterTheSend();
+    const { database, runs, resumeWith } = await crashAfterTheSend();
     const reconciled: Json[] = [];
-    const resumer = parcelRuntime({
-      store: database.connect(),
-      fake,
-      runs,
-      owner: 'runtime-b',
-      clock: () => Date.UTC(2027, 0, 1),
+    const resumer = resumeWith({
       toolOverrides: {
         send: {
           reconcile: async (args) => {
@@ -67,8 +65,8 @@ describe('a tool call that started and never finished (the process died after th
   });
 
   test('is run again once when reconcile finds it was not applied', async () => {
-    const { database, fake, runs } = await crashAfterTheSend();
-    const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1), toolOverrides: { send: { reconcile: () => ({ status: 'not_applied' }) } } });
+    const { runs, resumeWith } = await crashAfterTheSend();
+    const resumer = resumeWith({ toolOverrides: { send: { reconcile: () => ({ status: 'not_applied' }) } } });
     expect((await resumer.runtime.resume('run-1')).status).toBe('completed');
     expect(runs.send).toHaveLength(2);
   });
@@ -82,14 +80,9 @@ describe('a tool call that started and never finished (the process died after th
 
 describe('resuming a call that is run again', () => {
   test('journals its own effects afresh, under a new attempt, with the same operation id', async () => {
-    const { database, fake, runs } = await crashAfterTheSend();
+    const { database, resumeWith } = await crashAfterTheSend();
     const operations: string[] = [];
-    const rerun = parcelRuntime({
-      store: database.connect(),
-      fake,
-      runs,
-      owner: 'runtime-b',
-      clock: () => Date.UTC(2027, 0, 1),
+    const rerun = resumeWith({
       toolOverrides: {
         send: {
           reconcile: () => ({ status: 'not_applied' }),
@@ -149,8 +142,8 @@ describe('a reconcile hook that does not answer', () => {
     ['answers nothing', () => undefined],
   ] as Array<[string, () => unknown]>) {
     test(`${label}: the call is not run again on it; an operator decides`, async () => {
-      const { database, fake, runs } = await crashAfterTheSend();
-      const resumer = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1), toolOverrides: { send: { reconcile: reconcile as never } } });
+      const { runs, resumeWith } = await crashAfterTheSend();
+      const resumer = resumeWith({ toolOverrides: { send: { reconcile: reconcile as never } } });
       const waiting = await resumer.runtime.resume('run-1');
       expect(waiting.status).toBe('waiting');
       expect(waiting.pendingApprovals.map((approval) => approval.kind)).toEqual(['interrupted_side_effect']);
@@ -162,8 +155,8 @@ describe('a reconcile hook that does not answer', () => {
 describe('an approval this runtime did not consume', () => {
   test('does not run the call: the resume stops, and says to resume again', async () => {
     const { ForwardingJournalStore } = await import('modeltape/runtime');
-    const { database, fake, runs } = await crashAfterTheSend();
-    const first = parcelRuntime({ store: database.connect(), fake, runs, owner: 'runtime-b', clock: () => Date.UTC(2027, 0, 1) });
+    const { database, runs, resumeWith } = await crashAfterTheSend();
+    const first = resumeWith();
     const waiting = await first.runtime.resume('run-1');
     await first.runtime.approve(waiting.pendingApprovals[0]!.approvalId);
     // Another runtime got there first: the compare-and-set does not report this one's.
@@ -173,7 +166,7 @@ describe('an approval this runtime did not consume', () => {
         return false;
       }
     })(database.connect());
-    const second = parcelRuntime({ store: raced, fake, runs, owner: 'runtime-c', clock: () => Date.UTC(2027, 0, 2) });
+    const second = resumeWith({ store: raced, owner: 'runtime-c', clock: () => Date.UTC(2027, 0, 2) });
     await expect(second.runtime.resume('run-1')).rejects.toThrow('Approval run-1/1.1.tool was not consumed by this runtime');
     expect(runs.send).toHaveLength(1);
     expect(await database.getLease('run-1')).toBeUndefined();
