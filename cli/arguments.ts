@@ -27,6 +27,20 @@ export class UsageError extends ModeltapeError {
 }
 
 /**
+ * The codes of the errors that say the command line itself is wrong: an unknown command or
+ * flag, a flag without its value or with one outside its choices, a malformed --upstream or
+ * --port, no tape, --prune without --mode auto. Nothing was started: exit status 2. Every
+ * other error is a failure, exit status 1; so is a file the command line names that is not
+ * there or not valid (a tape, a script, a --config file), as for `verify FILE`.
+ */
+export const USAGE_ERROR_CODES = ['usage', 'invalid_choice', 'invalid_upstream', 'invalid_port', 'tape_required', 'prune_needs_auto'] as const;
+
+/** The exit status for an error a command threw: 2 for a usage error, 1 for a failure. */
+export function exitStatusOf(error: ModeltapeError): 1 | 2 {
+  return (USAGE_ERROR_CODES as readonly string[]).includes(error.code) ? 2 : 1;
+}
+
+/**
  * Parses `--flag value`, `--flag=value`, boolean `--flag`, repeated list flags, positionals, and
  * a command after `--`. Unknown flags and values outside a flag's choices are errors that name
  * what is valid.

@@ -1,3 +1,4 @@
+import { ModeltapeError } from '../recordings/index.js';
 import { FakeProvider } from '../fake-provider/index.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
@@ -29,11 +30,15 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
     return 0;
   }
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "fake". See modeltape fake --help.`);
+  const port = (parsed.flags.port as number | undefined) ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ModeltapeError('invalid_port', `Invalid --port ${JSON.stringify(parsed.flags.port)}: expected an integer from 0 to 65535 (0 picks a free port)`);
+  }
   const script = parsed.flags.script as string | undefined;
   // A server may run for days: keep the latest calls, not every call.
   const options = { historyLimit: 1000 };
   const fake = script === undefined ? new FakeProvider(options) : FakeProvider.fromScript(script, options);
-  const server = await fake.listen({ port: (parsed.flags.port as number | undefined) ?? 0, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
+  const server = await fake.listen({ port, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
   io.stdout.write(`modeltape fake listening on ${server.url}\n`);
   io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
   io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ModeltapeError, MODELTAPE_VERSION } from '../recordings/index.js';
 import { nearestName } from '../schema/index.js';
-import { UsageError } from './arguments.js';
+import { exitStatusOf, UsageError } from './arguments.js';
 import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';
 import { rekeyCommand } from './rekey-command.js';
@@ -40,12 +40,26 @@ Examples:
 
 Run modeltape <command> --help for its flags.`;
 
-/** Runs the CLI and returns its exit status: 0 ok, 1 failed, 2 usage error. */
+/**
+ * Runs the CLI and returns its exit status:
+ * - 0: done, and nothing failed.
+ * - 1: a failure: a request missed or was refused, a tape or file has problems, drift was found,
+ *   a command's check failed, or an unexpected error.
+ * - 2: a usage error (the codes in USAGE_ERROR_CODES): the command line is wrong; nothing was started.
+ *   The error goes to stderr, as does the usage when no command is given.
+ * `run`, `drift` and `inspect --unused` exit with CMD's own status when CMD fails (128 + the
+ * signal's number when a signal ended it, 127 when it could not be started).
+ */
 export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    // Asked for nothing: a usage error, so the usage goes where errors go.
+    io.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${USAGE}\n`);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${MODELTAPE_VERSION}\n`);
@@ -61,7 +75,7 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
   } catch (error) {
     if (error instanceof ModeltapeError) {
       io.stderr.write(`modeltape: ${error.message}\n`);
-      return error instanceof UsageError || error.code === 'invalid_choice' ? 2 : 1;
+      return exitStatusOf(error);
     }
     throw error;
   }

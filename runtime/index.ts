@@ -24,6 +24,7 @@ export {
   type Json,
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
+export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
 export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
 export { NondeterminismError, RunLeasedError, LeaseLostError, RunNotFoundError, JournalWriteError, ModelCallError, type EffectRequest } from './errors.js';
 export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';

@@ -1,15 +1,21 @@
-// The one file that imports better-sqlite3.
-import Database from 'better-sqlite3';
 import { ModeltapeError } from '../recordings/index.js';
 import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
-
-type Connection = InstanceType<typeof Database>;
+import { immediateTransaction, openSqlite, uniqueViolation, type SqliteConnection, type SqliteDriverName } from './sqlite-driver.js';
 
 export interface SqliteJournalStoreOptions {
   /** A database file (created when missing), or `':memory:'` for a store that lives as long as the handle. */
   path: string;
   /** How long a connection waits for another's write lock before failing. @default 5000 */
   busyTimeoutMs?: number;
+  /**
+   * Which SQLite to run on: Node's built-in `node:sqlite` (Node 22.13 and later), the
+   * `better-sqlite3` package (an optional peer dependency: `npm install better-sqlite3@12.11.1`),
+   * or `'auto'`: node:sqlite where this Node has it, else better-sqlite3. Either writes SQLite's
+   * own file format. An unavailable driver is a `SqliteDriverMissingError` (code
+   * `sqlite_driver_missing`) saying why and what to install.
+   * @default 'auto'
+   */
+  driver?: SqliteDriverName | 'auto';
 }
 
 const SCHEMA = `
@@ -99,26 +105,33 @@ export class RunExistsError extends ModeltapeError {
 }
 
 /**
- * The journal on SQLite (better-sqlite3, WAL): one file per store, or `':memory:'`. Appends are
- * one immediate transaction per batch, so records land at consecutive positions even with other
- * connections writing; a partial unique index on start records is the backstop, and what it
- * rejects is counted per run.
+ * The journal on SQLite (WAL, on node:sqlite or better-sqlite3): one file per store, or
+ * `':memory:'`. Appends are one immediate transaction per batch, so records land at consecutive
+ * positions even with other connections writing; a partial unique index on start records is the
+ * backstop, and what it rejects is counted per run.
  */
 export class SqliteJournalStore implements JournalStore {
   readonly path: string;
-  #db: Connection;
+  /** The SQLite driver this store runs on. */
+  readonly driver: SqliteDriverName;
+  #db: SqliteConnection;
   #shared: { handles: number };
   #closed = false;
   #statements: ReturnType<typeof prepare>;
-  #appendBatch: Database.Transaction<(records: readonly JournalRecord[]) => AppendOutcome[]>;
+  #busyTimeoutMs: number;
 
-  private constructor(path: string, db: Connection, shared: { handles: number }) {
+  private constructor(path: string, db: SqliteConnection, driver: SqliteDriverName, busyTimeoutMs: number, shared: { handles: number }) {
     this.path = path;
+    this.driver = driver;
     this.#db = db;
+    this.#busyTimeoutMs = busyTimeoutMs;
     this.#shared = shared;
     this.#statements = prepare(db);
+  }
+
+  #appendBatch(records: readonly JournalRecord[]): AppendOutcome[] {
     const statements = this.#statements;
-    this.#appendBatch = db.transaction((records: readonly JournalRecord[]): AppendOutcome[] => {
+    return immediateTransaction(this.#db, () => {
       const next = new Map<string, number>();
       return records.map((record) => {
         const held = statements.recordExists.get(record.id) as { run_id: string; effect_key: string; type: string } | undefined;
@@ -134,7 +147,7 @@ export class SqliteJournalStore implements JournalStore {
         try {
           statements.insertRecord.run(record.id, record.runId, position, record.effectKey, record.type, JSON.stringify(record.data), record.at);
         } catch (error) {
-          if (isBackstop(error)) {
+          if (uniqueViolation(error) === 'records.run_id, records.effect_key') {
             statements.countRejection.run(record.runId);
             return 'rejected';
           }
@@ -148,19 +161,24 @@ export class SqliteJournalStore implements JournalStore {
 
   /** Opens (creating when missing) a store. */
   static open(options: SqliteJournalStoreOptions | string): SqliteJournalStore {
-    const { path, busyTimeoutMs = 5000 } = typeof options === 'string' ? { path: options } : options;
-    let db: Connection;
+    const { path, busyTimeoutMs = 5000, driver = 'auto' } = typeof options === 'string' ? { path: options } : options;
+    const timeout = Math.max(0, Math.floor(busyTimeoutMs));
+    let opened: ReturnType<typeof openSqlite> | undefined;
     try {
-      db = new Database(path);
+      opened = openSqlite(path, driver);
+      const db = opened.connection;
+      db.exec(`PRAGMA busy_timeout = ${timeout}`);
+      if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+      // WAL with NORMAL: a commit survives a process crash; only a power loss can take the last ones.
+      db.exec('PRAGMA synchronous = NORMAL');
+      db.exec(SCHEMA);
     } catch (error) {
-      throw new ModeltapeError('journal_open_failed', `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable.`, { cause: error });
+      opened?.connection.close();
+      // A missing driver or an invalid option says so itself; anything else is the file's.
+      if (error instanceof ModeltapeError) throw error;
+      throw new ModeltapeError('journal_open_failed', `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable, and that the file is a journal.`, { cause: error });
     }
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    if (path !== ':memory:') db.pragma('journal_mode = WAL');
-    // WAL with NORMAL: a commit survives a process crash; only a power loss can take the last ones.
-    db.pragma('synchronous = NORMAL');
-    db.exec(SCHEMA);
-    return new SqliteJournalStore(path, db, { handles: 1 });
+    return new SqliteJournalStore(path, opened.connection, opened.driver, timeout, { handles: 1 });
   }
 
   /** An in-memory store. */
@@ -176,9 +194,9 @@ export class SqliteJournalStore implements JournalStore {
     this.#assertOpen();
     if (this.path === ':memory:') {
       this.#shared.handles++;
-      return new SqliteJournalStore(this.path, this.#db, this.#shared);
+      return new SqliteJournalStore(this.path, this.#db, this.driver, this.#busyTimeoutMs, this.#shared);
     }
-    return SqliteJournalStore.open(this.path);
+    return SqliteJournalStore.open({ path: this.path, busyTimeoutMs: this.#busyTimeoutMs, driver: this.driver });
   }
 
   async createRun(run: RunRecord): Promise<void> {
@@ -186,7 +204,7 @@ export class SqliteJournalStore implements JournalStore {
     try {
       this.#statements.insertRun.run(run.runId, run.agent, JSON.stringify(run.input), run.status, JSON.stringify(run.result), run.createdAt, run.updatedAt);
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new RunExistsError(run.runId);
+      if (uniqueViolation(error) === 'runs.run_id') throw new RunExistsError(run.runId);
       throw error;
     }
   }
@@ -205,7 +223,7 @@ export class SqliteJournalStore implements JournalStore {
   async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
     this.#assertOpen();
     if (records.length === 0) return [];
-    return this.#appendBatch.immediate(records);
+    return this.#appendBatch(records);
   }
 
   async read(runId: string): Promise<StoredRecord[]> {
@@ -229,22 +247,22 @@ export class SqliteJournalStore implements JournalStore {
   async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<{ acquired: boolean; lease: Lease }> {
     this.#assertOpen();
     const statements = this.#statements;
-    return this.#db.transaction(() => {
+    return immediateTransaction(this.#db, () => {
       const held = statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
       if (held !== undefined && held.owner !== owner && held.expires_at > now) return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
       statements.putLease.run(runId, owner, expiresAt);
       return { acquired: true, lease: { owner, expiresAt } };
-    }).immediate();
+    });
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
     this.#assertOpen();
-    return this.#statements.renewLease.run(expiresAt, runId, owner).changes === 1;
+    return Number(this.#statements.renewLease.run(expiresAt, runId, owner).changes) === 1;
   }
 
   async releaseLease(runId: string, owner: string): Promise<boolean> {
     this.#assertOpen();
-    return this.#statements.releaseLease.run(runId, owner).changes === 1;
+    return Number(this.#statements.releaseLease.run(runId, owner).changes) === 1;
   }
 
   async getLease(runId: string): Promise<Lease | undefined> {
@@ -273,7 +291,7 @@ export class SqliteJournalStore implements JournalStore {
 
   async consumeApproval(approvalId: string, at: number): Promise<boolean> {
     this.#assertOpen();
-    return this.#statements.consumeApproval.run(at, approvalId).changes === 1;
+    return Number(this.#statements.consumeApproval.run(at, approvalId).changes) === 1;
   }
 
   async close(): Promise<void> {
@@ -287,7 +305,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 }
 
-function prepare(db: Connection) {
+function prepare(db: SqliteConnection) {
   return {
     insertRun: db.prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     getRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
@@ -310,10 +328,6 @@ function prepare(db: Connection) {
     approvalsOf: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at, approval_id'),
     consumeApproval: db.prepare("UPDATE approvals SET decision = 'consumed', decided_at = ? WHERE approval_id = ? AND decision = 'approved'"),
   };
-}
-
-function isBackstop(error: unknown): boolean {
-  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /records\.run_id, records\.effect_key/.test((error as Error).message);
 }
 
 function approvalOf(row: ApprovalRow): ApprovalRecord {

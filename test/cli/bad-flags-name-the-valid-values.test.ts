@@ -51,7 +51,7 @@ describe('the modeltape command line', () => {
 
   test('an --upstream without a URL says what it expects', async () => {
     const result = await runCli(['proxy', '--tape', 't.jsonl', '--upstream', 'openai']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('Invalid --upstream "openai": expected name=url');
   });
 });

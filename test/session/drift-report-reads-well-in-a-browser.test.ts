@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { diffJson, renderDriftHtml, type Difference, type DriftItem, type DriftReport, type DriftRequest } from 'modeltape/replay';
+import { findChromium } from '../support/find-chromium.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../test-output/drift-report.png', import.meta.url));
 
 // A run of an agent against tapes/trip.jsonl: 9 requests, 6 answered, 3 drifted.
@@ -120,11 +120,10 @@ describe('the drift report opened in headless Chromium', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}, and this test needs a real browser. Install it with: apt-get install chromium (CI does so in .ci/run).`);
-    }
+    // CHROMIUM_PATH, else a system Chromium, else the one the @sparticuz/chromium dev dependency ships.
+    const { executablePath } = await findChromium();
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath,
       args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       headless: true,
     });

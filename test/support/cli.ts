@@ -55,3 +55,20 @@ function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   delete env.ANTHROPIC_API_KEY;
   return { ...env, ...extra };
 }
+
+/**
+ * Runs `modeltape ARGS…` in process through the built CLI's `main(argv, io)`, as `npx modeltape`
+ * would, with an empty environment, collecting what it prints.
+ */
+export async function runMain(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { PassThrough } = await import('node:stream');
+  const { main } = (await import('../../dist/cli/main.js')) as { main: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number> };
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  const code = await main(args, { stdout, stderr, env: {} });
+  return { code, stdout: out, stderr: err };
+}

@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Manifest {
+  license: string;
+  bin: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
+  files: string[];
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+}
+interface LockedPackage {
+  dev?: boolean;
+  optional?: boolean;
+  peer?: boolean;
+  hasInstallScript?: boolean;
+}
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockedPackage> };
+
+describe('npm install modeltape', () => {
+  test('installs no package with an install script: nothing compiles, no native module', () => {
+    const installed = Object.entries(lock.packages).filter(([path, entry]) => path !== '' && entry.dev !== true);
+    expect(installed.length).toBeGreaterThan(4);
+    expect(installed.filter(([, entry]) => entry.hasInstallScript === true).map(([path]) => path)).toEqual([]);
+    // better-sqlite3 compiles when installed: it is an optional peer, and ours is a dev dependency.
+    expect(lock.packages['node_modules/better-sqlite3']).toMatchObject({ dev: true, hasInstallScript: true });
+  });
+
+  test('takes better-sqlite3 only when asked: an optional peer, pinned for our own tests at the version the store names', () => {
+    expect(manifest.dependencies).not.toHaveProperty('better-sqlite3');
+    expect(manifest.peerDependencies['better-sqlite3']).toBe('^12.11.1');
+    expect(manifest.peerDependenciesMeta['better-sqlite3']).toEqual({ optional: true });
+    expect(manifest.devDependencies['better-sqlite3']).toBe('12.11.1');
+  });
+
+  test('pins every dependency and dev dependency to one version', () => {
+    const all = { ...manifest.dependencies, ...manifest.devDependencies };
+    expect(Object.keys(all).length).toBeGreaterThan(10);
+    expect(Object.entries(all).filter(([, version]) => !/^\d+\.\d+\.\d+$/.test(version))).toEqual([]);
+  });
+});
+
+describe('the published tarball', () => {
+  test('holds the built JavaScript and its types, the README, the LICENSE and the manifest; no source maps', async () => {
+    // --ignore-scripts: list what the current build would ship, without building again.
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
+    const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
+    const paths = pack!.files.map((file) => file.path);
+    expect(paths.filter((path) => !path.startsWith('dist/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(paths.filter((path) => path.startsWith('dist/') && !/\.(js|d\.ts)$/.test(path))).toEqual([]);
+    const scripts = paths.filter((path) => path.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(50);
+    // Maps would point at .ts files that are not shipped; the JavaScript is tsc's, readable as it is.
+    expect(scripts.filter((path) => readFileSync(join(ROOT, path), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+    const targets = [...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default]))];
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.map((target) => target.replace(/^\.\//, '')).filter((target) => !paths.includes(target))).toEqual([]);
+  });
+
+  test('carries the MIT license the manifest names', () => {
+    const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(manifest.license).toBe('MIT');
+    expect(license.split('\n').slice(0, 3)).toEqual(['MIT License', '', 'Copyright (c) 2026 modeltape contributors']);
+    expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
+  });
+});
