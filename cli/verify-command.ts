@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   TapeNotFoundError,
   compileKeyRules,
+  decodeBody,
   exchangeKey,
   findSecrets,
   parseTape,
@@ -16,7 +17,8 @@ const FLAGS: readonly FlagSpec[] = [{ name: 'help', kind: 'boolean', description
 export const VERIFY_USAGE = `Usage: modeltape verify FILE
 
 Checks a tape: the closed schema of every line, that every stored key matches its request under
-the header's key rules, and that no line holds a credential. Prints one line per problem
+the header's key rules, that every JSON response body with a sha256 still gives back the exact
+bytes it was recorded from, and that no line holds a credential. Prints one line per problem
 (FILE:LINE: …) and exits 1 if there is any. Torn lines, duplicate ordinals and lines not in
 canonical form are warnings.`;
 
@@ -55,6 +57,20 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
           message: `stored key ${exchange.key.slice(0, 12)}… does not match its request (computed ${computed.slice(0, 12)}…): the line was edited by hand or keyed with other rules. Record it again, or set "key" to ${computed}.`,
         });
       }
+      decodeBody(exchange.response.body, {
+        onMismatch: (mismatch) => {
+          const field = `.response.body${mismatch.path}`;
+          problems.push({
+            file,
+            line,
+            field,
+            message:
+              `the response body no longer gives back the bytes it was recorded from (sha256 ${mismatch.recordedSha256.slice(0, 12)}…): at ${field}: ${mismatch.detail}. ` +
+              `Replay serves it as it now reads (${mismatch.actualLength} bytes, sha256 ${mismatch.actualSha256.slice(0, 12)}…). ` +
+              `If the edit is intended, set ".response.body.sha256" to "${mismatch.actualSha256}" (a layout entry the edit no longer fits is ignored); otherwise undo it or record the exchange again.`,
+          });
+        },
+      });
       for (const secret of findSecrets(exchange)) {
         problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.rule} ${secret.masked}); remove it from the tape and revoke the key` });
       }

@@ -4,12 +4,15 @@
  */
 export {
   TAPE_SCHEMA_VERSION,
+  READABLE_TAPE_SCHEMA_VERSIONS,
   DEFAULT_KEY_HEADERS,
   FAKE_RESPONSE_HEADER,
   type Body,
   type Exchange,
   type ExchangeSource,
   type Frame,
+  type JsonBody,
+  type JsonLayout,
   type KeyRules,
   type LoadedExchange,
   type Normalizer,
@@ -28,7 +31,7 @@ export { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, ty
 export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
 export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
-export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined } from './body-encoding.js';
+export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined, type EncodeBodyOptions, type DecodeBodyOptions, type BodyMismatch } from './body-encoding.js';
 export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
 export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';

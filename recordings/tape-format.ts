@@ -9,18 +9,33 @@
  * with `_`, which is an author's note. Notes are allowed on every object of the format (not
  * inside recorded payloads, which are kept as they were) and survive a round trip.
  *
- * Changing this format is a breaking change: bump {@link TAPE_SCHEMA_VERSION}.
+ * Changing this format is a breaking change: bump {@link TAPE_SCHEMA_VERSION}. A version only
+ * adds what the one before it lacked, so every line of an older version is a valid line of a newer
+ * one and this code reads every version in {@link READABLE_TAPE_SCHEMA_VERSIONS}. A tape keeps
+ * the version it was created with: lines appended to an older tape may use the newer fields (an
+ * older modeltape names them as unknown); `modeltape rekey` rewrites the header to the current one.
+ *
+ * - Version 1: the first format.
+ * - Version 2: a JSON response body carries the `sha256` of the exact bytes the client received
+ *   and, when they were not compact JSON, the {@link JsonLayout} that gives them back
+ *   (indentation, `\u` escapes, a trailing newline, integer-like key order, exact number text).
  */
 
-/** The version of the tape format this code reads and writes. */
-export const TAPE_SCHEMA_VERSION = 1;
+/** The version of the tape format this code writes. */
+export const TAPE_SCHEMA_VERSION = 2;
+
+/** Every tape version this code reads. */
+export const READABLE_TAPE_SCHEMA_VERSIONS = [1, 2] as const;
 
 /** An author's note: any field whose name starts with `_`. */
 export type Notes = { [note: `_${string}`]: unknown };
 
 /** Line 1 of every tape. */
 export type TapeHeader = Notes & {
-  /** The tape format version. Always {@link TAPE_SCHEMA_VERSION} for tapes this code writes. */
+  /**
+   * The tape format version the tape was created with: {@link TAPE_SCHEMA_VERSION} for tapes this
+   * code creates, any of {@link READABLE_TAPE_SCHEMA_VERSIONS} for tapes it reads.
+   */
   schemaVersion: number;
   /** The tool and version that created the tape, e.g. `modeltape@0.1.0`. */
   writtenBy: string;
@@ -105,7 +120,11 @@ export type RecordedRequest = Notes & {
   query: Array<[string, string]>;
   /** The key headers in force (see {@link KeyRules.headers}) plus `content-type`. */
   headers: Record<string, string>;
-  /** The body as sent; absent when the request had none. */
+  /**
+   * The body as sent; absent when the request had none. A JSON request body holds only `json`
+   * (its key is computed from `json`; its exact bytes are fingerprinted by `bodySha256`), never a
+   * `layout` or `sha256`.
+   */
   body?: Body;
   /** sha256 (hex) of the exact raw request body bytes, of the empty string when there were none. */
   bodySha256: string;
@@ -116,14 +135,92 @@ export type RecordedRequest = Notes & {
  * `json` (parsed, when the content type is JSON and it parses), `text` (valid UTF-8),
  * `base64` (anything else).
  */
-export type Body = { json: unknown } | { text: string } | { base64: string };
+export type Body = JsonBody | { text: string } | { base64: string };
+
+/**
+ * A JSON payload, parsed, so a tape shows the answer as JSON.
+ *
+ * A response body recorded since schemaVersion 2 gives back the exact bytes the client received:
+ * `json` rendered with `layout` was checked at record time to hash to `sha256`; bytes no layout
+ * reproduces (irregular spacing, a duplicate name, an unusual escape in a name, a layout larger
+ * than half the body) were stored as `text` instead. A body without `sha256` (a request body, or a
+ * response from a version 1 tape) is served as compact JSON, `JSON.stringify(json)`.
+ *
+ * @example {"json":{"id":"chatcmpl-1","object":"chat.completion"},"layout":{"ascii":true,"indent":"  ","trailing":"\n"},"sha256":"9f86…"}
+ */
+export interface JsonBody {
+  /**
+   * The payload, as `JSON.parse` reads it: what a JavaScript client sees. Kept in the key order
+   * it arrived in (except that JavaScript puts integer-like names first; see
+   * {@link JsonLayout.keyOrder}). A number beyond 2^53 holds its nearest double here and its exact
+   * text in {@link JsonLayout.literals}.
+   */
+  json: unknown;
+  /**
+   * How the recorded bytes differ from compact `JSON.stringify(json)`. Absent: they do not.
+   * Only on response bodies, always with `sha256`.
+   */
+  layout?: JsonLayout;
+  /**
+   * sha256 (hex) of the exact body bytes the client received (after any content-encoding was
+   * removed). Only on response bodies. `modeltape verify` checks that `json` and `layout` still
+   * give these bytes.
+   */
+  sha256?: string;
+}
+
+/**
+ * How to write a parsed JSON payload back as the exact bytes it was recorded from. Every field is
+ * optional; the empty layout is compact `JSON.stringify` output, and is written as no layout.
+ * Paths are JSON access syntax into `json` (`.choices[0].logprobs`, `["10"]`), `""` for `json`
+ * itself.
+ */
+export type JsonLayout = Notes & {
+  /**
+   * The whitespace of one level of indentation, e.g. `"  "` (OpenAI): every member and element on
+   * its own line, `": "` after each name, empty objects and arrays as `{}` and `[]`, as
+   * `JSON.stringify(json, null, indent)` writes. Absent: on one line.
+   */
+  indent?: string;
+  /**
+   * On one line with a space after every `,` and `:` (`{"a": 1, "b": [1, 2]}`, Python's
+   * `json.dumps` default). Never with `indent`.
+   */
+  spaced?: true;
+  /**
+   * Every character from U+007F up written as a `\u` escape with lowercase hex (`"caf\u00e9"`, a
+   * surrogate pair beyond U+FFFF), as Python's `json.dumps` writes by default and OpenAI sends.
+   * Absent: written as UTF-8. Either way `"`, `\` and control characters are escaped as
+   * `JSON.stringify` escapes them.
+   */
+  ascii?: true;
+  /** Whitespace after the value, e.g. `"\n"`. */
+  trailing?: string;
+  /**
+   * The recorded order of an object's names, by the object's path, for each object whose order
+   * `json` cannot keep: JavaScript lists integer-like names (`"2"`, `"10"`) first, in numeric
+   * order, whatever order they arrived in. @example {"": ["10", "2", "a"]}
+   */
+  keyOrder?: Record<string, string[]>;
+  /**
+   * The exact recorded text of each number or string, by path, that the rest of the layout would
+   * write differently: a number beyond 2^53 (`9007199254740993`), `1.0`, `1e-05`, `-0`, a string
+   * with an unusual escape (`"a\/b"`). Used only while the value at the path still equals what the
+   * text reads as (so a hand edit of `json` is served as edited, and reported by verify).
+   * @example {".id": "9007199254740993"}
+   */
+  literals?: Record<string, string>;
+};
 
 /** The response as the client received it (decoded: no content-encoding). */
 export type RecordedResponse = Notes & {
   status: number;
   /** Response headers minus hop-by-hop, encoding and secret ones; lowercase names. */
   headers: Record<string, string | string[]>;
-  /** The body of a plain response. Exactly one of `body` and `stream` is present. */
+  /**
+   * The body of a plain response. At most one of `body` and `stream` is present. A JSON body
+   * carries its `sha256` and `layout` (schemaVersion 2), so replay serves the exact bytes.
+   */
   body?: Body;
   /** The frames of a streamed response, each as received. */
   stream?: RecordedStream;

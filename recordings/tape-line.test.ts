@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { decodeBody, encodeBody } from './body-encoding.js';
 import { canonicalJson } from './canonical-json.js';
 import { compileKeyRules } from './exchange-key.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
@@ -130,6 +131,21 @@ describe('serializeTape and parseTape', () => {
   });
 });
 
+describe('an exact JSON response body in a tape line', () => {
+  const bytes = Buffer.from('{\n  "z": 9007199254740993,\n  "scores": {\n    "10": "caf\\u00e9",\n    "2": 1.0\n  }\n}\n');
+
+  test('reads back to the same line, the layout sorted like every field of the format and its key orders kept', () => {
+    const [exchange] = richExchanges();
+    const body = encodeBody(bytes, 'application/json', { exact: true })!;
+    const line = serializeLine({ ...exchange!, response: { status: 200, headers: {}, body } });
+    expect(line).toContain('"body":{"json":{"z":9007199254740992,"scores":{"2":1,"10":"café"}},"layout":{"ascii":true,"indent":"  ","keyOrder":{".scores":["10","2"]},"literals":{".scores[\\"2\\"]":"1.0",".z":"9007199254740993"},"trailing":"\\n"},"sha256":"');
+    const loaded = parseTape(`${serializeLine(richHeader())}${line}`, 'exact.jsonl');
+    expect(loaded.problems).toEqual([]);
+    expect(serializeLine(loaded.exchanges[0]!.exchange)).toBe(line);
+    expect(decodeBody(loaded.exchanges[0]!.exchange.response.body).equals(bytes)).toBe(true);
+  });
+});
+
 describe('serializeLine', () => {
   test('writes sorted keys, no whitespace and one trailing newline', () => {
     const [exchange] = richExchanges();
@@ -143,7 +159,7 @@ describe('serializeLine', () => {
 describe('createHeader', () => {
   test('stamps the schema version and writer and keeps the notes', () => {
     const rules = compileKeyRules().rules;
-    expect(createHeader(rules, { _a: 1 })).toEqual({ _a: 1, schemaVersion: 1, writtenBy: WRITTEN_BY, keyRules: rules });
+    expect(createHeader(rules, { _a: 1 })).toEqual({ _a: 1, schemaVersion: 2, writtenBy: WRITTEN_BY, keyRules: rules });
     expect(WRITTEN_BY).toBe('modeltape@0.1.0');
   });
 });

@@ -12,6 +12,10 @@ const isPayload = (path: readonly string[]): boolean =>
  * JSON payloads (`request.body.json`, `response.body.json`) in the order they were recorded,
  * no whitespace, one trailing newline. Loading a line and serializing it again gives the same
  * bytes.
+ *
+ * A payload's own order survives only as far as JavaScript keeps it (integer-like names come
+ * first); a response body's `layout` is a field of the format, sorted like the others, and holds
+ * the recorded order of such objects as arrays (`keyOrder`), which are never reordered.
  */
 export function serializeLine(value: TapeHeader | Exchange): string {
   return `${JSON.stringify(sortKeys(value, isPayload))}\n`;

@@ -180,18 +180,75 @@ describe('the closed exchange schema', () => {
   });
 });
 
+describe('the closed schema of an exact JSON response body', () => {
+  const SHA = 'c'.repeat(64);
+  const exact = (layout?: Loose): Loose => {
+    const value = exchange();
+    value.response.body = { json: { '2': 'two', '10': 'ten' }, sha256: SHA, ...(layout === undefined ? {} : { layout }) };
+    return value;
+  };
+
+  test('accepts a sha256 alone, and with every layout field', () => {
+    expect(problemsOf(exact())).toEqual([]);
+    expect(problemsOf(exact({ indent: '  ', ascii: true, trailing: '\n', keyOrder: { '': ['10', '2'] }, literals: { '["10"]': '"ten"', '.id': '9007199254740993' }, _why: 'OpenAI' }))).toEqual([]);
+    expect(problemsOf(exact({ spaced: true, trailing: '\r\n' }))).toEqual([]);
+  });
+
+  test.each([
+    ['an unknown layout field, suggesting the one meant', { indnt: '  ' }, '.response.body.layout.indnt', 'unknown field ".response.body.layout.indnt" in exchange; did you mean ".response.body.layout.indent"?'],
+    ['an indent that is not whitespace', { indent: '--' }, '.response.body.layout.indent', '".response.body.layout.indent" must match pattern'],
+    ['trailing text that is not whitespace', { trailing: 'x' }, '.response.body.layout.trailing', '".response.body.layout.trailing" must match pattern'],
+    ['spaced set to false', { spaced: false }, '.response.body.layout.spaced', '".response.body.layout.spaced" must be true (found false)'],
+    ['both indent and spaced', { indent: '  ', spaced: true }, '.response.body.layout', '".response.body.layout" must not hold both indent and spaced'],
+    ['a key order that names a member twice', { keyOrder: { '': ['10', '10'] } }, '.response.body.layout.keyOrder[""]', '".response.body.layout.keyOrder[""]" must NOT have duplicate items'],
+    ['a literal that is not a string', { literals: { '.id': 1 } }, '.response.body.layout.literals[".id"]', '".response.body.layout.literals[".id"]" must be string'],
+    ['a literal whose path is not a JSON path', { literals: { id: '1' } }, '.response.body.layout.literals.id', '".response.body.layout.literals" names "id", which is not a JSON path into the body (write ".id"'],
+  ])('refuses %s', (_what, layout, field, message) => {
+    const problems = problemsOf(exact(layout));
+    expect(problems.map((problem) => problem.field)).toEqual([field]);
+    expect(problems[0]!.message).toContain(message);
+  });
+
+  test('refuses a layout without the sha256 it was checked against, and a sha256 beside text', () => {
+    const value = exact({ indent: '  ' });
+    delete value.response.body.sha256;
+    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.response.body.layout', message: '".response.body.layout" needs ".response.body.sha256" beside it' }]);
+    const text = exchange();
+    text.response.body = { text: '{}', sha256: SHA };
+    expect(problemsOf(text)).toEqual([{ file: FILE, line: 7, field: '.response.body.sha256', message: '".response.body.sha256" needs ".response.body.json" beside it' }]);
+    const short = exact();
+    short.response.body.sha256 = 'abc';
+    expect(problemsOf(short).map(({ field }) => field)).toEqual(['.response.body.sha256']);
+  });
+
+  test('refuses a layout or sha256 on a request body, which is keyed from its json alone', () => {
+    const value = exchange();
+    value.request.body = { json: { model: 'gpt-4o' }, sha256: SHA, layout: { indent: '  ' } };
+    expect(problemsOf(value).map(({ field }) => field).sort()).toEqual(['.request.body.layout', '.request.body.sha256']);
+  });
+});
+
 describe('the closed header schema', () => {
   test('accepts a header with normalizers', () => {
     expect(checkHeaderLine(header(), FILE, 1)).toEqual([]);
   });
 
-  test('refuses a schemaVersion other than 1, saying which version this modeltape reads', () => {
-    for (const version of [2, 0, '1']) {
+  test('reads version 1 and 2 headers, and refuses any other schemaVersion, saying which versions this modeltape reads', () => {
+    expect(checkHeaderLine({ ...header(), schemaVersion: 1 }, FILE, 1)).toEqual([]);
+    expect(checkHeaderLine({ ...header(), schemaVersion: 2 }, FILE, 1)).toEqual([]);
+    const refused = [3, 0, '1'];
+    for (const version of refused) {
       const value = { ...header(), schemaVersion: version };
       expect(checkHeaderLine(value, FILE, 1)).toEqual([
-        { file: FILE, line: 1, field: '.schemaVersion', message: `".schemaVersion" must be 1 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1` },
+        {
+          file: FILE,
+          line: 1,
+          field: '.schemaVersion',
+          message: `".schemaVersion" must be 1 or 2 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1 or 2. A newer tape needs a newer modeltape.`,
+        },
       ]);
     }
+    expect(refused).toHaveLength(3);
   });
 
   test('suggests "writtenBy" for "writenBy"', () => {
@@ -217,13 +274,13 @@ describe('the closed header schema', () => {
   test('is the reason loadTape-style readers refuse a tape, with every problem in the message', () => {
     const value = exchange();
     value.ordinl = 0;
-    const text = `${JSON.stringify({ ...header(), schemaVersion: 2 })}\n${JSON.stringify(value)}\n`;
+    const text = `${JSON.stringify({ ...header(), schemaVersion: 3 })}\n${JSON.stringify(value)}\n`;
     const contents = parseTape(text, FILE);
     expect(contents.header).toBeUndefined();
     const error = new TapeFormatError(contents.problems);
     expect(error.code).toBe('tape_format');
     expect(error.message).toContain(`Invalid tape: 2 problems.`);
-    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1`);
+    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1 or 2 (found 3)`);
     expect(error.message).toContain(`${FILE}:2: unknown field ".ordinl"`);
   });
 });

@@ -1,7 +1,7 @@
 import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
 import type { TapeProblem } from './errors.js';
 import { propertyPath } from './json-path.js';
-import { TAPE_SCHEMA_VERSION } from './tape-format.js';
+import { READABLE_TAPE_SCHEMA_VERSIONS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
 const notes = { '^_': {} };
@@ -12,11 +12,33 @@ function closed(properties: Record<string, object>, required: string[], extra: o
 
 const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 
-const body = closed(
-  { json: {}, text: { type: 'string' }, base64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' } },
+const bodyForms = { json: {}, text: { type: 'string' }, base64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' } };
+const oneBodyForm = { minProperties: 1, oneOf: [{ required: ['json'] }, { required: ['text'] }, { required: ['base64'] }] };
+
+// A request body is keyed from its `json`; its bytes are fingerprinted by `request.bodySha256`.
+const requestBody = closed(bodyForms, [], oneBodyForm);
+
+// A paths-to-values map of a JSON layout: JSON access paths into the body ("" for the body).
+const byPath = (values: object): object => ({ type: 'object', propertyNames: { pattern: '^$|^[.[]' }, additionalProperties: values });
+
+const jsonLayout = closed(
+  {
+    indent: { type: 'string', pattern: '^[ \t]+$' },
+    spaced: { const: true },
+    ascii: { const: true },
+    trailing: { type: 'string', pattern: '^[ \t\r\n]+$' },
+    keyOrder: byPath({ type: 'array', items: { type: 'string' }, uniqueItems: true }),
+    literals: byPath({ type: 'string', minLength: 1 }),
+  },
   [],
-  { minProperties: 1, oneOf: [{ required: ['json'] }, { required: ['text'] }, { required: ['base64'] }] },
+  { not: { required: ['indent', 'spaced'] } },
 );
+
+// A response body may say how to give back its exact bytes (schemaVersion 2).
+const responseBody = closed({ ...bodyForms, layout: jsonLayout, sha256 }, [], {
+  ...oneBodyForm,
+  dependentRequired: { layout: ['json', 'sha256'], sha256: ['json'] },
+});
 
 const normalizer = closed(
   {
@@ -39,7 +61,7 @@ const keyRules = closed(
 
 const headerSchema = closed(
   {
-    schemaVersion: { const: TAPE_SCHEMA_VERSION },
+    schemaVersion: { enum: [...READABLE_TAPE_SCHEMA_VERSIONS] },
     writtenBy: { type: 'string', minLength: 1 },
     keyRules,
   },
@@ -67,7 +89,7 @@ const exchangeSchema = closed(
           items: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], minItems: 2, maxItems: 2 },
         },
         headers: { type: 'object', additionalProperties: { type: 'string' } },
-        body,
+        body: requestBody,
         bodySha256: sha256,
       },
       ['method', 'path', 'query', 'headers', 'bodySha256'],
@@ -79,7 +101,7 @@ const exchangeSchema = closed(
           type: 'object',
           additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
         },
-        body,
+        body: responseBody,
         stream: closed(
           { format: { enum: ['sse', 'ndjson', 'chunks'] }, frames: { type: 'array', items: frame } },
           ['format', 'frames'],
@@ -124,6 +146,8 @@ export function checkKeyRules(value: unknown): TapeProblem[] {
 export function describeSchemaErrors(errors: ErrorObject[], file: string, line: number, what: string): TapeProblem[] {
   const direct = errors.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'not' && !error.schemaPath.includes('/oneOf/'));
   const chosen = errors.filter((error) => {
+    // The name that failed is reported by its own error, which says which name it was.
+    if (error.keyword === 'propertyNames') return false;
     if (error.keyword === 'oneOf' || error.keyword === 'not') {
       return !direct.some((other) => other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`));
     }
@@ -141,6 +165,10 @@ export function describeSchemaErrors(errors: ErrorObject[], file: string, line: 
 function describeError(error: ErrorObject, file: string, line: number, what: string): TapeProblem {
   const field = pointerToPath(error.instancePath);
   const where = field === '' ? `the ${what}` : `"${field}"`;
+  const badName = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (badName !== undefined) {
+    return { file, line, field: propertyPath(field, badName), message: `"${field}" names "${badName}", which is not a JSON path into the body (write ".id", "[0]", or "" for the body itself)` };
+  }
   switch (error.keyword) {
     case 'additionalProperties': {
       const unknown = String((error.params as { additionalProperty: string }).additionalProperty);
@@ -165,22 +193,29 @@ function describeError(error: ErrorObject, file: string, line: number, what: str
       const options = ((error.schema as Array<{ required: string[] }>) ?? []).map((branch) => branch.required.join('+'));
       return { file, line, field, message: `${where} must hold exactly one of ${options.join(', ')}` };
     }
-    case 'not':
-      return { file, line, field, message: `${where} must not hold both body and stream` };
+    case 'not': {
+      const both = ((error.schema as { required?: string[] } | undefined)?.required ?? []).join(' and ');
+      return { file, line, field, message: `${where} must not hold both ${both}` };
+    }
+    case 'dependentRequired': {
+      const { property, missingProperty } = error.params as { property: string; missingProperty: string };
+      return { file, line, field: propertyPath(field, property), message: `"${propertyPath(field, property)}" needs "${propertyPath(field, missingProperty)}" beside it` };
+    }
     case 'const':
-      return {
-        file,
-        line,
-        field,
-        message: `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)} (found ${brief(error.data)}); this modeltape reads tape schemaVersion ${TAPE_SCHEMA_VERSION}`,
-      };
-    case 'enum':
-      return {
-        file,
-        line,
-        field,
-        message: `${where} must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((value) => JSON.stringify(value)).join(', ')} (found ${brief(error.data)})`,
-      };
+      return { file, line, field, message: `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)} (found ${brief(error.data)})` };
+    case 'enum': {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      if (field === '.schemaVersion') {
+        const versions = READABLE_TAPE_SCHEMA_VERSIONS.join(' or ');
+        return {
+          file,
+          line,
+          field,
+          message: `${where} must be ${versions} (found ${brief(error.data)}); this modeltape reads tape schemaVersion ${versions}. A newer tape needs a newer modeltape.`,
+        };
+      }
+      return { file, line, field, message: `${where} must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')} (found ${brief(error.data)})` };
+    }
     default:
       return { file, line, field, message: `${where} ${error.message ?? 'is invalid'} (found ${brief(error.data)})` };
   }

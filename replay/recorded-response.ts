@@ -3,7 +3,9 @@ import { decodeBody, type Frame, type RecordedResponse, type StreamFormat } from
 /**
  * A recorded response made ready to serve, once per exchange: headers, the whole body (a plain
  * body, or every frame joined for instant pace) and the frames with their times. The proxy and
- * the in-process tape fake serve from it.
+ * the in-process tape fake serve from it, so both give back the exact bytes the client received
+ * while recording: frames as received, and a JSON body written with its recorded layout (compact
+ * JSON for a body from a version 1 tape, which has none).
  */
 export interface PreparedResponse {
   status: number;

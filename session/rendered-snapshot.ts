@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { canonicalJson, findSecrets, isSecretHeader, isSecretQueryParameter, redactPathQuery, sortKeys, type RecordedRequest } from '../recordings/index.js';
+import { HOP_BY_HOP_HEADERS, SECRET_PATTERNS, canonicalJson, findSecrets, isSecretHeader, isSecretQueryParameter, redactPathQuery, sortKeys, type RecordedRequest } from '../recordings/index.js';
 import { isCi } from '../proxy/index.js';
 import { diffJson, formatDifferences } from '../replay/index.js';
 import { ReplayAssertionError } from './assertions.js';
@@ -11,44 +11,84 @@ export interface RenderedSnapshotOptions {
   dir?: string;
   /** The environment to read `MODELTAPE_UPDATE` and `CI` from. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Where update mode says what it wrote. @default writes to stderr */
+  log?: (message: string) => void;
+}
+
+/** What {@link assertRenderedSnapshot} did. */
+export interface RenderedSnapshotResult {
+  /** The snapshot file. */
+  file: string;
+  /**
+   * `created` or `rewritten` when update mode wrote the file (it says so through `log`);
+   * undefined when the snapshot already held this request.
+   */
+  wrote: 'created' | 'rewritten' | undefined;
 }
 
 /**
  * Checks the request the code rendered against a golden file,
  * `__snapshots__/<name>.request.json`. The file is written (or rewritten) only when
- * `MODELTAPE_UPDATE=1` is set and `CI` is not; under CI it only compares, and a missing snapshot
- * is a failure. Credentials never reach the file: secret headers and query parameters are
- * dropped, key-shaped strings replaced by `[redacted]`.
+ * `MODELTAPE_UPDATE=1` is set and `CI` is not: then the assertion passes and says on `log` what it
+ * wrote, so a recording run is green the first time. Under CI it only compares, and a missing
+ * snapshot is a failure.
+ *
+ * A snapshot holds what the code under test decided, the same on every machine: headers the HTTP
+ * client, the SDK or the runtime add are left out (`user-agent`, every `x-stainless-*`,
+ * `x-goog-api-client`, any header whose value names a runtime version such as `node/v20.20.2`, and
+ * the transport's own `host`, `content-length`, `accept-encoding`, `connection`, …), in the new
+ * request and in the stored snapshot alike. Every other header stays, so one the code sets is
+ * checked. Credentials never reach the file: secret headers and query parameters are dropped,
+ * and a key-shaped string inside a value is replaced by a marker naming its kind
+ * (`"Use [redacted:openai-key] for this"`), the rest of the value kept.
  *
  * `request` is a body (any JSON value), a request `{ method, url | path, headers, body }`, or a
  * recorded request from a tape.
  */
-export function assertRenderedSnapshot(name: string, request: unknown, options: RenderedSnapshotOptions = {}): void {
+export function assertRenderedSnapshot(name: string, request: unknown, options: RenderedSnapshotOptions = {}): RenderedSnapshotResult {
   const env = options.env ?? process.env;
   const update = env.MODELTAPE_UPDATE === '1' && !isCi(env);
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const test = currentTest();
   const dir = options.dir ?? (test ? dirname(test.file) : process.cwd());
   const file = join(dir, '__snapshots__', `${safeFileName(name)}.request.json`);
   const actual = sortKeys(redact(asSnapshot(request)));
   const text = `${JSON.stringify(actual, null, 2)}\n`;
   if (!existsSync(file)) {
-    if (update) return write(file, text);
+    if (update) {
+      write(file, text);
+      log(`modeltape: wrote the rendered-request snapshot ${file} (new, MODELTAPE_UPDATE=1). Review it and commit it.`);
+      return { file, wrote: 'created' };
+    }
     throw new ReplayAssertionError(
       `No rendered-request snapshot ${file}.${isCi(env) ? ' Under CI snapshots are only compared, never written.' : ''} Write it by running the test with MODELTAPE_UPDATE=1 (not in CI), review it, and commit it.`,
     );
   }
-  let existing: unknown;
+  let stored: unknown;
   try {
-    existing = JSON.parse(readFileSync(file, 'utf8'));
+    stored = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new ReplayAssertionError(`The rendered-request snapshot ${file} is not valid JSON (${(error as Error).message}). Fix it, or delete it and write it again with MODELTAPE_UPDATE=1.`);
   }
-  // Compared as values, so line endings or spacing from a checkout never count as a change.
-  if (canonicalJson(existing) === canonicalJson(actual)) return;
-  if (update) return write(file, text);
-  const differences = diffJson(existing, actual);
+  // Compared as values, so line endings or spacing from a checkout never count as a change; and
+  // without per-machine headers, so a snapshot written before they were left out still matches.
+  const existing = withoutMachineHeaders(stored);
+  if (canonicalJson(existing) === canonicalJson(actual)) {
+    if (update && canonicalJson(stored) !== canonicalJson(actual)) {
+      write(file, text);
+      log(`modeltape: rewrote the rendered-request snapshot ${file} without its per-machine headers (MODELTAPE_UPDATE=1). Review it and commit it.`);
+      return { file, wrote: 'rewritten' };
+    }
+    return { file, wrote: undefined };
+  }
+  const differences = formatDifferences(diffJson(existing, actual)).map((line) => `  ${line}`);
+  if (update) {
+    write(file, text);
+    log(`modeltape: rewrote the rendered-request snapshot ${file} (MODELTAPE_UPDATE=1):\n${differences.join('\n')}\nReview it and commit it.`);
+    return { file, wrote: 'rewritten' };
+  }
   throw new ReplayAssertionError(
-    `The rendered request differs from its snapshot ${file}:\n${formatDifferences(differences).map((line) => `  ${line}`).join('\n')}\n` +
+    `The rendered request differs from its snapshot ${file}:\n${differences.join('\n')}\n` +
       'If the change is intended, run the test with MODELTAPE_UPDATE=1 (not in CI) and commit the new snapshot.',
   );
 }
@@ -97,7 +137,7 @@ function redact(snapshot: Record<string, unknown>): unknown {
   const value: Record<string, unknown> = { ...snapshot };
   if (value.headers && typeof value.headers === 'object') {
     const headers: Record<string, unknown> = {};
-    for (const [name, header] of Object.entries(value.headers as Record<string, unknown>)) if (!isSecretHeader(name)) headers[name] = header;
+    for (const [name, header] of Object.entries(value.headers as Record<string, unknown>)) if (!isSecretHeader(name) && !isMachineHeader(name, header)) headers[name] = header;
     value.headers = headers;
   }
   for (const field of ['url', 'path'] as const) if (typeof value[field] === 'string') value[field] = redactPathQuery(value[field] as string);
@@ -106,16 +146,54 @@ function redact(snapshot: Record<string, unknown>): unknown {
   return redactStrings(value);
 }
 
-// Key-shaped strings, in values and in property names alike, become "[redacted]".
+// Headers that say which machine, runtime or SDK build sent the request, not what the code under
+// test asked for. A denylist, not an allowlist: a header the code sets itself (a beta flag, a
+// gateway's routing header) is its decision and stays in the snapshot, and a new telemetry header
+// from a new SDK fails the comparison loudly instead of slipping by.
+const MACHINE_HEADERS: ReadonlySet<string> = new Set(['user-agent', 'x-goog-api-client', 'content-length', 'accept-encoding', ...HOP_BY_HOP_HEADERS]);
+
+// A runtime and its version inside a header value: `runtime/node.js/v20.20.2` (Vercel AI's
+// user-agent suffix), `gl-node/20.20.2` (Google's SDKs), `node/v20.20.2`, `python/3.12.1`.
+const RUNTIME_VERSION = /(?:^|[\s/(;,])(?:node(?:\.?js)?|gl-node|deno|bun|python|cpython|pypy|go|java|ruby|dotnet|runtime)\/v?\d+\.\d+/i;
+
+function isMachineHeader(name: string, value: unknown): boolean {
+  const lower = name.toLowerCase();
+  if (MACHINE_HEADERS.has(lower) || lower.startsWith('x-stainless-')) return true;
+  const values = Array.isArray(value) ? value : [value];
+  return values.some((item) => typeof item === 'string' && RUNTIME_VERSION.test(item));
+}
+
+// A stored snapshot read for comparison: its per-machine headers (written by an older modeltape)
+// left out, as they are from a new one.
+function withoutMachineHeaders(snapshot: unknown): unknown {
+  if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) return snapshot;
+  const record = snapshot as Record<string, unknown>;
+  if (typeof record.headers !== 'object' || record.headers === null || Array.isArray(record.headers)) return snapshot;
+  const headers = Object.fromEntries(Object.entries(record.headers).filter(([name, value]) => !isMachineHeader(name, value)));
+  return { ...record, headers };
+}
+
+// Key-shaped strings, in values and in property names alike: the key itself becomes a marker
+// naming its kind, and the text around it stays.
 function redactStrings(value: unknown): unknown {
-  if (typeof value === 'string') return findSecrets(value).length > 0 ? '[redacted]' : value;
+  if (typeof value === 'string') return redactSecretsIn(value);
   if (Array.isArray(value)) return value.map(redactStrings);
   if (typeof value === 'object' && value !== null) {
     const result: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) result[findSecrets(name).length > 0 ? '[redacted]' : name] = redactStrings(item);
+    for (const [name, item] of Object.entries(value)) result[redactSecretsIn(name)] = redactStrings(item);
     return result;
   }
   return value;
+}
+
+const SECRET_REPLACEMENTS = SECRET_PATTERNS.map(({ rule, pattern }) => ({ marker: `[redacted:${rule}]`, pattern: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`) }));
+
+function redactSecretsIn(text: string): string {
+  if (findSecrets(text).length === 0) return text;
+  let redacted = text;
+  for (const { marker, pattern } of SECRET_REPLACEMENTS) redacted = redacted.replace(pattern, marker);
+  // Whatever a pattern found that a replacement did not take out, nothing of this string is kept.
+  return findSecrets(redacted).length === 0 ? redacted : '[redacted]';
 }
 
 function parseMaybe(text: string): unknown {
