@@ -1,6 +1,8 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { canonicalJson, compileKeyRules, createHeader, exchangeKey, loadTape, serializeTape, type Exchange } from '../recordings/index.js';
+import { existsSync, lstatSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { ModeltapeError, canonicalJson, compileKeyRules, createHeader, loadTape, serializeTape, type CompiledKeyRules, type Exchange } from '../recordings/index.js';
 import { loadConfig } from '../proxy/index.js';
+import { ReplayEngine } from '../replay/index.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 
@@ -10,13 +12,20 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
-export const REKEY_USAGE = `Usage: modeltape rekey FILE [--config FILE] [--dry-run]
+export const REKEY_USAGE = `Usage: modeltape rekey FILE… [--config FILE] [--dry-run]
 
-Re-derives every key of a tape under the current key rules (the normalizers and key headers of
+Re-derives every key of each tape under the current key rules (the normalizers and key headers of
 modeltape.config.json, or the defaults), renumbers ordinals, writes the rules into the header,
-and reports which keys changed. Every line keeps the inputs of its key, so no request is lost.
+and reports which keys changed and which rule changed them. Every line keeps the inputs of its
+key, so no request is lost. Each tape is rewritten atomically, or not at all.
+
+A FILE may be a glob, quoted so that modeltape expands it: 'tapes/**/*.jsonl' (* ? [abc] {a,b} and
+**; names starting with a dot, and node_modules under **, are not matched).
 
 ${describeFlags(FLAGS)}`;
+
+/** How many changed keys are listed per tape. */
+const CHANGES_LISTED = 50;
 
 export async function rekeyCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'rekey');
@@ -24,31 +33,157 @@ export async function rekeyCommand(argv: readonly string[], io: CommandIo): Prom
     io.stdout.write(`${REKEY_USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length !== 1) throw new UsageError('modeltape rekey needs exactly one tape file: modeltape rekey FILE');
-  const file = parsed.positionals[0]!;
+  if (parsed.positionals.length === 0) throw new UsageError('modeltape rekey needs at least one tape file or glob: modeltape rekey FILE… (e.g. modeltape rekey \'tapes/**/*.jsonl\')');
+  const files: string[] = [];
+  const unmatched: string[] = [];
+  for (const pattern of parsed.positionals) {
+    const matched = expandGlob(pattern, process.cwd());
+    if (matched.length === 0) unmatched.push(pattern);
+    for (const file of matched) if (!files.includes(file)) files.push(file);
+  }
+  // Before any tape is touched: a pattern that matches nothing is most likely a typo.
+  if (unmatched.length > 0) {
+    throw new UsageError(`modeltape rekey: no tape matches ${unmatched.map((pattern) => JSON.stringify(pattern)).join(', ')}${files.length > 0 ? ` (the other arguments match ${files.length} file${files.length === 1 ? '' : 's'}; nothing was rekeyed)` : ''}. Check the path, or quote a glob: 'tapes/**/*.jsonl'.`);
+  }
   const { config } = loadConfig(parsed.flags.config as string | undefined);
   const rules = compileKeyRules({ headers: config.keyHeaders ?? compileKeyRules().rules.headers, normalizers: config.normalizers ?? [] });
+  const dryRun = parsed.flags['dry-run'] === true;
+
+  const totals = { rewritten: 0, unchanged: 0, failed: 0, changedKeys: 0, keys: 0 };
+  for (const file of files) {
+    try {
+      const result = rekeyTape(file, rules, dryRun, io);
+      totals.keys += result.keys;
+      totals.changedKeys += result.changedKeys;
+      if (result.rewrite) totals.rewritten++;
+      else totals.unchanged++;
+    } catch (error) {
+      if (!(error instanceof ModeltapeError)) throw error;
+      totals.failed++;
+      io.stderr.write(`modeltape: ${file}: ${error.message}\n`);
+    }
+  }
+  if (files.length > 1) {
+    const parts = [
+      `${totals.rewritten} ${dryRun ? 'would be rewritten' : 'rewritten'} (${totals.changedKeys} of ${totals.keys} keys changed)`,
+      `${totals.unchanged} unchanged`,
+      ...(totals.failed > 0 ? [`${totals.failed} failed`] : []),
+    ];
+    io.stdout.write(`rekey: ${files.length} tapes: ${parts.join(', ')}${dryRun ? '; dry run, nothing written' : ''}\n`);
+  }
+  return totals.failed > 0 ? 1 : 0;
+}
+
+/** Re-keys one tape (or, with `dryRun`, says what would change). */
+function rekeyTape(file: string, rules: CompiledKeyRules, dryRun: boolean, io: CommandIo): { keys: number; changedKeys: number; rewrite: boolean } {
   const tape = loadTape(file);
+  const changes = ReplayEngine.keyChanges(tape.exchanges, rules, compileKeyRules(tape.header.keyRules));
+  const changedAt = new Map(changes.map((change) => [change.line, change.to]));
   const ordinals = new Map<string, number>();
-  const changed: Array<{ line: number; from: string; to: string }> = [];
   const exchanges: Exchange[] = tape.exchanges.map(({ exchange, line }) => {
-    const key = exchangeKey(exchange.upstream, exchange.request, rules);
+    const key = changedAt.get(line) ?? exchange.key;
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
-    if (key !== exchange.key) changed.push({ line, from: exchange.key, to: key });
     return { ...exchange, key, ordinal };
   });
   const rulesChanged = canonicalJson(tape.header.keyRules) !== canonicalJson(rules.rules);
   const merged = new Set(exchanges.map((exchange) => exchange.key)).size < new Set(tape.exchanges.map(({ exchange }) => exchange.key)).size;
-  io.stdout.write(`${file}: ${changed.length} of ${exchanges.length} key${exchanges.length === 1 ? '' : 's'} changed${rulesChanged ? ' (new key rules)' : ''}\n`);
-  for (const change of changed.slice(0, 50)) io.stdout.write(`  line ${change.line}: ${change.from.slice(0, 12)}… → ${change.to.slice(0, 12)}…\n`);
-  if (changed.length > 50) io.stdout.write(`  … and ${changed.length - 50} more\n`);
+  const count = exchanges.length;
+  io.stdout.write(`${file}: ${changes.length} of ${count} key${count === 1 ? '' : 's'} changed${rulesChanged ? ' (new key rules)' : ''}\n`);
+  for (const change of changes.slice(0, CHANGES_LISTED)) io.stdout.write(`  line ${change.line}: ${change.from.slice(0, 12)}… → ${change.to.slice(0, 12)}… ${change.endpoint}: ${change.causes.join('; ')}\n`);
+  if (changes.length > CHANGES_LISTED) io.stdout.write(`  … and ${changes.length - CHANGES_LISTED} more\n`);
   if (merged) io.stdout.write('  some requests now share a key: they replay in tape order (ordinals renumbered)\n');
-  if (parsed.flags['dry-run'] === true || (changed.length === 0 && !rulesChanged)) return 0;
+  const rewrite = changes.length > 0 || rulesChanged;
+  if (!rewrite) return { keys: count, changedKeys: 0, rewrite };
+  if (dryRun) {
+    io.stdout.write(`${file}: would be rewritten (dry run)\n`);
+    return { keys: count, changedKeys: changes.length, rewrite };
+  }
   const notes = Object.fromEntries(Object.entries(tape.header).filter(([name]) => name.startsWith('_'))) as Record<`_${string}`, unknown>;
-  const temporary = `${file}.${process.pid}.rekey.tmp`;
-  writeFileSync(temporary, serializeTape({ ...createHeader(rules.rules, notes), writtenBy: tape.header.writtenBy }, exchanges));
+  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.rekey.tmp`;
+  writeFileSync(temporary, serializeTape({ ...createHeader(rules.rules, notes), writtenBy: tape.header.writtenBy }, exchanges), { flag: 'wx' });
   renameSync(temporary, file);
   io.stdout.write(`${file}: rewritten\n`);
-  return 0;
+  return { keys: count, changedKeys: changes.length, rewrite };
+}
+
+const GLOB_CHARACTERS = /[*?[{]/;
+
+/**
+ * The files a pattern names: itself when a file has that name, else every file it matches,
+ * sorted. Supports `*`, `?`, `[abc]`/`[!abc]`, `{a,b}` and `**` (any depth, names
+ * starting with a dot and node_modules left out). Node 20 has no fs.glob, and one function does
+ * not call for a dependency.
+ */
+function expandGlob(pattern: string, cwd: string): string[] {
+  // A file that exists under the very name is that file, brackets and all (`tape[1].jsonl`).
+  if (existsSync(isAbsolute(pattern) ? pattern : join(cwd, pattern))) return [pattern];
+  if (!GLOB_CHARACTERS.test(pattern)) return [];
+  const segments = pattern.split('/');
+  const matches: string[] = [];
+  // `shown` is the path as the user wrote it (relative stays relative); `real` is where it is.
+  const walk = (shown: string, real: string, index: number): void => {
+    const segment = segments[index]!;
+    const last = index === segments.length - 1;
+    const child = (name: string): [string, string] => [shown === '' ? name : shown === '/' ? `/${name}` : `${shown}/${name}`, join(real, name)];
+    if (segment === '**') {
+      if (last) return;
+      walk(shown, real, index + 1);
+      for (const name of entries(real)) {
+        if (name.startsWith('.') || name === 'node_modules') continue;
+        const [nextShown, nextReal] = child(name);
+        // Symbolic links to directories are not followed, so a link cycle cannot loop.
+        if (lstatSync(nextReal).isDirectory()) walk(nextShown, nextReal, index);
+      }
+      return;
+    }
+    const names = GLOB_CHARACTERS.test(segment) ? entries(real).filter((name) => (!name.startsWith('.') || segment.startsWith('.')) && segmentPattern(segment).test(name)) : [segment];
+    for (const name of names) {
+      const [nextShown, nextReal] = child(name);
+      const stat = statSync(nextReal, { throwIfNoEntry: false });
+      if (stat === undefined) continue;
+      if (last && stat.isFile()) matches.push(nextShown);
+      else if (!last && stat.isDirectory()) walk(nextShown, nextReal, index + 1);
+    }
+  };
+  if (isAbsolute(pattern)) walk('/', '/', 1);
+  else walk('', cwd, 0);
+  return [...new Set(matches)].sort();
+}
+
+function entries(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+/** One path segment of a glob as a regular expression. */
+function segmentPattern(segment: string): RegExp {
+  let source = '';
+  for (let index = 0; index < segment.length; index++) {
+    const char = segment[index]!;
+    if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else if (char === '[') {
+      const end = segment.indexOf(']', index + 2);
+      if (end < 0) {
+        source += '\\[';
+        continue;
+      }
+      const body = segment.slice(index + 1, end);
+      source += `[${body.startsWith('!') ? `^${body.slice(1)}` : body.replace(/^\^/, '\\^')}]`;
+      index = end;
+    } else if (char === '{') {
+      const end = segment.indexOf('}', index);
+      if (end < 0) {
+        source += '\\{';
+        continue;
+      }
+      source += `(?:${segment.slice(index + 1, end).split(',').map((choice) => choice.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+      index = end;
+    } else source += char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
 }

@@ -9,6 +9,7 @@ import type { Exchange } from './tape-format.js';
 import { createHeader, serializeLine } from './tape-line.js';
 import { loadTape, readTape } from './tape-reader.js';
 import { TapeWriter } from './tape-writer.js';
+import { TAPE_SCHEMA_VERSION } from './tape-format.js';
 import { WRITTEN_BY } from './version.js';
 
 const FAKE = {
@@ -67,7 +68,7 @@ describe('TapeWriter.open', () => {
     const writer = TapeWriter.open(file, { keyRules: rules, headerNotes: { _purpose: 'checkout flow' } });
     writer.close();
     expect(readFileSync(file, 'utf8')).toBe(serializeLine(createHeader(rules.rules, { _purpose: 'checkout flow' })));
-    expect(writer.header).toEqual({ _purpose: 'checkout flow', schemaVersion: 1, writtenBy: WRITTEN_BY, keyRules: rules.rules });
+    expect(writer.header).toEqual({ _purpose: 'checkout flow', schemaVersion: TAPE_SCHEMA_VERSION, writtenBy: WRITTEN_BY, keyRules: rules.rules });
   });
 
   test('writes one header however many writers open the same new tape', () => {
@@ -99,15 +100,28 @@ describe('TapeWriter.open', () => {
     expect(lines(file)).toHaveLength(2);
   });
 
-  test('refuses to reopen a tape keyed with different rules, with a key_rules_mismatch error', () => {
+  test('takes over an empty tape keyed with other rules: the new rules reach its header, every other byte is kept', () => {
     const file = join(dir, 'a.jsonl');
-    TapeWriter.open(file, { keyRules: compileKeyRules() }).close();
+    TapeWriter.open(file, { keyRules: compileKeyRules(), headerNotes: { _purpose: 'kept' } }).close();
+    const other = compileKeyRules({ headers: ['anthropic-version'], normalizers: [{ path: '.metadata' }] });
+    const writer = TapeWriter.open(file, { keyRules: other });
+    writer.close();
+    const { header, exchanges } = loadTape(file);
+    expect(header.keyRules).toEqual(other.rules);
+    expect(header._purpose).toBe('kept');
+    expect(exchanges).toHaveLength(0);
+  });
+
+  test('refuses to reopen a tape one of whose keys the other rules change, naming the line, and changes nothing', () => {
+    const file = join(dir, 'a.jsonl');
+    const writer = TapeWriter.open(file, { keyRules: compileKeyRules() });
+    writer.append(exchange('hello'));
+    writer.close();
     const before = readFileSync(file, 'utf8');
-    const error = thrown(() => TapeWriter.open(file, { keyRules: compileKeyRules({ headers: ['anthropic-version'], normalizers: [{ path: '.metadata' }] }) }));
+    const error = thrown(() => TapeWriter.open(file, { keyRules: compileKeyRules({ headers: compileKeyRules().rules.headers, normalizers: [{ path: '.messages[0].content' }] }) }));
     expect(error).toBeInstanceOf(ModeltapeError);
     expect((error as ModeltapeError).code).toBe('key_rules_mismatch');
-    expect((error as Error).message).toContain('tape (line 1): {"headers":["anthropic-beta","anthropic-version","openai-beta"],"normalizers":[]}');
-    expect((error as Error).message).toContain('this run:      {"headers":["anthropic-version"],"normalizers":[{"path":".metadata"}]}');
+    expect((error as Error).message).toContain(`${file}:2 POST /v1/chat/completions (openai)`);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 

@@ -1,8 +1,8 @@
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
-import { ModeltapeError, SecretInTapeError } from './errors.js';
-import type { CompiledKeyRules } from './exchange-key.js';
+import { ModeltapeError, SecretInTapeError, TapeFormatError } from './errors.js';
+import { exchangeKey, type CompiledKeyRules } from './exchange-key.js';
 import { findSecrets, mayHoldSecret } from './secret-scan.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
@@ -10,10 +10,16 @@ import { parseTape } from './tape-reader.js';
 import { checkExchangeLine } from './tape-schema.js';
 
 export interface TapeWriterOptions {
-  /** The key rules of the exchanges that will be appended; must match an existing tape's. */
+  /**
+   * The key rules of the exchanges that will be appended. An existing tape keyed with other rules
+   * is taken over only if none of its keys changes under these (its header then names these);
+   * otherwise opening it is refused.
+   */
   keyRules: CompiledKeyRules;
   /** Notes (fields starting with `_`) for the header of a tape this writer creates. */
   headerNotes?: Record<`_${string}`, unknown>;
+  /** The config file `keyRules` came from, for the advice of a refusal (`modeltape rekey FILE --config CONFIG`). */
+  configFile?: string;
 }
 
 /**
@@ -46,27 +52,36 @@ export class TapeWriter {
     this.#needsNewline = needsNewline;
   }
 
-  /** Opens a tape for appending, creating it with a header if it does not exist. */
+  /**
+   * Opens a tape for appending, creating it with a header if it does not exist. A tape keyed with
+   * other rules is taken over when none of its keys changes under `keyRules`: its header is
+   * rewritten once to name them (atomically, under a lock, every other byte kept), so every line
+   * stays keyed by the rules its header names. When some keys change, throws `key_rules_mismatch`
+   * naming them, and writes nothing.
+   */
   static open(file: string, options: TapeWriterOptions): TapeWriter {
     mkdirSync(dirname(file), { recursive: true });
     const header = createHeader(options.keyRules.rules, options.headerNotes);
     createAtomically(file, serializeLine(header));
-    const descriptor = openSync(file, 'a+');
-    try {
-      const existing = readHeader(file, descriptor);
-      if (canonicalJson(existing.keyRules) !== canonicalJson(options.keyRules.rules)) {
-        throw new ModeltapeError(
-          'key_rules_mismatch',
-          `Tape ${file} was keyed with other rules than this run uses.\n` +
-            `  tape (line 1): ${canonicalJson(existing.keyRules)}\n` +
-            `  this run:      ${canonicalJson(options.keyRules.rules)}\n` +
-            `Appending would mix two kinds of key. Run modeltape rekey ${file} first, use the tape's rules, or record into a new tape.`,
-        );
+    for (let attempt = 1; ; attempt++) {
+      const descriptor = openSync(file, 'a+');
+      let existing: TapeHeader;
+      try {
+        existing = readHeader(file, descriptor);
+      } catch (error) {
+        closeSync(descriptor);
+        throw error;
       }
-      return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor));
-    } catch (error) {
+      if (sameRules(existing, options.keyRules)) {
+        // A writer that took the tape over renamed a new file into place: append to that one,
+        // never to the file this descriptor opened before the rename.
+        if (isStillAt(descriptor, file)) return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor));
+      }
       closeSync(descriptor);
-      throw error;
+      if (attempt === MAX_OPEN_ATTEMPTS) {
+        throw new ModeltapeError('tape_contended', `Tape ${file} kept changing while it was being opened: another process is recording into it under other key rules (line 1 now: ${canonicalJson(existing.keyRules)}). Record into one tape under one set of rules at a time.`);
+      }
+      if (!sameRules(existing, options.keyRules)) takeOver(file, options);
     }
   }
 
@@ -134,6 +149,80 @@ function createAtomically(file: string, headerLine: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
     unlinkSync(temporary);
+  }
+}
+
+function sameRules(header: TapeHeader, keyRules: CompiledKeyRules): boolean {
+  return canonicalJson(header.keyRules) === canonicalJson(keyRules.rules);
+}
+
+function isStillAt(descriptor: number, file: string): boolean {
+  const opened = fstatSync(descriptor);
+  const current = statSync(file, { throwIfNoEntry: false });
+  return current !== undefined && current.ino === opened.ino && current.dev === opened.dev;
+}
+
+const MAX_OPEN_ATTEMPTS = 20;
+const LOCK_WAIT_MS = 10_000;
+// A take-over reads and writes the tape once; a lock older than this was left by a killed process.
+const LOCK_STALE_MS = 60_000;
+
+/**
+ * Rewrites the header of a tape keyed with other rules to name `options.keyRules`, if no key of
+ * the tape changes under them; throws naming the ones that do. Other writers opening the tape at
+ * the same time wait on the lock, then find the new header.
+ */
+function takeOver(file: string, options: TapeWriterOptions): void {
+  const lock = `${file}.lock`;
+  acquireLock(lock);
+  try {
+    const text = readFileSync(file, 'utf8');
+    const contents = parseTape(text, file);
+    if (contents.header === undefined || contents.problems.length > 0) throw new TapeFormatError(contents.problems);
+    // Another writer took it over while this one waited.
+    if (sameRules(contents.header, options.keyRules)) return;
+    const changed = contents.exchanges.filter(({ exchange }) => exchangeKey(exchange.upstream, exchange.request, options.keyRules) !== exchange.key);
+    if (changed.length > 0) {
+      const shown = changed.slice(0, 10).map(({ exchange, line }) => `  ${file}:${line} ${exchange.request.method} ${exchange.request.path} (${exchange.upstream})`);
+      if (changed.length > shown.length) shown.push(`  … and ${changed.length - shown.length} more`);
+      const command = `modeltape rekey ${file}${options.configFile === undefined ? '' : ` --config ${options.configFile}`}`;
+      throw new ModeltapeError(
+        'key_rules_mismatch',
+        `Tape ${file} was keyed with other rules than this run uses, and under this run's rules ${changed.length} of ${contents.exchanges.length} key${contents.exchanges.length === 1 ? '' : 's'} change:\n` +
+          `${shown.join('\n')}\n` +
+          `  tape (line 1): ${canonicalJson(contents.header.keyRules)}\n` +
+          `  this run:      ${canonicalJson(options.keyRules.rules)}\n` +
+          `Appending would mix two kinds of key. Run ${command} first (--dry-run names the rule behind each change), record with the tape's rules (line 1), or record into a new tape.`,
+      );
+    }
+    // Every byte after the header stays as it is, a torn last line included.
+    const rest = text.slice(text.indexOf('\n') + 1);
+    const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    writeFileSync(temporary, serializeLine({ ...contents.header, keyRules: options.keyRules.rules }) + rest, { flag: 'wx' });
+    renameSync(temporary, file);
+  } finally {
+    unlinkSync(lock);
+  }
+}
+
+function acquireLock(lock: string): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 10) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > LOCK_STALE_MS) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (waited >= LOCK_WAIT_MS) {
+      throw new ModeltapeError('tape_locked', `Tape lock ${lock} has been held for ${Math.round(age / 1000)} s: another modeltape process is rewriting the tape's header. Wait for it, or delete the lock if no modeltape process is running.`);
+    }
+    Atomics.wait(pause, 0, 0, 10);
   }
 }
 

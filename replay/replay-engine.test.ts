@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -16,7 +16,7 @@ import {
   type LoadedExchange,
   type RecordedRequest,
 } from '../recordings/index.js';
-import { ReplayEngine, REPEAT_POLICIES } from './replay-engine.js';
+import { KeyRulesMismatchError, ReplayEngine, REPEAT_POLICIES } from './replay-engine.js';
 
 const FILE = 'tapes/chat.jsonl';
 
@@ -227,18 +227,78 @@ describe('ReplayEngine.fromTape', () => {
     expect(answerOf(engine.lookup(exchangeKey('openai', hello, rules)))).toBe('first');
   });
 
-  test('refuses a tape keyed with different rules', () => {
-    const file = writeTape('a.jsonl', compileKeyRules(), [exchange(request(), 'x')]);
+  test('refuses a tape keyed with other rules only where they change a key, naming each exchange and the rule that changed it', () => {
+    const tapeRules = compileKeyRules();
+    const withId = request({ body: { model: 'gpt-4o', metadata: { request_id: 'r-1' }, messages: [{ role: 'user', content: 'a' }] }, headers: { 'openai-beta': 'assistants=v2' } }, tapeRules);
+    const file = writeTape('a.jsonl', tapeRules, [exchange(request(), 'x'), exchange(withId, 'y')]);
+    const runRules = compileKeyRules({ headers: ['anthropic-version'], normalizers: [{ path: '.metadata.request_id' }] });
     let caught: unknown;
     try {
-      ReplayEngine.fromTape(file, { keyRules: compileKeyRules({ headers: ['anthropic-version'], normalizers: [] }) });
+      ReplayEngine.fromTape(file, { keyRules: runRules, configFile: 'modeltape.config.json' });
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(ModeltapeError);
+    expect(caught).toBeInstanceOf(KeyRulesMismatchError);
     expect((caught as ModeltapeError).code).toBe('key_rules_mismatch');
-    expect((caught as Error).message).toContain(`Tape ${file} was keyed with other rules than this run uses.`);
-    expect((caught as Error).message).toContain('this run:      {"headers":["anthropic-version"],"normalizers":[]}');
+    expect((caught as KeyRulesMismatchError).changes).toMatchObject([{ line: 3, endpoint: 'POST /v1/chat/completions (openai)', causes: ['header openai-beta (no longer keyed)', 'normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id'] }]);
+    expect((caught as Error).message).toBe(
+      `Tape ${file} was keyed with other rules than this run uses, and under this run's rules 1 of 2 keys change:\n` +
+        `  ${file}:3 POST /v1/chat/completions (openai): header openai-beta (no longer keyed); normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id\n` +
+        '  tape (line 1): {"headers":["anthropic-beta","anthropic-version","openai-beta"],"normalizers":[]}\n' +
+        '  this run:      {"headers":["anthropic-version"],"normalizers":[{"path":".metadata.request_id"}]}\n' +
+        `Run modeltape rekey ${file} --config modeltape.config.json to re-key it under this run's rules (every line keeps its key's inputs; add --dry-run to see what changes first), or give this run the tape's rules (line 1) as its normalizers and key headers.`,
+    );
+  });
+
+  test('accepts a tape keyed with other rules under which no key changes, says so, and writes nothing', () => {
+    const tapeRules = compileKeyRules();
+    const file = writeTape('a.jsonl', tapeRules, [exchange(request(), 'x'), exchange(request({ body: messages('other') }), 'y')]);
+    const before = readFileSync(file, 'utf8');
+    const runRules = compileKeyRules({ headers: ['anthropic-version'], normalizers: [{ path: '.metadata.request_id' }] });
+    const { engine, warnings } = ReplayEngine.fromTape(file, { keyRules: runRules });
+    expect(engine.size).toBe(2);
+    expect(answerOf(engine.lookup(exchangeKey('openai', request(), runRules)))).toBe('x');
+    expect(warnings).toEqual([{ file, line: 1, message: expect.stringMatching(/^the tape was keyed with other rules than this run uses, and none of its 2 keys changes under this run's rules, so it is used as it is\. modeltape rekey .* writes this run's rules into its header/) }]);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  test('finds the very keys that keying every exchange again finds, whatever the rules added', () => {
+    const bodies = [
+      messages('plain'),
+      { model: 'gpt-4o', metadata: { request_id: 'r-1', tags: ['a', 'b'] }, messages: [{ role: 'user', content: 'at 2026-01-01T10:00:00Z' }] },
+      { model: 'gpt-4o', items: [{ id: 'i-1' }, { id: 'i-2' }], messages: [{ role: 'user', content: '<normalized> already' }] },
+      { model: 'gpt-4o', metadata: null, messages: [] },
+    ];
+    const ruleSets = [
+      { headers: [], normalizers: [] },
+      { headers: [], normalizers: [{ path: '.metadata.request_id' }] },
+      { headers: [], normalizers: [{ path: '.metadata.request_id' }, { pattern: '<normalized>' }] },
+      { headers: [], normalizers: [{ path: '.items[*].id' }, { path: '.messages[0]' }, { path: '.metadata.tags[1]' }] },
+      { headers: [], normalizers: [{ pattern: '\\d{4}-\\d{2}-\\d{2}T[0-9:]+Z' }, { path: '.nowhere[*].deeper' }] },
+      { headers: ['openai-beta'], normalizers: [{ path: '.metadata.request_id' }, { path: '.metadata' }] },
+    ].map((rules) => compileKeyRules(rules));
+    let compared = 0;
+    for (const previous of ruleSets) {
+      const loaded = bodies.map((body, index) => ({ exchange: exchange(request({ body, headers: { 'openai-beta': 'assistants=v2' } }, previous), String(index), 0, previous), line: index + 2 }));
+      for (const rules of ruleSets) {
+        const everyKey = loaded.filter(({ exchange: recorded }) => exchangeKey('openai', recorded.request, rules) !== recorded.key).map(({ line }) => line);
+        expect(ReplayEngine.keyChanges(loaded, rules, previous).map(({ line }) => line), `${JSON.stringify(previous.rules)} → ${JSON.stringify(rules.rules)}`).toEqual(everyKey);
+        compared++;
+      }
+    }
+    expect(compared).toBe(36);
+  });
+
+  test('names the cause of a changed key: a removed normalizer, and a reordering', () => {
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'at 2026-01-01 run-7' }] };
+    const previous = compileKeyRules({ headers: [], normalizers: [{ pattern: '\\d{4}-\\d{2}-\\d{2}' }, { pattern: '<normalized> run-\\d' }] });
+    const recorded = request({ body }, previous);
+    const loaded = [{ exchange: exchange(recorded, 'x', 0, previous), line: 2 }];
+    const removed = ReplayEngine.keyChanges(loaded, compileKeyRules({ headers: [], normalizers: [{ pattern: '<normalized> run-\\d' }] }), previous);
+    expect(removed.map(({ causes }) => causes)).toEqual([['normalizer {"pattern":"\\\\d{4}-\\\\d{2}-\\\\d{2}"} (removed) at .messages[0].content']]);
+    const reordered = ReplayEngine.keyChanges(loaded, compileKeyRules({ headers: [], normalizers: [...previous.rules.normalizers].reverse() }), previous);
+    expect(reordered.map(({ causes }) => causes)).toEqual([['the normalizers apply in another order']]);
+    expect(ReplayEngine.keyChanges(loaded, previous, previous)).toEqual([]);
   });
 
   test('accepts a tape keyed with the very rules it is given, whatever order their fields were written in', () => {

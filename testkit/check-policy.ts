@@ -37,13 +37,23 @@ export interface PolicyReport {
   disagreements: PolicyCaseResult[];
   /** The disagreements as one table: case, request, wanted, got, the policy's reason. */
   table: string;
+  /** Every case agreed, and there was at least one. */
+  passed: boolean;
   /** Throws {@link PolicyDisagreementError} with the table unless every case agreed (and there was at least one). */
   assertAgrees(): void;
 }
 
+/**
+ * A policy check that failed. `table` holds the evidence: the disagreeing cases (checkPolicy), the
+ * counterexamples (never) or the failed checks (checkPolicyBattery); it is empty when the check
+ * could not be made at all (no cases, no tool of the class).
+ */
 export class PolicyDisagreementError extends ModeltapeError {
-  constructor(message: string) {
+  readonly table: string;
+
+  constructor(message: string, table = '') {
     super('policy_disagreement', message);
+    this.table = table;
   }
 }
 
@@ -58,11 +68,28 @@ function describeDecision(decision: PolicyDecision | Refused): string {
   return decision.outcome === 'require_approval' ? `require_approval (${decision.kind})` : decision.outcome;
 }
 
-/**
- * Checks a policy against cases, through the runtime's own acceptance path first: arguments the
- * runtime would refuse never reach the policy, and a case wants {@link Refused} for them.
- */
-export function checkPolicy(policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport {
+/** The type of {@link checkPolicy}: the check, and its report-only form. */
+export interface CheckPolicy {
+  /**
+   * Checks a policy against cases, through the runtime's own acceptance path first: arguments the
+   * runtime would refuse never reach the policy, and a case wants {@link Refused} for them. Throws
+   * {@link PolicyDisagreementError} with the table of disagreements (case, request, wanted, got,
+   * the policy's reason) when any case disagrees, or when there is no case; returns the report
+   * otherwise.
+   *
+   * @example
+   * checkPolicy(policy, tools, [{ name: 'a deletion', tool: 'delete_account', args: { account: 7 }, want: 'deny' }]);
+   */
+  (policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport;
+  /**
+   * The same check as a report, without throwing on a disagreement: every case's result, the
+   * table, `passed` and `assertAgrees()`. A case that is itself wrong (an approval kind on a case
+   * that does not want require_approval) still throws.
+   */
+  report(policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport;
+}
+
+function reportPolicyCases(policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport {
   const box = toolBox(tools);
   for (const policyCase of cases) {
     if (policyCase.kind !== undefined && policyCase.want !== 'require_approval') {
@@ -104,12 +131,22 @@ export function checkPolicy(policy: Policy, tools: ToolBox | readonly Tool[], ca
     results,
     disagreements,
     table,
+    passed: results.length > 0 && disagreements.length === 0,
     assertAgrees(): void {
       if (results.length === 0) throw new PolicyDisagreementError('checkPolicy was given no cases, so it checked nothing.');
-      if (disagreements.length > 0) throw new PolicyDisagreementError(`The policy disagrees with ${disagreements.length} of ${results.length} cases:\n${table}`);
+      if (disagreements.length > 0) throw new PolicyDisagreementError(`The policy disagrees with ${disagreements.length} of ${results.length} cases:\n${table}`, table);
     },
   };
 }
+
+export const checkPolicy: CheckPolicy = Object.assign(
+  (policy: Policy, tools: ToolBox | readonly Tool[], cases: readonly PolicyCase[]): PolicyReport => {
+    const report = reportPolicyCases(policy, tools, cases);
+    report.assertAgrees();
+    return report;
+  },
+  { report: reportPolicyCases },
+);
 
 /** How requests are generated from each tool's schema. */
 export interface RequestFuzz {
@@ -134,26 +171,55 @@ function generatedRequests(tool: Tool, fuzz: RequestFuzz): PolicyRequest[] {
   return requests;
 }
 
-/**
- * Generated requests for every tool of `sideEffectClass`, evaluated under each view, never get
- * `outcome`. Throws naming the first counterexamples; throws when the class has no tool (a check
- * of nothing is a failure). Returns how many evaluations it checked.
- */
-export function never(
+/** What {@link never} found, from `never.report(…)`. */
+export interface NeverReport {
+  /** How many evaluations (a generated request under a view) got a decision. */
+  checked: number;
+  /** The evaluations that got the outcome: `tool(args) at step N: outcome (reason)`. */
+  counterexamples: string[];
+  /** Answers the runtime would not act on (the policy threw, or answered no decision), one message each. */
+  invalid: string[];
+  /** Why nothing could be checked (no tool of the class, no generated request accepted). */
+  problem?: string;
+  /** Something was checked, every answer was a decision and none was the outcome. */
+  passed: boolean;
+  /** Throws {@link PolicyDisagreementError} with the counterexamples unless `passed`. */
+  assertNever(): void;
+}
+
+/** The type of {@link never}: the check, and its report-only form. */
+export interface Never {
+  /**
+   * Generated requests for every tool of `sideEffectClass`, evaluated under each view, never get
+   * `outcome`. Throws {@link PolicyDisagreementError} naming the counterexamples, or the first
+   * answer that is no decision; throws when the class has no tool (a check of nothing is a
+   * failure). Returns how many evaluations it checked.
+   *
+   * @example
+   * never(policy, tools, 'destructive', 'allow', { count: 50 }, [{}, { step: 9 }]);
+   */
+  (policy: Policy, tools: ToolBox | readonly Tool[], sideEffectClass: SideEffectClass, outcome: PolicyDecision['outcome'], fuzz?: RequestFuzz, views?: ReadonlyArray<Partial<RunView>>): number;
+  /**
+   * The same check as a report, without throwing on what it finds: the evaluations checked, the
+   * counterexamples, the answers that were no decision, `passed` and `assertNever()`. An unknown
+   * side-effect class still throws.
+   */
+  report(policy: Policy, tools: ToolBox | readonly Tool[], sideEffectClass: SideEffectClass, outcome: PolicyDecision['outcome'], fuzz?: RequestFuzz, views?: ReadonlyArray<Partial<RunView>>): NeverReport;
+}
+
+function reportNever(
   policy: Policy,
   tools: ToolBox | readonly Tool[],
   sideEffectClass: SideEffectClass,
   outcome: PolicyDecision['outcome'],
   fuzz: RequestFuzz = {},
   views: ReadonlyArray<Partial<RunView>> = [{}],
-): number {
+): NeverReport {
   if (!SIDE_EFFECT_CLASSES.includes(sideEffectClass)) throw new PolicyDisagreementError(`Unknown side-effect class "${String(sideEffectClass)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
   const box = toolBox(tools);
   const ofClass = box.tools().filter((tool) => tool.sideEffect === sideEffectClass);
-  if (ofClass.length === 0) {
-    throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): no tool has side-effect class ${sideEffectClass} (tools: ${box.tools().map((tool) => `${tool.name} (${tool.sideEffect})`).join(', ') || 'none'}), so nothing would be checked.`);
-  }
   const counterexamples: string[] = [];
+  const invalid: string[] = [];
   let checked = 0;
   for (const tool of ofClass) {
     for (const request of generatedRequests(tool, fuzz)) {
@@ -163,27 +229,50 @@ export function never(
         try {
           answer = policy(structuredClone(request), { ...DEFAULT_VIEW, ...view });
         } catch (error) {
-          throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): the policy threw on ${request.tool}(${JSON.stringify(request.args)}): ${(error as Error)?.message}. A policy must answer every request.`);
+          invalid.push(`never(${sideEffectClass}, ${outcome}): the policy threw on ${request.tool}(${JSON.stringify(request.args)}): ${(error as Error)?.message}. A policy must answer every request.`);
+          continue;
         }
         const checkedAnswer = checkDecision(answer);
-        if (!checkedAnswer.ok) throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): on ${request.tool}(${JSON.stringify(request.args)}) the policy ${checkedAnswer.reason}; the runtime would fail the run.`);
+        if (!checkedAnswer.ok) {
+          invalid.push(`never(${sideEffectClass}, ${outcome}): on ${request.tool}(${JSON.stringify(request.args)}) the policy ${checkedAnswer.reason}; the runtime would fail the run.`);
+          continue;
+        }
         const decision = checkedAnswer.decision;
         checked++;
         if (decision.outcome === outcome) counterexamples.push(`${request.tool}(${JSON.stringify(request.args)}) at step ${view.step ?? 0}${view.previousCalls?.length ? ` after ${view.previousCalls.length} calls` : ''}: ${describeDecision(decision)}${decision.reason ? ` (${decision.reason})` : ''}`);
       }
     }
   }
-  if (checked === 0) throw new PolicyDisagreementError(`never(${sideEffectClass}, ${outcome}): no generated request was accepted, so nothing was checked.`);
-  if (counterexamples.length > 0) {
-    throw new PolicyDisagreementError(
-      `The policy answered ${outcome} to ${counterexamples.length} of ${checked} generated ${sideEffectClass} requests:\n${counterexamples
-        .slice(0, 10)
-        .map((line) => `  ${line}`)
-        .join('\n')}${counterexamples.length > 10 ? `\n  … and ${counterexamples.length - 10} more` : ''}`,
-    );
+  let problem: string | undefined;
+  if (ofClass.length === 0) {
+    problem = `never(${sideEffectClass}, ${outcome}): no tool has side-effect class ${sideEffectClass} (tools: ${box.tools().map((tool) => `${tool.name} (${tool.sideEffect})`).join(', ') || 'none'}), so nothing would be checked.`;
+  } else if (checked === 0 && invalid.length === 0) {
+    problem = `never(${sideEffectClass}, ${outcome}): no generated request was accepted, so nothing was checked.`;
   }
-  return checked;
+  const table = counterexamples.slice(0, 10).map((line) => `  ${line}`).join('\n') + (counterexamples.length > 10 ? `\n  … and ${counterexamples.length - 10} more` : '');
+  return {
+    checked,
+    counterexamples,
+    invalid,
+    ...(problem === undefined ? {} : { problem }),
+    passed: problem === undefined && invalid.length === 0 && counterexamples.length === 0,
+    assertNever(): void {
+      if (problem !== undefined) throw new PolicyDisagreementError(problem);
+      // The first answer the runtime would not act on says the most; the rest are usually the same.
+      if (invalid.length > 0) throw new PolicyDisagreementError(invalid[0]!);
+      if (counterexamples.length > 0) throw new PolicyDisagreementError(`The policy answered ${outcome} to ${counterexamples.length} of ${checked} generated ${sideEffectClass} requests:\n${table}`, table);
+    },
+  };
 }
+
+export const never: Never = Object.assign(
+  (...args: Parameters<Never['report']>): number => {
+    const report = reportNever(...args);
+    report.assertNever();
+    return report.checked;
+  },
+  { report: reportNever },
+);
 
 export interface PolicyBatteryCheck {
   name: 'total' | 'pure' | 'same answer twice' | 'same answer whatever came before' | 'refusals name a rule' | 'stable digest';
@@ -198,16 +287,38 @@ export interface PolicyBatteryReport {
   /** How many requests were evaluated (each under every view). */
   requests: number;
   passed: boolean;
-  assertConforms(name: string): void;
+  /** Throws {@link PolicyDisagreementError} listing the failed checks unless every check passed. */
+  assertConforms(name?: string): void;
 }
 
-/**
- * Holds a policy to what the runtime needs of it: total (an answer for every request, of a known
- * outcome), pure (it reads no clock or randomness and changes nothing it is given), the same answer
- * twice, the same answer whatever it evaluated before, refusals that name a rule, and a stable
- * digest of its answers. Requests are generated from every tool's schema.
- */
-export function checkPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], options: { fuzz?: RequestFuzz; views?: ReadonlyArray<Partial<RunView>> } = {}): PolicyBatteryReport {
+export interface PolicyBatteryOptions {
+  /** How requests are generated from each tool's schema. */
+  fuzz?: RequestFuzz;
+  /** The views each request is evaluated under. @default step 0 with no calls, and step 3 after one call */
+  views?: ReadonlyArray<Partial<RunView>>;
+  /** The policy's name in the failure message. @default "the policy" */
+  name?: string;
+}
+
+/** The type of {@link checkPolicyBattery}: the check, and its report-only form. */
+export interface CheckPolicyBattery {
+  /**
+   * Holds a policy to what the runtime needs of it: total (an answer for every request, of a
+   * known outcome), pure (it reads no clock or randomness and changes nothing it is given), the
+   * same answer twice, the same answer whatever it evaluated before, refusals that name a rule,
+   * and a stable digest of its answers. Requests are generated from every tool's schema. Throws
+   * {@link PolicyDisagreementError} listing the failed checks when any fails; returns the report
+   * otherwise (snapshot its `digest` to see when the policy's behaviour changes).
+   *
+   * @example
+   * expect(checkPolicyBattery(policy, tools, { name: 'parcel policy' }).digest).toMatchSnapshot();
+   */
+  (policy: Policy, tools: ToolBox | readonly Tool[], options?: PolicyBatteryOptions): PolicyBatteryReport;
+  /** The same checks as a report, without throwing on a failed one: `checks`, `passed`, `assertConforms()`. */
+  report(policy: Policy, tools: ToolBox | readonly Tool[], options?: PolicyBatteryOptions): PolicyBatteryReport;
+}
+
+function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], options: PolicyBatteryOptions = {}): PolicyBatteryReport {
   const box = toolBox(tools);
   const views = (options.views ?? [{}, { step: 3, previousCalls: [{ tool: box.names()[0] ?? 'tool', args: {} }] }]).map((view) => ({ ...DEFAULT_VIEW, ...view }));
   const pairs: Array<{ request: PolicyRequest; view: RunView }> = [];
@@ -290,12 +401,23 @@ export function checkPolicyBattery(policy: Policy, tools: ToolBox | readonly Too
     digest,
     requests: pairs.length,
     passed,
-    assertConforms(name: string): void {
+    assertConforms(name?: string): void {
       const failed = checks.filter((entry) => !entry.passed);
-      if (failed.length > 0) throw new PolicyDisagreementError(`Policy "${name}" fails ${failed.length} of ${checks.length} checks:\n${failed.map((entry) => `  ✗ ${entry.name}: ${entry.problem}`).join('\n')}`);
+      if (failed.length === 0) return;
+      const table = failed.map((entry) => `  ✗ ${entry.name}: ${entry.problem}`).join('\n');
+      throw new PolicyDisagreementError(`${name === undefined ? 'The policy' : `Policy "${name}"`} fails ${failed.length} of ${checks.length} checks:\n${table}`, table);
     },
   };
 }
+
+export const checkPolicyBattery: CheckPolicyBattery = Object.assign(
+  (policy: Policy, tools: ToolBox | readonly Tool[], options: PolicyBatteryOptions = {}): PolicyBatteryReport => {
+    const report = reportPolicyBattery(policy, tools, options);
+    report.assertConforms(options.name);
+    return report;
+  },
+  { report: reportPolicyBattery },
+);
 
 function safe(policy: Policy, pair: { request: PolicyRequest; view: RunView }): PolicyDecision | undefined {
   try {

@@ -14,8 +14,13 @@ export {
   type PolicyReport,
   type WantedOutcome,
   type RequestFuzz,
+  type CheckPolicy,
+  type CheckPolicyBattery,
+  type Never,
   type PolicyBatteryCheck,
+  type PolicyBatteryOptions,
   type PolicyBatteryReport,
+  type NeverReport,
 } from './check-policy.js';
 export { recheck, recheckDiffers, recheckEvaluations, RecheckError, type RecheckedEvaluation } from './recheck.js';
 export { rendered, sameRenders, RenderMismatchError, type RenderComparison } from './render-equivalence.js';

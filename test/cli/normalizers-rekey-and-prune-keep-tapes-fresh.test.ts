@@ -41,7 +41,7 @@ describe('keeping tapes fresh', () => {
     const config = `${dir}/rekey.config.json`;
     writeFileSync(config, JSON.stringify({ normalizers: [{ path: '.metadata.request_id' }] }));
     // Replaying with rules the tape was not keyed with is refused, and says how to fix it.
-    await expect(openTape(tape, { config })).rejects.toThrow(`Run modeltape rekey ${tape} to re-key it`);
+    await expect(openTape(tape, { config })).rejects.toThrow(`Run modeltape rekey ${tape} --config ${config} to re-key it`);
 
     const dry = await runCli(['rekey', tape, '--config', config, '--dry-run']);
     expect(dry.stdout).toContain(`${tape}: 1 of 2 keys changed (new key rules)`);

@@ -32,7 +32,7 @@ describe('checkPolicy', () => {
   });
 
   test('reports every disagreement in one table: case, request, wanted, got, reason', () => {
-    const report = checkPolicy(policy, tools, [
+    const report = checkPolicy.report(policy, tools, [
       { name: 'deletion wanted reviewed', tool: 'delete_account', args: { account: 7 }, want: 'require_approval', kind: 'review' },
       { name: 'a string account', tool: 'delete_account', args: { account: 'seven' }, want: 'deny' },
       { name: 'a lookup', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'allow' },
@@ -47,7 +47,7 @@ describe('checkPolicy', () => {
         '  a string account         │ delete_account({"account":"seven"}) │ deny                      │ refused (before the policy) │ invalid arguments for delete_account: .account must be in…',
       ].join('\n'),
     );
-    expect(() => checkPolicy(policy, tools, []).assertAgrees()).toThrow('checkPolicy was given no cases, so it checked nothing.');
+    expect(() => checkPolicy(policy, tools, [])).toThrow('checkPolicy was given no cases, so it checked nothing.');
   });
 });
 
@@ -78,12 +78,12 @@ describe('checkPolicyBattery', () => {
     expect(checkPolicyBattery((request, view) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'r', reason: 'x' } : policy(request, view)), tools).digest).not.toBe(report.digest);
   });
 
-  const failing = (bad: Policy): string[] => checkPolicyBattery(bad, tools).checks.filter((check) => !check.passed).map((check) => check.name);
+  const failing = (bad: Policy): string[] => checkPolicyBattery.report(bad, tools).checks.filter((check) => !check.passed).map((check) => check.name);
 
   test('catches a policy that reads a clock', () => {
     const clockReading: Policy = (request, view) => (new Date().getUTCHours() > 25 ? { outcome: 'deny', rule: 'night', reason: 'no work at night' } : policy(request, view));
     expect(failing(clockReading)).toEqual(['pure']);
-    const report = checkPolicyBattery(clockReading, tools);
+    const report = checkPolicyBattery.report(clockReading, tools);
     expect(report.checks.find((check) => check.name === 'pure')?.problem).toContain('read the clock (new Date())');
     expect(Date.now()).toBeGreaterThan(0); // the globals are restored
   });

@@ -31,11 +31,11 @@ describe('the kit at its edges', () => {
   test('the policy checks refuse what the runtime refuses: a reserved kind, a blank reason, no answer', () => {
     const tools: Tool[] = parcelTools({ lookup: [], send: [] });
     const reserved: Policy = () => ({ outcome: 'require_approval', kind: 'interrupted_side_effect', rule: 'r', reason: 'sneaky' });
-    const report = checkPolicy(reserved, tools, [{ name: 'a lookup', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'require_approval', kind: 'interrupted_side_effect' }]);
+    const report = checkPolicy.report(reserved, tools, [{ name: 'a lookup', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'require_approval', kind: 'interrupted_side_effect' }]);
     expect(report.disagreements).toMatchObject([{ got: 'not a decision (the runtime fails the run)', reason: expect.stringContaining('which the runtime keeps for calls it found interrupted') }]);
-    expect(checkPolicyBattery(reserved, tools).checks.find((check) => check.name === 'total')?.passed).toBe(false);
+    expect(checkPolicyBattery.report(reserved, tools).checks.find((check) => check.name === 'total')?.passed).toBe(false);
     const blank: Policy = () => ({ outcome: 'deny', rule: 'r', reason: ' ' });
-    expect(checkPolicy(blank, tools, [{ name: 'blank', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'deny' }]).disagreements).toHaveLength(1);
+    expect(checkPolicy.report(blank, tools, [{ name: 'blank', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'deny' }]).disagreements).toHaveLength(1);
     expect(() => never((() => undefined) as unknown as Policy, tools, 'remote_mutation', 'allow')).toThrow(PolicyDisagreementError);
     expect(() => never((() => undefined) as unknown as Policy, tools, 'remote_mutation', 'allow')).toThrow(/^never\(remote_mutation, allow\): on send_message\(.*\) the policy it answered undefined, which is not a decision; the runtime would fail the run\.$/);
     expect(() => checkPolicy(blank, tools, [{ name: 'kind on a deny', tool: 'lookup_parcel', args: { parcel: 'P-1' }, want: 'deny', kind: 'review' }])).toThrow('Case "kind on a deny" gives an approval kind ("review") but wants deny: a kind only applies to require_approval.');
