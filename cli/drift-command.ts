@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { formatEscapes } from '../proxy/index.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../session/index.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
@@ -32,9 +33,13 @@ export async function driftCommand(argv: readonly string[], io: CommandIo, signa
   if (parsed.command === undefined || parsed.command.length === 0) throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --.`);
   const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
+  // Without --tape the command may replay from its own tapes (openTape in its tests).
+  if (parsed.flags.tape === undefined) options.missingTape = 'empty';
   const json = parsed.flags.json === true;
-  const { summary, commandStatus } = await runUnderProxy(options, parsed.command, io, signals, json ? 'stderr' : 'inherit');
-  const report = buildDriftReport(summary, [...parsed.command]);
+  const { summary, report: runReport, commandStatus } = await runUnderProxy(options, parsed.command, io, signals, json ? 'stderr' : 'inherit');
+  const report = buildDriftReport(summary, [...parsed.command], runReport.sessions);
+  const escapes = formatEscapes(summary);
+  if (escapes.length > 0) io.stderr.write(`${escapes.join('\n')}\n`);
   if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stderr.write(`${formatDriftReport(report)}\n`);
   const html = parsed.flags.html as string | undefined;
@@ -43,6 +48,6 @@ export async function driftCommand(argv: readonly string[], io: CommandIo, signa
     writeFileSync(html, renderDriftHtml(report));
     io.stderr.write(`modeltape: wrote ${html}\n`);
   }
-  if (report.totals.drifted > 0) return 1;
+  if (report.totals.drifted > 0 || summary.escapes.length > 0) return 1;
   return commandStatus;
 }

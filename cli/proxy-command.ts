@@ -31,10 +31,14 @@ export async function proxyCommand(argv: readonly string[], io: CommandIo, signa
   io.stdout.write(`modeltape proxy listening on ${proxy.url}\n`);
   io.stdout.write(`mode ${proxy.options.mode}, tape ${proxy.options.tape}\n`);
   io.stdout.write(`OPENAI_BASE_URL=${proxy.baseUrls.openai}\nANTHROPIC_BASE_URL=${proxy.baseUrls.anthropic}\n`);
+  // The proxy's server never holds a process open by itself (so a test that forgets close()
+  // lets its runner exit); this command is the proxy, so it holds it until a signal.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
   const signal = await new Promise<string>((resolve) => {
     signals.once('SIGINT', () => resolve('SIGINT'));
     signals.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  clearInterval(keepAlive);
   io.stderr.write(`modeltape: ${signal}: finishing in-flight requests…\n`);
   const summary = await proxy.close();
   io.stdout.write(`${formatSummary(summary)}\n`);

@@ -26,6 +26,7 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
     upstreams[name] = baseUrl;
   }
   const options: ProxyOptions = { tape: (parsed.flags.tape as string | undefined) ?? defaults.tape, upstreams };
+  if (parsed.flags.config !== undefined) options.configFile = parsed.flags.config as string;
   if (config.normalizers !== undefined) options.normalizers = config.normalizers;
   if (config.keyHeaders !== undefined) options.keyHeaders = config.keyHeaders;
   if (parsed.flags.mode !== undefined) options.mode = parsed.flags.mode as ProxyOptions['mode'];

@@ -1,26 +1,39 @@
-import { formatSummary, summaryFailed } from '../proxy/index.js';
-import { describeFlags, parseArguments, UsageError } from './arguments.js';
+import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { runUnderProxy } from './run-under-proxy.js';
+import { runVerdict } from './run-summary.js';
 
 /** The tape `run` uses when no --tape is given. */
 export const DEFAULT_RUN_TAPE = 'tapes/modeltape.jsonl';
 
+const FLAGS: readonly FlagSpec[] = [
+  ...PROXY_FLAGS,
+  { name: 'allow-empty', kind: 'boolean', description: 'in replay, accept a run in which no request reached a tape (by default it fails: it checked nothing)' },
+];
+
 export const RUN_USAGE = `Usage: modeltape run [--tape FILE] [--mode MODE] [--upstream NAME=URL]… -- CMD [ARG]…
 
 Starts the proxy on a free port and runs CMD with these set:
-  OPENAI_BASE_URL=http://127.0.0.1:PORT/openai/v1
-  ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/anthropic   (works for @anthropic-ai/sdk and @ai-sdk/anthropic)
-  MODELTAPE_URL=http://127.0.0.1:PORT
-In replay mode OPENAI_API_KEY and ANTHROPIC_API_KEY get a placeholder when unset: no request
-leaves the machine. Prints a summary on stderr and exits non-zero if CMD failed or any request
-missed the tape, even if CMD swallowed the error. The tape defaults to ${DEFAULT_RUN_TAPE}.
+  OPENAI_BASE_URL, OPENAI_API_BASE, OPENAI_BASE           = http://127.0.0.1:PORT/openai/v1
+  ANTHROPIC_BASE_URL, ANTHROPIC_API_URL, ANTHROPIC_API_BASE = http://127.0.0.1:PORT/anthropic
+  MODELTAPE_URL=http://127.0.0.1:PORT, MODELTAPE_MODE=MODE
+Tape sessions opened inside CMD (openTape in a test) follow the run's mode and count in its summary.
 
-${describeFlags(PROXY_FLAGS)}`;
+In replay mode (the default) nothing that CMD starts reaches a provider:
+  - every Node process gets the guard preloaded (NODE_OPTIONS=--import …, after yours): it stops
+    each connection to a provider host before DNS, and reports it to the run;
+  - HTTPS_PROXY, HTTP_PROXY and ALL_PROXY point at the proxy (NO_PROXY=loopback), which refuses
+    every host off loopback, for clients in other languages (curl, Python);
+  - OPENAI_API_KEY and ANTHROPIC_API_KEY get a placeholder when unset.
+It fails (exit 1) when CMD failed, any request missed a tape, anything tried to reach a provider,
+or no request reached a tape at all (--allow-empty accepts that), even if CMD swallowed the error.
+Prints a summary on stderr. The tape defaults to ${DEFAULT_RUN_TAPE}.
+
+${describeFlags(FLAGS)}`;
 
 export async function runCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const parsed = parseArguments(argv, PROXY_FLAGS, 'run');
+  const parsed = parseArguments(argv, FLAGS, 'run');
   if (parsed.flags.help === true) {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
@@ -32,11 +45,15 @@ export async function runCommand(argv: readonly string[], io: CommandIo, signals
     throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --: modeltape run [flags] -- ${parsed.positionals.join(' ')}`);
   }
   const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 });
-  const { summary, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
-  io.stderr.write(`${formatSummary(summary)}\n`);
+  // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
+  // default tape is then an empty one, and any request that reaches it misses.
+  if (parsed.flags.tape === undefined) options.missingTape = 'empty';
+  const { summary, report, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
+  const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true });
+  io.stderr.write(`${verdict.lines.join('\n')}\n`);
   if (commandStatus !== 0) return commandStatus;
-  if (summaryFailed(summary)) {
-    io.stderr.write('modeltape: failing the run: the command passed, but the proxy saw the problems above (a swallowed error is still an error).\n');
+  if (verdict.failed) {
+    io.stderr.write('modeltape: failing the run: the command passed, but the run saw the problems above (a swallowed error is still an error).\n');
     return 1;
   }
   return 0;

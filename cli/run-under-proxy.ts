@@ -1,62 +1,86 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { constants } from 'node:os';
-import { startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
+import { readRunReport, type RunReport } from '../guard/index.js';
+import { providerHosts, startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
+import { childEnvironment } from './child-environment.js';
 import type { CommandIo } from './io.js';
 
-// The SDKs refuse to construct a client without a key. Replay never sends one anywhere, so a
-// placeholder (not shaped like a real key) lets keyless CI runs construct them.
-const REPLAY_PLACEHOLDER_KEY = 'modeltape-replay-placeholder';
-
-/** How the command ended, and what the proxy saw. */
+/** How the command ended, and what the proxy and every process of the command saw. */
 export interface ProxiedRun {
   proxy: RunningProxy;
+  /** The run's own proxy, with the escapes the processes' guards stopped added in. */
   summary: ProxySummary;
+  /** What the processes reported: escapes, other hosts, and the tape sessions opened inside (openTape). */
+  report: RunReport;
   /** The exit status to pass on for the command itself: 0, its own status, or 128 + signal. */
   commandStatus: number;
 }
 
 /**
- * Starts a proxy on a free port, runs `command` with `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`
- * and `MODELTAPE_URL` pointing at it (and placeholder keys in replay), forwards SIGINT and
- * SIGTERM to it, and closes the proxy when it exits. `run`, `drift` and `inspect --unused` use it.
+ * Starts a proxy on a free port and runs `command` under it (see `childEnvironment` for what it
+ * is given), forwards SIGINT and SIGTERM to it, and closes the proxy when it exits. The
+ * processes of the command report to a file in a private temporary folder, read and removed
+ * when the command ends. `run`, `drift` and `inspect --unused` use it.
  */
-export async function runUnderProxy(options: ProxyOptions, command: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter, childOutput: 'inherit' | 'stderr' = 'inherit'): Promise<ProxiedRun> {
+export async function runUnderProxy(
+  options: ProxyOptions,
+  command: readonly string[],
+  io: CommandIo,
+  signals: NodeJS.EventEmitter,
+  childOutput: 'inherit' | 'stderr' = 'inherit',
+): Promise<ProxiedRun> {
   const proxy = await startProxy({ ...options, env: io.env, log: options.log ?? ((message) => io.stderr.write(`${message}\n`)) });
-  const env: NodeJS.ProcessEnv = {
-    ...io.env,
-    OPENAI_BASE_URL: proxy.baseUrls.openai,
-    ANTHROPIC_BASE_URL: proxy.baseUrls.anthropic,
-    MODELTAPE_URL: proxy.url,
-  };
-  if (proxy.options.mode === 'replay') {
-    env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
-    env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
-  }
-  const [file, ...args] = command;
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-    // With 'stderr' the command's own output goes to stderr, so stdout carries only our report.
-    const child = spawn(file!, args, { stdio: childOutput === 'inherit' ? 'inherit' : ['inherit', process.stderr, 'inherit'], env });
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const onInt = forward('SIGINT');
-    const onTerm = forward('SIGTERM');
-    signals.on('SIGINT', onInt);
-    signals.on('SIGTERM', onTerm);
-    const done = (result: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {
-      signals.off('SIGINT', onInt);
-      signals.off('SIGTERM', onTerm);
-      resolve(result);
-    };
-    child.once('error', (error) => done({ code: 127, signal: null, error }));
-    child.once('exit', (code, signal) => done({ code, signal }));
+  const folder = mkdtempSync(join(tmpdir(), 'modeltape-run-'));
+  const reportFile = join(folder, 'report.jsonl');
+  // Made before the command starts: a report file missing at the end was removed by the
+  // command, with whatever it held, and the run cannot say what its processes saw.
+  writeFileSync(reportFile, '', { mode: 0o600 });
+  const env = childEnvironment(io.env, {
+    url: proxy.url,
+    mode: proxy.options.mode,
+    reportFile,
+    guardHosts: providerHosts(proxy.options.upstreams),
+    ...(options.onMiss === 'nearest' ? { onMiss: 'nearest' as const } : {}),
   });
+  const [file, ...args] = command;
+  let exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error };
+  let report: RunReport;
+  try {
+    exit = await new Promise((resolve) => {
+      // With 'stderr' the command's own output goes to stderr, so stdout carries only our report.
+      const child = spawn(file!, args, { stdio: childOutput === 'inherit' ? 'inherit' : ['inherit', process.stderr, 'inherit'], env });
+      const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+      const onInt = forward('SIGINT');
+      const onTerm = forward('SIGTERM');
+      signals.on('SIGINT', onInt);
+      signals.on('SIGTERM', onTerm);
+      const done = (result: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {
+        signals.off('SIGINT', onInt);
+        signals.off('SIGTERM', onTerm);
+        resolve(result);
+      };
+      child.once('error', (error) => done({ code: 127, signal: null, error }));
+      child.once('exit', (code, signal) => done({ code, signal }));
+    });
+  } finally {
+    report = readRunReport(reportFile);
+    if (!existsSync(reportFile)) report.lost = true;
+    rmSync(folder, { recursive: true, force: true });
+  }
   // A command that failed may not have reached every request: never prune after it.
-  const summary = await proxy.close({ prune: exit.code === 0 && exit.signal === null && exit.error === undefined });
+  const succeeded = exit.code === 0 && exit.signal === null && exit.error === undefined;
+  const own = await proxy.close(succeeded ? {} : { prune: false });
+  const summary: ProxySummary = { ...own, escapes: [...own.escapes, ...report.escapes], outside: [...own.outside, ...report.outside] };
   if (exit.error) io.stderr.write(`modeltape: could not start ${JSON.stringify(file)}: ${exit.error.message}\n`);
   let commandStatus = 0;
   if (exit.signal) commandStatus = 128 + (constants.signals[exit.signal] ?? 0);
   else if (exit.code !== 0) {
-    io.stderr.write(`modeltape: ${command.join(' ')} exited with status ${exit.code}\n`);
+    // Only the program: its arguments may hold anything, a key among them.
+    io.stderr.write(`modeltape: the command (${file}) exited with status ${exit.code}\n`);
     commandStatus = exit.code ?? 1;
   }
-  return { proxy, summary, commandStatus };
+  return { proxy, summary, report, commandStatus };
 }

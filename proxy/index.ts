@@ -4,9 +4,10 @@
  */
 export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server.js';
 export { resolveProxyOptions, isCi, RecordInCiError, PROXY_MODES, PACES, type ProxyMode, type Pace, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
-export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, type Upstream, type ProviderFlavor } from './upstream-table.js';
+export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, providerHosts, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
-export { formatSummary, summaryFailed } from './summary.js';
-export { loadConfig, CONFIG_FILE_NAME, type ModeltapeConfig } from './config-file.js';
+export { formatSummary, formatEscapes, summaryFailed } from './summary.js';
+export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
 export { pruneTape } from './prune-tape.js';
 export { UPSTREAM_SOCKETS } from './upstream.js';
+export { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';

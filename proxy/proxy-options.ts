@@ -6,7 +6,7 @@ import {
   type KeyRules,
   type Normalizer,
 } from '../recordings/index.js';
-import { REPEAT_POLICIES, type RepeatPolicy } from '../replay/index.js';
+import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../replay/index.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
 
 /**
@@ -54,10 +54,20 @@ export interface ProxyOptions {
    * @default 'error'
    */
   onMiss?: 'error' | 'nearest';
+  /**
+   * In replay, a tape that does not exist is an error (`error`), or an empty tape every request
+   * misses (`empty`: `modeltape run` without --tape, whose command may replay from its own tapes).
+   * @default 'error'
+   */
+  missingTape?: 'error' | 'empty';
   /** In auto mode: when the proxy closes, drop from the tape every exchange this run did not use. @default false */
   prune?: boolean;
   /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
   requireLive?: boolean;
+  /** The config file the rules came from, when one was named (`--config`): a refusal's rekey command names it. */
+  configFile?: string;
+  /** How miss errors say to record or repeat (flags by default; `openTape` names its variable and option). */
+  advice?: MissAdvice;
   /** Notes (fields starting with `_`) for the header of a tape this proxy creates. */
   tapeNotes?: Record<`_${string}`, unknown>;
   /** The environment to read `CI` from. @default process.env */
@@ -81,6 +91,9 @@ export interface ResolvedProxyOptions {
   tapeNotes: Record<`_${string}`, unknown>;
   requireLive: boolean;
   onMiss: 'error' | 'nearest';
+  missingTape: 'error' | 'empty';
+  advice: MissAdvice;
+  configFile: string | undefined;
   prune: boolean;
   clock: () => number;
   log: (message: string) => void;
@@ -137,6 +150,9 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     tapeNotes: options.tapeNotes ?? {},
     requireLive: options.requireLive === true,
     onMiss: checkChoice('miss policy', options.onMiss ?? 'error', ['error', 'nearest'] as const),
+    missingTape: checkChoice('missing tape policy', options.missingTape ?? 'error', ['error', 'empty'] as const),
+    advice: options.advice ?? CLI_MISS_ADVICE,
+    configFile: options.configFile,
     prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),

@@ -22,8 +22,12 @@ import {
   type Exchange,
   type RecordedResponse,
 } from '../recordings/index.js';
+import type { Escape, OutsideConnection } from '../guard/index.js';
+import { forwardProxyHandlers } from './forward-proxy-requests.js';
 import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse, type ReplayMissError } from '../replay/index.js';
+import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
+import { providerHosts } from './upstream-table.js';
 import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
@@ -55,6 +59,14 @@ export interface ProxySummary {
   missErrors: ReplayMissError[];
   /** Exchanges dropped from the tape by `prune`. */
   pruned: number;
+  /**
+   * Requests to a provider host that tried to go around the tape: `CONNECT` or absolute-form
+   * requests sent to this proxy as a forward proxy (`HTTPS_PROXY`), refused before any
+   * connection was made. A `run` adds those its processes' guards stopped.
+   */
+  escapes: Escape[];
+  /** Refused forward-proxy requests to hosts that are neither loopback nor providers. */
+  outside: OutsideConnection[];
 }
 
 export interface RunningProxy {
@@ -68,9 +80,10 @@ export interface RunningProxy {
   readonly engine: ReplayEngine | undefined;
   summary(): ProxySummary;
   /**
-   * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. With the
-   * `prune` option, drops the exchanges this run did not use, unless the run was not clean (a
-   * miss, a refusal, an upstream error or an aborted request) or `{ prune: false }` says not to
+   * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. Prunes (drops
+   * the exchanges this run did not use, and logs which) when the `prune` option was given at
+   * start or `{ prune: true }` is given here, in auto mode, unless the run was not clean (a miss,
+   * a refusal, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
    * (a caller whose command failed: it may not have reached every request).
    */
   close(options?: { prune?: boolean }): Promise<ProxySummary>;
@@ -93,23 +106,24 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (tapeExists) {
       const header = loadTape(resolved.tape).header;
       keyRules = resolved.keyRules ?? compileKeyRules(header.keyRules);
-      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat, requireLive: resolved.requireLive });
+      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat, requireLive: resolved.requireLive, ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }) });
       engine = loaded.engine;
       for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
       if (mode === 'record' && engine.size > 0) {
         log(`modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`);
       }
-    } else if (mode === 'replay') {
+    } else if (mode === 'replay' && resolved.missingTape === 'error') {
       throw new TapeNotFoundError(resolved.tape);
     } else {
       engine = new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat });
     }
   }
-  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes }) : undefined;
+  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes, ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }) }) : undefined;
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
-  const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections'> = {
+  const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside'> = {
+    escapes: [],
     missErrors: [],
     pruned: 0,
     hits: 0,
@@ -250,8 +264,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     );
   };
 
+  // A request that must be recorded but carries the placeholder key would reach the provider
+  // only to be refused (401): say what is missing instead, and send nothing.
+  const refuseKeyless = (route: Route, request: IncomingMessage, response: ServerResponse): void => {
+    stats.misses++;
+    const variable = keyVariableOf(route.upstream.flavor);
+    const message =
+      `${request.method} ${route.path} (${route.upstream.name}) is not on the tape ${resolved.tape} and needs recording, but no real key is set: the request carries modeltape's placeholder key, so nothing was sent.\n` +
+      `Set ${variable} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`;
+    problem(message);
+    sendError(response, route.upstream.flavor, 401, 'modeltape_no_key', message, false);
+  };
+
   const onRequest = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer): void => {
     if (mode === 'passthrough' || mode === 'record') {
+      if (mode === 'record' && carriesPlaceholderKey(request.headers)) return refuseKeyless(route, request, response);
       forward(route, request, response, body, mode === 'record');
       return;
     }
@@ -262,11 +289,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return;
     }
     if (mode === 'auto') {
+      if (carriesPlaceholderKey(request.headers)) return refuseKeyless(route, request, response);
       forward(route, request, response, body, true);
       return;
     }
     stats.misses++;
-    const error = explainMiss(engine!, route.upstream.name, capture(route, request, body), key, result, request.url?.split('?')[0] ?? route.path);
+    const error = explainMiss(engine!, route.upstream.name, capture(route, request, body), key, result, request.url?.split('?')[0] ?? route.path, resolved.advice);
     if (stats.missErrors.length < MAX_MISSES_KEPT) stats.missErrors.push(error);
     problem(error.message);
     if (resolved.onMiss === 'nearest' && error.nearestExchange !== undefined) {
@@ -282,6 +310,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     sendError(response, route.upstream.flavor, 400, 'modeltape_replay_miss', error.message, false);
   };
 
+  const outside = new Map<string, OutsideConnection>();
+  let self = '';
+  const forwardProxy = forwardProxyHandlers({
+    get self() {
+      return self;
+    },
+    providers: providerHosts(resolved.upstreams),
+    onEscape(escape) {
+      stats.escapes.push(escape);
+      log(`modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`);
+    },
+    onOutside(connection) {
+      const id = `${connection.host}:${connection.port}\u0000${connection.process ?? ''}`;
+      const seen = outside.get(id);
+      if (seen) seen.count++;
+      else outside.set(id, { ...connection, count: 1 });
+    },
+  });
+
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const server: Server = createServer({ noDelay: true }, (request, response) => {
@@ -290,6 +337,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       inFlight--;
       if (inFlight === 0) drained?.();
     });
+    if (forwardProxy.onAbsoluteForm(request, response)) return;
     const route = routeRequest(request.url ?? '/', resolved.upstreams);
     if ('unknown' in route) {
       const known = [...resolved.upstreams.values()].map((upstream) => `${upstream.name} (${upstream.baseUrl})`).join(', ');
@@ -323,6 +371,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   });
   server.keepAliveTimeout = 5_000;
+  server.on('connect', forwardProxy.onConnect);
+  // The proxy never keeps a process alive by itself: a test that fails before close() still
+  // lets its runner exit (node:test waits for the event loop to empty).
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -334,11 +387,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const port = (server.address() as AddressInfo).port;
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
+  self = `${host}:${port}`;
   // A miss on a large route is explained through an index; build it while the run starts, so the
   // first miss does not pay for it (requests are answered between its slices).
   const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
 
-  const summary = (): ProxySummary => ({ tape: resolved.tape, mode, ...stats, problems: [...stats.problems], missErrors: [...stats.missErrors], upstreamConnections: upstreamClient?.connections ?? 0 });
+  const summary = (): ProxySummary => ({
+    tape: resolved.tape,
+    mode,
+    ...stats,
+    problems: [...stats.problems],
+    missErrors: [...stats.missErrors],
+    escapes: [...stats.escapes],
+    outside: [...outside.values()].map((connection) => ({ ...connection })),
+    upstreamConnections: upstreamClient?.connections ?? 0,
+  });
   let closing: Promise<ProxySummary> | undefined;
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
     closing ??= (async () => {
@@ -361,9 +424,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
-      const clean = stats.misses === 0 && stats.refused === 0 && stats.upstreamErrors === 0 && stats.aborted === 0;
-      if (resolved.prune && options.prune !== false && clean && engine !== undefined) stats.pruned = pruneTape(resolved.tape, engine);
-      else if (resolved.prune) log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, upstream error or aborted request)'}, so it may not have used every exchange it needs.`);
+      const clean = stats.misses === 0 && stats.refused === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
+      // Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close
+      // with { prune: false } vetoes it (a caller whose command failed).
+      const wanted = options.prune ?? resolved.prune;
+      if (wanted && mode !== 'auto') {
+        log(`modeltape: not pruning ${resolved.tape}: pruning drops what a run did not use, so it needs mode auto (this session ran in ${mode}).`);
+      } else if (wanted && clean && engine !== undefined) {
+        const dropped = engine.unused();
+        stats.pruned = pruneTape(resolved.tape, engine);
+        if (stats.pruned > 0) {
+          const shown = dropped.slice(0, 20).map((entry) => `  line ${entry.line ?? '?'}: ${entry.exchange.request.method} ${entry.exchange.request.path} (${entry.exchange.upstream}) #${entry.exchange.ordinal}`);
+          if (dropped.length > shown.length) shown.push(`  … and ${dropped.length - shown.length} more`);
+          log(`modeltape: pruned ${resolved.tape}: dropped ${stats.pruned} exchange${stats.pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
+        } else log(`modeltape: pruned ${resolved.tape}: every exchange was used, nothing dropped.`);
+      } else if (resolved.prune || options.prune === true) {
+        log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
+      }
       await upstreamClient?.close();
       return summary();
     })();
@@ -429,7 +506,7 @@ class ResponseRecording {
       response.stream = { format, frames: splitter.finish(atMs) };
       return response;
     }
-    const body = encodeBody(bytes, contentType);
+    const body = encodeBody(bytes, contentType, { exact: true });
     if (body !== undefined) response.body = body;
     return response;
   }

@@ -1,3 +1,4 @@
+import { describeEscape, sideChannelOf } from '../guard/index.js';
 import type { ProxySummary } from './proxy-server.js';
 
 /**
@@ -17,14 +18,44 @@ export function formatSummary(summary: ProxySummary): string {
   ];
   if (summary.upstreamErrors > 0) parts.push(count(summary.upstreamErrors, 'upstream error'));
   if (summary.aborted > 0) parts.push(`${summary.aborted} aborted`);
+  if (summary.escapes.length > 0) parts.push(count(summary.escapes.length, 'escape'));
   const lines = [`modeltape ${summary.mode} ${summary.tape}: ${parts.join(', ')}`];
   for (const problem of summary.problems) lines.push(`  - ${problem.split('\n').join('\n    ')}`);
   const hidden = summary.misses + summary.refused + summary.upstreamErrors - summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
+  lines.push(...formatEscapes(summary));
   return lines.join('\n');
 }
 
-/** True when the run should fail: a miss, a refused write, or an upstream failure. */
+/**
+ * The lines that say what tried to leave the machine (stopped, failing the run) and which other
+ * hosts were reached (listed only).
+ */
+export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>): string[] {
+  const lines: string[] = [];
+  if (summary.escapes.length > 0) {
+    lines.push(`  ${summary.escapes.length} connection${summary.escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine and ${summary.escapes.length === 1 ? 'was' : 'were'} stopped before any byte was sent:`);
+    const seen = new Map<string, number>();
+    for (const escape of summary.escapes) seen.set(describeEscape(escape), (seen.get(describeEscape(escape)) ?? 0) + 1);
+    for (const [line, times] of [...seen].slice(0, 20)) lines.push(`    ${line}${times > 1 ? ` (${times}×)` : ''}`);
+    if (seen.size > 20) lines.push(`    … and ${seen.size - 20} more`);
+    const advice = new Set(summary.escapes.map((escape) => sideChannelOf(escape.host, escape.path)?.advice).filter((text) => text !== undefined));
+    for (const text of advice) lines.push(`  ${text}`);
+    if (summary.escapes.some((escape) => sideChannelOf(escape.host, escape.path) === undefined)) {
+      lines.push('  Point those clients at the proxy by base URL (modeltape run sets OPENAI_BASE_URL and ANTHROPIC_BASE_URL for the command), or give them session.fetch in tests.');
+    }
+  }
+  if (summary.outside.length > 0) {
+    lines.push(`  connections to other hosts off this machine (not providers; listed, not failing):`);
+    for (const connection of summary.outside.slice(0, 20)) {
+      lines.push(`    ${connection.via} → ${connection.host}:${connection.port}${connection.process ? ` (${connection.process})` : ''}${connection.count > 1 ? ` ${connection.count}×` : ''}${connection.via === 'proxy' ? ', refused by the proxy' : ''}`);
+    }
+    if (summary.outside.length > 20) lines.push(`    … and ${summary.outside.length - 20} more`);
+  }
+  return lines;
+}
+
+/** True when the run should fail: a miss, a refused write, an upstream failure, or an escape. */
 export function summaryFailed(summary: ProxySummary): boolean {
-  return summary.misses > 0 || summary.refused > 0 || summary.upstreamErrors > 0;
+  return summary.misses > 0 || summary.refused > 0 || summary.upstreamErrors > 0 || summary.escapes.length > 0;
 }

@@ -1,3 +1,4 @@
+import { SIDE_CHANNELS } from '../guard/index.js';
 import { ModeltapeError } from '../recordings/index.js';
 
 import { guessProviderFlavor, type ProviderFlavor } from '../replay/index.js';
@@ -64,4 +65,17 @@ function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Up
     throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`);
   }
   return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), flavor };
+}
+
+/**
+ * The hosts no request may reach during a replay: every upstream's (`host`, or `host:port` when
+ * the URL names a port), the built-in providers' even when overridden, and the providers' known
+ * side channels (an SDK's trace exporter that ignores the base URL).
+ */
+export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
+  const hosts = new Set<string>();
+  for (const upstream of table.values()) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+  for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) hosts.add(new URL(baseUrl).host.toLowerCase());
+  for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
+  return [...hosts].sort();
 }

@@ -1,6 +1,7 @@
 // The one file in modeltape that opens sockets to providers. Replay never reaches it: undici is
 // loaded only when a proxy that forwards starts (it also costs ~150 ms of startup).
 import type { Dispatcher, Pool } from 'undici';
+import { asProxyConnection } from '../guard/index.js';
 import type { Upstream } from './upstream-table.js';
 
 export type UpstreamHandler = Dispatcher.DispatchHandler;
@@ -64,10 +65,13 @@ export class UpstreamClient {
       pool = new this.#undici.Pool(upstream.origin, {
         connect: (options, callback) => {
           this.#connections++;
-          connect(options, (error, socket) => {
-            if (socket) UPSTREAM_SOCKETS.add(socket);
-            callback(error, socket as never);
-          });
+          // Marked as this proxy's own: a replay guard of another session in the process lets it go.
+          asProxyConnection(() =>
+            connect(options, (error, socket) => {
+              if (socket) UPSTREAM_SOCKETS.add(socket);
+              callback(error, socket as never);
+            }),
+          );
         },
         // Model calls can think for minutes before the first byte.
         headersTimeout: 10 * 60_000,

@@ -44,6 +44,19 @@ export class ReplayMissError extends ModeltapeError {
 }
 
 /**
+ * How a miss tells the user to record or to repeat, where they are: flags on the command line
+ * (the default), an environment variable and an option inside a test.
+ */
+export interface MissAdvice {
+  /** @example '--mode auto' or 'MODELTAPE_MODE=auto npx vitest run test/chat.test.ts' */
+  record: string;
+  /** @example '--repeat last' or "openTape(file, { repeat: 'last' })" */
+  repeat: string;
+}
+
+export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--repeat last' };
+
+/**
  * Builds the error for a lookup that did not hit, with the evidence and the next step:
  * the tape, the key, the nearest recording (file:line) and the first differing JSON paths.
  * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`).
@@ -55,6 +68,7 @@ export function explainMiss(
   key: string,
   result: Exclude<LookupResult, { kind: 'hit' }>,
   displayPath: string,
+  advise: MissAdvice = CLI_MISS_ADVICE,
 ): ReplayMissError {
   const head = `Failed to replay ${request.method} ${displayPath}`;
   const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
@@ -66,7 +80,7 @@ export function explainMiss(
         `${head}: this request was recorded ${count === 1 ? 'once' : `${count} times`} and this is call ${result.call + 1} (ordinal ${result.call}).\n` +
         `  tape: ${tape}; recorded at ${lines})\n` +
         `  key: ${key}\n` +
-        'Identical requests replay their recorded answers in order. Pass --repeat last to reuse the last answer, or record the extra call with --mode auto.',
+        `Identical requests replay their recorded answers in order. Pass ${advise.repeat} to reuse the last answer, or record the extra call with ${advise.record}.`,
       tape: engine.file,
       upstream,
       request,
@@ -79,7 +93,7 @@ export function explainMiss(
   }
   const nearest = engine.nearest(upstream, request);
   let evidence: string;
-  let advice = 'Record it with --mode auto, or declare a normalizer if the differing field is volatile.';
+  let advice = `Record it with ${advise.record}, or declare a normalizer if the differing field is volatile.`;
   if (nearest === undefined) {
     const routes = engine.routes().map(({ route, count }) => `${count}× ${route}`);
     evidence = `  tape: ${tape})\n  key: ${key}\n  nothing was recorded for ${request.method} ${request.path} (${upstream}); the tape holds ${routes.length > 0 ? routes.slice(0, 5).join(', ') : 'no exchanges'}`;

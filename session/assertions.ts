@@ -16,28 +16,55 @@ export interface ReplayEvidence {
   unused(): UnusedExchange[];
 }
 
-/** Everything that went wrong with a session's promises, or an empty list. Shared by the assertions and the matchers. */
+/** Recording modes: upstream calls and unused recordings are what recording is, not failures. */
+function isRecording(summary: SessionSummary): boolean {
+  return summary.mode === 'record' || summary.mode === 'auto';
+}
+
+/**
+ * Everything that went wrong with a session's promises, or an empty list. Shared by the
+ * assertions and the matchers. In `record` and `auto` mode the upstream and consumption checks
+ * pass (recording calls the provider, and appends beside what it did not use): see
+ * {@link recordingNote}; misses are still problems, and every check is strict in replay.
+ */
 export function replayProblems(session: ReplayEvidence, checks: { upstream?: boolean; consumed?: boolean; drift?: boolean }): string[] {
   const summary = session.summary();
   const seen = summary.hits + summary.misses + summary.recorded + summary.passthrough;
   // An assertion over nothing proves nothing: a client pointed elsewhere would pass it.
   if (seen === 0) return [`no request reached the tape ${session.file}: the assertion checked nothing. Give the client the session's fetch or base URL.`];
   const problems: string[] = [];
+  const recording = isRecording(summary);
   if (checks.upstream) {
-    if (summary.upstreamConnections > 0) problems.push(`${summary.upstreamConnections} connection${summary.upstreamConnections === 1 ? ' was' : 's were'} opened to an upstream (mode ${summary.mode}).`);
+    if (!recording && summary.upstreamConnections > 0) problems.push(`${summary.upstreamConnections} connection${summary.upstreamConnections === 1 ? ' was' : 's were'} opened to an upstream (mode ${summary.mode}).`);
     if (summary.passthrough > 0) problems.push(`${summary.passthrough} request${summary.passthrough === 1 ? ' was' : 's were'} passed through to an upstream.`);
-    if (summary.recorded > 0) problems.push(`${summary.recorded} request${summary.recorded === 1 ? ' was' : 's were'} recorded from an upstream.`);
-    for (const escape of summary.escapes) problems.push(`a request to ${escape.host} (${escape.via}) tried to leave the machine and was stopped.`);
+    if (!recording && summary.recorded > 0) problems.push(`${summary.recorded} request${summary.recorded === 1 ? ' was' : 's were'} recorded from an upstream.`);
+    for (const escape of summary.escapes) problems.push(`a request to ${escape.host}${escape.path ?? ''} (${escape.via}) tried to leave the machine and was stopped.`);
   }
   if (checks.drift) {
     for (const miss of summary.missErrors.slice(0, 5)) problems.push(miss.message);
     if (summary.misses > summary.missErrors.slice(0, 5).length) problems.push(`… and ${summary.misses - Math.min(5, summary.missErrors.length)} more misses`);
   }
-  if (checks.consumed) {
+  if (checks.consumed && !recording) {
     const unused = session.unused();
     if (unused.length > 0) problems.push(`${unused.length} recorded exchange${unused.length === 1 ? ' was' : 's were'} never used:\n${unusedTable(unused)}`);
   }
   return problems;
+}
+
+/**
+ * What a session recorded, for an assertion that passes because the session is recording:
+ * `tape t.jsonl (mode auto): recorded 2 exchanges, replayed 1; 1 recorded exchange unused …`.
+ * Undefined in replay and passthrough.
+ */
+export function recordingNote(session: ReplayEvidence): string | undefined {
+  const summary = session.summary();
+  if (!isRecording(summary)) return undefined;
+  const unused = summary.mode === 'auto' ? session.unused().length : 0;
+  return (
+    `modeltape: tape ${session.file} (mode ${summary.mode}): recorded ${summary.recorded} exchange${summary.recorded === 1 ? '' : 's'}, replayed ${summary.hits}` +
+    `${unused > 0 ? `; ${unused} recorded exchange${unused === 1 ? ' was' : 's were'} not used (close({ prune: true }) drops them)` : ''}. ` +
+    'The replay assertions pass while recording and are strict when the tape is replayed.'
+  );
 }
 
 /** Zero connections to any upstream, nothing passed through or recorded, and no request escaped. */
@@ -85,7 +112,11 @@ export function assertRenderedExactly(actual: Uint8Array | ArrayBuffer | string 
 }
 
 function fail(session: ReplayEvidence, what: string, problems: string[]): void {
-  if (problems.length === 0) return;
+  if (problems.length === 0) {
+    const note = recordingNote(session);
+    if (note !== undefined) process.stderr.write(`${note}\n`);
+    return;
+  }
   throw new ReplayAssertionError(`Tape ${session.file} ${what}:\n${problems.map((problem) => `  - ${problem.split('\n').join('\n    ')}`).join('\n')}`);
 }
 

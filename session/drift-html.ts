@@ -98,7 +98,7 @@ function renderDrift(item: DriftItem, report: DriftReport): string {
   html += `<h2 id="${id}-title"><a class="anchor" href="#${id}">Drift ${number(item.index + 1)}</a> <code>${escapeHtml(item.endpoint)}</code> ${reasonPill(item)}</h2>\n`;
   html += `<p class="reason">${escapeHtml(reasonSentence(item))}</p>\n`;
   if (item.nearest !== undefined) {
-    const where = item.nearest.line === undefined ? 'a recording made by this run' : `${report.tape}:${item.nearest.line}`;
+    const where = item.nearest.line === undefined ? 'a recording made by this run' : `${item.tape ?? report.tape}:${item.nearest.line}`;
     html += `<p class="nearest">Nearest recording: <code class="tape-line">${escapeHtml(where)}</code></p>\n`;
   } else {
     html += `<p class="no-recording" role="note"><b>No recording to compare with.</b> ${escapeHtml(noRecordingSentence(item))} Only the request as sent is shown.</p>\n`;

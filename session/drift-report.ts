@@ -1,3 +1,4 @@
+import type { SessionReport } from '../guard/index.js';
 import type { RecordedRequest } from '../recordings/index.js';
 import type { ProxySummary } from '../proxy/index.js';
 import { formatDifferences, type Difference } from '../replay/index.js';
@@ -13,7 +14,7 @@ export interface DriftReport {
   /** The command that ran, as given after `--`. */
   command: string[];
   totals: {
-    /** Requests that reached the replay. */
+    /** Requests that reached the replay (the run's tape and the sessions' inside it). */
     requests: number;
     /** Requests the tape answered. */
     hits: number;
@@ -50,6 +51,8 @@ export interface DriftRequest {
 export interface DriftItem {
   /** 0-based position among the drifts of the run. */
   index: number;
+  /** The tape it drifted from, when not the run's own: a tape session opened inside the command. */
+  tape?: string;
   /** e.g. `POST /v1/chat/completions (openai)` */
   endpoint: string;
   /** `unrecorded`: no exchange has this key; `exhausted`: called more often than recorded. */
@@ -68,9 +71,12 @@ export interface DriftItem {
 
 const MAX_DIFFERENCES_KEPT = 50;
 
-/** The drift report of a run, from what its proxy saw. */
-export function buildDriftReport(summary: ProxySummary, command: string[]): DriftReport {
-  const drifts: DriftItem[] = summary.missErrors.map((miss, index) => ({
+/**
+ * The drift report of a run, from what its proxy saw and what the tape sessions opened inside
+ * its command (openTape in a test) reported.
+ */
+export function buildDriftReport(summary: ProxySummary, command: string[], sessions: readonly SessionReport[] = []): DriftReport {
+  const own: DriftItem[] = summary.missErrors.map((miss, index) => ({
     index,
     endpoint: `${miss.request.method} ${miss.request.path} (${miss.upstream})`,
     reason: miss.reason,
@@ -81,6 +87,7 @@ export function buildDriftReport(summary: ProxySummary, command: string[]): Drif
     totalDifferences: miss.totalDifferences,
     message: miss.message,
   }));
+  const drifts = [...own, ...sessions.flatMap((session) => session.drifts as DriftItem[])].map((drift, index) => ({ ...drift, index }));
   const byEndpoint = new Map<string, { drifted: number; paths: Map<string, number> }>();
   for (const drift of drifts) {
     let group = byEndpoint.get(drift.endpoint);
@@ -101,7 +108,11 @@ export function buildDriftReport(summary: ProxySummary, command: string[]): Drif
   return {
     tape: summary.tape,
     command,
-    totals: { requests: summary.hits + summary.misses, hits: summary.hits, drifted: summary.misses },
+    totals: {
+      requests: summary.hits + summary.misses + sessions.reduce((sum, session) => sum + session.hits + session.misses, 0),
+      hits: summary.hits + sessions.reduce((sum, session) => sum + session.hits, 0),
+      drifted: summary.misses + sessions.reduce((sum, session) => sum + session.misses, 0),
+    },
     endpoints,
     drifts,
   };
@@ -119,7 +130,8 @@ export function formatDriftReport(report: DriftReport): string {
   }
   for (const drift of report.drifts) {
     lines.push('');
-    lines.push(`  #${drift.index} ${drift.endpoint} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${report.tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`);
+    const tape = drift.tape ?? report.tape;
+    lines.push(`  #${drift.index} ${drift.endpoint}${drift.tape ? ` in ${drift.tape}` : ''} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`);
     for (const line of formatDifferences(drift.differences, drift.totalDifferences)) lines.push(`    ${line}`);
   }
   if (report.totals.drifted === 0) lines.push('  no drift: every request was recorded as sent');

@@ -2,42 +2,44 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import { ConnectionBlockedError, callerRoute, hostMatcher, onConnect, wasRefused, type ConnectAttempt, type Escape, type EscapeRoute, type OutsideConnection } from '../guard/index.js';
 import { UPSTREAM_SOCKETS } from '../proxy/index.js';
 
-/** A request to a provider that tried to leave the machine during a replay, and was stopped. */
-export interface Escape {
-  /** The provider host, e.g. `api.openai.com`. */
-  host: string;
-  /** How it went out: `fetch/undici` (global fetch, undici.request, any undici client) or `node:http`. */
-  via: 'fetch/undici' | 'node:http';
-}
+export type { Escape, OutsideConnection } from '../guard/index.js';
+
+const SESSION_ADVICE = "Give the client the session's fetch (fetch: session.fetch) or base URL (session.baseUrls), or call interceptProviders(session) for clients you cannot configure.";
 
 // Hosts whose node:http requests an interception (msw) answers in process. msw patches the
 // whole process, so the registry is one for every guard, counted per interception.
 const interceptedHttpHosts = new Map<string, number>();
 
 /**
- * Watches, through Node's diagnostics channels, every request this process sends with undici
- * (the global `fetch`, `undici.request`, any undici client) and every `node:http`/`https`
- * request. One to a provider host is an escape: it is recorded, and its socket or request is
- * destroyed before its headers are written, so no prompt and no key leave the machine. Idle
- * keep-alive sockets to provider hosts in Node's global agents are closed when the guard starts,
- * so a request cannot slip out on a connection opened before the replay.
+ * Stops every connection and request of this process to a provider host during a replay, in
+ * two layers:
+ * - every new TCP connection, before its DNS lookup (so an offline machine, where DNS fails
+ *   first, is counted too): the global `fetch`, `undici`, `node:http`/`https`/`http2` and raw
+ *   `net`/`tls` sockets (see `onConnect`);
+ * - every request on a connection opened before the guard started, through Node's diagnostics
+ *   channels, before its headers are written (undici and `node:http`); idle keep-alive sockets to
+ *   provider hosts in Node's global agents are closed when the guard starts.
+ * Each is an escape: recorded, and failed as a refused connection, so no prompt and no key
+ * leave the machine. Connections to other hosts that leave loopback are let through and listed.
  *
- * The sockets of a modeltape proxy (recording or passing through for another session) are left
- * alone. What it cannot see on Node 20: connections from worker threads (channels are per
- * thread) or child processes, `http2` sessions, raw `net`/`tls` sockets opened without undici or
- * `node:http`, sockets kept by custom `http.Agent`s opened before the guard started, and native
- * addons. Connections made by IP address are matched only if the IP is listed.
+ * The connections of a modeltape proxy (recording or passing through for another session) are
+ * left alone. What it cannot see: worker threads and child processes (use `modeltape run`, whose
+ * preload guards them), native addons, and sockets kept by custom `http.Agent`s opened before
+ * the guard started. Connections made by IP address are matched only if the IP is listed.
  */
 export class EscapeGuard {
-  readonly #hosts: ReadonlySet<string>;
+  readonly #matches: (host: string, port: number | string | undefined) => string | undefined;
   readonly #escapes: Escape[] = [];
+  readonly #outside = new Map<string, OutsideConnection>();
   #active = false;
+  #unhook: (() => void) | undefined;
 
   /** @param hosts `host` or `host:port` (a bare host stands for its default ports 80 and 443) */
   constructor(hosts: Iterable<string>) {
-    this.#hosts = new Set([...hosts].map((host) => host.toLowerCase()));
+    this.#matches = hostMatcher(hosts);
   }
 
   get active(): boolean {
@@ -47,6 +49,7 @@ export class EscapeGuard {
   start(): void {
     if (this.#active) return;
     this.#active = true;
+    this.#unhook = onConnect(this.#onConnect, { watches: (host, port) => this.#matches(host, port) !== undefined });
     diagnosticsChannel.subscribe('undici:client:sendHeaders', this.#onUndiciHeaders);
     diagnosticsChannel.subscribe('http.client.request.start', this.#onHttpRequest);
     this.#closeIdleSockets();
@@ -55,6 +58,8 @@ export class EscapeGuard {
   stop(): void {
     if (!this.#active) return;
     this.#active = false;
+    this.#unhook?.();
+    this.#unhook = undefined;
     diagnosticsChannel.unsubscribe('undici:client:sendHeaders', this.#onUndiciHeaders);
     diagnosticsChannel.unsubscribe('http.client.request.start', this.#onHttpRequest);
   }
@@ -83,43 +88,58 @@ export class EscapeGuard {
     return [...this.#escapes];
   }
 
-  #matches(host: string, port: string): string | undefined {
-    const withPort = `${host}:${port}`;
-    if (this.#hosts.has(withPort)) return withPort;
-    if ((port === '443' || port === '80' || port === '') && this.#hosts.has(host)) return host;
-    return undefined;
+  /** Connections that left loopback for hosts that are not providers (let through), by host, way and count. */
+  outside(): OutsideConnection[] {
+    return [...this.#outside.values()].map((connection) => ({ ...connection }));
   }
 
-  #blocked(host: string, via: Escape['via']): Error {
-    this.#escapes.push({ host, via });
-    return new Error(`modeltape blocked a request to ${host} during a replay: no request reaches a provider in replay mode. Give the client the session's fetch or base URL, or call interceptProviders(session).`);
+  #blocked(host: string, port: number, path: string | undefined, via: EscapeRoute): Error {
+    const escape: Escape = { host, port, ...(path === undefined ? {} : { path }), via };
+    this.#escapes.push(escape);
+    return new ConnectionBlockedError(escape, SESSION_ADVICE);
   }
+
+  readonly #onConnect = (attempt: ConnectAttempt): Error | undefined => {
+    if (attempt.fromProxy) return undefined;
+    const matched = this.#matches(attempt.host, attempt.port);
+    if (matched !== undefined) return this.#blocked(matched, attempt.port, attempt.path, attempt.via);
+    if (!attempt.loopback) {
+      const id = `${attempt.host}:${attempt.port}\u0000${attempt.via}`;
+      const seen = this.#outside.get(id);
+      if (seen) seen.count++;
+      else this.#outside.set(id, { host: attempt.host, port: attempt.port, via: attempt.via, count: 1 });
+    }
+    return undefined;
+  };
 
   // Published for every request, new connection or reused, before its headers are written.
   readonly #onUndiciHeaders = (message: unknown): void => {
     const { request, socket } = message as { request?: { origin?: string | URL }; socket?: Socket };
     if (socket === undefined || UPSTREAM_SOCKETS.has(socket) || request?.origin === undefined) return;
     const origin = new URL(String(request.origin));
-    const matched = this.#matches(origin.hostname.toLowerCase(), origin.port);
-    if (matched !== undefined) socket.destroy(this.#blocked(matched, 'fetch/undici'));
+    const port = Number(origin.port || (origin.protocol === 'https:' ? 443 : 80));
+    const matched = this.#matches(origin.hostname.toLowerCase(), port);
+    if (matched !== undefined) socket.destroy(this.#blocked(matched, port, (message as { request?: { path?: string } }).request?.path?.split('?', 1)[0], callerRoute() === 'undici' ? 'undici' : 'fetch'));
   };
 
   readonly #onHttpRequest = (message: unknown): void => {
     const { request } = message as { request?: ClientRequest };
     const hostHeader = request?.getHeader('host');
     if (request === undefined || typeof hostHeader !== 'string') return;
-    const [host, port = ''] = hostHeader.toLowerCase().split(/:(?=\d+$)/) as [string, string?];
-    const matched = this.#matches(host, port);
+    const [host, portText = ''] = hostHeader.toLowerCase().split(/:(?=\d+$)/) as [string, string?];
+    const port = Number(portText || ((request as unknown as { protocol?: string }).protocol === 'https:' ? 443 : 80));
+    const matched = this.#matches(host, portText);
     if (matched === undefined) return;
-    if (!interceptedHttpHosts.has(matched)) {
-      request.destroy(this.#blocked(matched, 'node:http'));
-      return;
-    }
-    // An interception answers this host in process with a socket of its own; a real socket (one
-    // with a network handle) means this request slipped past it: code that kept a reference to
-    // the original http.request from before the interception began.
+    const path = request.path.split('?', 1)[0];
+    const intercepted = interceptedHttpHosts.has(matched);
+    // The socket comes at the next tick, before the request's bytes are flushed to it. A new
+    // connection the connect layer refused is already counted. An interception (msw) answers
+    // with a socket of its own, without a network handle; a real socket to a provider — a
+    // kept-alive one, or one that slipped past the interception — is stopped here.
     const check = (socket: Socket & { _handle?: unknown }): void => {
-      if (socket._handle) request.destroy(this.#blocked(matched, 'node:http'));
+      if (wasRefused(socket)) return;
+      if (intercepted && !socket._handle) return;
+      request.destroy(this.#blocked(matched, port, path, 'http'));
     };
     // The socket is usually assigned by the time the request starts; otherwise it comes next.
     if (request.socket) check(request.socket);

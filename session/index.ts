@@ -7,7 +7,8 @@
 export * from '../replay/index.js';
 export { openTape, EscapeError, unusedExchange, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
 export { interceptProviders, type ProviderInterception, type InterceptOptions } from './intercept-providers.js';
-export { EscapeGuard, type Escape } from './escape-guard.js';
+export { EscapeGuard, type Escape, type OutsideConnection } from './escape-guard.js';
+export { REPLAY_PLACEHOLDER_KEY } from '../proxy/index.js';
 export {
   ReplayAssertionError,
   assertNeverCalledUpstream,
@@ -16,11 +17,12 @@ export {
   assertReplayedStrictly,
   assertRenderedExactly,
   replayProblems,
+  recordingNote,
   unusedTable,
   type ReplayEvidence,
 } from './assertions.js';
 export { modeltapeMatchers, type ModeltapeMatchers } from './matchers.js';
-export { assertRenderedSnapshot, type RenderedSnapshotOptions } from './rendered-snapshot.js';
-export { tapeForCurrentTest, currentTest, safeFileName, type CurrentTest } from './test-context.js';
+export { assertRenderedSnapshot, type RenderedSnapshotOptions, type RenderedSnapshotResult } from './rendered-snapshot.js';
+export { tapeForCurrentTest, currentTest, safeFileName, testCommandAdvice, type CurrentTest, type TestCommandAdvice } from './test-context.js';
 export { buildDriftReport, formatDriftReport, type DriftReport, type DriftItem, type DriftEndpoint, type DriftRequest } from './drift-report.js';
 export { renderDriftHtml } from './drift-html.js';

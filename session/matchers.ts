@@ -1,4 +1,4 @@
-import { replayProblems, type ReplayEvidence } from './assertions.js';
+import { recordingNote, replayProblems, type ReplayEvidence } from './assertions.js';
 
 /** What a matcher returns to Vitest's and Jest's `expect`. */
 interface MatcherResult {
@@ -17,6 +17,8 @@ function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
       // Nothing was checked, so neither the matcher nor its negation may pass.
       return { pass: this.isNot === true, message: () => `expected tape ${received.file} to be checked, but ${problems[0] ?? 'no request reached it'}` };
     }
+    const note = problems.length === 0 ? recordingNote(received) : undefined;
+    if (note !== undefined && this.isNot !== true) process.stderr.write(`${note}\n`);
     return {
       pass: problems.length === 0,
       message: () =>

@@ -1,7 +1,10 @@
-import { ModeltapeError, checkChoice, describeExchange, type Exchange } from '../recordings/index.js';
+import { appendRunReport, describeEscape, describeThisProcess, installRunGuard, runEnvironment, runGuardInstalled, type Escape, type OutsideConnection } from '../guard/index.js';
+import { ModeltapeError, TapeNotFoundError, checkChoice, describeExchange, type Exchange } from '../recordings/index.js';
 import { askedTurnOf } from '../fake-provider/index.js';
-import { BUILT_IN_UPSTREAMS, PROXY_MODES, loadConfig, startProxy, type ModeltapeConfig, type ProxyMode, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
-import { EscapeGuard, type Escape } from './escape-guard.js';
+import { BUILT_IN_UPSTREAMS, PROXY_MODES, isCi, loadConfig, providerHosts, startProxy, type ModeltapeConfig, type ProxyMode, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
+import { buildDriftReport } from './drift-report.js';
+import { EscapeGuard } from './escape-guard.js';
+import { testCommandAdvice } from './test-context.js';
 
 export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'host' | 'mode'> {
   /**
@@ -21,8 +24,10 @@ export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'h
 
 /** What a session saw. */
 export interface SessionSummary extends ProxySummary {
-  /** Requests to provider hosts that tried to leave the machine during a replay (stopped). */
+  /** Connections and requests to provider hosts that tried to leave the machine during a replay (stopped), by the guard or the proxy. */
   escapes: Escape[];
+  /** Connections that left loopback for hosts that are not providers (let through, listed). */
+  outside: OutsideConnection[];
 }
 
 /** A recorded exchange the session never used. */
@@ -59,9 +64,12 @@ export interface TapeSession {
   unused(): UnusedExchange[];
   /**
    * Stops the proxy, flushes the tape, and reports. Throws {@link EscapeError} when a request to
-   * a provider tried to leave the machine during a replay.
+   * a provider tried to leave the machine during a replay. With `{ prune: true }` in auto mode,
+   * drops from the tape the exchanges this session never used (and logs which), if it was clean.
+   * Call it in a `finally` (or an `afterEach`): a session never keeps the process alive, so a
+   * test that fails before close() does not hang its runner, but only close() reports.
    */
-  close(): Promise<SessionSummary>;
+  close(options?: { prune?: boolean }): Promise<SessionSummary>;
 }
 
 /** Requests to provider hosts left the machine's code during a replay (and were stopped). */
@@ -69,7 +77,7 @@ export class EscapeError extends ModeltapeError {
   readonly escapes: Escape[];
 
   constructor(file: string, escapes: Escape[]) {
-    const lines = escapes.slice(0, 10).map((escape) => `  ${escape.via} → ${escape.host}`);
+    const lines = escapes.slice(0, 10).map((escape) => `  ${describeEscape(escape)}`);
     super(
       'request_escaped',
       `${escapes.length} request${escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine while replaying ${file}, and ${escapes.length === 1 ? 'was' : 'were'} stopped:\n${lines.join('\n')}\n` +
@@ -82,20 +90,50 @@ export class EscapeError extends ModeltapeError {
 // The hosts of the built-in upstreams, by name.
 const BUILT_IN_HOSTS: ReadonlyMap<string, string> = new Map(Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl }]) => [new URL(baseUrl).host, name]));
 
-/** Opens a tape for a test. Close the session when the test (or file) is done. */
+/**
+ * Opens a tape for a test. Close the session when the test (or file) is done.
+ *
+ * Under `modeltape run` or `modeltape drift` (the command's environment names the run), the
+ * session follows the run's mode, answers requests its clients send to the run's proxy (they
+ * read `OPENAI_BASE_URL` while their `fetch` is the session's), reports what it saw to the run,
+ * and under `drift` collects every drifted request instead of failing at the first.
+ */
 export async function openTape(file: string, options: OpenTapeOptions = {}): Promise<TapeSession> {
   const env = options.env ?? process.env;
+  const run = runEnvironment(env);
   const mode = checkChoice('tape session mode', options.mode ?? (env.MODELTAPE_MODE || 'replay'), PROXY_MODES);
+  // Under a replay run the whole process must stay on the machine: its guard is installed here
+  // too (a process whose NODE_OPTIONS lost the preload), and no session may record.
+  const underReplayRun = run.reportFile !== undefined && run.guardHosts.length > 0;
+  if (underReplayRun) {
+    installRunGuard(env);
+    if (mode !== 'replay') {
+      throw new ModeltapeError(
+        'recording_in_replay_run',
+        `openTape(${JSON.stringify(file)}) asks for mode ${mode} inside a replay run (modeltape run), which never calls a provider. Leave the mode out (sessions follow the run), or record with modeltape run --mode auto -- <the same command>.`,
+      );
+    }
+  }
   const config: ModeltapeConfig = options.config === false ? {} : loadConfig(options.config).config;
   const { config: _config, guard: guardOption, ...proxyOptions } = options;
-  const proxy = await startProxy({
-    ...proxyOptions,
-    tape: file,
-    mode,
-    upstreams: { ...config.upstreams, ...options.upstreams },
-    ...(options.normalizers ?? config.normalizers ? { normalizers: options.normalizers ?? config.normalizers } : {}),
-    ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
-  });
+  const advice = testCommandAdvice({ underRun: run.proxyUrl !== undefined, ci: isCi(env) });
+  let proxy: RunningProxy;
+  try {
+    proxy = await startProxy({
+      ...proxyOptions,
+      tape: file,
+      mode,
+      ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
+      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })" },
+      ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
+      upstreams: { ...config.upstreams, ...options.upstreams },
+      ...(options.normalizers ?? config.normalizers ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+      ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+    });
+  } catch (error) {
+    if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape[0]!.toUpperCase() + advice.recordTape.slice(1));
+    throw error;
+  }
 
   // Which upstream a URL belongs to: configured upstreams by origin and base path (the longest
   // that matches, so two upstreams behind one gateway origin stay apart), then the built-in hosts.
@@ -106,11 +144,12 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const routeOf = (url: URL): { name: string; basePath: string } | undefined =>
     routes.find((route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)));
   const proxyOrigin = new URL(proxy.url).origin;
-  // Every upstream's host and port, and the built-in provider hosts (session.fetch routes them
-  // even when an upstream is overridden): in replay not one request to them is expected.
-  const guardedHosts = new Set([...proxy.options.upstreams.values()].map((upstream) => new URL(upstream.baseUrl).host));
-  for (const host of BUILT_IN_HOSTS.keys()) guardedHosts.add(host);
-  const guard = new EscapeGuard(guardedHosts);
+  // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
+  // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.
+  const runOrigin = run.proxyUrl === undefined ? undefined : safeOrigin(run.proxyUrl);
+  // Every upstream's host and port, the built-in provider hosts (session.fetch routes them even
+  // when an upstream is overridden) and their side channels: in replay not one request to them is expected.
+  const guard = new EscapeGuard(providerHosts(proxy.options.upstreams));
   if (mode === 'replay' && guardOption !== false) guard.start();
 
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -120,6 +159,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     let target: string;
     if (url.origin === proxyOrigin) {
       target = url.toString();
+    } else if (url.origin === runOrigin) {
+      target = `${proxy.url}${url.pathname}${url.search}`;
     } else {
       const upstream = routeOf(url);
       if (upstream === undefined) {
@@ -138,7 +179,42 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     return loopbackFetch(target, { method: request.method, headers, body, signal: request.signal });
   };
 
-  const summary = (): SessionSummary => ({ ...proxy.summary(), escapes: guard.escapes() });
+  const summary = (): SessionSummary => {
+    const own = proxy.summary();
+    return { ...own, escapes: [...own.escapes, ...guard.escapes()], outside: [...own.outside, ...guard.outside()] };
+  };
+  // Under a run, the session tells the run what it saw: when it closes, or when its process
+  // exits first (a test that failed before close()).
+  const reportFile = run.reportFile;
+  let reported = false;
+  const report = (closed: boolean): void => {
+    if (reportFile === undefined || reported) return;
+    reported = true;
+    const seen = summary();
+    const drifts = seen.missErrors.length > 0 ? buildDriftReport(seen, []).drifts.map((drift) => ({ ...drift, tape: file })) : [];
+    appendRunReport(reportFile, {
+      kind: 'session',
+      session: {
+        tape: file,
+        mode,
+        process: describeThisProcess(),
+        hits: seen.hits,
+        misses: seen.misses,
+        recorded: seen.recorded,
+        passthrough: seen.passthrough,
+        refused: seen.refused,
+        upstreamErrors: seen.upstreamErrors,
+        upstreamConnections: seen.upstreamConnections,
+        problems: seen.problems.slice(0, 5),
+        drifts,
+        closed,
+      },
+    });
+    // The run's own guard, when this process has it, has reported each escape already.
+    if (!runGuardInstalled()) for (const escape of guard.escapes()) appendRunReport(reportFile, { kind: 'escape', escape: { ...escape, process: describeThisProcess() } });
+  };
+  const onExit = (): void => report(false);
+  if (reportFile !== undefined) process.once('exit', onExit);
   let closed: Promise<SessionSummary> | undefined;
   return {
     file,
@@ -149,10 +225,12 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     guard,
     summary,
     unused: () => (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line)),
-    close: () => {
+    close: (closeOptions = {}) => {
       closed ??= (async () => {
-        await proxy.close();
+        await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
         guard.stop();
+        process.off('exit', onExit);
+        report(true);
         const result = summary();
         if (result.escapes.length > 0) throw new EscapeError(file, result.escapes);
         return result;
@@ -160,6 +238,14 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       return closed;
     },
   };
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 // The session talks to its own proxy on loopback with the fetch the process started with, so

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import { ModeltapeError } from '../recordings/index.js';
 
 /** The running test, as Vitest's and Jest's `expect.getState()` tell it. */
@@ -53,4 +53,39 @@ export function safeFileName(name: string): string {
   const lossless = readable === name;
   if (lossless && readable !== '') return readable;
   return `${readable || 'test'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
+
+/** How to record from where a session was opened, for its errors to say. */
+export interface TestCommandAdvice {
+  /** Completes "Record it with …": the variable and the command, e.g. `MODELTAPE_MODE=auto npx vitest run test/chat.test.ts (with a real key set)`. */
+  record: string;
+  /** The whole advice for a tape that does not exist yet. */
+  recordTape: string;
+}
+
+/**
+ * The command that records from inside a test: the runner (Vitest, Jest or node:test, told by
+ * the variables each sets in its workers) and the test file, with `MODELTAPE_MODE=auto` in
+ * front — or, under `modeltape run`, the run's own `--mode auto`, since sessions follow the run.
+ */
+export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?: Readonly<Record<string, string | undefined>> }): TestCommandAdvice {
+  const env = where.env ?? process.env;
+  const test = currentTest();
+  const file = test ? relativeToCwd(test.file) : process.argv[1] !== undefined ? relativeToCwd(process.argv[1]) : undefined;
+  let command: string;
+  // The innermost runner first: a node:test or Jest process started from a Vitest test inherits VITEST.
+  if (env.NODE_TEST_CONTEXT) command = `node --test${file ? ` ${file}` : ''}`;
+  else if (env.JEST_WORKER_ID) command = `npx jest${file ? ` ${file}` : ''}`;
+  else if (env.VITEST) command = `npx vitest run${file ? ` ${file}` : ''}`;
+  else command = '<your test command>';
+  const record = where.underRun
+    ? `the run's mode: modeltape run --mode auto -- <the same command> (sessions inside a run follow it), with a real key set`
+    : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
+  const local = where.ci ? 'CI only replays, so on your machine: ' : '';
+  return { record: `${local}${record}`, recordTape: `${local}record it with ${record}, then commit the tape.` };
+}
+
+function relativeToCwd(file: string): string {
+  const path = relative(process.cwd(), file);
+  return path.startsWith('..') ? file : path;
 }

@@ -7,16 +7,18 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // An import goes down this list, never up (DESIGN.md, STYLE.md).
 const MAY_IMPORT: Record<string, string[]> = {
+  // The floor: the replay guard and its preload, Node's own modules only (see below).
+  guard: [],
   schema: [],
   recordings: ['schema'],
   replay: ['recordings', 'schema'],
   'fake-provider': ['replay', 'recordings', 'schema'],
-  proxy: ['replay', 'recordings', 'schema'],
+  proxy: ['guard', 'replay', 'recordings', 'schema'],
   // The test-facing replay API: it starts proxies, so it sits above them.
-  session: ['proxy', 'fake-provider', 'replay', 'recordings', 'schema'],
+  session: ['guard', 'proxy', 'fake-provider', 'replay', 'recordings', 'schema'],
   runtime: ['fake-provider', 'replay', 'recordings', 'schema'],
   testkit: ['runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
-  cli: ['session', 'proxy', 'runtime', 'testkit', 'fake-provider', 'replay', 'recordings', 'schema'],
+  cli: ['guard', 'session', 'proxy', 'runtime', 'testkit', 'fake-provider', 'replay', 'recordings', 'schema'],
 };
 
 // Each dependency lives behind one file.
@@ -25,7 +27,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   msw: 'session/intercept-providers.ts',
   ajv: 'schema/ajv.ts',
   'fast-json-stable-stringify': 'recordings/canonical-json.ts',
-  'better-sqlite3': 'runtime/sqlite-journal-store.ts',
+  'better-sqlite3': 'runtime/better-sqlite3-driver.ts',
   ulid: 'runtime/ids.ts',
 };
 
@@ -60,7 +62,7 @@ describe('the architecture', () => {
 
   test('has source files in every part it checks', () => {
     expect(files.length).toBeGreaterThan(25);
-    for (const part of ['schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'runtime', 'testkit', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
+    for (const part of ['guard', 'schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'runtime', 'testkit', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
   });
 
   test('imports go down the layers and cross a part only through its index.ts', () => {
@@ -77,6 +79,13 @@ describe('the architecture', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  test('guard/ imports only Node\'s own modules and its own files, so its preload stays light', () => {
+    const guardFiles = files.filter((file) => file.startsWith('guard/'));
+    expect(guardFiles.length).toBeGreaterThanOrEqual(5);
+    const foreign = guardFiles.flatMap((file) => importsOf(file).filter((specifier) => !specifier.startsWith('node:') && !specifier.startsWith('./')).map((specifier) => `${file} imports ${specifier}`));
+    expect(foreign).toEqual([]);
   });
 
   test('each third-party dependency is imported by exactly one file', () => {

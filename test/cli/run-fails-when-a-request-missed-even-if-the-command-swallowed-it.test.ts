@@ -17,14 +17,34 @@ describe('modeltape run', () => {
     const tape = `${dir}/env.jsonl`;
     await recordHello(tape);
     const script = `${dir}/print-env.mjs`;
-    writeFileSync(script, "console.log(JSON.stringify({ openai: process.env.OPENAI_BASE_URL, anthropic: process.env.ANTHROPIC_BASE_URL, url: process.env.MODELTAPE_URL, key: process.env.OPENAI_API_KEY }))\n");
-    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script]);
+    writeFileSync(script, "console.log(JSON.stringify(process.env))\n");
+    // The script asks nothing: --allow-empty accepts a replay no request reached.
+    const result = await runCli(['run', '--tape', tape, '--allow-empty', '--', process.execPath, script], { env: { NODE_OPTIONS: '--max-old-space-size=512', OPENAI_API_BASE: 'https://api.openai.com/v1' } });
     expect(result.code).toBe(0);
     const env = JSON.parse(result.stdout.trim()) as Record<string, string>;
-    expect(env.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(env.openai).toBe(`${env.url}/openai/v1`);
-    expect(env.anthropic).toBe(`${env.url}/anthropic`);
-    expect(env.key).toBe('modeltape-replay-placeholder');
+    expect(env.MODELTAPE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Every name a client in common use reads for the provider's address.
+    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_BASE', 'OPENAI_BASE']) expect(env[name], name).toBe(`${env.MODELTAPE_URL}/openai/v1`);
+    for (const name of ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_URL', 'ANTHROPIC_API_BASE']) expect(env[name], name).toBe(`${env.MODELTAPE_URL}/anthropic`);
+    expect(env.GOOGLE_GEMINI_BASE_URL).toBe(`${env.MODELTAPE_URL}/gemini`);
+    expect(env.OPENAI_API_KEY).toBe('modeltape-replay-placeholder');
+    expect(env.MODELTAPE_MODE).toBe('replay');
+    // The guard is preloaded before what the user had; other languages get the proxy variables.
+    expect(env.NODE_OPTIONS).toMatch(/^--import=file:\/\/\S+\/guard\/preload\.js --max-old-space-size=512$/);
+    for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy', 'ALL_PROXY']) expect(env[name], name).toBe(env.MODELTAPE_URL);
+    expect(env.NO_PROXY).toBe('localhost,127.0.0.1,::1,[::1]');
+    expect(env.MODELTAPE_GUARD_HOSTS!.split(',')).toEqual(expect.arrayContaining(['api.openai.com', 'api.anthropic.com', 'generativelanguage.googleapis.com', '127.0.0.1:11434', 'api.smith.langchain.com']));
+    expect(result.stderr).toContain('no request reached a tape; accepted (--allow-empty)');
+  });
+
+  test('fails a replay that no request reached: it proved nothing', async () => {
+    const tape = `${dir}/empty-run.jsonl`;
+    await recordHello(tape);
+    const result = await runCli(['run', '--tape', tape, '--', process.execPath, '-e', '0']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('modeltape replay');
+    expect(result.stderr).toContain('no request reached a tape: a replay that replayed nothing proved nothing.');
+    expect(result.stderr).toContain('--allow-empty');
   });
 
   test('replays for the official SDK and exits 0 with a summary on stderr', async () => {

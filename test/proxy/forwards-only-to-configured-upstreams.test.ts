@@ -31,7 +31,9 @@ test('forwards only to configured upstreams: an unknown name, an absolute URL an
     outgoing.on('error', reject);
     outgoing.end();
   });
-  expect(absolute.status).toBe(404);
+  // The stand-in is the openai upstream: asking for it around the proxy is an escape.
+  expect(absolute.status).toBe(403);
+  expect(absolute.body).toContain('modeltape refused to connect to 127.0.0.1:');
 
   // CONNECT tunnels are not served at all: the socket is closed without a 200.
   const reply = await new Promise<string>((resolve) => {
@@ -42,9 +44,15 @@ test('forwards only to configured upstreams: an unknown name, an absolute URL an
     socket.on('error', () => resolve(text));
   });
   expect(reply).not.toContain(' 200 ');
+  expect(reply).toContain('HTTP/1.1 403 Forbidden');
 
   expect(standIn.received).toHaveLength(0);
-  expect((await proxy.close()).upstreamConnections).toBe(0);
+  const summary = await proxy.close();
+  expect(summary.upstreamConnections).toBe(0);
+  expect(summary.escapes.map((escape) => [escape.via, escape.path])).toEqual([
+    ['proxy', '/v1/models'],
+    ['proxy', undefined],
+  ]);
 });
 
 test('passthrough forwards to the configured upstream and writes nothing', async () => {

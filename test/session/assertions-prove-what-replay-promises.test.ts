@@ -79,13 +79,13 @@ describe('replay assertions', () => {
     expect(() => expect(session).toHaveNoDrift()).toThrow(/first question, drifted/);
   });
 
-  test('assertNeverCalledUpstream fails after a recording run, naming the connections', async () => {
-    const recorded = `${dir}/recorded.jsonl`;
+  test('assertNeverCalledUpstream fails after a passthrough run, naming the connections', async () => {
+    const passed = `${dir}/passed.jsonl`;
     const { startStandInUpstream } = await import('../support/stand-in-upstream.js');
     const standIn = await startStandInUpstream();
-    const session = started(await openTape(recorded, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { openai: standIn.url } }));
+    const session = started(await openTape(passed, { mode: 'passthrough', config: false, upstreams: { openai: standIn.url } }));
     await chat(new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 }), 'hi');
-    expect(() => assertNeverCalledUpstream(session)).toThrow(/1 connection was opened to an upstream \(mode record\)[\s\S]*1 request was recorded/);
+    expect(() => assertNeverCalledUpstream(session)).toThrow(/1 connection was opened to an upstream \(mode passthrough\)[\s\S]*1 request was passed through/);
     await session.close();
     await standIn.close();
   });

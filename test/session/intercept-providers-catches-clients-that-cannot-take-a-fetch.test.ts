@@ -56,7 +56,7 @@ describe('interceptProviders', () => {
         outgoing.on('error', resolve);
         outgoing.end();
       });
-      expect(error.message).toContain('modeltape blocked a request to api.openai.com');
+      expect(error.message).toContain('modeltape blocked a connection to api.openai.com');
       expect(interception.intercepted).toEqual([]);
     } finally {
       await interception.close();

@@ -25,8 +25,8 @@ describe('the replay guard', () => {
       outgoing.on('error', resolve);
       outgoing.end('{}');
     });
-    expect(viaHttp.message).toContain('modeltape blocked a request to 127.0.0.1');
-    await expect(undiciRequest(target, { method: 'POST', body: '{}' })).rejects.toThrow(/modeltape blocked a request/);
+    expect(viaHttp.message).toContain('modeltape blocked a connection to 127.0.0.1');
+    await expect(undiciRequest(target, { method: 'POST', body: '{}' })).rejects.toThrow(/modeltape blocked a connection to 127\.0\.0\.1:\d+\/v1\/chat\/completions \(undici\)/);
 
     // The session itself still works, on its own port.
     const replayed = await session.fetch(`${session.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
@@ -34,7 +34,11 @@ describe('the replay guard', () => {
 
     const error = await session.close().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EscapeError);
-    expect((error as EscapeError).escapes.map((escape) => escape.via)).toEqual(['fetch/undici', 'node:http', 'fetch/undici']);
+    expect((error as EscapeError).escapes.map((escape) => [escape.via, escape.path])).toEqual([
+      ['fetch', '/v1/chat/completions'],
+      ['http', '/v1/chat/completions'],
+      ['undici', '/v1/chat/completions'],
+    ]);
     expect((error as Error).message).toContain("Give the client the session's fetch");
     // No HTTP request reached the provider.
     expect(provider.received).toHaveLength(0);

@@ -31,7 +31,7 @@ describe('the guard when openai points at a local server', () => {
 
     // Control: with the built-in openai upstream, the guard stops it.
     const plain = await openTape(tape, { config: false });
-    expect(await askApiOpenAi(realOpenAi)).toContain('modeltape blocked a request to api.openai.com');
+    expect(await askApiOpenAi(realOpenAi)).toContain('modeltape blocked a connection to api.openai.com');
     await plain.close().catch(() => undefined);
 
     // openai overridden with a local server (a stand-in used to record, a LiteLLM or vLLM proxy).
@@ -43,7 +43,7 @@ describe('the guard when openai points at a local server', () => {
     const closed = await session.close().then(() => 'closed', (error: Error) => error.message);
     await local.close();
     await realOpenAi.close();
-    expect(outcome).toContain('modeltape blocked a request to api.openai.com');
+    expect(outcome).toContain('modeltape blocked a connection to api.openai.com');
     expect(closed).toMatch(/tried to leave the machine/);
     expect(realOpenAi.received).toHaveLength(0);
   });

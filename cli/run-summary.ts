@@ -1,0 +1,62 @@
+import type { RunReport, SessionReport } from '../guard/index.js';
+import { formatSummary, summaryFailed, type ProxySummary } from '../proxy/index.js';
+
+/** Requests a session or a proxy saw, of any kind. */
+function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'>): number {
+  return counts.hits + counts.misses + counts.recorded + counts.passthrough;
+}
+
+// Under a replay run a session that recorded or passed through reached a provider.
+function sessionFailed(session: SessionReport, replay: boolean): boolean {
+  return session.misses > 0 || session.refused > 0 || session.upstreamErrors > 0 || (replay && (session.recorded > 0 || session.passthrough > 0));
+}
+
+/** What a `run` concluded: whether it fails by what the proxies saw, and the lines that say so. */
+export interface RunVerdict {
+  failed: boolean;
+  /** No request reached any tape (the run's or a session's). */
+  empty: boolean;
+  lines: string[];
+}
+
+/**
+ * The run's summary: its own proxy's, then the tape sessions opened inside the command
+ * (`openTape`), whose traffic counts toward the run, then what left the machine. A replay that
+ * no request reached fails unless `allowEmpty`: it proved nothing.
+ */
+export function runVerdict(summary: ProxySummary, report: RunReport, options: { allowEmpty: boolean }): RunVerdict {
+  const lines = [formatSummary(summary)];
+  const sessions = report.sessions;
+  if (sessions.length > 0) {
+    const total = sessions.reduce((sum, session) => sum + traffic(session), 0);
+    lines.push(`  ${sessions.length} tape session${sessions.length === 1 ? '' : 's'} opened inside the command (openTape): ${total} request${total === 1 ? '' : 's'}`);
+    for (const session of sessions.slice(0, 30)) {
+      const parts = [`${session.hits} hit${session.hits === 1 ? '' : 's'}`, `${session.misses} miss${session.misses === 1 ? '' : 'es'}`, `${session.recorded} recorded`];
+      if (session.refused > 0) parts.push(`${session.refused} refused`);
+      if (session.upstreamErrors > 0) parts.push(`${session.upstreamErrors} upstream errors`);
+      lines.push(`    ${session.mode} ${session.tape}: ${parts.join(', ')}${session.closed ? '' : ' (its process exited before close())'}`);
+      for (const problem of session.problems.slice(0, 3)) lines.push(`      - ${problem.split('\n')[0]}`);
+    }
+    if (sessions.length > 30) lines.push(`    … and ${sessions.length - 30} more`);
+  }
+  if (report.lost === true) lines.push("  the run's report file was removed while the command ran (a clean-up of the temporary folder?): what its processes stopped or saw is unknown, so the run fails.");
+  if (report.unreadable > 0) lines.push(`  ${report.unreadable} report line${report.unreadable === 1 ? '' : 's'} from the command's processes could not be read (a process killed mid-write).`);
+  const seen = traffic(summary) + sessions.reduce((sum, session) => sum + traffic(session), 0);
+  const empty = summary.mode === 'replay' && seen === 0;
+  let failed = summaryFailed(summary) || sessions.some((session) => sessionFailed(session, summary.mode === 'replay')) || report.lost === true;
+  if (empty) {
+    if (options.allowEmpty) lines.push('  no request reached a tape; accepted (--allow-empty).');
+    else {
+      failed = true;
+      lines.push(
+        '  no request reached a tape: a replay that replayed nothing proved nothing.\n' +
+          '  Check that the command\'s clients reach the proxy (OPENAI_BASE_URL and ANTHROPIC_BASE_URL are set for it, or give them session.fetch in tests), or pass --allow-empty if this run is meant to make no model call.',
+      );
+    }
+  } else if (summary.mode === 'replay') {
+    const answered = summary.hits + sessions.reduce((sum, session) => sum + session.hits, 0);
+    // Only what guarded processes saw: a Node process whose NODE_OPTIONS was replaced has no guard.
+    lines.push(`  offline: ${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)${summary.escapes.length === 0 && report.lost !== true ? ', and no guarded process reached a provider' : ''}.`);
+  }
+  return { failed, empty, lines };
+}

@@ -1,0 +1,12 @@
+/**
+ * guard/: the floor that proves a replay stays on the machine. A connect hook that sees every
+ * TCP connection of a process before its DNS lookup, the report file through which every
+ * process of a run tells the run what it stopped, and the preload `modeltape run` puts into
+ * each Node process it starts. Node's own modules only: the preload must stay light.
+ */
+export { onConnect, asProxyConnection, wasRefused, callerRoute, type ConnectAttempt, type ConnectListener } from './connect-hook.js';
+export { isLoopbackHost, hostMatcher, canonicalHost } from './hosts.js';
+export { ESCAPE_ROUTES, SIDE_CHANNELS, sideChannelOf, describeEscape, ConnectionBlockedError, type Escape, type EscapeRoute, type OutsideConnection } from './escape.js';
+export { appendRunReport, readRunReport, describeThisProcess, type RunReport, type RunReportRecord, type SessionReport } from './run-report.js';
+export { RUN_VARIABLES, runEnvironment, type RunEnvironment } from './run-environment.js';
+export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';

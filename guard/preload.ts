@@ -1,0 +1,11 @@
+/**
+ * Loaded into every Node process `modeltape run` starts in replay mode (`NODE_OPTIONS=--import`,
+ * before what the user already has). It installs the run's guard (see `installRunGuard`): every
+ * connection to a provider host is refused before its DNS lookup, and what was refused, and every
+ * other connection that leaves loopback, is appended to the run's report file, which the run
+ * reads when the command ends. It imports nothing but Node's own modules and this folder, so a
+ * process pays about ten milliseconds for it.
+ */
+import { installRunGuard } from './run-guard.js';
+
+installRunGuard(process.env);

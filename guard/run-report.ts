@@ -1,0 +1,99 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { basename, isAbsolute, relative } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import type { Escape, OutsideConnection } from './escape.js';
+
+/** What one `openTape` session in a process of the run saw, reported when it closed (or when its process exited). */
+export interface SessionReport {
+  tape: string;
+  mode: string;
+  process: string;
+  hits: number;
+  misses: number;
+  recorded: number;
+  passthrough: number;
+  refused: number;
+  upstreamErrors: number;
+  upstreamConnections: number;
+  /** The first problems (misses, refusals), as the session's summary has them. */
+  problems: string[];
+  /** Drift items (for `modeltape drift`), JSON as the drift report has them. */
+  drifts: unknown[];
+  /** False when the process exited before the session's close(). */
+  closed: boolean;
+}
+
+/** One line of a run's report file. */
+export type RunReportRecord =
+  | { kind: 'escape'; escape: Escape }
+  | { kind: 'outside'; connection: Omit<OutsideConnection, 'count'> }
+  | { kind: 'session'; session: SessionReport };
+
+/** What every process of a run reported. */
+export interface RunReport {
+  escapes: Escape[];
+  outside: OutsideConnection[];
+  sessions: SessionReport[];
+  /** Lines that could not be read (a process killed mid-write). */
+  unreadable: number;
+  /** The file was gone when the run read it: a process of the command removed it. */
+  lost?: boolean;
+}
+
+/**
+ * Appends one record to a run's report file: one line, one `write` with O_APPEND, so processes
+ * reporting at once never tear each other's lines. Synchronous, so a process that exits (or is
+ * about to crash) right after still reports. Never throws: a guard that cannot report still blocks.
+ */
+export function appendRunReport(file: string, record: RunReportRecord): void {
+  try {
+    appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  } catch {
+    // The run's folder is gone (the run ended): nobody is left to read it.
+  }
+}
+
+/** Reads a run's report file; a missing file is an empty report. */
+export function readRunReport(file: string): RunReport {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { escapes: [], outside: [], sessions: [], unreadable: 0 };
+  }
+  const report: RunReport = { escapes: [], outside: [], sessions: [], unreadable: 0 };
+  const outside = new Map<string, OutsideConnection>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    let record: RunReportRecord;
+    try {
+      record = JSON.parse(line) as RunReportRecord;
+    } catch {
+      report.unreadable++;
+      continue;
+    }
+    if (record.kind === 'escape') report.escapes.push(record.escape);
+    else if (record.kind === 'session') report.sessions.push(record.session);
+    else if (record.kind === 'outside') {
+      const { host, port, via, process: name } = record.connection;
+      const id = `${host}:${port}\u0000${via}\u0000${name ?? ''}`;
+      const seen = outside.get(id);
+      if (seen) seen.count++;
+      else outside.set(id, { ...record.connection, count: 1 });
+    }
+  }
+  report.outside = [...outside.values()];
+  return report;
+}
+
+/**
+ * This process as a summary names it: `pid 4242 node test/app.mjs`, with a worker thread's id.
+ * Only the script is named, never the other arguments (they may hold anything).
+ */
+export function describeThisProcess(): string {
+  // `node -e CODE arg` has no script: argv[1] is then an argument, which may hold anything.
+  const evaluated = process.execArgv.some((flag) => /^(-e|--eval|-p|--print|-i|--interactive)(=|$)/.test(flag));
+  const script = evaluated || process.argv[1] === undefined || !existsSync(process.argv[1]) ? undefined : process.argv[1];
+  const shown = script === undefined ? '' : ` ${isAbsolute(script) && !relative(process.cwd(), script).startsWith('..') ? relative(process.cwd(), script) : script}`;
+  return `pid ${process.pid}${threadId > 0 ? ` thread ${threadId}` : ''} ${basename(process.argv0 || 'node')}${shown}`;
+}

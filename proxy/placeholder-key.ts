@@ -1,0 +1,34 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ProviderFlavor } from './upstream-table.js';
+
+/**
+ * The key `modeltape run` gives a replay (and auto) command when none is set: the SDKs refuse
+ * to build a client without one, and replay never sends it anywhere. Not shaped like a real
+ * key. A test that builds its own client without a key can use it too:
+ * `new OpenAI({ apiKey: process.env.OPENAI_API_KEY ?? REPLAY_PLACEHOLDER_KEY, fetch: session.fetch })`.
+ */
+export const REPLAY_PLACEHOLDER_KEY = 'modeltape-replay-placeholder';
+
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'] as const;
+
+/** True when the request's credential is the placeholder: it cannot be recorded from a real provider. */
+export function carriesPlaceholderKey(headers: IncomingHttpHeaders): boolean {
+  return CREDENTIAL_HEADERS.some((name) => {
+    const value = headers[name];
+    return typeof value === 'string' && value.includes(REPLAY_PLACEHOLDER_KEY);
+  });
+}
+
+/** The variable a user sets for this provider's key. */
+export function keyVariableOf(flavor: ProviderFlavor): string {
+  switch (flavor) {
+    case 'anthropic':
+      return 'ANTHROPIC_API_KEY';
+    case 'gemini':
+      return 'GEMINI_API_KEY';
+    case 'openai':
+      return 'OPENAI_API_KEY';
+    default:
+      return "the provider's API key";
+  }
+}
