@@ -31,8 +31,9 @@ export interface ReadTapeOptions {
 export class TapeNotFoundError extends ModeltapeError {
   readonly file: string;
 
-  constructor(file: string, cause?: unknown) {
-    super('tape_not_found', `Tape ${file} does not exist. Record it first: modeltape run --tape ${file} --mode record -- <your command>`, { cause });
+  /** @param advice how to record it, where the user is (the default names the CLI) */
+  constructor(file: string, cause?: unknown, advice = `Record it first: modeltape run --tape ${file} --mode record -- <your command>`) {
+    super('tape_not_found', `Tape ${file} does not exist. ${advice}`, { cause });
     this.file = file;
   }
 }
