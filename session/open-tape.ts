@@ -131,7 +131,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
     });
   } catch (error) {
-    if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape[0]!.toUpperCase() + advice.recordTape.slice(1));
+    if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape);
     throw error;
   }
 

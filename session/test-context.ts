@@ -81,8 +81,10 @@ export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?:
   const record = where.underRun
     ? `the run's mode: modeltape run --mode auto -- <the same command> (sessions inside a run follow it), with a real key set`
     : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
-  const local = where.ci ? 'CI only replays, so on your machine: ' : '';
-  return { record: `${local}${record}`, recordTape: `${local}record it with ${record}, then commit the tape.` };
+  return {
+    record: where.ci ? `${record} on your machine (CI only replays)` : record,
+    recordTape: `${where.ci ? 'CI only replays, so on your machine: record' : 'Record'} it with ${record}, then commit the tape.`,
+  };
 }
 
 function relativeToCwd(file: string): string {

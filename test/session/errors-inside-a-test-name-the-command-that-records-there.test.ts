@@ -22,6 +22,14 @@ describe('errors inside a test', () => {
   test('under CI it says that CI only replays, and where to record', async () => {
     const error = (await openTape(`${dir}/missing.jsonl`, { config: false, env: { CI: 'true' } }).catch((caught: unknown) => caught)) as Error;
     expect(error.message).toContain('CI only replays, so on your machine: record it with MODELTAPE_MODE=auto npx vitest run');
+    const tape = `${dir}/ci-miss.jsonl`;
+    await recordTape(tape, async ({ openai }) => {
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
+    });
+    const session = started(await openTape(tape, { config: false, env: { CI: 'true' }, log: () => undefined }));
+    const client = new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 });
+    const drifted = (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] }).catch((caught: unknown) => caught)) as Error;
+    expect(drifted.message).toContain(`Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set) on your machine (CI only replays), or declare a normalizer`);
   });
 
   test('a miss names the variable and the option, not the --mode and --repeat flags', async () => {
@@ -29,7 +37,7 @@ describe('errors inside a test', () => {
     await recordTape(tape, async ({ openai }) => {
       await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
     });
-    const session = started(await openTape(tape, { config: false, log: () => undefined }));
+    const session = started(await openTape(tape, { config: false, env: {}, log: () => undefined }));
     const client = new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 });
     const drifted = (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] }).catch((caught: unknown) => caught)) as Error;
     expect(drifted.message).toContain(`Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set), or declare a normalizer`);
