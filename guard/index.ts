@@ -10,3 +10,4 @@ export { ESCAPE_ROUTES, SIDE_CHANNELS, sideChannelOf, describeEscape, Connection
 export { appendRunReport, readRunReport, describeThisProcess, type RunReport, type RunReportRecord, type SessionReport } from './run-report.js';
 export { RUN_VARIABLES, runEnvironment, type RunEnvironment } from './run-environment.js';
 export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';
+export { watchProviderRequests, type ProviderRequest, type RequestWatch } from './request-hook.js';

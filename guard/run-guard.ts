@@ -1,12 +1,10 @@
-import diagnosticsChannel from 'node:diagnostics_channel';
-import type { ClientRequest } from 'node:http';
-import type { Socket } from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
 import workerThreads, { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
-import { callerRoute, onConnect, wasRefused } from './connect-hook.js';
-import type { Escape, EscapeRoute } from './escape.js';
+import { onConnect } from './connect-hook.js';
+import type { Escape } from './escape.js';
 import { ConnectionBlockedError } from './escape.js';
-import { canonicalHost, hostMatcher } from './hosts.js';
+import { hostMatcher } from './hosts.js';
+import { watchProviderRequests } from './request-hook.js';
 import { appendRunReport, describeThisProcess } from './run-report.js';
 import { RUN_VARIABLES, runEnvironment, type RunEnvironment } from './run-environment.js';
 
@@ -64,53 +62,16 @@ export function installRunGuard(env: Readonly<Record<string, string | undefined>
     { watches: (host, port) => matches(host, port) !== undefined },
   );
 
-  // Requests that name a provider while their connection goes elsewhere: a CONNECT through a
-  // local forward proxy (undici's ProxyAgent, an https agent), or a request on a connection kept
-  // alive from before. Stopped before their headers are written.
-  const refuse = (host: string, port: number, path: string | undefined, via: EscapeRoute): Error | undefined => {
-    const matched = matches(host, port);
-    if (matched === undefined) return undefined;
-    const escape: Escape = { host: matched, port, ...(path === undefined ? {} : { path }), via, process: describeThisProcess() };
-    appendRunReport(reportFile, { kind: 'escape', escape });
-    return new ConnectionBlockedError(escape, ADVICE);
-  };
-  diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
-    const { request, socket } = message as { request?: { origin?: string | URL; method?: string; path?: string }; socket?: Socket };
-    if (request === undefined || socket === undefined || wasRefused(socket)) return;
-    const target = request.method === 'CONNECT' ? authority(request.path ?? '') : originOf(request.origin);
-    const refusal = target && refuse(target.host, target.port, request.method === 'CONNECT' ? undefined : request.path?.split('?', 1)[0], callerRoute() === 'undici' ? 'undici' : 'fetch');
-    if (refusal) socket.destroy(refusal);
-  });
-  diagnosticsChannel.subscribe('http.client.request.start', (message) => {
-    const request = (message as { request?: ClientRequest }).request;
-    if (request === undefined) return;
-    const hostHeader = request.getHeader('host');
-    const target = request.method === 'CONNECT' ? authority(request.path) : typeof hostHeader === 'string' ? authority(hostHeader, (request as unknown as { protocol?: string }).protocol === 'https:' ? 443 : 80) : undefined;
-    if (target === undefined) return;
-    const check = (socket: Socket): void => {
-      if (wasRefused(socket) || !(socket as Socket & { _handle?: unknown })._handle) return;
-      const refusal = refuse(target.host, target.port, request.method === 'CONNECT' ? undefined : request.path.split('?', 1)[0], 'http');
-      if (refusal) request.destroy(refusal);
-    };
-    if (request.socket) check(request.socket);
-    else request.once('socket', check);
+  // Requests that name a provider while the connect layer saw only loopback or an old socket.
+  watchProviderRequests({
+    matches,
+    blocked: (request) => {
+      const escape: Escape = { host: request.host, port: request.port, ...(request.path === undefined ? {} : { path: request.path }), via: request.via, process: describeThisProcess() };
+      appendRunReport(reportFile, { kind: 'escape', escape });
+      return new ConnectionBlockedError(escape, ADVICE);
+    },
   });
   return true;
-}
-
-function authority(text: string, defaultPort = 443): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:@/\s]+)(?::(\d{1,5}))?$/.exec(text.trim());
-  return match ? { host: canonicalHost(match[1]!), port: match[2] === undefined ? defaultPort : Number(match[2]) } : undefined;
-}
-
-function originOf(origin: string | URL | undefined): { host: string; port: number } | undefined {
-  if (origin === undefined) return undefined;
-  try {
-    const url = new URL(String(origin));
-    return { host: canonicalHost(url.hostname), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
-  } catch {
-    return undefined;
-  }
 }
 
 // A worker given an environment of its own (`env: {}`) does not load NODE_OPTIONS' preload:

@@ -1,8 +1,7 @@
-import diagnosticsChannel from 'node:diagnostics_channel';
-import http, { type ClientRequest } from 'node:http';
+import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { ConnectionBlockedError, callerRoute, hostMatcher, onConnect, wasRefused, type ConnectAttempt, type Escape, type EscapeRoute, type OutsideConnection } from '../guard/index.js';
+import { ConnectionBlockedError, hostMatcher, onConnect, watchProviderRequests, type ConnectAttempt, type Escape, type EscapeRoute, type OutsideConnection } from '../guard/index.js';
 import { UPSTREAM_SOCKETS } from '../proxy/index.js';
 
 export type { Escape, OutsideConnection } from '../guard/index.js';
@@ -49,9 +48,18 @@ export class EscapeGuard {
   start(): void {
     if (this.#active) return;
     this.#active = true;
-    this.#unhook = onConnect(this.#onConnect, { watches: (host, port) => this.#matches(host, port) !== undefined });
-    diagnosticsChannel.subscribe('undici:client:sendHeaders', this.#onUndiciHeaders);
-    diagnosticsChannel.subscribe('http.client.request.start', this.#onHttpRequest);
+    const unhookConnect = onConnect(this.#onConnect, { watches: (host, port) => this.#matches(host, port) !== undefined });
+    const unwatchRequests = watchProviderRequests({
+      matches: (host, port) => this.#matches(host, port),
+      blocked: (request) => this.#blocked(request.host, request.port, request.path, request.via),
+      // A proxy of another session, recording or passing through, owns its upstream sockets.
+      skipSocket: (socket) => UPSTREAM_SOCKETS.has(socket),
+      answeredInProcess: (host) => interceptedHttpHosts.has(host),
+    });
+    this.#unhook = () => {
+      unhookConnect();
+      unwatchRequests();
+    };
     this.#closeIdleSockets();
   }
 
@@ -60,8 +68,6 @@ export class EscapeGuard {
     this.#active = false;
     this.#unhook?.();
     this.#unhook = undefined;
-    diagnosticsChannel.unsubscribe('undici:client:sendHeaders', this.#onUndiciHeaders);
-    diagnosticsChannel.unsubscribe('http.client.request.start', this.#onHttpRequest);
   }
 
   /**
@@ -110,40 +116,6 @@ export class EscapeGuard {
       else this.#outside.set(id, { host: attempt.host, port: attempt.port, via: attempt.via, count: 1 });
     }
     return undefined;
-  };
-
-  // Published for every request, new connection or reused, before its headers are written.
-  readonly #onUndiciHeaders = (message: unknown): void => {
-    const { request, socket } = message as { request?: { origin?: string | URL }; socket?: Socket };
-    if (socket === undefined || UPSTREAM_SOCKETS.has(socket) || request?.origin === undefined) return;
-    const origin = new URL(String(request.origin));
-    const port = Number(origin.port || (origin.protocol === 'https:' ? 443 : 80));
-    const matched = this.#matches(origin.hostname.toLowerCase(), port);
-    if (matched !== undefined) socket.destroy(this.#blocked(matched, port, (message as { request?: { path?: string } }).request?.path?.split('?', 1)[0], callerRoute() === 'undici' ? 'undici' : 'fetch'));
-  };
-
-  readonly #onHttpRequest = (message: unknown): void => {
-    const { request } = message as { request?: ClientRequest };
-    const hostHeader = request?.getHeader('host');
-    if (request === undefined || typeof hostHeader !== 'string') return;
-    const [host, portText = ''] = hostHeader.toLowerCase().split(/:(?=\d+$)/) as [string, string?];
-    const port = Number(portText || ((request as unknown as { protocol?: string }).protocol === 'https:' ? 443 : 80));
-    const matched = this.#matches(host, portText);
-    if (matched === undefined) return;
-    const path = request.path.split('?', 1)[0];
-    const intercepted = interceptedHttpHosts.has(matched);
-    // The socket comes at the next tick, before the request's bytes are flushed to it. A new
-    // connection the connect layer refused is already counted. An interception (msw) answers
-    // with a socket of its own, without a network handle; a real socket to a provider — a
-    // kept-alive one, or one that slipped past the interception — is stopped here.
-    const check = (socket: Socket & { _handle?: unknown }): void => {
-      if (wasRefused(socket)) return;
-      if (intercepted && !socket._handle) return;
-      request.destroy(this.#blocked(matched, port, path, 'http'));
-    };
-    // The socket is usually assigned by the time the request starts; otherwise it comes next.
-    if (request.socket) check(request.socket);
-    else request.once('socket', check);
   };
 
   // A keep-alive socket opened before the replay would carry a request out before any channel

@@ -3,7 +3,9 @@ import https from 'node:https';
 import net from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { request as undiciRequest } from 'undici';
+import { ProxyAgent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EscapeError, openTape } from 'modeltape/replay';
 import { recordTape } from '../support/record-tape.js';
@@ -82,5 +84,31 @@ describe('the in-process replay guard when DNS fails first', () => {
     const summary = await session.close();
     expect(summary.escapes).toEqual([]);
     expect(summary.outside).toEqual([{ host: 'example.com', port: 443, via: 'fetch', count: 1 }]);
+  });
+
+  test('stops a CONNECT through a local forward proxy before the proxy hears the provider\'s name', async () => {
+    const tape = `${dir}/tunnel.jsonl`;
+    await recordTape(tape, async ({ openai }) => {
+      await fetch(`${openai}/models`);
+    });
+    const heard: string[] = [];
+    const forward = createServer((request, response) => {
+      heard.push(`${request.method} ${request.url}`);
+      response.writeHead(502).end();
+    });
+    forward.on('connect', (request, socket) => {
+      heard.push(`CONNECT ${request.url}`);
+      socket.end('HTTP/1.1 200 Connection Established\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => forward.listen(0, '127.0.0.1', resolve));
+    const session = await openTape(tape, { config: false });
+    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(forward.address() as AddressInfo).port}`);
+    await expect(undiciFetch('https://api.openai.com/v1/models', { dispatcher })).rejects.toThrow();
+    await dispatcher.close();
+    await new Promise<void>((resolve) => forward.close(() => resolve()));
+    expect(heard).toEqual([]);
+    const error = (await session.close().catch((caught: unknown) => caught)) as EscapeError;
+    expect(error).toBeInstanceOf(EscapeError);
+    expect(error.escapes.map((escape) => `${escape.via} ${escape.host}`)).toEqual(['undici api.openai.com']);
   });
 });
