@@ -42,6 +42,12 @@ function sortedCopy(value: unknown, keep?: (path: readonly string[]) => boolean,
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
   const names = Object.keys(value).sort();
   const copy: Record<string, unknown> = {};
+  // `copy.__proto__ = x` would set the copy's prototype, dropping the member: a JSON body's
+  // "__proto__" is data, and part of the key like any other member.
+  const set = (name: string, child: unknown): void => {
+    if (name === '__proto__') Object.defineProperty(copy, name, { value: child, enumerable: true, writable: true, configurable: true });
+    else copy[name] = child;
+  };
   for (const name of names) {
     const item = (value as Record<string, unknown>)[name];
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
@@ -50,11 +56,11 @@ function sortedCopy(value: unknown, keep?: (path: readonly string[]) => boolean,
       path!.push(name);
       const child = keep(path!) ? item : sortedCopy(item, keep, path);
       path!.pop();
-      copy[name] = child;
+      set(name, child);
     } else {
       const child = sortedCopy(item);
       if (child === INTEGER_KEY) return INTEGER_KEY;
-      copy[name] = child;
+      set(name, child);
     }
   }
   return copy;
