@@ -52,3 +52,14 @@ export function canonicalHost(host: string): string {
   if (!/^[\x21-\x7e]*$/.test(name)) name = domainToASCII(name) || name;
   return name;
 }
+
+/**
+ * `host:port` as `CONNECT` and the Host header write it (IPv6 in brackets), with the host in
+ * its canonical form; undefined for anything else (userinfo, a path, a port past 65535).
+ */
+export function parseAuthority(text: string, defaultPort = 443): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:@/\s]+)(?::(\d{1,5}))?$/.exec(text.trim());
+  if (match === null) return undefined;
+  const port = match[2] === undefined ? defaultPort : Number(match[2]);
+  return port > 65535 ? undefined : { host: canonicalHost(match[1]!), port };
+}

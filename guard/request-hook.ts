@@ -3,7 +3,7 @@ import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { callerRoute, wasRefused } from './connect-hook.js';
 import type { EscapeRoute } from './escape.js';
-import { canonicalHost } from './hosts.js';
+import { canonicalHost, parseAuthority } from './hosts.js';
 
 /** A request that names a provider, about to be written. */
 export interface ProviderRequest {
@@ -37,7 +37,7 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
     const { request, socket } = message as { request?: { origin?: string | URL; method?: string; path?: string }; socket?: Socket };
     if (request === undefined || socket === undefined || wasRefused(socket) || watch.skipSocket?.(socket)) return;
     const connect = request.method === 'CONNECT';
-    const target = connect ? authority(request.path ?? '') : originOf(request.origin);
+    const target = connect ? parseAuthority(request.path ?? '') : originOf(request.origin);
     const matched = target && watch.matches(target.host, target.port);
     if (!target || matched === undefined) return;
     socket.destroy(watch.blocked({ host: matched, port: target.port, path: connect ? undefined : request.path?.split('?', 1)[0], via: callerRoute() === 'undici' ? 'undici' : 'fetch' }));
@@ -48,7 +48,7 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
     const connect = request.method === 'CONNECT';
     const hostHeader = request.getHeader('host');
     const defaultPort = (request as unknown as { protocol?: string }).protocol === 'https:' ? 443 : 80;
-    const target = connect ? authority(request.path) : typeof hostHeader === 'string' ? authority(hostHeader, defaultPort) : undefined;
+    const target = connect ? parseAuthority(request.path) : typeof hostHeader === 'string' ? parseAuthority(hostHeader, defaultPort) : undefined;
     const matched = target && watch.matches(target.host, target.port);
     if (!target || matched === undefined) return;
     // The socket comes at the next tick, before the request's bytes are flushed to it. An
@@ -68,12 +68,6 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
     diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onUndici);
     diagnosticsChannel.unsubscribe('http.client.request.start', onHttp);
   };
-}
-
-/** `host:port` (IPv6 in brackets), as CONNECT and the Host header write it. */
-function authority(text: string, defaultPort = 443): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:@/\s]+)(?::(\d{1,5}))?$/.exec(text.trim());
-  return match ? { host: canonicalHost(match[1]!), port: match[2] === undefined ? defaultPort : Number(match[2]) } : undefined;
 }
 
 function originOf(origin: string | URL | undefined): { host: string; port: number } | undefined {

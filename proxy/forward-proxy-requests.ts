@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { canonicalHost, hostMatcher, isLoopbackHost, type Escape, type OutsideConnection } from '../guard/index.js';
+import { hostMatcher, isLoopbackHost, parseAuthority, type Escape, type OutsideConnection } from '../guard/index.js';
 
 /**
  * What the proxy does with requests meant for a forward proxy — `CONNECT host:port` and
@@ -19,15 +19,6 @@ export interface ForwardProxyPolicy {
   providers: readonly string[];
   onEscape(escape: Escape): void;
   onOutside(connection: Omit<OutsideConnection, 'count'>): void;
-}
-
-/** Splits `host:port` (IPv6 in brackets); the port defaults to 443. */
-function parseAuthority(authority: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:@/\s]+)(?::(\d{1,5}))?$/.exec(authority.trim());
-  if (match === null) return undefined;
-  const port = match[2] === undefined ? 443 : Number(match[2]);
-  if (port > 65535) return undefined;
-  return { host: canonicalHost(match[1]!), port };
 }
 
 // The client, as its user-agent's first product token names it (`curl/8.1.2`): the rest of the

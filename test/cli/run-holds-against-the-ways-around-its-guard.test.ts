@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
 import { runCli } from '../support/cli.js';
+import { startForwardProxyStandIn } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Each case was found by trying to get around the run's guard; each passed (exit 0) or leaked
@@ -14,16 +13,7 @@ describe('modeltape run against the ways around its guard', () => {
   const FAKE_KEY = 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000';
 
   test('a CONNECT tunnel through a local forward proxy is stopped before the proxy hears of it', async () => {
-    const heard: string[] = [];
-    const forward = createServer((request, response) => {
-      heard.push(`${request.method} ${request.url}`);
-      response.writeHead(502).end();
-    });
-    forward.on('connect', (request, socket) => {
-      heard.push(`CONNECT ${request.url}`);
-      socket.end('HTTP/1.1 200 Connection Established\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => forward.listen(0, '127.0.0.1', resolve));
+    const forward = await startForwardProxyStandIn();
     const script = `${dir}/tunnel.mjs`;
     writeFileSync(
       script,
@@ -34,10 +24,10 @@ for (const url of ['https://api.openai.com/v1/models', 'http://api.anthropic.com
 }
 `,
     );
-    const result = await runCli(['run', '--allow-empty', '--', process.execPath, script], { env: { CORP_PROXY: `http://127.0.0.1:${(forward.address() as AddressInfo).port}` } });
-    await new Promise<void>((resolve) => forward.close(() => resolve()));
+    const result = await runCli(['run', '--allow-empty', '--', process.execPath, script], { env: { CORP_PROXY: forward.url } });
+    await forward.close();
     expect(result.stdout.trim().split('\n')).toEqual(['MODELTAPE_BLOCKED', 'MODELTAPE_BLOCKED']);
-    expect(heard).toEqual([]);
+    expect(forward.heard).toEqual([]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/undici → api\.openai\.com \(pid/);
     expect(result.stderr).toMatch(/undici → api\.anthropic\.com \(pid/);

@@ -4,11 +4,10 @@ import net from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ProxyAgent, fetch as undiciFetch, request as undiciRequest } from 'undici';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EscapeError, openTape } from 'modeltape/replay';
 import { recordTape } from '../support/record-tape.js';
+import { startForwardProxyStandIn } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // The offline CI case: DNS fails for every provider host. A guard that counted an escape only
@@ -91,22 +90,13 @@ describe('the in-process replay guard when DNS fails first', () => {
     await recordTape(tape, async ({ openai }) => {
       await fetch(`${openai}/models`);
     });
-    const heard: string[] = [];
-    const forward = createServer((request, response) => {
-      heard.push(`${request.method} ${request.url}`);
-      response.writeHead(502).end();
-    });
-    forward.on('connect', (request, socket) => {
-      heard.push(`CONNECT ${request.url}`);
-      socket.end('HTTP/1.1 200 Connection Established\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => forward.listen(0, '127.0.0.1', resolve));
+    const forward = await startForwardProxyStandIn();
     const session = await openTape(tape, { config: false });
-    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(forward.address() as AddressInfo).port}`);
+    const dispatcher = new ProxyAgent(forward.url);
     await expect(undiciFetch('https://api.openai.com/v1/models', { dispatcher })).rejects.toThrow();
     await dispatcher.close();
-    await new Promise<void>((resolve) => forward.close(() => resolve()));
-    expect(heard).toEqual([]);
+    await forward.close();
+    expect(forward.heard).toEqual([]);
     const error = (await session.close().catch((caught: unknown) => caught)) as EscapeError;
     expect(error).toBeInstanceOf(EscapeError);
     expect(error.escapes.map((escape) => `${escape.via} ${escape.host}`)).toEqual(['undici api.openai.com']);

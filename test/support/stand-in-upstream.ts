@@ -103,3 +103,21 @@ export function samplesReply(request: ReceivedRequest): StandInReply {
   }
   return { status: 404, body: JSON.stringify({ error: { message: `stand-in has no route ${path}`, type: 'invalid_request_error', param: null, code: null } }) };
 }
+
+/**
+ * A local forward proxy (think cntlm or a corporate agent on 127.0.0.1:3128) that records what
+ * it hears and forwards nothing: a CONNECT is answered as established, anything else with 502.
+ */
+export async function startForwardProxyStandIn(): Promise<{ url: string; heard: string[]; close(): Promise<void> }> {
+  const heard: string[] = [];
+  const server = createServer((request, response) => {
+    heard.push(`${request.method} ${request.url}`);
+    response.writeHead(502).end();
+  });
+  server.on('connect', (request, socket) => {
+    heard.push(`CONNECT ${request.url}`);
+    socket.end('HTTP/1.1 200 Connection Established\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, heard, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
