@@ -61,6 +61,7 @@ export class SimulatedCrash extends ModeltapeError {
 export class FaultSchedule {
   readonly seed: number | undefined;
   readonly #explicit = new Map<number, Fault>();
+  #from: { write: number; fault: Fault } | undefined;
   readonly #rate: number;
   readonly #faults: readonly Fault[];
 
@@ -92,9 +93,19 @@ export class FaultSchedule {
     return this;
   }
 
-  /** The fault for a write number, if any: explicit entries first, then the seed's draw. */
+  /**
+   * Injects `fault` at write number `write` and at every write after it: a store that stops
+   * accepting writes, as on a full disk (`.from(5, FailBeforeCommit)`). Entries given with `.at()` come first.
+   */
+  from(write: number, fault: Fault): this {
+    if (!Number.isInteger(write) || write < 1) throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
+    this.#from = { write, fault };
+    return this;
+  }
+
+  /** The fault for a write number, if any: explicit entries first, then `.from()`, then the seed's draw. */
   faultAt(write: number): Fault | undefined {
-    const explicit = this.#explicit.get(write);
+    const explicit = this.#explicit.get(write) ?? (this.#from !== undefined && write >= this.#from.write ? this.#from.fault : undefined);
     if (explicit !== undefined || this.seed === undefined || this.#faults.length === 0) return explicit;
     // Each write's draw depends only on the seed and the write number, not on what came before.
     const draw = mix(this.seed, write);
