@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModeltapeError } from '../recordings/index.js';
+import { JournalStorageError } from './errors.js';
 import { ForwardingJournalStore, type AppendOutcome, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type Lease, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
 
 /** A fault a {@link Faulty} store injects into one write. */
@@ -11,11 +12,14 @@ export type Fault =
   /** The process stops here: this write and every later call on the store fail with {@link SimulatedCrash}. */
   | { kind: 'crash' }
   /** The write is stored after a delay. */
-  | { kind: 'latency'; ms: number };
+  | { kind: 'latency'; ms: number }
+  /** The write fails as on a full disk: a {@link JournalStorageError} (code `journal_full`, not retryable); nothing is stored. */
+  | { kind: 'disk_full' };
 
 export const FailBeforeCommit: Fault = Object.freeze({ kind: 'fail_before_commit' });
 export const CommittedThenLost: Fault = Object.freeze({ kind: 'committed_then_lost' });
 export const Crash: Fault = Object.freeze({ kind: 'crash' });
+export const DiskFull: Fault = Object.freeze({ kind: 'disk_full' });
 export function Latency(ms: number): Fault {
   return { kind: 'latency', ms };
 }
@@ -222,6 +226,11 @@ export class Faulty extends ForwardingJournalStore {
       case 'latency':
         await sleep(fault.ms);
         return forward();
+      case 'disk_full': {
+        const path = (this.inner as { path?: unknown }).path;
+        const cause = Object.assign(new Error(`database or disk is full (injected at write #${write})`), { code: 'SQLITE_FULL' });
+        throw new JournalStorageError(typeof path === 'string' ? path : 'the faulty store', 'full', operation, 'SQLITE_FULL', cause);
+      }
     }
   }
 }
