@@ -54,8 +54,7 @@ export function inspectJournalFile(path: string): void {
 
 /**
  * After the driver opened the file: a database with tables that are not a journal's, or a journal
- * of a newer schema, is refused before anything is written to it. Returns whether the file is a
- * new (empty) database the store may lay its schema in.
+ * of a newer schema, is refused before anything is written to it. An empty database is a new journal.
  */
 export function checkJournalSchema(connection: SqliteConnection, path: string): void {
   const tables = (connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
