@@ -49,8 +49,11 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
   await server.close();
   const calls = fake.callCount;
   const problems = fake.problems();
-  io.stdout.write(`modeltape fake: ${calls} call${calls === 1 ? '' : 's'}, ${fake.asked().length} model turns, ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
+  const turns = fake.asked({ latest: true });
+  const problemCount = problems.length + problems.dropped;
+  io.stdout.write(`modeltape fake: ${calls} call${calls === 1 ? '' : 's'}, ${turns.length + turns.dropped} model turns, ${problemCount} problem${problemCount === 1 ? '' : 's'}\n`);
   for (const problem of problems) io.stdout.write(`  - ${problem.split('\n').join('\n    ')}\n`);
+  if (problems.dropped > 0) io.stdout.write(`  … and ${problems.dropped} more, not kept\n`);
   if (script !== undefined && calls > 0) {
     try {
       fake.assertConsumed();
@@ -59,5 +62,5 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
       return 1;
     }
   }
-  return problems.length > 0 ? 1 : 0;
+  return problemCount > 0 ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import { ModeltapeError, isSecretHeader, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
+import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
 import type { Failure } from './failures.js';
@@ -30,8 +31,11 @@ export interface FakeProviderOptions {
   /** Length of embedding vectors when the request names no `dimensions`. @default 8 */
   embeddingDimensions?: number;
   /**
-   * How many calls (and turns) `calls()` and `asked()` keep, the latest ones; a long-running
-   * server sets a bound so its memory does not grow with every call. @default Infinity
+   * How many calls, turns and problems the fake keeps: `calls()` and `asked()` keep the latest
+   * ones, `problems()` the first ones. Its memory is bounded by it however many calls it serves.
+   * Reading `calls()` or `asked()` after some were dropped throws `FakeHistoryTruncatedError`
+   * (an assertion over a part would pass on what it never saw); `calls({ latest: true })` reads
+   * what is kept. `Infinity` keeps everything. @default 1000
    */
   historyLimit?: number;
   /**
@@ -87,16 +91,15 @@ const NEVER_ABORTED = new AbortController().signal;
 export class FakeProvider {
   readonly #script = new Script();
   readonly #schemaCheck = new SchemaCheck();
-  readonly #calls: FakeCall[] = [];
-  readonly #asked: AskedTurn[] = [];
-  readonly #problems: string[] = [];
+  readonly #calls: BoundedHistory<FakeCall>;
+  readonly #asked: BoundedHistory<AskedTurn>;
+  readonly #problems: BoundedHistory<string>;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
   readonly #seed: number;
   readonly #embeddingDimensions: number;
   readonly #anthropicPlatform: 'anthropic' | 'bedrock';
-  readonly #historyLimit: number;
   #callCount = 0;
   #constrained = true;
   // The tool-call step still open for parallel calls (consecutive willCallTool calls).
@@ -116,7 +119,10 @@ export class FakeProvider {
     this.#seed = options.seed ?? 0;
     this.#embeddingDimensions = options.embeddingDimensions ?? 8;
     this.#anthropicPlatform = options.anthropicPlatform ?? 'anthropic';
-    this.#historyLimit = options.historyLimit ?? Number.POSITIVE_INFINITY;
+    const historyLimit = checkHistoryLimit(options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+    this.#calls = new BoundedHistory(historyLimit);
+    this.#asked = new BoundedHistory(historyLimit);
+    this.#problems = new BoundedHistory(historyLimit, 'first');
   }
 
   /** The next turn answers with this text. */
@@ -227,19 +233,25 @@ export class FakeProvider {
     return this.#callCount;
   }
 
-  /** Every HTTP call received, in order (the latest `historyLimit` of them). */
-  calls(): FakeCall[] {
-    return this.#calls.map((call) => ({ ...call, headers: withoutSecrets(call.headers) }));
+  /**
+   * Every HTTP call received, in order. Once more than `historyLimit` calls came, it throws
+   * {@link FakeHistoryTruncatedError}; `{ latest: true }` gives the latest `historyLimit` calls,
+   * with `.dropped` saying how many came before them.
+   */
+  calls(options: { latest?: boolean } = {}): KeptEntries<FakeCall> {
+    const kept = readHistory(this.#calls, 'calls', options);
+    const shown = kept.map((call) => ({ ...call, headers: withoutSecrets(call.headers) }));
+    return Object.defineProperty(shown, 'dropped', { value: kept.dropped, enumerable: false }) as KeptEntries<FakeCall>;
   }
 
-  /** What each model turn was shown, in order (refused requests are not turns). */
-  asked(): AskedTurn[] {
-    return [...this.#asked];
+  /** What each model turn was shown, in order (refused requests are not turns); bounded like {@link calls}. */
+  asked(options: { latest?: boolean } = {}): KeptEntries<AskedTurn> {
+    return readHistory(this.#asked, 'asked', options);
   }
 
-  /** The fake's own errors so far (the script ran out, an answer did not fit), in order. */
-  problems(): string[] {
-    return [...this.#problems];
+  /** The fake's own errors so far (the script ran out, an answer did not fit): the first `historyLimit`, with `.dropped` counting the rest. */
+  problems(): KeptEntries<string> {
+    return this.#problems.entries();
   }
 
   /**
@@ -250,7 +262,8 @@ export class FakeProvider {
     const issues: string[] = [];
     if (this.#callCount === 0) issues.push('no call reached the fake: check the base URL or fetch option the client was given');
     for (const leftover of this.#script.leftovers()) issues.push(`never used: ${leftover}`);
-    for (const problem of this.#problems) issues.push(problem);
+    for (const problem of this.#problems.entries()) issues.push(problem);
+    if (this.#problems.dropped > 0) issues.push(`… and ${this.#problems.dropped} more problems, not kept (historyLimit ${this.#problems.limit})`);
     if (issues.length > 0) {
       throw new FakeScriptError('fake_not_consumed', `FakeProvider script not consumed (${this.#callCount} call${this.#callCount === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`);
     }
@@ -301,7 +314,6 @@ export class FakeProvider {
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: request.headers, body: undefined, status: 0 };
     this.#calls.push(call);
-    if (this.#calls.length > this.#historyLimit) this.#calls.shift();
     let wire: WireResponse;
     try {
       wire = this.#answer(request, call, path, context);
@@ -344,7 +356,6 @@ export class FakeProvider {
 
     const turn = surface.ask(record, index);
     this.#asked.push(turn);
-    if (this.#asked.length > this.#historyLimit) this.#asked.shift();
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {
@@ -506,6 +517,11 @@ export function askedTurnOf(path: string, body: unknown): AskedTurn | undefined 
   } catch {
     return undefined;
   }
+}
+
+function readHistory<T>(history: BoundedHistory<T>, what: string, options: { latest?: boolean }): KeptEntries<T> {
+  if (history.dropped > 0 && options.latest !== true) throw new FakeHistoryTruncatedError(what, history.size, history.dropped, history.limit);
+  return history.entries();
 }
 
 function surfaceFor(path: string): Surface | undefined {

@@ -8,7 +8,14 @@ export interface ListenOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
+  /**
+   * The largest request body the fake reads; a larger one gets a provider-shaped 413 and the
+   * connection is closed, so a hostile client cannot make it buffer without bound. @default 32 MiB
+   */
+  maxBodyBytes?: number;
 }
+
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** A fake serving over HTTP. */
 export interface FakeServer {
@@ -24,10 +31,22 @@ export interface FakeServer {
 /** Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says. */
 export async function serveOverHttp(handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>, options: ListenOptions, sleep: (milliseconds: number) => Promise<void>): Promise<FakeServer> {
   const sockets = new Set<Socket>();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const server: Server = createServer({ noDelay: true }, (request, response) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let received = 0;
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= maxBodyBytes) chunks.push(chunk);
+      else if (!refused) {
+        refused = true;
+        chunks.length = 0;
+        tooLarge(request.url ?? '/', response, maxBodyBytes);
+      }
+    });
     request.on('end', () => {
+      if (refused) return;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -79,6 +98,18 @@ export async function serveOverHttp(handle: (request: FakeRequest) => WireRespon
       await closed;
     },
   };
+}
+
+/** A body over the limit: a 413 in the provider's own error shape, then the connection is closed. */
+function tooLarge(url: string, response: ServerResponse, maxBodyBytes: number): void {
+  const message = `The request body is larger than this modeltape FakeProvider reads (maxBodyBytes ${maxBodyBytes}).`;
+  const anthropic = /^(\/anthropic)?(\/v1)?\/messages(\?|$)/.test(url);
+  const body = anthropic
+    ? { type: 'error', error: { type: 'request_too_large', message } }
+    : { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
+  if (response.headersSent) return;
+  response.writeHead(413, { 'content-type': 'application/json', connection: 'close', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
+  response.end(JSON.stringify(body), () => response.socket?.destroy());
 }
 
 function write(response: ServerResponse, wire: WireResponse): void {

@@ -4,6 +4,7 @@
  * (`fake.listen()`), scripted or unscripted, never mistaken for the real thing.
  */
 export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall, type FakeRequest } from './fake-provider.js';
+export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
 export { failures, FAILURE_KINDS, type Failure } from './failures.js';
 export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
 export type { Matcher, StepOptions, Chunking } from './script.js';

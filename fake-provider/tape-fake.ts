@@ -1,3 +1,4 @@
+import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
 import {
   captureRequest,
   compileKeyRules,
@@ -22,7 +23,7 @@ export interface TapeFakeOptions {
 export interface TapeFakeSummary {
   hits: number;
   misses: number;
-  /** The miss messages, in order. */
+  /** The miss messages, in order: the first 1000 (DEFAULT_HISTORY_LIMIT); `misses` counts them all. */
   problems: string[];
 }
 
@@ -36,7 +37,8 @@ export class TapeFake {
   readonly #rules: CompiledKeyRules;
   readonly #upstreams: Set<string>;
   readonly #prepared = new WeakMap<object, PreparedResponse>();
-  readonly #summary: TapeFakeSummary = { hits: 0, misses: 0, problems: [] };
+  readonly #summary = { hits: 0, misses: 0 };
+  readonly #problems = new BoundedHistory<string>(DEFAULT_HISTORY_LIMIT, 'first');
 
   private constructor(engine: ReplayEngine, rules: CompiledKeyRules, upstreams: Set<string>) {
     this.engine = engine;
@@ -52,7 +54,7 @@ export class TapeFake {
   }
 
   summary(): TapeFakeSummary {
-    return { ...this.#summary, problems: [...this.#summary.problems] };
+    return { ...this.#summary, problems: this.#problems.entries() };
   }
 
   /** Throws unless every recorded exchange was used and nothing missed. */
@@ -62,7 +64,8 @@ export class TapeFake {
     const lines = [
       ...(this.#summary.hits === 0 && this.#summary.misses === 0 ? ['no request reached the tape fake'] : []),
       ...unused.map((entry) => `never used: ${this.engine.file}:${entry.line} ${entry.exchange.request.method} ${entry.exchange.request.path} (ordinal ${entry.exchange.ordinal})`),
-      ...this.#summary.problems,
+      ...this.#problems.entries(),
+      ...(this.#problems.dropped > 0 ? [`… and ${this.#problems.dropped} more misses, not kept`] : []),
     ];
     throw new Error(`Tape ${this.engine.file} was not replayed exactly:\n${lines.map((line) => `  - ${line.split('\n').join('\n    ')}`).join('\n')}`);
   }
@@ -91,7 +94,7 @@ export class TapeFake {
     if (result.kind !== 'hit') {
       const error = explainMiss(this.engine, upstream, recorded, key, result, pathname);
       this.#summary.misses++;
-      this.#summary.problems.push(error.message);
+      this.#problems.push(error.message);
       return { status: 400, headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss', [FAKE_HEADER]: '1' }, body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message) };
     }
     this.#summary.hits++;

@@ -218,6 +218,32 @@ const CHECKS: Array<[string, Check]> = [
     },
   ],
   [
+    'a store that stops taking writes (a full disk) still reads what it held; a lease it could not release is taken over once it expires',
+    async (open, _connect, expect) => {
+      const store = await open();
+      try {
+        await store.createRun(run(RUN));
+        expect.equal((await store.acquireLease(RUN, 'A', 1000, 0)).acquired, true, 'A takes the lease');
+        await store.append([record(RUN, '0.0.model', 'start', 1)]);
+        // Every write from here on fails, as on a disk that filled up.
+        const full = new Faulty(store, FaultSchedule.explicit().from(1, FailBeforeCommit));
+        await expect.rejects(full.append([record(RUN, '0.0.model', 'complete', 2)]), 'an append on the full store');
+        await expect.rejects(full.updateRun(RUN, { status: 'failed', result: null, updatedAt: 2 }), 'a status update on the full store');
+        await expect.rejects(full.releaseLease(RUN, 'A'), 'the release on the full store');
+        expect.equal((await full.read(RUN)).map((stored) => `${stored.effectKey} ${stored.type}`), ['0.0.model start'], 'what the run holds after the failed writes');
+        expect.equal((await full.getRun(RUN))?.status, 'running', 'the run status after a failed update');
+        expect.equal(await store.getLease(RUN), { owner: 'A', expiresAt: 1000 }, 'the lease A could not release');
+        // Space is freed (the store itself takes writes again): B waits out A's lease, then takes the run.
+        expect.equal((await store.acquireLease(RUN, 'B', 2000, 999)).acquired, false, 'B before the lease expires');
+        expect.equal(await store.acquireLease(RUN, 'B', 2000, 1000), { acquired: true, lease: { owner: 'B', expiresAt: 2000 } }, 'B once it expired');
+        expect.equal(await store.append([record(RUN, '0.0.model', 'complete', 2)]), ['appended'], 'the refused record, appended again by B');
+        expect.equal((await store.read(RUN)).map((stored) => stored.position), [1, 2], 'positions after the disk was freed');
+      } finally {
+        await store.close();
+      }
+    },
+  ],
+  [
     'approvals: requested once, decided once, an approved one consumed once',
     async (open, _connect, expect) => {
       const store = await open();
@@ -247,7 +273,7 @@ const CHECKS: Array<[string, Check]> = [
 /**
  * The conformance battery every journal store runs: append and read order, uniqueness (the
  * backstop), lease compare-and-set, racing appends from two connections, CommittedThenLost
- * handling and approvals. Each check gets a fresh store from `factory`.
+ * handling, a store that stops taking writes (its lease expires) and approvals. Each check gets a fresh store from `factory`.
  */
 export async function checkJournalStore(factory: JournalStoreFactory | (() => JournalStore | Promise<JournalStore>)): Promise<JournalStoreReport> {
   const resolved: JournalStoreFactory = typeof factory === 'function' ? { open: factory } : factory;

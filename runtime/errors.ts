@@ -99,6 +99,93 @@ export class JournalWriteError extends ModeltapeError {
   }
 }
 
+/** Why the journal's file refused a read or a write. */
+export const JOURNAL_STORAGE_PROBLEMS = ['full', 'read_only', 'io', 'busy'] as const;
+export type JournalStorageProblem = (typeof JOURNAL_STORAGE_PROBLEMS)[number];
+
+const READS = ['getRun', 'read', 'backstopRejections', 'getLease', 'approvals'];
+
+const STORAGE: Record<JournalStorageProblem, { code: string; what: string; next: string }> = {
+  full: {
+    code: 'journal_full',
+    what: 'the disk is full, or the journal reached its maxSizeBytes',
+    next: 'Free space on the disk that holds it (or raise maxSizeBytes, or move the journal to a larger disk)',
+  },
+  read_only: {
+    code: 'journal_read_only',
+    what: 'the journal cannot be written (a read-only file, folder or mount)',
+    next: 'Check that this user may write the file and its folder (SQLite also writes the -wal and -shm files beside it) and that the disk is not mounted read-only',
+  },
+  io: {
+    code: 'journal_io_error',
+    what: 'the disk or file system reported an I/O error',
+    next: 'Check the disk and its file system (kernel log), and keep the journal on a local disk: network file systems break SQLite\'s locks',
+  },
+  busy: {
+    code: 'journal_busy',
+    what: "another connection held the journal's write lock past the busy timeout",
+    next: 'Find the process holding the journal in a long transaction, or raise busyTimeoutMs',
+  },
+};
+
+/**
+ * The journal's file refused a read or a write: the disk is full (`journal_full`), the file is
+ * read-only (`journal_read_only`), an I/O error (`journal_io_error`), or the write lock stayed
+ * taken past the busy timeout (`journal_busy`). The failed write was not stored.
+ */
+export class JournalStorageError extends ModeltapeError {
+  readonly path: string;
+  readonly problem: JournalStorageProblem;
+  /** What the store was doing: `append`, `createRun`, `releaseLease`, `open`, … */
+  readonly operation: string;
+  /** SQLite's primary result code, e.g. `SQLITE_FULL`. */
+  readonly sqliteCode: string;
+  /** A lock or an I/O hiccup may pass; a full disk or a read-only file does not, so the runtime stops at once. */
+  readonly retryable: boolean;
+  constructor(path: string, problem: JournalStorageProblem, operation: string, sqliteCode: string, cause: unknown) {
+    const { code, what, next } = STORAGE[problem];
+    super(
+      code,
+      `Could not ${operation === 'open' ? 'open' : READS.includes(operation) ? 'read' : 'write to'} the journal at ${path} (${operation}): ${what} (${sqliteCode}: ${(cause as Error)?.message ?? String(cause)}).\n` +
+        `${next}; then resume the run (runtime.resume): a write that failed was not stored, and nothing after it ran.`,
+      { cause },
+    );
+    this.path = path;
+    this.problem = problem;
+    this.operation = operation;
+    this.sqliteCode = sqliteCode;
+    this.retryable = problem === 'busy' || problem === 'io';
+  }
+}
+
+/** What is wrong with a file given as the journal. */
+export const JOURNAL_FILE_PROBLEMS = ['not_sqlite', 'not_a_journal', 'newer_schema', 'corrupt'] as const;
+export type JournalFileProblem = (typeof JOURNAL_FILE_PROBLEMS)[number];
+
+/**
+ * The file given as the journal is not one this runtime can use, found when the store opens it:
+ * not SQLite at all (a text file, a tape, random bytes), a SQLite database that is not a journal,
+ * a journal of a newer schema, or a damaged or truncated one. The file is left as it was.
+ */
+export class JournalFileError extends ModeltapeError {
+  readonly path: string;
+  readonly problem: JournalFileProblem;
+  /** What the store found there, e.g. `a modeltape tape (JSONL)`. */
+  readonly found: string;
+  constructor(path: string, problem: JournalFileProblem, found: string, cause?: unknown) {
+    const next: Record<JournalFileProblem, string> = {
+      not_sqlite: 'A journal is a SQLite file the runtime creates: pass the path of a journal, or a path where no file exists yet to start one.',
+      not_a_journal: 'Pass the path of a journal, or a path where no file exists yet to start one; the runtime does not add its tables to another database.',
+      newer_schema: 'Upgrade modeltape to the version that wrote it, or open another journal.',
+      corrupt: `Restore it from a backup, or salvage what SQLite can read (sqlite3 ${path} .recover), or move it aside to start a new journal (its runs are then lost).`,
+    };
+    super(`journal_${problem}`, `Cannot use ${path} as the journal: it is ${found}. It was left as it was.\n${next[problem]}`, cause === undefined ? undefined : { cause });
+    this.path = path;
+    this.problem = problem;
+    this.found = found;
+  }
+}
+
 /** The model provider answered with an error status, or with something that is not a model answer. */
 export class ModelCallError extends ModeltapeError {
   readonly status: number | undefined;

@@ -40,6 +40,18 @@ describe('Faulty', () => {
     expect(new Faulty(SqliteJournalStore.memory(), 42).schedule.seed).toBe(42);
   });
 
+  test('from(n) fails write n and every write after it, as a full disk would, while reads still pass', async () => {
+    const store = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit().from(2, FailBeforeCommit).at(4, Latency(1)));
+    expect(await store.append([record(1)])).toEqual(['appended']);
+    for (const n of [2, 3]) await expect(store.append([record(n)]), `write ${n}`).rejects.toBeInstanceOf(StoreFaultError);
+    expect(await store.append([record(4)])).toEqual(['appended']);
+    for (const n of [5, 6]) await expect(store.append([record(n)]), `write ${n}`).rejects.toBeInstanceOf(StoreFaultError);
+    await expect(store.releaseLease('run', 'A')).rejects.toThrow('Injected fault fail_before_commit on write #7 (releaseLease): nothing was stored.');
+    expect((await store.read('run')).map((stored) => stored.id)).toEqual(['r1', 'r4']);
+    expect(store.injected.map(({ write, fault }) => `${write} ${fault.kind}`)).toEqual(['2 fail_before_commit', '3 fail_before_commit', '4 latency', '5 fail_before_commit', '6 fail_before_commit', '7 fail_before_commit']);
+    expect(() => FaultSchedule.explicit().from(0, FailBeforeCommit)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
+  });
+
   test('refuses a schedule it cannot follow', () => {
     expect(() => FaultSchedule.explicit().at(0, Crash)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
     expect(() => FaultSchedule.seeded(1, { rate: 2 })).toThrow('A fault rate must be between 0 and 1, got 2.');

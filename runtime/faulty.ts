@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModeltapeError } from '../recordings/index.js';
+import { JournalStorageError } from './errors.js';
 import { ForwardingJournalStore, type AppendOutcome, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type Lease, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
 
 /** A fault a {@link Faulty} store injects into one write. */
@@ -11,11 +12,14 @@ export type Fault =
   /** The process stops here: this write and every later call on the store fail with {@link SimulatedCrash}. */
   | { kind: 'crash' }
   /** The write is stored after a delay. */
-  | { kind: 'latency'; ms: number };
+  | { kind: 'latency'; ms: number }
+  /** The write fails as on a full disk: a {@link JournalStorageError} (code `journal_full`, not retryable); nothing is stored. */
+  | { kind: 'disk_full' };
 
 export const FailBeforeCommit: Fault = Object.freeze({ kind: 'fail_before_commit' });
 export const CommittedThenLost: Fault = Object.freeze({ kind: 'committed_then_lost' });
 export const Crash: Fault = Object.freeze({ kind: 'crash' });
+export const DiskFull: Fault = Object.freeze({ kind: 'disk_full' });
 export function Latency(ms: number): Fault {
   return { kind: 'latency', ms };
 }
@@ -61,6 +65,7 @@ export class SimulatedCrash extends ModeltapeError {
 export class FaultSchedule {
   readonly seed: number | undefined;
   readonly #explicit = new Map<number, Fault>();
+  #from: { write: number; fault: Fault } | undefined;
   readonly #rate: number;
   readonly #faults: readonly Fault[];
 
@@ -92,9 +97,19 @@ export class FaultSchedule {
     return this;
   }
 
-  /** The fault for a write number, if any: explicit entries first, then the seed's draw. */
+  /**
+   * Injects `fault` at write number `write` and at every write after it: a store that stops
+   * accepting writes, as on a full disk (`.from(5, FailBeforeCommit)`). Entries given with `.at()` come first.
+   */
+  from(write: number, fault: Fault): this {
+    if (!Number.isInteger(write) || write < 1) throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
+    this.#from = { write, fault };
+    return this;
+  }
+
+  /** The fault for a write number, if any: explicit entries first, then `.from()`, then the seed's draw. */
   faultAt(write: number): Fault | undefined {
-    const explicit = this.#explicit.get(write);
+    const explicit = this.#explicit.get(write) ?? (this.#from !== undefined && write >= this.#from.write ? this.#from.fault : undefined);
     if (explicit !== undefined || this.seed === undefined || this.#faults.length === 0) return explicit;
     // Each write's draw depends only on the seed and the write number, not on what came before.
     const draw = mix(this.seed, write);
@@ -211,6 +226,11 @@ export class Faulty extends ForwardingJournalStore {
       case 'latency':
         await sleep(fault.ms);
         return forward();
+      case 'disk_full': {
+        const path = (this.inner as { path?: unknown }).path;
+        const cause = Object.assign(new Error(`database or disk is full (injected at write #${write})`), { code: 'SQLITE_FULL' });
+        throw new JournalStorageError(typeof path === 'string' ? path : 'the faulty store', 'full', operation, 'SQLITE_FULL', cause);
+      }
     }
   }
 }

@@ -25,8 +25,23 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
-export { NondeterminismError, RunLeasedError, LeaseLostError, RunNotFoundError, JournalWriteError, ModelCallError, type EffectRequest } from './errors.js';
+export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export {
+  NondeterminismError,
+  RunLeasedError,
+  LeaseLostError,
+  RunNotFoundError,
+  JournalWriteError,
+  JournalStorageError,
+  JournalFileError,
+  JOURNAL_STORAGE_PROBLEMS,
+  JOURNAL_FILE_PROBLEMS,
+  ModelCallError,
+  type EffectRequest,
+  type JournalStorageProblem,
+  type JournalFileProblem,
+} from './errors.js';
+export { JOURNAL_SCHEMA_VERSION } from './journal-file.js';
 export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';
 export { ToolBox, acceptRaw, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';

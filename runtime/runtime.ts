@@ -1,7 +1,7 @@
 import { canonicalJson, ModeltapeError } from '../recordings/index.js';
 import { diffJson } from '../replay/index.js';
 import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
-import { JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
+import { JournalFileError, JournalStorageError, JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
 import { SimulatedCrash } from './faulty.js';
 import { recordId, systemClock, ulidIds, type Clock, type IdSource } from './ids.js';
 import { effectKey, TERMINAL_STATUSES, type AppendOutcome, type ApprovalRecord, type EffectKind, type JournalRecord, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
@@ -835,7 +835,7 @@ class Execution {
     try {
       result = await perform(this.#context(new AbortController().signal, key, scope));
     } catch (error) {
-      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof RunFailed || error instanceof LeaseLostError || error instanceof NondeterminismError || error instanceof JournalWriteError) throw error;
+      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof RunFailed || error instanceof LeaseLostError || error instanceof NondeterminismError || isStoreFailure(error)) throw error;
       failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
       result = null;
     } finally {
@@ -888,7 +888,7 @@ class Execution {
       try {
         verdict = await tool.reconcile(args, this.#context(new AbortController().signal, key, scope));
       } catch (error) {
-        if (error instanceof SimulatedCrash || error instanceof LeaseLostError || error instanceof JournalWriteError) throw error;
+        if (error instanceof SimulatedCrash || error instanceof LeaseLostError || isStoreFailure(error)) throw error;
         verdict = undefined; // a hook that cannot tell leaves it to the operator
       } finally {
         scope.closed = true;
@@ -1088,6 +1088,12 @@ function parseJson(text: string | null): { ok: true; value: Json } | { ok: false
   } catch {
     return { ok: false };
   }
+}
+
+// The journal failed under the call (through its context), not the call itself: the run stops,
+// and the call is not recorded as failed.
+function isStoreFailure(error: unknown): boolean {
+  return error instanceof JournalWriteError || error instanceof JournalStorageError || error instanceof JournalFileError;
 }
 
 // Store errors that a retry may fix; a RunExistsError or a programming error is not one of them.

@@ -100,3 +100,21 @@ export function uniqueViolation(error: unknown): string | undefined {
   if (!constraint) return undefined;
   return /^UNIQUE constraint failed: (.+)$/.exec(error.message)?.[1];
 }
+
+// SQLite's primary result codes by number, as node:sqlite reports them (`errcode`, the extended
+// code: its low byte is the primary one).
+const PRIMARY_CODES: Record<number, string> = { 3: 'SQLITE_PERM', 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+
+/**
+ * The primary SQLite result code of a driver's error (`SQLITE_FULL`, `SQLITE_IOERR`, …), or
+ * undefined for an error that is not SQLite's. better-sqlite3 gives the extended code as `code`
+ * (`SQLITE_IOERR_WRITE`); node:sqlite gives it as the number `errcode`.
+ */
+export function sqliteCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (typeof errcode === 'number') return PRIMARY_CODES[errcode & 0xff] ?? `SQLITE_${errcode & 0xff}`;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  const primary = Object.values(PRIMARY_CODES).find((name) => code === name || code.startsWith(`${name}_`));
+  return primary ?? code;
+}

@@ -1,5 +1,6 @@
 import { ModeltapeError } from '../recordings/index.js';
 import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
+import { checkJournalSchema, inspectJournalFile, journalFailure, JOURNAL_SCHEMA_VERSION } from './journal-file.js';
 import { immediateTransaction, openSqlite, uniqueViolation, type SqliteConnection, type SqliteDriverName } from './sqlite-driver.js';
 
 export interface SqliteJournalStoreOptions {
@@ -16,6 +17,11 @@ export interface SqliteJournalStoreOptions {
    * @default 'auto'
    */
   driver?: SqliteDriverName | 'auto';
+  /**
+   * The size the journal may grow to (SQLite's `max_page_count`): past it, a write fails as on a
+   * full disk, with a `JournalStorageError` (code `journal_full`) naming the file. @default no limit
+   */
+  maxSizeBytes?: number;
 }
 
 const SCHEMA = `
@@ -119,12 +125,14 @@ export class SqliteJournalStore implements JournalStore {
   #closed = false;
   #statements: ReturnType<typeof prepare>;
   #busyTimeoutMs: number;
+  #maxSizeBytes: number | undefined;
 
-  private constructor(path: string, db: SqliteConnection, driver: SqliteDriverName, busyTimeoutMs: number, shared: { handles: number }) {
+  private constructor(path: string, db: SqliteConnection, driver: SqliteDriverName, busyTimeoutMs: number, maxSizeBytes: number | undefined, shared: { handles: number }) {
     this.path = path;
     this.driver = driver;
     this.#db = db;
     this.#busyTimeoutMs = busyTimeoutMs;
+    this.#maxSizeBytes = maxSizeBytes;
     this.#shared = shared;
     this.#statements = prepare(db);
   }
@@ -159,26 +167,39 @@ export class SqliteJournalStore implements JournalStore {
     });
   }
 
-  /** Opens (creating when missing) a store. */
+  /**
+   * Opens (creating when missing) a store. A file that is not a journal (not SQLite, another
+   * database, a newer schema, a damaged or truncated file) is a `JournalFileError` naming it and
+   * what was found, thrown here, before anything is written to it.
+   */
   static open(options: SqliteJournalStoreOptions | string): SqliteJournalStore {
-    const { path, busyTimeoutMs = 5000, driver = 'auto' } = typeof options === 'string' ? { path: options } : options;
+    const { path, busyTimeoutMs = 5000, driver = 'auto', maxSizeBytes } = typeof options === 'string' ? { path: options } : options;
     const timeout = Math.max(0, Math.floor(busyTimeoutMs));
     let opened: ReturnType<typeof openSqlite> | undefined;
     try {
+      inspectJournalFile(path);
       opened = openSqlite(path, driver);
       const db = opened.connection;
       db.exec(`PRAGMA busy_timeout = ${timeout}`);
+      checkJournalSchema(db, path);
       if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
       // WAL with NORMAL: a commit survives a process crash; only a power loss can take the last ones.
       db.exec('PRAGMA synchronous = NORMAL');
       db.exec(SCHEMA);
+      if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version !== JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
+      if (maxSizeBytes !== undefined) {
+        const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+        db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxSizeBytes / pageSize))}`);
+      }
     } catch (error) {
       opened?.connection.close();
-      // A missing driver or an invalid option says so itself; anything else is the file's.
+      // A missing driver, an invalid option or a file that is no journal says so itself.
       if (error instanceof ModeltapeError) throw error;
+      const failure = journalFailure(error, path, 'open');
+      if (failure !== error) throw failure;
       throw new ModeltapeError('journal_open_failed', `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable, and that the file is a journal.`, { cause: error });
     }
-    return new SqliteJournalStore(path, opened.connection, opened.driver, timeout, { handles: 1 });
+    return new SqliteJournalStore(path, opened.connection, opened.driver, timeout, maxSizeBytes, { handles: 1 });
   }
 
   /** An in-memory store. */
@@ -194,110 +215,124 @@ export class SqliteJournalStore implements JournalStore {
     this.#assertOpen();
     if (this.path === ':memory:') {
       this.#shared.handles++;
-      return new SqliteJournalStore(this.path, this.#db, this.driver, this.#busyTimeoutMs, this.#shared);
+      return new SqliteJournalStore(this.path, this.#db, this.driver, this.#busyTimeoutMs, this.#maxSizeBytes, this.#shared);
     }
-    return SqliteJournalStore.open({ path: this.path, busyTimeoutMs: this.#busyTimeoutMs, driver: this.driver });
+    return SqliteJournalStore.open({ path: this.path, busyTimeoutMs: this.#busyTimeoutMs, driver: this.driver, ...(this.#maxSizeBytes === undefined ? {} : { maxSizeBytes: this.#maxSizeBytes }) });
   }
 
   async createRun(run: RunRecord): Promise<void> {
-    this.#assertOpen();
-    try {
-      this.#statements.insertRun.run(run.runId, run.agent, JSON.stringify(run.input), run.status, JSON.stringify(run.result), run.createdAt, run.updatedAt);
-    } catch (error) {
-      if (uniqueViolation(error) === 'runs.run_id') throw new RunExistsError(run.runId);
-      throw error;
-    }
+    return this.#guard('createRun', () => {
+      try {
+        this.#statements.insertRun.run(run.runId, run.agent, JSON.stringify(run.input), run.status, JSON.stringify(run.result), run.createdAt, run.updatedAt);
+      } catch (error) {
+        if (uniqueViolation(error) === 'runs.run_id') throw new RunExistsError(run.runId);
+        throw error;
+      }
+    });
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    this.#assertOpen();
-    const row = this.#statements.getRun.get(runId) as RunRow | undefined;
-    return row === undefined ? undefined : { runId: row.run_id, agent: row.agent, input: JSON.parse(row.input) as Json, status: row.status as RunStatus, result: JSON.parse(row.result) as Json, createdAt: row.created_at, updatedAt: row.updated_at };
+    return this.#guard('getRun', () => {
+      const row = this.#statements.getRun.get(runId) as RunRow | undefined;
+      return row === undefined ? undefined : { runId: row.run_id, agent: row.agent, input: JSON.parse(row.input) as Json, status: row.status as RunStatus, result: JSON.parse(row.result) as Json, createdAt: row.created_at, updatedAt: row.updated_at };
+    });
   }
 
   async updateRun(runId: string, update: { status: RunStatus; result: Json; updatedAt: number }): Promise<void> {
-    this.#assertOpen();
-    this.#statements.updateRun.run(update.status, JSON.stringify(update.result), update.updatedAt, runId);
+    return this.#guard('updateRun', () => {
+      this.#statements.updateRun.run(update.status, JSON.stringify(update.result), update.updatedAt, runId);
+    });
   }
 
   async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
-    this.#assertOpen();
-    if (records.length === 0) return [];
-    return this.#appendBatch(records);
+    return this.#guard('append', () => {
+      if (records.length === 0) return [];
+      return this.#appendBatch(records);
+    });
   }
 
   async read(runId: string): Promise<StoredRecord[]> {
-    this.#assertOpen();
-    return (this.#statements.readRecords.all(runId) as RecordRow[]).map((row) => ({
-      id: row.id,
-      runId: row.run_id,
-      position: row.position,
-      effectKey: row.effect_key,
-      type: row.type as StoredRecord['type'],
-      data: JSON.parse(row.data) as Json,
-      at: row.at,
-    }));
+    return this.#guard('read', () => {
+      return (this.#statements.readRecords.all(runId) as RecordRow[]).map((row) => ({
+        id: row.id,
+        runId: row.run_id,
+        position: row.position,
+        effectKey: row.effect_key,
+        type: row.type as StoredRecord['type'],
+        data: JSON.parse(row.data) as Json,
+        at: row.at,
+      }));
+    });
   }
 
   async backstopRejections(runId: string): Promise<number> {
-    this.#assertOpen();
-    return (this.#statements.rejections.get(runId) as { rejections: number } | undefined)?.rejections ?? 0;
+    return this.#guard('backstopRejections', () => (this.#statements.rejections.get(runId) as { rejections: number } | undefined)?.rejections ?? 0);
   }
 
   async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<{ acquired: boolean; lease: Lease }> {
-    this.#assertOpen();
-    const statements = this.#statements;
-    return immediateTransaction(this.#db, () => {
-      const held = statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
-      if (held !== undefined && held.owner !== owner && held.expires_at > now) return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
-      statements.putLease.run(runId, owner, expiresAt);
-      return { acquired: true, lease: { owner, expiresAt } };
+    return this.#guard('acquireLease', () => {
+      const statements = this.#statements;
+      return immediateTransaction(this.#db, () => {
+        const held = statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
+        if (held !== undefined && held.owner !== owner && held.expires_at > now) return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
+        statements.putLease.run(runId, owner, expiresAt);
+        return { acquired: true, lease: { owner, expiresAt } };
+      });
     });
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
-    this.#assertOpen();
-    return Number(this.#statements.renewLease.run(expiresAt, runId, owner).changes) === 1;
+    return this.#guard('renewLease', () => Number(this.#statements.renewLease.run(expiresAt, runId, owner).changes) === 1);
   }
 
   async releaseLease(runId: string, owner: string): Promise<boolean> {
-    this.#assertOpen();
-    return Number(this.#statements.releaseLease.run(runId, owner).changes) === 1;
+    return this.#guard('releaseLease', () => Number(this.#statements.releaseLease.run(runId, owner).changes) === 1);
   }
 
   async getLease(runId: string): Promise<Lease | undefined> {
-    this.#assertOpen();
-    const held = this.#statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
-    return held === undefined ? undefined : { owner: held.owner, expiresAt: held.expires_at };
+    return this.#guard('getLease', () => {
+      const held = this.#statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
+      return held === undefined ? undefined : { owner: held.owner, expiresAt: held.expires_at };
+    });
   }
 
   async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
-    this.#assertOpen();
-    this.#statements.insertApproval.run(approval.approvalId, approval.runId, approval.effectKey, approval.kind, approval.reason, JSON.stringify(approval.request), approval.decision, approval.createdAt, approval.decidedAt);
-    return approvalOf(this.#statements.getApproval.get(approval.approvalId) as ApprovalRow);
+    return this.#guard('requestApproval', () => {
+      this.#statements.insertApproval.run(approval.approvalId, approval.runId, approval.effectKey, approval.kind, approval.reason, JSON.stringify(approval.request), approval.decision, approval.createdAt, approval.decidedAt);
+      return approvalOf(this.#statements.getApproval.get(approval.approvalId) as ApprovalRow);
+    });
   }
 
   async decideApproval(approvalId: string, decision: 'approved' | 'rejected', decidedAt: number): Promise<ApprovalRecord | undefined> {
-    this.#assertOpen();
-    this.#statements.decideApproval.run(decision, decidedAt, approvalId);
-    const row = this.#statements.getApproval.get(approvalId) as ApprovalRow | undefined;
-    return row === undefined ? undefined : approvalOf(row);
+    return this.#guard('decideApproval', () => {
+      this.#statements.decideApproval.run(decision, decidedAt, approvalId);
+      const row = this.#statements.getApproval.get(approvalId) as ApprovalRow | undefined;
+      return row === undefined ? undefined : approvalOf(row);
+    });
   }
 
   async approvals(runId: string): Promise<ApprovalRecord[]> {
-    this.#assertOpen();
-    return (this.#statements.approvalsOf.all(runId) as ApprovalRow[]).map(approvalOf);
+    return this.#guard('approvals', () => (this.#statements.approvalsOf.all(runId) as ApprovalRow[]).map(approvalOf));
   }
 
   async consumeApproval(approvalId: string, at: number): Promise<boolean> {
-    this.#assertOpen();
-    return Number(this.#statements.consumeApproval.run(at, approvalId).changes) === 1;
+    return this.#guard('consumeApproval', () => Number(this.#statements.consumeApproval.run(at, approvalId).changes) === 1);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (--this.#shared.handles === 0) this.#db.close();
+  }
+
+  /** Runs one store operation; a driver's storage or damage error becomes the journal's own, naming the file. */
+  #guard<T>(operation: string, work: () => T): T {
+    this.#assertOpen();
+    try {
+      return work();
+    } catch (error) {
+      throw journalFailure(error, this.path, operation);
+    }
   }
 
   #assertOpen(): void {

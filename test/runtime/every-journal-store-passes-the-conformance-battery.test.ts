@@ -60,7 +60,7 @@ describe('checkJournalStore', () => {
   test('passes the SQLite file store, with racing appends from two connections to one file', async () => {
     const report = await checkJournalStore(fileFactory());
     report.assertConforms('SqliteJournalStore (file)');
-    expect(report.checks.map((check) => check.name)).toHaveLength(7);
+    expect(report.checks.map((check) => check.name)).toHaveLength(8);
     expect(report.checks.every((check) => check.expectations >= 3)).toBe(true);
     expect(report.checks.reduce((sum, check) => sum + check.expectations, 0)).toBeGreaterThan(50);
   });
@@ -90,7 +90,10 @@ describe('checkJournalStore', () => {
   test('fails a store whose lease has no compare-and-set, naming the check and what it saw', async () => {
     const report = await checkJournalStore(() => new LeaseWithoutCompareAndSet(SqliteJournalStore.memory()));
     expect(report.passed).toBe(false);
-    expect(report.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['lease compare-and-set: one holder at a time, taken over only after expiry, released only by its holder']);
+    expect(report.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual([
+      'lease compare-and-set: one holder at a time, taken over only after expiry, released only by its holder',
+      'a store that stops taking writes (a full disk) still reads what it held; a lease it could not release is taken over once it expires',
+    ]);
     let thrown: unknown;
     try {
       report.assertConforms('LeaseWithoutCompareAndSet');
@@ -99,8 +102,9 @@ describe('checkJournalStore', () => {
     }
     expect(thrown).toBeInstanceOf(JournalStoreConformanceError);
     expect((thrown as Error).message).toBe(
-      'Journal store "LeaseWithoutCompareAndSet" fails 1 of 7 conformance checks:\n' +
-        '  ✗ lease compare-and-set: one holder at a time, taken over only after expiry, released only by its holder: B is refused while A holds it, and told until when: expected {"acquired":false,"lease":{"owner":"A","expiresAt":1000}}, got {"acquired":true,"lease":{"owner":"B","expiresAt":1500}}',
+      'Journal store "LeaseWithoutCompareAndSet" fails 2 of 8 conformance checks:\n' +
+        '  ✗ lease compare-and-set: one holder at a time, taken over only after expiry, released only by its holder: B is refused while A holds it, and told until when: expected {"acquired":false,"lease":{"owner":"A","expiresAt":1000}}, got {"acquired":true,"lease":{"owner":"B","expiresAt":1500}}\n' +
+        '  ✗ a store that stops taking writes (a full disk) still reads what it held; a lease it could not release is taken over once it expires: B before the lease expires: expected false, got true',
     );
   });
 
