@@ -3,6 +3,7 @@ import {
   checkChoice,
   compileKeyRules,
   type CompiledKeyRules,
+  type TapeFileSystem,
   type KeyRules,
   type Normalizer,
 } from '../recordings/index.js';
@@ -22,6 +23,12 @@ export const PROXY_MODES: readonly ProxyMode[] = ['replay', 'record', 'auto', 'p
 /** How recorded streams are timed on replay: all at once, or with their recorded gaps. */
 export type Pace = 'instant' | 'recorded';
 export const PACES: readonly Pace[] = ['instant', 'recorded'];
+
+/**
+ * The key of the proxy's internal file-system seam (a test makes the tape's writes fail as a full
+ * disk does); the same key as the tape writer's, and exported from no entry point.
+ */
+export const TAPE_FILE_SYSTEM: unique symbol = Symbol.for('modeltape.internal.tapeFileSystem') as never;
 
 export interface ProxyOptions {
   /** The tape file to replay from and record to. */
@@ -76,6 +83,8 @@ export interface ProxyOptions {
   clock?: () => number;
   /** Where warnings and refusals are reported. @default writes to stderr */
   log?: (message: string) => void;
+  /** Internal: the file operations the tape's appends go through. */
+  [TAPE_FILE_SYSTEM]?: TapeFileSystem;
 }
 
 export interface ResolvedProxyOptions {
@@ -97,6 +106,7 @@ export interface ResolvedProxyOptions {
   prune: boolean;
   clock: () => number;
   log: (message: string) => void;
+  tapeFileSystem: TapeFileSystem | undefined;
 }
 
 /** Recording was asked for where the environment says CI, without `--allow-record-in-ci`. */
@@ -156,5 +166,6 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+    tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };
 }

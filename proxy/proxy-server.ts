@@ -21,6 +21,7 @@ import {
   type CompiledKeyRules,
   type Exchange,
   type RecordedResponse,
+  type TapeWriteFailure,
 } from '../recordings/index.js';
 import type { Escape, OutsideConnection } from '../guard/index.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
@@ -28,7 +29,7 @@ import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type Pre
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
 import { providerHosts } from './upstream-table.js';
-import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { TAPE_FILE_SYSTEM, resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
 import type { ProviderFlavor } from './upstream-table.js';
@@ -47,6 +48,11 @@ export interface ProxySummary {
   passthrough: number;
   /** Exchanges not written because they held something shaped like a credential. */
   refused: number;
+  /**
+   * Exchanges answered to the client but lost to a failed write (a full disk, an I/O error, a
+   * read-only tape): not on the tape, which holds no part of them. Fails the run.
+   */
+  writeErrors: number;
   /** Requests whose upstream failed (unreachable, reset) before or during the response. */
   upstreamErrors: number;
   /** Requests the client abandoned before the response ended (not recorded). */
@@ -83,7 +89,7 @@ export interface RunningProxy {
    * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. Prunes (drops
    * the exchanges this run did not use, and logs which) when the `prune` option was given at
    * start or `{ prune: true }` is given here, in auto mode, unless the run was not clean (a miss,
-   * a refusal, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
+   * a refusal, a write error, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
    * (a caller whose command failed: it may not have reached every request).
    */
   close(options?: { prune?: boolean }): Promise<ProxySummary>;
@@ -118,7 +124,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       engine = new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat });
     }
   }
-  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes, ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }) }) : undefined;
+  const onWriteError = (failure: TapeWriteFailure): void => {
+    stats.recorded -= failure.exchanges.length;
+    stats.writeErrors += failure.exchanges.length;
+    problem(failure.error.message);
+  };
+  const writer =
+    mode === 'record' || mode === 'auto'
+      ? TapeWriter.open(resolved.tape, {
+          keyRules,
+          headerNotes: resolved.tapeNotes,
+          onWriteError,
+          ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
+          ...(resolved.tapeFileSystem === undefined ? {} : { [TAPE_FILE_SYSTEM]: resolved.tapeFileSystem }),
+        })
+      : undefined;
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
@@ -131,6 +151,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     recorded: 0,
     passthrough: 0,
     refused: 0,
+    writeErrors: 0,
     upstreamErrors: 0,
     aborted: 0,
     problems: [],
@@ -424,7 +445,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
-      const clean = stats.misses === 0 && stats.refused === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
+      const clean = stats.misses === 0 && stats.refused === 0 && stats.writeErrors === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
       // Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close
       // with { prune: false } vetoes it (a caller whose command failed).
       const wanted = options.prune ?? resolved.prune;
@@ -439,7 +460,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           log(`modeltape: pruned ${resolved.tape}: dropped ${stats.pruned} exchange${stats.pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
         } else log(`modeltape: pruned ${resolved.tape}: every exchange was used, nothing dropped.`);
       } else if (resolved.prune || options.prune === true) {
-        log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
+        log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
       }
       await upstreamClient?.close();
       return summary();
