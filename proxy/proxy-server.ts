@@ -1,26 +1,19 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { existsSync } from 'node:fs';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import {
-  FrameSplitter,
   SecretInTapeError,
   TapeNotFoundError,
   TapeWriter,
   captureRequest,
   compileKeyRules,
-  encodeBody,
   exchangeKey,
   headerValue,
   loadTape,
-  redactResponseHeaders,
-  streamFormatOf,
   HOP_BY_HOP_HEADERS,
-  FAKE_RESPONSE_HEADER,
   redactPathQuery,
   type CompiledKeyRules,
   type Exchange,
-  type RecordedResponse,
   type TapeWriteFailure,
 } from '../recordings/index.js';
 import type { Escape, OutsideConnection } from '../guard/index.js';
@@ -30,9 +23,10 @@ import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
 import { providerHosts } from './upstream-table.js';
 import { TAPE_FILE_SYSTEM, resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { ResponseRecording, describeBytes } from './response-recording.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
-import type { ProviderFlavor } from './upstream-table.js';
+import type { ProviderFlavor, Upstream } from './upstream-table.js';
 
 /** What a proxy did, for its summary and for assertions. */
 export interface ProxySummary {
@@ -222,7 +216,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const forward = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer, record: boolean): void => {
-    const recording = record ? new ResponseRecording(clock) : undefined;
+    const recording = record ? new ResponseRecording(clock, resolved.limits.responseBodyBytes) : undefined;
     let done = false;
     const handler: UpstreamHandler = {
       onRequestStart(controller) {
@@ -235,6 +229,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       },
       onResponseStart(_controller, status, headers) {
+        if (status < 200) {
+          // 103 Early Hints go on to the client as hints; the tape keeps the final response (a
+          // replayed answer has nothing to preload). Other informational responses stay here.
+          if (status === 103 && !response.headersSent) response.writeEarlyHints(clientHeaders(headers));
+          return;
+        }
         recording?.start(status, headers);
         response.writeHead(status, clientHeaders(headers));
         // A stream's headers reach the client at once, as the upstream's did; a plain body's go
@@ -352,7 +352,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  const server: Server = createServer({ noDelay: true }, (request, response) => {
+  // Node checks request timeouts on this interval (30 s by default): a short timeout needs it shorter.
+  const checkEvery = Math.max(10, Math.min(1000, Math.floor(Math.min(resolved.limits.headersTimeoutMs, resolved.limits.requestTimeoutMs) / 4)));
+  const server: Server = createServer({ noDelay: true, connectionsCheckingInterval: checkEvery }, (request, response) => {
     inFlight++;
     response.once('close', () => {
       inFlight--;
@@ -360,6 +362,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     if (forwardProxy.onAbsoluteForm(request, response)) return;
     const route = routeRequest(request.url ?? '/', resolved.upstreams);
+    if ('refused' in route) {
+      const message = `Refused ${request.method} ${redactPathQuery(request.url ?? '/')}: ${route.refused}`;
+      problem(message);
+      stats.refused++;
+      sendError(response, route.upstream.flavor, 400, 'modeltape_invalid_path', message, false);
+      request.resume();
+      return;
+    }
     if ('unknown' in route) {
       const known = [...resolved.upstreams.values()].map((upstream) => `${upstream.name} (${upstream.baseUrl})`).join(', ');
       sendError(
@@ -373,13 +383,36 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       request.resume();
       return;
     }
-    const chunks: Buffer[] = [];
+    const limit = resolved.limits.requestBodyBytes;
+    const tooLarge = (): void => {
+      stats.refused++;
+      const message =
+        `Refused ${request.method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and nothing was sent upstream.\n` +
+        `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`;
+      problem(message);
+      // The rest of the body is read and dropped, never held; the connection closes after.
+      response.shouldKeepAlive = false;
+      sendError(response, route.upstream.flavor, 413, 'modeltape_request_too_large', message, false);
+      request.resume();
+    };
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limit) return tooLarge();
+    let chunks: Buffer[] = [];
     let length = 0;
+    let refused = false;
     request.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
+      if (refused) return;
       length += chunk.length;
+      if (length > limit) {
+        refused = true;
+        chunks = [];
+        tooLarge();
+        return;
+      }
+      chunks.push(chunk);
     });
     request.on('end', () => {
+      if (refused) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       try {
         onRequest(route, request, response, body);
@@ -392,6 +425,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   });
   server.keepAliveTimeout = 5_000;
+  server.headersTimeout = resolved.limits.headersTimeoutMs;
+  server.requestTimeout = resolved.limits.requestTimeoutMs;
+  server.maxConnections = resolved.limits.maxConnections;
+  server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
+    log(`modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${resolved.limits.maxConnections} connections are already open (--max-connections).`);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      log(`modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${resolved.limits.headersTimeoutMs} ms, headers and body within ${resolved.limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`);
+      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+      return;
+    }
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(error.code === 'HPE_HEADER_OVERFLOW' ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
   server.on('connect', forwardProxy.onConnect);
   // The proxy never keeps a process alive by itself: a test that fails before close() still
   // lets its runner exit (node:test waits for the event loop to empty).
@@ -409,6 +461,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
   self = `${host}:${port}`;
+  if (!isLoopback(resolved.host)) log(networkWarning(url, mode, resolved.tape, resolved.upstreams));
   // A miss on a large route is explained through an index; build it while the run starts, so the
   // first miss does not pay for it (requests are answered between its slices).
   const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
@@ -479,64 +532,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-/** Collects one upstream response for the tape while it streams through to the client. */
-class ResponseRecording {
-  #clock: () => number;
-  #startedAt = 0;
-  #status = 0;
-  #headers: IncomingHttpHeaders = {};
-  #splitter: FrameSplitter | undefined;
-  #chunks: Buffer[] = [];
-
-  constructor(clock: () => number) {
-    this.#clock = clock;
-  }
-
-  /** A FakeProvider answered (its marker header was on the response). */
-  get fromFake(): boolean {
-    return this.#headers[FAKE_RESPONSE_HEADER] !== undefined;
-  }
-
-  start(status: number, headers: IncomingHttpHeaders): void {
-    this.#startedAt = this.#clock();
-    this.#status = status;
-    this.#headers = headers;
-    const format = streamFormatOf(headerValue(headers, 'content-type'), headers['content-length'] === undefined);
-    // A compressed stream is decoded whole at the end; frame boundaries need plain bytes.
-    if (format !== undefined && !isEncoded(headers)) this.#splitter = new FrameSplitter(format);
-  }
-
-  data(chunk: Buffer): void {
-    if (this.#splitter) this.#splitter.push(chunk, this.#elapsed());
-    else this.#chunks.push(chunk);
-  }
-
-  finish(): RecordedResponse {
-    const response: RecordedResponse = { status: this.#status, headers: redactResponseHeaders(this.#headers) };
-    const contentType = headerValue(this.#headers, 'content-type');
-    if (this.#splitter) {
-      response.stream = { format: this.#splitter.format, frames: this.#splitter.finish(this.#elapsed()) };
-      return response;
-    }
-    const bytes = decode(Buffer.concat(this.#chunks), headerValue(this.#headers, 'content-encoding'));
-    const format = streamFormatOf(contentType, this.#headers['content-length'] === undefined);
-    if (format !== undefined) {
-      const splitter = new FrameSplitter(format);
-      const atMs = this.#elapsed();
-      splitter.push(bytes, atMs);
-      response.stream = { format, frames: splitter.finish(atMs) };
-      return response;
-    }
-    const body = encodeBody(bytes, contentType, { exact: true });
-    if (body !== undefined) response.body = body;
-    return response;
-  }
-
-  #elapsed(): number {
-    return Math.max(0, Math.round(this.#clock() - this.#startedAt));
-  }
-}
-
 function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: 'instant' | 'recorded'): void {
   if (!prepared.hasDate) response.sendDate = false;
   response.writeHead(prepared.status, prepared.headers);
@@ -575,7 +570,8 @@ function sendError(response: ServerResponse, flavor: ProviderFlavor, status: num
 function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const forwarded: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding') continue;
+    // `expect: 100-continue` was answered here (Node sends the 100); undici refuses to send it.
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding' || name === 'expect') continue;
     forwarded[name] = value;
   }
   forwarded['accept-encoding'] = 'identity';
@@ -592,23 +588,22 @@ function clientHeaders(headers: IncomingHttpHeaders): Record<string, string | st
   return kept;
 }
 
-function isEncoded(headers: IncomingHttpHeaders): boolean {
-  const encoding = headerValue(headers, 'content-encoding');
-  return encoding !== undefined && encoding !== 'identity';
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host) || host === '::ffff:127.0.0.1';
 }
 
-function decode(bytes: Buffer, encoding: string | undefined): Buffer {
-  switch (encoding?.trim().toLowerCase()) {
-    case 'gzip':
-    case 'x-gzip':
-      return gunzipSync(bytes);
-    case 'deflate':
-      return inflateSync(bytes);
-    case 'br':
-      return brotliDecompressSync(bytes);
-    default:
-      return bytes;
+// What a proxy listening beyond loopback gives to anyone who can reach it.
+function networkWarning(url: string, mode: ProxyMode, tape: string, upstreams: ReadonlyMap<string, Upstream>): string {
+  const exposed: string[] = [];
+  if (mode !== 'passthrough') exposed.push(`every answer recorded on ${tape}`);
+  if (mode !== 'replay') {
+    exposed.push(`a relay to ${[...upstreams.values()].map((upstream) => upstream.baseUrl).join(', ')} for any request that brings its own key`);
+    if (mode !== 'passthrough') exposed.push(`the tape itself, which records what such requests are answered`);
   }
+  return (
+    `modeltape: warning: the proxy listens on ${url}, which is reachable from the network, not only from this machine: anyone who can reach it gets ${exposed.join(', and ')}.\n` +
+    '  Listen on 127.0.0.1 (the default) unless another machine or a container really must reach it, and then only on a network you trust.'
+  );
 }
 
 function describeNetworkError(error: Error): string {
