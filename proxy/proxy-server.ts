@@ -40,7 +40,12 @@ export interface ProxySummary {
   recorded: number;
   /** Requests forwarded without being written (passthrough mode). */
   passthrough: number;
-  /** Exchanges not written because they held something shaped like a credential. */
+  /**
+   * Requests and exchanges refused: not written because they held something shaped like a
+   * credential or could not be recorded faithfully (a response over the size limit, a stream cut
+   * before its terminating event, a body that does not decode), or not answered at all (a request
+   * body over the size limit, a path that would leave its upstream's base).
+   */
   refused: number;
   /**
    * Exchanges answered to the client but lost to a failed write (a full disk, an I/O error, a

@@ -203,6 +203,20 @@ describe('a stream that ends early', () => {
     });
   }
 
+  test('a chunked stream needs no terminating event: its framing says it ended, so it is recorded', async () => {
+    const upstream = await upstreamOf((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunk('Par'));
+      response.end(chunk('is'));
+    });
+    const tape = `${dir}/chunked.jsonl`;
+    const proxy = await proxyTo(upstream, tape);
+    expect((await post(proxy)).text).toBe(chunk('Par') + chunk('is'));
+    const summary = await proxy.close();
+    expect(summary.refused).toBe(0);
+    expect(summary.recorded).toBe(1);
+  });
+
   test('a chunked stream the upstream resets midway is an upstream error, and nothing is recorded', async () => {
     const upstream = await rawUpstream((socket) => {
       const first = chunk('Par');
