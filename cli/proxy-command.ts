@@ -14,7 +14,8 @@ export const PROXY_USAGE = `Usage: modeltape proxy --tape FILE [--mode MODE] [--
 Runs the recording proxy until SIGINT or SIGTERM. Point an SDK at it by base URL:
   OPENAI_BASE_URL=http://127.0.0.1:PORT/openai/v1   ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/anthropic
 The first line on stdout is "modeltape proxy listening on http://HOST:PORT". On stop it finishes
-in-flight writes and prints a summary; the exit status is 1 if any request missed or was refused.
+in-flight writes and prints a summary; the exit status is 1 if any request missed or was refused,
+or an exchange was lost to a failed write (a full disk, a read-only tape).
 
 ${describeFlags(FLAGS)}`;
 

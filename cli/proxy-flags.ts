@@ -1,4 +1,4 @@
-import { PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyOptions } from '../proxy/index.js';
+import { LIMIT_FLAGS, PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyLimits, type ProxyOptions } from '../proxy/index.js';
 import { REPEAT_POLICIES } from '../replay/index.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 
@@ -13,9 +13,16 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'allow-record-in-ci', kind: 'boolean', description: 'allow record and auto where CI is set' },
   { name: 'require-live', kind: 'boolean', description: 'refuse to replay a tape holding exchanges a FakeProvider answered' },
   { name: 'prune', kind: 'boolean', description: 'with --mode auto: drop from the tape the exchanges this run did not use' },
+  { name: 'max-request-body', kind: 'integer', value: 'BYTES', description: 'refuse a request body over this size with a 413 (default 33554432, 32 MiB)' },
+  { name: 'max-response-body', kind: 'integer', value: 'BYTES', description: 'forward but do not record a response body over this size (default 268435456, 256 MiB)' },
+  { name: 'headers-timeout', kind: 'integer', value: 'MS', description: 'close a client that has not sent its headers within MS (default 60000)' },
+  { name: 'request-timeout', kind: 'integer', value: 'MS', description: 'close a client that has not sent its whole request within MS (default 300000)' },
+  { name: 'max-connections', kind: 'integer', value: 'N', description: 'client connections open at once; more are refused (default 1000)' },
   { name: 'config', kind: 'string', value: 'FILE', description: 'normalizers, key headers and upstreams (default modeltape.config.json, if present)' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
+
+const LIMIT_FLAG_NAMES = (Object.entries(LIMIT_FLAGS) as [keyof ProxyLimits, string][]).map(([name, flag]) => [flag.slice(2), name] as const);
 
 /** Proxy options from parsed flags. Values are checked again, once, by resolveProxyOptions. */
 export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: string; port?: number }): ProxyOptions {
@@ -38,5 +45,10 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
   if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
   if (parsed.flags['require-live'] === true) options.requireLive = true;
   if (parsed.flags.prune === true) options.prune = true;
+  const limits: ProxyLimits = { ...config.limits };
+  for (const [flag, name] of LIMIT_FLAG_NAMES) {
+    if (parsed.flags[flag] !== undefined) limits[name] = parsed.flags[flag] as number;
+  }
+  if (Object.keys(limits).length > 0) options.limits = limits;
   return options;
 }

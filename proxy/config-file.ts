@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ModeltapeError, compileNormalizers, describeSchemaErrors, isSecretHeader, pointerToPath, type Normalizer } from '../recordings/index.js';
 import { createValidator } from '../schema/index.js';
+import type { ProxyLimits } from './proxy-options.js';
 
 /** The name `modeltape` looks for in the working directory. */
 export const CONFIG_FILE_NAME = 'modeltape.config.json';
@@ -18,7 +19,8 @@ export const CONFIG_FILE_NAME = 'modeltape.config.json';
  *     { "pattern": "\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z", "placeholder": "<timestamp>" }
  *   ],
  *   "keyHeaders": ["anthropic-beta", "anthropic-version", "openai-beta"],
- *   "upstreams": { "vllm": "http://127.0.0.1:8000" }
+ *   "upstreams": { "vllm": "http://127.0.0.1:8000" },
+ *   "limits": { "requestBodyBytes": 33554432, "responseBodyBytes": 268435456 }
  * }
  * ```
  */
@@ -29,6 +31,8 @@ export interface ModeltapeConfig {
   keyHeaders?: string[];
   /** Upstreams to add or override, by name. */
   upstreams?: Record<string, string>;
+  /** Body sizes, client timeouts and the connection cap of the proxy; flags override them. */
+  limits?: ProxyLimits;
 }
 
 const notes = { '^_': {} };
@@ -49,6 +53,12 @@ const configSchema = {
     },
     keyHeaders: { type: 'array', items: { type: 'string', minLength: 1 } },
     upstreams: { type: 'object', additionalProperties: { type: 'string' } },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      patternProperties: notes,
+      properties: Object.fromEntries(['requestBodyBytes', 'responseBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'].map((name) => [name, { type: 'integer', minimum: 1 }])),
+    },
   },
 };
 const validateConfig = createValidator().compile(configSchema);
@@ -115,7 +125,7 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
       text,
       problems,
       `has ${problems.length} problem${problems.length === 1 ? '' : 's'}:`,
-      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams; fields starting with "_" are notes), or pass another file with --config.',
+      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits; fields starting with "_" are notes), or pass another file with --config.',
     );
   }
   return { config: value as ModeltapeConfig, file: path };

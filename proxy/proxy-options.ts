@@ -3,6 +3,7 @@ import {
   checkChoice,
   compileKeyRules,
   type CompiledKeyRules,
+  type TapeFileSystem,
   type KeyRules,
   type Normalizer,
 } from '../recordings/index.js';
@@ -22,6 +23,49 @@ export const PROXY_MODES: readonly ProxyMode[] = ['replay', 'record', 'auto', 'p
 /** How recorded streams are timed on replay: all at once, or with their recorded gaps. */
 export type Pace = 'instant' | 'recorded';
 export const PACES: readonly Pace[] = ['instant', 'recorded'];
+
+/**
+ * The key of the proxy's internal file-system seam (a test makes the tape's writes fail as a full
+ * disk does); the same key as the tape writer's, and exported from no entry point.
+ */
+export const TAPE_FILE_SYSTEM: unique symbol = Symbol.for('modeltape.internal.tapeFileSystem') as never;
+
+/** What the proxy accepts from a client and holds for the tape. */
+export interface ProxyLimits {
+  /**
+   * A request body over this many bytes is refused with a provider-shaped 413 before it is read
+   * whole; nothing is sent upstream. @default 33554432 (32 MiB)
+   */
+  requestBodyBytes?: number;
+  /**
+   * A response body over this many bytes still reaches the client, but is not recorded (the
+   * proxy stops holding it once past the limit, so memory stays bounded). @default 268435456 (256 MiB)
+   */
+  responseBodyBytes?: number;
+  /** A client that has not sent a request's headers within this many ms gets a 408. @default 60000 */
+  headersTimeoutMs?: number;
+  /** A client that has not sent a whole request (headers and body) within this many ms gets a 408. @default 300000 */
+  requestTimeoutMs?: number;
+  /** Client connections open at once; more are closed as they arrive, with a message in the log. @default 1000 */
+  maxConnections?: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Required<ProxyLimits>> = {
+  requestBodyBytes: 32 * 1024 * 1024,
+  responseBodyBytes: 256 * 1024 * 1024,
+  headersTimeoutMs: 60_000,
+  requestTimeoutMs: 300_000,
+  maxConnections: 1000,
+};
+
+/** The flag that sets each limit, for messages. */
+export const LIMIT_FLAGS: Readonly<Record<keyof ProxyLimits, string>> = {
+  requestBodyBytes: '--max-request-body',
+  responseBodyBytes: '--max-response-body',
+  headersTimeoutMs: '--headers-timeout',
+  requestTimeoutMs: '--request-timeout',
+  maxConnections: '--max-connections',
+};
 
 export interface ProxyOptions {
   /** The tape file to replay from and record to. */
@@ -76,6 +120,10 @@ export interface ProxyOptions {
   clock?: () => number;
   /** Where warnings and refusals are reported. @default writes to stderr */
   log?: (message: string) => void;
+  /** Body sizes, client timeouts and the connection cap. */
+  limits?: ProxyLimits;
+  /** Internal: the file operations the tape's appends go through. */
+  [TAPE_FILE_SYSTEM]?: TapeFileSystem;
 }
 
 export interface ResolvedProxyOptions {
@@ -97,6 +145,8 @@ export interface ResolvedProxyOptions {
   prune: boolean;
   clock: () => number;
   log: (message: string) => void;
+  limits: Readonly<Required<ProxyLimits>>;
+  tapeFileSystem: TapeFileSystem | undefined;
 }
 
 /** Recording was asked for where the environment says CI, without `--allow-record-in-ci`. */
@@ -156,5 +206,20 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+    limits: resolveLimits(options.limits),
+    tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };
+}
+
+function resolveLimits(limits: ProxyLimits = {}): Readonly<Required<ProxyLimits>> {
+  const resolved = { ...DEFAULT_LIMITS };
+  for (const name of Object.keys(DEFAULT_LIMITS) as (keyof ProxyLimits)[]) {
+    const value = limits[name];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new ModeltapeError('invalid_limit', `Invalid ${LIMIT_FLAGS[name]} (limits.${name}) ${JSON.stringify(value)}: expected a whole number above 0 (default ${DEFAULT_LIMITS[name]}).`);
+    }
+    resolved[name] = value;
+  }
+  return resolved;
 }

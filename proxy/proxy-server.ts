@@ -1,26 +1,20 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { existsSync } from 'node:fs';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import {
-  FrameSplitter,
   SecretInTapeError,
   TapeNotFoundError,
   TapeWriter,
   captureRequest,
   compileKeyRules,
-  encodeBody,
   exchangeKey,
   headerValue,
   loadTape,
-  redactResponseHeaders,
-  streamFormatOf,
   HOP_BY_HOP_HEADERS,
-  FAKE_RESPONSE_HEADER,
   redactPathQuery,
   type CompiledKeyRules,
   type Exchange,
-  type RecordedResponse,
+  type TapeWriteFailure,
 } from '../recordings/index.js';
 import type { Escape, OutsideConnection } from '../guard/index.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
@@ -28,10 +22,11 @@ import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type Pre
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
 import { providerHosts } from './upstream-table.js';
-import { resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { TAPE_FILE_SYSTEM, resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { ResponseRecording, describeBytes } from './response-recording.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
-import type { ProviderFlavor } from './upstream-table.js';
+import type { ProviderFlavor, Upstream } from './upstream-table.js';
 
 /** What a proxy did, for its summary and for assertions. */
 export interface ProxySummary {
@@ -45,8 +40,18 @@ export interface ProxySummary {
   recorded: number;
   /** Requests forwarded without being written (passthrough mode). */
   passthrough: number;
-  /** Exchanges not written because they held something shaped like a credential. */
+  /**
+   * Requests and exchanges refused: not written because they held something shaped like a
+   * credential or could not be recorded faithfully (a response over the size limit, a stream cut
+   * before its terminating event, a body that does not decode), or not answered at all (a request
+   * body over the size limit, a path that would leave its upstream's base).
+   */
   refused: number;
+  /**
+   * Exchanges answered to the client but lost to a failed write (a full disk, an I/O error, a
+   * read-only tape): not on the tape, which holds no part of them. Fails the run.
+   */
+  writeErrors: number;
   /** Requests whose upstream failed (unreachable, reset) before or during the response. */
   upstreamErrors: number;
   /** Requests the client abandoned before the response ended (not recorded). */
@@ -83,7 +88,7 @@ export interface RunningProxy {
    * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. Prunes (drops
    * the exchanges this run did not use, and logs which) when the `prune` option was given at
    * start or `{ prune: true }` is given here, in auto mode, unless the run was not clean (a miss,
-   * a refusal, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
+   * a refusal, a write error, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
    * (a caller whose command failed: it may not have reached every request).
    */
   close(options?: { prune?: boolean }): Promise<ProxySummary>;
@@ -118,7 +123,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       engine = new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat });
     }
   }
-  const writer = mode === 'record' || mode === 'auto' ? TapeWriter.open(resolved.tape, { keyRules, headerNotes: resolved.tapeNotes, ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }) }) : undefined;
+  const onWriteError = (failure: TapeWriteFailure): void => {
+    stats.recorded -= failure.exchanges.length;
+    stats.writeErrors += failure.exchanges.length;
+    problem(failure.error.message);
+  };
+  const writer =
+    mode === 'record' || mode === 'auto'
+      ? TapeWriter.open(resolved.tape, {
+          keyRules,
+          headerNotes: resolved.tapeNotes,
+          onWriteError,
+          ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
+          ...(resolved.tapeFileSystem === undefined ? {} : { [TAPE_FILE_SYSTEM]: resolved.tapeFileSystem }),
+        })
+      : undefined;
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
@@ -131,6 +150,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     recorded: 0,
     passthrough: 0,
     refused: 0,
+    writeErrors: 0,
     upstreamErrors: 0,
     aborted: 0,
     problems: [],
@@ -201,7 +221,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const forward = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer, record: boolean): void => {
-    const recording = record ? new ResponseRecording(clock) : undefined;
+    const recording = record ? new ResponseRecording(clock, resolved.limits.responseBodyBytes) : undefined;
     let done = false;
     const handler: UpstreamHandler = {
       onRequestStart(controller) {
@@ -214,6 +234,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       },
       onResponseStart(_controller, status, headers) {
+        if (status < 200) {
+          // 103 Early Hints go on to the client as hints; the tape keeps the final response (a
+          // replayed answer has nothing to preload). Other informational responses stay here.
+          if (status === 103 && !response.headersSent) response.writeEarlyHints(clientHeaders(headers));
+          return;
+        }
         recording?.start(status, headers);
         response.writeHead(status, clientHeaders(headers));
         // A stream's headers reach the client at once, as the upstream's did; a plain body's go
@@ -331,7 +357,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  const server: Server = createServer({ noDelay: true }, (request, response) => {
+  // Node checks request timeouts on this interval (30 s by default): a short timeout needs it shorter.
+  const checkEvery = Math.max(10, Math.min(1000, Math.floor(Math.min(resolved.limits.headersTimeoutMs, resolved.limits.requestTimeoutMs) / 4)));
+  const server: Server = createServer({ noDelay: true, connectionsCheckingInterval: checkEvery }, (request, response) => {
     inFlight++;
     response.once('close', () => {
       inFlight--;
@@ -339,6 +367,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     if (forwardProxy.onAbsoluteForm(request, response)) return;
     const route = routeRequest(request.url ?? '/', resolved.upstreams);
+    if ('refused' in route) {
+      const message = `Refused ${request.method} ${redactPathQuery(request.url ?? '/')}: ${route.refused}`;
+      problem(message);
+      stats.refused++;
+      sendError(response, route.upstream.flavor, 400, 'modeltape_invalid_path', message, false);
+      request.resume();
+      return;
+    }
     if ('unknown' in route) {
       const known = [...resolved.upstreams.values()].map((upstream) => `${upstream.name} (${upstream.baseUrl})`).join(', ');
       sendError(
@@ -352,13 +388,36 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       request.resume();
       return;
     }
-    const chunks: Buffer[] = [];
+    const limit = resolved.limits.requestBodyBytes;
+    const tooLarge = (): void => {
+      stats.refused++;
+      const message =
+        `Refused ${request.method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and nothing was sent upstream.\n` +
+        `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`;
+      problem(message);
+      // The rest of the body is read and dropped, never held; the connection closes after.
+      response.shouldKeepAlive = false;
+      sendError(response, route.upstream.flavor, 413, 'modeltape_request_too_large', message, false);
+      request.resume();
+    };
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limit) return tooLarge();
+    let chunks: Buffer[] = [];
     let length = 0;
+    let refused = false;
     request.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
+      if (refused) return;
       length += chunk.length;
+      if (length > limit) {
+        refused = true;
+        chunks = [];
+        tooLarge();
+        return;
+      }
+      chunks.push(chunk);
     });
     request.on('end', () => {
+      if (refused) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       try {
         onRequest(route, request, response, body);
@@ -371,6 +430,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   });
   server.keepAliveTimeout = 5_000;
+  server.headersTimeout = resolved.limits.headersTimeoutMs;
+  server.requestTimeout = resolved.limits.requestTimeoutMs;
+  server.maxConnections = resolved.limits.maxConnections;
+  server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
+    log(`modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${resolved.limits.maxConnections} connections are already open (--max-connections).`);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      log(`modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${resolved.limits.headersTimeoutMs} ms, headers and body within ${resolved.limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`);
+      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+      return;
+    }
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(error.code === 'HPE_HEADER_OVERFLOW' ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
   server.on('connect', forwardProxy.onConnect);
   // The proxy never keeps a process alive by itself: a test that fails before close() still
   // lets its runner exit (node:test waits for the event loop to empty).
@@ -388,6 +466,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
   const url = `http://${host}:${port}`;
   self = `${host}:${port}`;
+  if (!isLoopback(resolved.host)) log(networkWarning(url, mode, resolved.tape, resolved.upstreams));
   // A miss on a large route is explained through an index; build it while the run starts, so the
   // first miss does not pay for it (requests are answered between its slices).
   const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
@@ -424,7 +503,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
-      const clean = stats.misses === 0 && stats.refused === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
+      const clean = stats.misses === 0 && stats.refused === 0 && stats.writeErrors === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
       // Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close
       // with { prune: false } vetoes it (a caller whose command failed).
       const wanted = options.prune ?? resolved.prune;
@@ -439,7 +518,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           log(`modeltape: pruned ${resolved.tape}: dropped ${stats.pruned} exchange${stats.pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
         } else log(`modeltape: pruned ${resolved.tape}: every exchange was used, nothing dropped.`);
       } else if (resolved.prune || options.prune === true) {
-        log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
+        log(`modeltape: not pruning ${resolved.tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
       }
       await upstreamClient?.close();
       return summary();
@@ -456,64 +535,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     summary,
     close,
   };
-}
-
-/** Collects one upstream response for the tape while it streams through to the client. */
-class ResponseRecording {
-  #clock: () => number;
-  #startedAt = 0;
-  #status = 0;
-  #headers: IncomingHttpHeaders = {};
-  #splitter: FrameSplitter | undefined;
-  #chunks: Buffer[] = [];
-
-  constructor(clock: () => number) {
-    this.#clock = clock;
-  }
-
-  /** A FakeProvider answered (its marker header was on the response). */
-  get fromFake(): boolean {
-    return this.#headers[FAKE_RESPONSE_HEADER] !== undefined;
-  }
-
-  start(status: number, headers: IncomingHttpHeaders): void {
-    this.#startedAt = this.#clock();
-    this.#status = status;
-    this.#headers = headers;
-    const format = streamFormatOf(headerValue(headers, 'content-type'), headers['content-length'] === undefined);
-    // A compressed stream is decoded whole at the end; frame boundaries need plain bytes.
-    if (format !== undefined && !isEncoded(headers)) this.#splitter = new FrameSplitter(format);
-  }
-
-  data(chunk: Buffer): void {
-    if (this.#splitter) this.#splitter.push(chunk, this.#elapsed());
-    else this.#chunks.push(chunk);
-  }
-
-  finish(): RecordedResponse {
-    const response: RecordedResponse = { status: this.#status, headers: redactResponseHeaders(this.#headers) };
-    const contentType = headerValue(this.#headers, 'content-type');
-    if (this.#splitter) {
-      response.stream = { format: this.#splitter.format, frames: this.#splitter.finish(this.#elapsed()) };
-      return response;
-    }
-    const bytes = decode(Buffer.concat(this.#chunks), headerValue(this.#headers, 'content-encoding'));
-    const format = streamFormatOf(contentType, this.#headers['content-length'] === undefined);
-    if (format !== undefined) {
-      const splitter = new FrameSplitter(format);
-      const atMs = this.#elapsed();
-      splitter.push(bytes, atMs);
-      response.stream = { format, frames: splitter.finish(atMs) };
-      return response;
-    }
-    const body = encodeBody(bytes, contentType, { exact: true });
-    if (body !== undefined) response.body = body;
-    return response;
-  }
-
-  #elapsed(): number {
-    return Math.max(0, Math.round(this.#clock() - this.#startedAt));
-  }
 }
 
 function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: 'instant' | 'recorded'): void {
@@ -554,7 +575,8 @@ function sendError(response: ServerResponse, flavor: ProviderFlavor, status: num
 function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const forwarded: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding') continue;
+    // `expect: 100-continue` was answered here (Node sends the 100); undici refuses to send it.
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding' || name === 'expect') continue;
     forwarded[name] = value;
   }
   forwarded['accept-encoding'] = 'identity';
@@ -571,23 +593,22 @@ function clientHeaders(headers: IncomingHttpHeaders): Record<string, string | st
   return kept;
 }
 
-function isEncoded(headers: IncomingHttpHeaders): boolean {
-  const encoding = headerValue(headers, 'content-encoding');
-  return encoding !== undefined && encoding !== 'identity';
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host) || host === '::ffff:127.0.0.1';
 }
 
-function decode(bytes: Buffer, encoding: string | undefined): Buffer {
-  switch (encoding?.trim().toLowerCase()) {
-    case 'gzip':
-    case 'x-gzip':
-      return gunzipSync(bytes);
-    case 'deflate':
-      return inflateSync(bytes);
-    case 'br':
-      return brotliDecompressSync(bytes);
-    default:
-      return bytes;
+// What a proxy listening beyond loopback gives to anyone who can reach it.
+function networkWarning(url: string, mode: ProxyMode, tape: string, upstreams: ReadonlyMap<string, Upstream>): string {
+  const exposed: string[] = [];
+  if (mode !== 'passthrough') exposed.push(`every answer recorded on ${tape}`);
+  if (mode !== 'replay') {
+    exposed.push(`a relay to ${[...upstreams.values()].map((upstream) => upstream.baseUrl).join(', ')} for any request that brings its own key`);
+    if (mode !== 'passthrough') exposed.push(`the tape itself, which records what such requests are answered`);
   }
+  return (
+    `modeltape: warning: the proxy listens on ${url}, which is reachable from the network, not only from this machine: anyone who can reach it gets ${exposed.join(', and ')}.\n` +
+    '  Listen on 127.0.0.1 (the default) unless another machine or a container really must reach it, and then only on a network you trust.'
+  );
 }
 
 function describeNetworkError(error: Error): string {

@@ -21,7 +21,7 @@ export interface Route {
  * For an Anthropic upstream a path without `/v1` gets it, so both key on the same provider path
  * and one recording serves both clients.
  */
-export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>): Route | { unknown: string } {
+export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>): Route | { unknown: string } | { refused: string; upstream: Upstream } {
   // An absolute URL (`GET http://host/…`) asks for an open forward proxy; this is not one.
   if (!url.startsWith('/')) return { unknown: url };
   const questionMark = url.indexOf('?');
@@ -31,7 +31,32 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
   const name = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
   const upstream = table.get(name);
   if (upstream === undefined) return { unknown: name };
-  const path = providerPath(upstream.flavor, slash < 0 ? '/' : pathname.slice(slash));
+  const rest = slash < 0 ? '/' : pathname.slice(slash);
+  const escape = leavesBasePath(rest);
+  if (escape !== undefined) {
+    return { upstream, refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.` };
+  }
+  const path = providerPath(upstream.flavor, rest);
   const forwardPath = `${upstream.basePath}${path}${query === '' ? '' : `?${query}`}`;
   return { upstream, path, query, forwardPath };
+}
+
+/**
+ * Why a path could leave the upstream's base path, or undefined: a `.` or `..` segment (also
+ * percent-encoded, `%2e%2e`, or behind an encoded slash), a backslash (some servers read it as
+ * `/`), or a NUL.
+ */
+function leavesBasePath(path: string): string | undefined {
+  for (const segment of path.split('/')) {
+    let decoded = segment;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      // A malformed escape is forwarded as it is; the upstream answers it.
+    }
+    if (decoded.includes('\\')) return `the path holds a backslash (${JSON.stringify(segment)})`;
+    if (decoded.includes('\u0000')) return 'the path holds a NUL byte';
+    if (decoded.split('/').some((part) => part === '.' || part === '..')) return `the path holds the dot segment ${JSON.stringify(segment)}`;
+  }
+  return undefined;
 }

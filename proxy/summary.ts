@@ -16,12 +16,13 @@ export function formatSummary(summary: ProxySummary): string {
     `${summary.refused} refused`,
     count(summary.upstreamConnections, 'upstream connection'),
   ];
+  if (summary.writeErrors > 0) parts.push(`${count(summary.writeErrors, 'exchange')} lost to write errors`);
   if (summary.upstreamErrors > 0) parts.push(count(summary.upstreamErrors, 'upstream error'));
   if (summary.aborted > 0) parts.push(`${summary.aborted} aborted`);
   if (summary.escapes.length > 0) parts.push(count(summary.escapes.length, 'escape'));
   const lines = [`modeltape ${summary.mode} ${summary.tape}: ${parts.join(', ')}`];
   for (const problem of summary.problems) lines.push(`  - ${problem.split('\n').join('\n    ')}`);
-  const hidden = summary.misses + summary.refused + summary.upstreamErrors - summary.problems.length;
+  const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors - summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
   lines.push(...formatEscapes(summary));
   return lines.join('\n');
@@ -55,7 +56,7 @@ export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>
   return lines;
 }
 
-/** True when the run should fail: a miss, a refused write, an upstream failure, or an escape. */
+/** True when the run should fail: a miss, a refused or failed write, an upstream failure, or an escape. */
 export function summaryFailed(summary: ProxySummary): boolean {
-  return summary.misses > 0 || summary.refused > 0 || summary.upstreamErrors > 0 || summary.escapes.length > 0;
+  return summary.misses > 0 || summary.refused > 0 || summary.writeErrors > 0 || summary.upstreamErrors > 0 || summary.escapes.length > 0;
 }

@@ -113,7 +113,13 @@ describe('encodeBody with exact (response bodies)', () => {
   });
 
   test('without exact (request bodies, keyed from json alone) stores the parsed JSON only', () => {
-    expect(encodeBody(Buffer.from(OPENAI_STYLE), 'application/json')).toEqual({ json: JSON.parse(OPENAI_STYLE) });
+    const plain = OPENAI_STYLE.replace('9007199254740993', '9007199254740992');
+    expect(encodeBody(Buffer.from(plain), 'application/json')).toEqual({ json: JSON.parse(plain) });
+  });
+
+  test('without exact, a body with a number JSON.parse changes (1e400, -0, 9007199254740993) is kept and keyed as its text', () => {
+    for (const text of [OPENAI_STYLE, '{"a":1e400}', '{"a":-0}', '{"a":123456789012345678901234567890}']) expect(encodeBody(Buffer.from(text), 'application/json')).toEqual({ text });
+    expect(encodeBody(Buffer.from('{"a":1.0,"b":1E5}'), 'application/json')).toEqual({ json: { a: 1, b: 100000 } });
   });
 
   test('gives back every generated body byte for byte, parsed whenever it has no odd number', () => {

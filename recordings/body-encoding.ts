@@ -1,5 +1,6 @@
 import { sha256Hex } from './exchange-key.js';
 import { jsonLayout } from './json-layout.js';
+import { hasLossyNumber } from './lossy-numbers.js';
 import { parseJsonPath } from './json-path.js';
 import { keyOrderFits, literalFits, renderJson } from './render-json.js';
 import type { Body, JsonBody, JsonLayout } from './tape-format.js';
@@ -24,7 +25,8 @@ export interface EncodeBodyOptions {
 
 /**
  * Chooses the most readable faithful form for a payload: parsed JSON when the content type
- * says JSON (or says nothing) and the bytes parse, text when the bytes are valid UTF-8,
+ * says JSON (or says nothing) and the bytes parse to the values they spell (no `1e400`, `-0` or
+ * over-long number), text when the bytes are valid UTF-8,
  * otherwise base64. Returns undefined for an empty payload. With `exact`, a JSON body also
  * carries what gives back its exact bytes, or is kept as text when nothing would.
  */
@@ -43,7 +45,9 @@ export function encodeBody(bytes: Uint8Array, contentType: string | undefined, o
         // Declared JSON that does not parse is kept as text, exactly.
         return { text };
       }
-      if (options.exact !== true) return { json };
+      // A number JSON.parse changes (1e400, -0, more digits than a double holds) would be keyed
+      // and stored as another: such a body is kept, and keyed, as the text it was.
+      if (options.exact !== true) return hasLossyNumber(text) ? { text } : { json };
       return exactJsonBody(buffer, text, json) ?? { text };
     }
   }

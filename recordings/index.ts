@@ -37,6 +37,6 @@ export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
-export { TapeWriter, type TapeWriterOptions } from './tape-writer.js';
+export { TapeWriter, type TapeWriterOptions, type TapeWriteFailure, type TapeFileSystem } from './tape-writer.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
 import { ModeltapeError, SecretInTapeError, TapeFormatError } from './errors.js';
@@ -20,7 +20,43 @@ export interface TapeWriterOptions {
   headerNotes?: Record<`_${string}`, unknown>;
   /** The config file `keyRules` came from, for the advice of a refusal (`modeltape rekey FILE --config CONFIG`). */
   configFile?: string;
+  /**
+   * Called when a batch of lines could not be written (a full disk, an I/O error, a read-only
+   * tape). The file was left as it was before the batch; later appends are tried again. Without
+   * it, a failed write made by the scheduled flush is lost silently, and an explicit
+   * {@link TapeWriter.flush} throws.
+   */
+  onWriteError?: (failure: TapeWriteFailure) => void;
+  /** Internal: the file operations a write goes through (a test injects faults here). */
+  [TAPE_FILE_SYSTEM]?: TapeFileSystem;
 }
+
+/** What a failed append lost: the exchanges it was writing, and why. */
+export interface TapeWriteFailure {
+  /** The exchanges of the batch, none of which is on the tape. */
+  exchanges: Exchange[];
+  /** `tape_write_failed`, with the system error as its cause. */
+  error: ModeltapeError;
+}
+
+/** The file operations of an append, so a test can make them fail as a full disk does. */
+export interface TapeFileSystem {
+  write(descriptor: number, bytes: Buffer, offset: number, length: number): number;
+  size(descriptor: number): number;
+  truncate(descriptor: number, length: number): void;
+}
+
+/**
+ * The key of the internal file-system seam of {@link TapeWriterOptions} (and of the proxy's
+ * options): not exported from any entry point.
+ */
+export const TAPE_FILE_SYSTEM: unique symbol = Symbol.for('modeltape.internal.tapeFileSystem') as never;
+
+const NODE_FILE_SYSTEM: TapeFileSystem = {
+  write: (descriptor, bytes, offset, length) => writeSync(descriptor, bytes, offset, length),
+  size: (descriptor) => fstatSync(descriptor).size,
+  truncate: (descriptor, length) => ftruncateSync(descriptor, length),
+};
 
 /**
  * Appends exchanges to a tape, whole lines at a time.
@@ -41,15 +77,21 @@ export class TapeWriter {
   readonly header: TapeHeader;
   #descriptor: number | undefined;
   #pending: string[] = [];
+  #pendingExchanges: Exchange[] = [];
   #scheduled = false;
   #needsNewline: boolean;
   #written = 0;
+  #failed = 0;
+  #fileSystem: TapeFileSystem;
+  #onWriteError: ((failure: TapeWriteFailure) => void) | undefined;
 
-  private constructor(file: string, header: TapeHeader, descriptor: number, needsNewline: boolean) {
+  private constructor(file: string, header: TapeHeader, descriptor: number, needsNewline: boolean, options: TapeWriterOptions) {
     this.file = file;
     this.header = header;
     this.#descriptor = descriptor;
     this.#needsNewline = needsNewline;
+    this.#fileSystem = options[TAPE_FILE_SYSTEM] ?? NODE_FILE_SYSTEM;
+    this.#onWriteError = options.onWriteError;
   }
 
   /**
@@ -75,7 +117,7 @@ export class TapeWriter {
       if (sameRules(existing, options.keyRules)) {
         // A writer that took the tape over renamed a new file into place: append to that one,
         // never to the file this descriptor opened before the rename.
-        if (isStillAt(descriptor, file)) return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor));
+        if (isStillAt(descriptor, file)) return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor), options);
       }
       closeSync(descriptor);
       if (attempt === MAX_OPEN_ATTEMPTS) {
@@ -88,6 +130,11 @@ export class TapeWriter {
   /** How many exchanges this writer has written to disk. */
   get written(): number {
     return this.#written;
+  }
+
+  /** How many exchanges could not be written (see {@link TapeWriterOptions.onWriteError}). */
+  get failed(): number {
+    return this.#failed;
   }
 
   /**
@@ -107,36 +154,90 @@ export class TapeWriter {
       throw new ModeltapeError('invalid_exchange', `Refused to write ${describeExchange(exchange)} to ${this.file}: it does not follow the tape schema.\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`);
     }
     this.#pending.push(line);
+    this.#pendingExchanges.push(exchange);
     if (!this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(() => this.flush());
+      // The scheduled flush runs outside any caller: a write error there is reported, never thrown.
+      setImmediate(() => this.#flushReporting());
     }
   }
 
-  /** Writes every queued line now. */
+  /**
+   * Writes every queued line now. When the write fails, the tape is left as it was before it
+   * (a partial write is cut back off) and the batch is dropped: it is reported to `onWriteError`
+   * when one was given, or thrown as `tape_write_failed`.
+   */
   flush(): void {
+    const failure = this.#write();
+    if (failure === undefined) return;
+    if (this.#onWriteError === undefined) throw failure.error;
+    this.#onWriteError(failure);
+  }
+
+  #flushReporting(): void {
+    const failure = this.#write();
+    if (failure !== undefined) this.#onWriteError?.(failure);
+  }
+
+  #write(): TapeWriteFailure | undefined {
     this.#scheduled = false;
-    if (this.#pending.length === 0 || this.#descriptor === undefined) return;
-    const count = this.#pending.length;
+    if (this.#pending.length === 0 || this.#descriptor === undefined) return undefined;
+    const exchanges = this.#pendingExchanges;
     let text = this.#pending.join('');
     this.#pending = [];
-    if (this.#needsNewline) {
-      text = `\n${text}`;
-      this.#needsNewline = false;
-    }
+    this.#pendingExchanges = [];
+    const newline = this.#needsNewline;
+    if (newline) text = `\n${text}`;
     const bytes = Buffer.from(text, 'utf8');
+    const descriptor = this.#descriptor;
+    let before: number | undefined;
     let offset = 0;
-    // A regular file takes the whole buffer in one write; the loop only guards a short write.
-    while (offset < bytes.length) offset += writeSync(this.#descriptor, bytes, offset, bytes.length - offset);
-    this.#written += count;
+    try {
+      before = this.#fileSystem.size(descriptor);
+      // A regular file takes the whole buffer in one write; the loop guards a short write (a disk
+      // that fills up mid-batch writes what fits, then fails).
+      while (offset < bytes.length) offset += this.#fileSystem.write(descriptor, bytes, offset, bytes.length - offset);
+    } catch (cause) {
+      this.#failed += exchanges.length;
+      return { exchanges, error: this.#writeFailed(cause as NodeJS.ErrnoException, descriptor, before, offset, exchanges.length) };
+    }
+    this.#needsNewline = false;
+    this.#written += exchanges.length;
+    return undefined;
+  }
+
+  // Cuts a partial write back off, so the tape holds no torn line; only when the bytes after
+  // `before` are all this write's (another writer appending meanwhile keeps its lines).
+  #writeFailed(cause: NodeJS.ErrnoException, descriptor: number, before: number | undefined, offset: number, count: number): ModeltapeError {
+    let restored = offset === 0;
+    if (!restored && before !== undefined) {
+      try {
+        if (this.#fileSystem.size(descriptor) === before + offset) {
+          this.#fileSystem.truncate(descriptor, before);
+          restored = true;
+        }
+      } catch {
+        // Reported below: the tape may end in a torn line, which readers skip with a warning.
+      }
+    }
+    const reason = cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EROFS' ? 'the file system is read-only' : cause.code === 'EIO' ? 'an I/O error' : cause.code === 'EDQUOT' ? 'the disk quota is used up' : 'a write error';
+    const state = restored ? 'the tape was left as it was before' : `${offset} bytes of a partial line may remain at its end (readers skip a torn line with a warning)`;
+    return new ModeltapeError(
+      'tape_write_failed',
+      `Could not write ${count} exchange${count === 1 ? '' : 's'} to ${this.file}: ${reason} (${cause.code ?? 'error'}: ${cause.message}); ${state}. Free space or make the tape writable, then record again.`,
+      { cause },
+    );
   }
 
   /** Flushes and closes. Safe to call twice. */
   close(): void {
     if (this.#descriptor === undefined) return;
-    this.flush();
-    closeSync(this.#descriptor);
-    this.#descriptor = undefined;
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.#descriptor);
+      this.#descriptor = undefined;
+    }
   }
 }
 

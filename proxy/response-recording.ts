@@ -1,0 +1,115 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { FAKE_RESPONSE_HEADER, FrameSplitter, ModeltapeError, encodeBody, headerValue, redactResponseHeaders, streamFormatOf, type RecordedResponse } from '../recordings/index.js';
+import { contentCodings, decodeContent } from './content-coding.js';
+import { TERMINAL_EVENTS, endsWithTerminalEvent } from './stream-end.js';
+
+/**
+ * Collects one upstream response for the tape while it streams through to the client. Holds at
+ * most `limit` bytes: past it, it keeps nothing and {@link finish} says why.
+ */
+export class ResponseRecording {
+  #clock: () => number;
+  #limit: number;
+  #startedAt = 0;
+  #status = 0;
+  #headers: IncomingHttpHeaders = {};
+  #splitter: FrameSplitter | undefined;
+  #chunks: Buffer[] = [];
+  #length = 0;
+  #closeDelimited = false;
+
+  constructor(clock: () => number, limit: number) {
+    this.#clock = clock;
+    this.#limit = limit;
+  }
+
+  /** A FakeProvider answered (its marker header was on the response). */
+  get fromFake(): boolean {
+    return this.#headers[FAKE_RESPONSE_HEADER] !== undefined;
+  }
+
+  /** The body went past the limit: nothing of it is kept. */
+  get overLimit(): boolean {
+    return this.#length > this.#limit;
+  }
+
+  start(status: number, headers: IncomingHttpHeaders): void {
+    this.#startedAt = this.#clock();
+    this.#status = status;
+    this.#headers = headers;
+    // Neither a length nor chunked framing: only the connection closing ends the body.
+    this.#closeDelimited = headers['content-length'] === undefined && headers['transfer-encoding'] === undefined && status !== 204 && status !== 304;
+    const format = streamFormatOf(headerValue(headers, 'content-type'), headers['content-length'] === undefined);
+    // A compressed stream is decoded whole at the end; frame boundaries need plain bytes.
+    if (format !== undefined && contentCodings(headerValue(headers, 'content-encoding')).length === 0) this.#splitter = new FrameSplitter(format);
+  }
+
+  data(chunk: Buffer): void {
+    if (this.overLimit) return;
+    this.#length += chunk.length;
+    if (this.overLimit) {
+      // Memory stays bounded: what was held goes, and the rest only passes through.
+      this.#splitter = undefined;
+      this.#chunks = [];
+      return;
+    }
+    if (this.#splitter) this.#splitter.push(chunk, this.#elapsed());
+    else this.#chunks.push(chunk);
+  }
+
+  /** What the tape stores. Throws, with the reason, for a response that must not be recorded. */
+  finish(): RecordedResponse {
+    if (this.overLimit) {
+      throw new ModeltapeError(
+        'response_too_large',
+        `the response body is over the ${describeBytes(this.#limit)} limit, so it reached the client but is not on the tape. Raise the limit with --max-response-body BYTES (limits.responseBodyBytes in the config file) to record it.`,
+      );
+    }
+    const response: RecordedResponse = { status: this.#status, headers: redactResponseHeaders(this.#headers) };
+    const contentType = headerValue(this.#headers, 'content-type');
+    if (this.#splitter) {
+      response.stream = { format: this.#splitter.format, frames: this.#splitter.finish(this.#elapsed()) };
+      this.#checkEnded(response);
+      return response;
+    }
+    const raw = Buffer.concat(this.#chunks);
+    const encoding = headerValue(this.#headers, 'content-encoding');
+    const bytes = decodeContent(raw, encoding);
+    if (bytes === undefined) {
+      // A coding this Node cannot undo: the exact bytes with their header, served as they came.
+      response.headers['content-encoding'] = encoding!;
+      if (raw.length > 0) response.body = { base64: raw.toString('base64') };
+      return response;
+    }
+    const format = streamFormatOf(contentType, this.#headers['content-length'] === undefined);
+    if (format !== undefined) {
+      const splitter = new FrameSplitter(format);
+      const atMs = this.#elapsed();
+      splitter.push(bytes, atMs);
+      response.stream = { format, frames: splitter.finish(atMs) };
+      this.#checkEnded(response);
+      return response;
+    }
+    const body = encodeBody(bytes, contentType, { exact: true });
+    if (body !== undefined) response.body = body;
+    return response;
+  }
+
+  #checkEnded(response: RecordedResponse): void {
+    if (!this.#closeDelimited || endsWithTerminalEvent(response.stream!.frames)) return;
+    throw new ModeltapeError(
+      'incomplete_stream',
+      `the upstream closed a stream without a length or chunked framing before its terminating event (${TERMINAL_EVENTS}), so it may have been cut short; it reached the client as it came, but is not on the tape as a complete stream. Record it again.`,
+    );
+  }
+
+  #elapsed(): number {
+    return Math.max(0, Math.round(this.#clock() - this.#startedAt));
+  }
+}
+
+/** `32 MiB (33554432 bytes)`. */
+export function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB (${bytes} bytes)` : `${bytes} bytes`;
+}
