@@ -36,7 +36,9 @@ export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParame
 export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
-export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
+export { MAX_JSON_DEPTH, JsonTooDeepError, deeperThan, exchangeTooDeepAt } from './json-depth.js';
+export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
+export { loadTape, readTape, parseTape, LazyLoadedExchange, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
 export { TapeWriter, type TapeWriterOptions } from './tape-writer.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';
