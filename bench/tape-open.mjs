@@ -90,9 +90,11 @@ async function openHere(file) {
   const { compileKeyRules } = await import(join(dist, 'recordings', 'index.js'));
   const keyRules = compileKeyRules();
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const { engine } = ReplayEngine.fromTape(file, { keyRules });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  process.send({ ms, size: engine.size, rss: process.resourceUsage().maxRSS * 1024 });
+  const used = process.cpuUsage(cpu);
+  process.send({ ms, cpuMs: (used.user + used.system) / 1000, size: engine.size, rss: process.resourceUsage().maxRSS * 1024 });
 }
 
 /** Writes the tape, opens it `rounds` times, and returns the median row. */
@@ -110,7 +112,7 @@ export async function measureTapeOpen({ exchanges = 100_000, rounds = 3 } = {}) 
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const ms = median(runs.map((run) => run.ms));
     const rss = median(runs.map((run) => run.rss));
-    return { exchanges, bytes, writeMs, ms, rss, rssRatio: rss / bytes };
+    return { exchanges, bytes, writeMs, ms, cpuMs: median(runs.map((run) => run.cpuMs)), rss, rssRatio: rss / bytes };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -122,9 +124,11 @@ export function tapeOpenReport(row) {
   return [
     '### Opening a large tape (ReplayEngine.fromTape, fresh child process)',
     '',
-    '| exchanges | tape | open | peak RSS | RSS / tape | budget |',
-    '|---:|---:|---:|---:|---:|---|',
-    `| ${row.exchanges.toLocaleString('en-US')} | ${mb(row.bytes)} | ${(row.ms / 1000).toFixed(2)} s | ${mb(row.rss)} | ${row.rssRatio.toFixed(2)}× | ≤ 1.5 s, ≤ 2× ${row.ms <= 1500 && row.rssRatio <= 2 ? 'met' : 'MISSED'} |`,
+    '| exchanges | tape | open | CPU | peak RSS | RSS / tape | budget |',
+    '|---:|---:|---:|---:|---:|---:|---|',
+    `| ${row.exchanges.toLocaleString('en-US')} | ${mb(row.bytes)} | ${(row.ms / 1000).toFixed(2)} s | ${(row.cpuMs / 1000).toFixed(2)} s | ${mb(row.rss)} | ${row.rssRatio.toFixed(2)}× | ≤ 1.5 s, ≤ 2× ${row.ms <= 1500 && row.rssRatio <= 2 ? 'met' : 'MISSED'} |`,
+    '',
+    'open is wall time, CPU is the child\'s user + system time during the open: on a busy machine the first exceeds the second.',
     '',
   ].join('\n');
 }

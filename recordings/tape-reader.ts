@@ -120,7 +120,8 @@ const CHUNK_BYTES = 1 << 20;
 
 type LineText = string | { unterminated: string } | { tooLong: number; unterminated: boolean };
 
-type LineBytes = { line: Buffer; unterminated: boolean } | { tooLong: number; unterminated: boolean };
+// A line is `buffer[start, end)`: no view is made of a line that lies in one chunk.
+type LineBytes = { buffer: Buffer; start: number; end: number; unterminated: boolean } | { tooLong: number; unterminated: boolean };
 
 /**
  * The lines of a file as bytes, the last one flagged when no newline ends it. Each chunk is read
@@ -132,7 +133,7 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
   let partBytes = 0;
   let position = 0;
   const whole = (pieces: Buffer[], bytes: number, unterminated: boolean): LineBytes =>
-    bytes > STRING_MAX_BYTES ? { tooLong: bytes, unterminated } : { line: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), unterminated };
+    bytes > STRING_MAX_BYTES ? { tooLong: bytes, unterminated } : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
   for (;;) {
     const chunk = Buffer.allocUnsafeSlow(chunkBytes);
     let read: number;
@@ -147,10 +148,14 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
     for (;;) {
       const newline = chunk.indexOf(0x0a, start);
       if (newline < 0 || newline >= read) break;
-      parts.push(chunk.subarray(start, newline));
-      yield { bytes: whole(parts, partBytes + newline - start, false), bytesDone: position - read + newline + 1 };
-      parts = [];
-      partBytes = 0;
+      const bytesDone = position - read + newline + 1;
+      if (parts.length === 0) yield { bytes: { buffer: chunk, start, end: newline, unterminated: false }, bytesDone };
+      else {
+        parts.push(chunk.subarray(start, newline));
+        yield { bytes: whole(parts, partBytes + newline - start, false), bytesDone };
+        parts = [];
+        partBytes = 0;
+      }
       start = newline + 1;
     }
     if (start < read) {
@@ -179,13 +184,17 @@ export class LazyLoadedExchange implements LoadedExchange {
   readonly upstream: string;
   readonly source: ExchangeSource;
   readonly #file: string;
-  #bytes: Buffer | undefined;
+  #buffer: Buffer | undefined;
+  readonly #start: number;
+  readonly #end: number;
   #exchange: Exchange | undefined;
 
-  constructor(file: string, line: number, bytes: Buffer, found: { key: string; ordinal: number; upstream: string; source: ExchangeSource }) {
+  constructor(file: string, line: number, where: { buffer: Buffer; start: number; end: number }, found: { key: string; ordinal: number; upstream: string; source: ExchangeSource }) {
     this.#file = file;
     this.line = line;
-    this.#bytes = bytes;
+    this.#buffer = where.buffer;
+    this.#start = where.start;
+    this.#end = where.end;
     this.key = found.key;
     this.ordinal = found.ordinal;
     this.upstream = found.upstream;
@@ -198,14 +207,14 @@ export class LazyLoadedExchange implements LoadedExchange {
     const problems: TapeProblem[] = [];
     let value: unknown;
     try {
-      value = JSON.parse(this.#bytes!.toString('utf8'));
+      value = JSON.parse(this.#buffer!.toString('utf8', this.#start, this.#end));
     } catch (error) {
       problems.push({ file: this.#file, line: this.line, field: '', message: `not valid JSON: ${(error as Error).message}` });
     }
     if (problems.length === 0) problems.push(...exchangeProblems(value, this.#file, this.line));
     if (problems.length > 0) throw new TapeFormatError(problems);
     this.#exchange = value as Exchange;
-    this.#bytes = undefined;
+    this.#buffer = undefined;
     return this.#exchange;
   }
 }
@@ -248,17 +257,16 @@ class LineReader {
 
   addBytes(bytes: LineBytes): void {
     if ('tooLong' in bytes) return this.add(bytes);
-    const { line, unterminated } = bytes;
-    if (this.#options.lazy === true && !unterminated && this.#contents.lineCount > 0 && this.#blank === undefined) {
-      const found = canonicalIndex(line);
+    if (this.#options.lazy === true && !bytes.unterminated && this.#contents.lineCount > 0 && this.#blank === undefined) {
+      const found = canonicalIndex(bytes.buffer, bytes.start, bytes.end);
       if (found !== undefined) {
         const lineNumber = ++this.#contents.lineCount;
-        this.#contents.exchanges.push(new LazyLoadedExchange(this.#file, lineNumber, line, found));
+        this.#contents.exchanges.push(new LazyLoadedExchange(this.#file, lineNumber, bytes, found));
         return;
       }
     }
-    const text = line.toString('utf8');
-    this.add(unterminated ? { unterminated: text } : text);
+    const text = bytes.buffer.toString('utf8', bytes.start, bytes.end);
+    this.add(bytes.unterminated ? { unterminated: text } : text);
   }
 
   add(text: LineText): void {
@@ -355,11 +363,11 @@ class LineReader {
 }
 
 // The key, ordinal, source and upstream of a canonical exchange line, read from its two ends.
-function canonicalIndex(line: Buffer): { key: string; ordinal: number; upstream: string; source: ExchangeSource } | undefined {
-  if (line.length < 200 || line[0] !== 0x7b || line[line.length - 1] !== 0x7d) return undefined;
-  const head = CANONICAL_HEAD.exec(line.toString('latin1', 0, 110));
+function canonicalIndex(buffer: Buffer, start: number, end: number): { key: string; ordinal: number; upstream: string; source: ExchangeSource } | undefined {
+  if (end - start < 200 || buffer[start] !== 0x7b || buffer[end - 1] !== 0x7d) return undefined;
+  const head = CANONICAL_HEAD.exec(buffer.toString('latin1', start, start + 110));
   if (head === null) return undefined;
-  const tail = CANONICAL_TAIL.exec(line.toString('latin1', line.length - 120));
+  const tail = CANONICAL_TAIL.exec(buffer.toString('latin1', end - 120, end));
   if (tail === null) return undefined;
   return { key: head[1]!, ordinal: Number(head[2]), source: tail[1] as ExchangeSource, upstream: tail[2]! };
 }

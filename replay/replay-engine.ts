@@ -418,9 +418,13 @@ function indexOf(loaded: LoadedExchange): { key: string; ordinal: number; source
 // An entry that parses its line only when its exchange is first used.
 function entryOf(loaded: LoadedExchange): ReplayEntry {
   if (!(loaded instanceof LazyLoadedExchange)) return { exchange: loaded.exchange, line: loaded.line, uses: 0 };
-  const entry = { line: loaded.line, uses: 0 } as ReplayEntry;
-  Object.defineProperty(entry, 'exchange', { get: () => loaded.exchange, enumerable: true });
-  return entry;
+  return {
+    line: loaded.line,
+    uses: 0,
+    get exchange() {
+      return loaded.exchange;
+    },
+  };
 }
 
 function routeOf(upstream: string, method: string, path: string): string {

@@ -35,7 +35,7 @@ const PLACES: Array<{ name: string; exchange: () => Exchange; raw: (depth: numbe
     name: 'stream frame',
     exchange: () => {
       const exchange = chatExchange('deep', { streamed: true });
-      exchange.response.stream!.frames[0]!.text = '<DEEP>';
+      (exchange.response.stream!.frames[0] as { text: string }).text = '<DEEP>';
       return exchange;
     },
     raw: (depth) => JSON.stringify(`data: ${nestedText(depth)}\n\n`),
