@@ -20,7 +20,8 @@
 // BENCH_FETCH_SECONDS (fake-fetch measured seconds, default min(3, BENCH_SECONDS)),
 // BENCH_FETCH_CONCURRENCY (fake.fetch calls outstanding, default 10), BENCH_FAKE_CHUNKS=words
 // (stream the fake's answer a word a frame instead of in bare's 11 frames; bench/fake-script.mjs),
-// BENCH_FAKE_MODULE (another build of dist/fake-provider/index.js for the fake targets: A/B a patch).
+// BENCH_FAKE_MODULE (another build of dist/fake-provider/index.js for the fake targets: A/B a patch),
+// BENCH_TAPE_OPEN=0 (skip the large-tape open row; bench/tape-open.mjs, BENCH_TAPE_EXCHANGES, BENCH_TAPE_ROUNDS).
 import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { checkFakeResponse, frameCount, normalizeFakeBody, sameAsTemplate } from './fake-script.mjs';
 import { REQUEST_PATH, expectedBody, requestBody } from './payloads.mjs';
+import { measureTapeOpen, tapeOpenReport } from './tape-open.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
@@ -694,7 +696,15 @@ async function main() {
   }
   const rows = [...runs.values()].filter((rounds) => rounds[0].target !== 'fake-fetch').map(combine);
   const fetchRows = [...runs.values()].filter((rounds) => rounds[0].target === 'fake-fetch').map(combineFetch);
-  const text = report(rows, fetchRows, meta);
+  let text = report(rows, fetchRows, meta);
+  // Opening a large tape (bench/tape-open.mjs): a fresh child per round, after the proxies.
+  if (process.env.BENCH_TAPE_OPEN !== '0') {
+    const exchanges = Math.round(positive('BENCH_TAPE_EXCHANGES', 100_000));
+    process.stderr.write(`bench: opening a ${thousands(exchanges)}-exchange tape …`);
+    const row = await measureTapeOpen({ exchanges, rounds: Math.round(positive('BENCH_TAPE_ROUNDS', 3)) });
+    process.stderr.write(` ${fixed(row.ms / 1000, 2)} s, RSS ${fixed(row.rssRatio, 2)}× the tape\n`);
+    text += `\n${tapeOpenReport(row)}`;
+  }
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'latest.md'), text);
   process.stdout.write(`\n${text}\nWritten to bench/results/latest.md (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`);

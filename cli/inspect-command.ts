@@ -1,4 +1,4 @@
-import { decodeBody, readTape, TapeFormatError, type Exchange } from '../recordings/index.js';
+import { decodeBody, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/index.js';
 import { unusedExchange, unusedTable } from '../session/index.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
@@ -56,13 +56,11 @@ export async function inspectCommand(argv: readonly string[], io: CommandIo, sig
     return commandStatus;
   }
   const progress = progressReporter(io, `reading ${file}`);
-  const contents = readTape(file, { onProgress: progress });
-  progress.end();
-  if (contents.problems.length > 0 || contents.header === undefined) throw new TapeFormatError(contents.problems);
-  for (const warning of contents.warnings) io.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message}\n`);
-
   const groups = new Map<string, InspectGroup>();
-  for (const { exchange, line } of contents.exchanges) {
+  let total = 0;
+  // Counted as read and not kept, so a tape of any size is inspected in flat memory.
+  const count = ({ exchange, line }: LoadedExchange): void => {
+    total++;
     const endpoint = `${exchange.request.method} ${exchange.request.path}`;
     const model = modelOf(exchange);
     const id = `${exchange.upstream}\u0000${endpoint}\u0000${model}`;
@@ -77,13 +75,17 @@ export async function inspectCommand(argv: readonly string[], io: CommandIo, sig
     group.responseBytes += responseBytes(exchange);
     group[exchange.source]++;
     group.lines.push(line);
-  }
+  };
+  const contents = readTape(file, { onProgress: progress, keepExchanges: false, onExchange: count });
+  progress.end();
+  if (contents.problems.length > 0 || contents.header === undefined) throw new TapeFormatError(contents.problems);
+  for (const warning of contents.warnings) io.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message}\n`);
+
   const rows = [...groups.values()];
   if (parsed.flags.json === true) {
-    io.stdout.write(`${JSON.stringify({ file, header: contents.header, exchanges: contents.exchanges.length, groups: rows }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ file, header: contents.header, exchanges: total, groups: rows }, null, 2)}\n`);
     return 0;
   }
-  const total = contents.exchanges.length;
   io.stdout.write(`${file}: ${total} exchange${total === 1 ? '' : 's'} (tape schemaVersion ${contents.header.schemaVersion}, written by ${contents.header.writtenBy})\n`);
   if (rows.length === 0) return 0;
   const table = [

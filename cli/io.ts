@@ -10,16 +10,17 @@ export function processIo(): CommandIo {
 }
 
 /** A one-line progress report on a terminal; silent when stderr is not a TTY. */
-export function progressReporter(io: CommandIo, label: string): ((done: number, total: number) => void) & { end(): void } {
+export function progressReporter(io: CommandIo, label: string): ((done: number, total: number, unit?: 'bytes' | 'lines') => void) & { end(): void } {
   let last = -1;
   const enabled = io.stderr.isTTY === true;
-  const report = ((done: number, total: number) => {
-    if (!enabled || total < 5_000) return;
+  const report = ((done: number, total: number, unit: 'bytes' | 'lines' = 'lines') => {
+    if (!enabled || total < (unit === 'bytes' ? 5 * 1024 * 1024 : 5_000)) return;
     const percent = Math.floor((done / total) * 100);
     if (percent === last) return;
     last = percent;
-    io.stderr.write(`\r${label} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines (${percent}%)`);
-  }) as ((done: number, total: number) => void) & { end(): void };
+    const amount = unit === 'bytes' ? `${(done / 1024 / 1024).toFixed(0)}/${(total / 1024 / 1024).toFixed(0)} MB` : `${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines`;
+    io.stderr.write(`\r${label} ${amount} (${percent}%)`);
+  }) as ((done: number, total: number, unit?: 'bytes' | 'lines') => void) & { end(): void };
   report.end = () => {
     if (enabled && last >= 0) io.stderr.write('\r\u001b[2K');
   };

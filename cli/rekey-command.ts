@@ -1,6 +1,6 @@
-import { existsSync, lstatSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { ModeltapeError, canonicalJson, compileKeyRules, createHeader, loadTape, serializeTape, type CompiledKeyRules, type Exchange } from '../recordings/index.js';
+import { ModeltapeError, canonicalJson, compileKeyRules, createHeader, loadTape, writeTapeFile, type CompiledKeyRules, type Exchange } from '../recordings/index.js';
 import { loadConfig } from '../proxy/index.js';
 import { ReplayEngine } from '../replay/index.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
@@ -101,7 +101,7 @@ function rekeyTape(file: string, rules: CompiledKeyRules, dryRun: boolean, io: C
   }
   const notes = Object.fromEntries(Object.entries(tape.header).filter(([name]) => name.startsWith('_'))) as Record<`_${string}`, unknown>;
   const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.rekey.tmp`;
-  writeFileSync(temporary, serializeTape({ ...createHeader(rules.rules, notes), writtenBy: tape.header.writtenBy }, exchanges), { flag: 'wx' });
+  writeTapeFile(temporary, { ...createHeader(rules.rules, notes), writtenBy: tape.header.writtenBy }, exchanges);
   renameSync(temporary, file);
   io.stdout.write(`${file}: rewritten\n`);
   return { keys: count, changedKeys: changes.length, rewrite };

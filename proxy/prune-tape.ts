@@ -1,5 +1,5 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { loadTape, serializeTape } from '../recordings/index.js';
+import { renameSync, rmSync } from 'node:fs';
+import { loadTape, writeTapeFile } from '../recordings/index.js';
 import type { ReplayEngine } from '../replay/index.js';
 
 /**
@@ -21,7 +21,9 @@ export function pruneTape(file: string, engine: ReplayEngine): number {
       return { ...exchange, ordinal };
     });
   const temporary = `${file}.${process.pid}.prune.tmp`;
-  writeFileSync(temporary, serializeTape(header, kept));
+  // A leftover of a crashed prune is replaced.
+  rmSync(temporary, { force: true });
+  writeTapeFile(temporary, header, kept);
   renameSync(temporary, file);
   return exchanges.length - kept.length;
 }

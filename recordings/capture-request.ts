@@ -1,4 +1,5 @@
 import { encodeBody } from './body-encoding.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, deeperThan } from './json-depth.js';
 import { sha256Hex, type CompiledKeyRules } from './exchange-key.js';
 import { redactQuery } from './redaction.js';
 import type { RecordedRequest } from './tape-format.js';
@@ -17,7 +18,8 @@ export interface RawRequest {
 /**
  * Turns a raw request into what a tape stores: the key headers and `content-type` (never a
  * credential: see compileKeyRules), the query without key-like parameters, the body in its
- * most readable faithful form, and the sha256 of the exact body bytes.
+ * most readable faithful form, and the sha256 of the exact body bytes. Throws
+ * {@link JsonTooDeepError} (code `too_deep`) for a JSON body nested deeper than {@link MAX_JSON_DEPTH}.
  */
 export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): RecordedRequest {
   const headers: Record<string, string> = {};
@@ -38,6 +40,11 @@ export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): Record
   };
   const body = encodeBody(raw.body, headers['content-type']);
   if (body !== undefined) request.body = body;
+  // Keyed by recursive walks: deeper JSON is refused here, before anything keys it.
+  if (body !== undefined && 'json' in body) {
+    const path = deeperThan(body.json, MAX_JSON_DEPTH, '.request.body.json');
+    if (path !== undefined) throw new JsonTooDeepError(`${request.method} ${raw.path}`, path);
+  }
   return request;
 }
 

@@ -1,5 +1,6 @@
 import { ModeltapeError } from './errors.js';
 import { parseJsonPath, type PathSegment } from './json-path.js';
+import { BACKTRACKING_ADVICE, backtrackingRisk } from './regex-safety.js';
 import type { Normalizer } from './tape-format.js';
 
 const DEFAULT_PLACEHOLDER = '<normalized>';
@@ -9,17 +10,28 @@ export type CompiledNormalizers = ReadonlyArray<
   { kind: 'path'; segments: PathSegment[]; placeholder: string } | { kind: 'pattern'; pattern: RegExp; placeholder: string }
 >;
 
-/** Parses paths and builds regular expressions, failing early with the offending normalizer. */
+/**
+ * Parses paths and builds regular expressions, failing early with the offending normalizer: a
+ * pattern that is no regular expression (`invalid_normalizer`) or one that can backtrack
+ * catastrophically (`unsafe_normalizer`, see {@link backtrackingRisk}).
+ */
 export function compileNormalizers(normalizers: readonly Normalizer[]): CompiledNormalizers {
   return normalizers.map((normalizer, index) => {
     const placeholder = normalizer.placeholder ?? DEFAULT_PLACEHOLDER;
     if ('path' in normalizer) return { kind: 'path' as const, segments: parseJsonPath(normalizer.path), placeholder };
+    let pattern: RegExp;
     try {
       const flags = new Set([...(normalizer.flags ?? ''), 'g']);
-      return { kind: 'pattern' as const, pattern: new RegExp(normalizer.pattern, [...flags].join('')), placeholder };
+      pattern = new RegExp(normalizer.pattern, [...flags].join(''));
     } catch (error) {
       throw new ModeltapeError('invalid_normalizer', `Normalizer ${index} has an invalid pattern ${JSON.stringify(normalizer.pattern)}: ${(error as Error).message}`, { cause: error });
     }
+    // It runs over every string of every request, and in verify over every line of a tape.
+    const risk = backtrackingRisk(normalizer.pattern, normalizer.flags);
+    if (risk !== undefined) {
+      throw new ModeltapeError('unsafe_normalizer', `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`);
+    }
+    return { kind: 'pattern' as const, pattern, placeholder };
   });
 }
 

@@ -1,4 +1,5 @@
 import { sortKeys } from './canonical-json.js';
+import { checkExchangeDepth } from './json-depth.js';
 import { TAPE_SCHEMA_VERSION, type Exchange, type KeyRules, type TapeHeader } from './tape-format.js';
 import { WRITTEN_BY } from './version.js';
 
@@ -11,13 +12,16 @@ const isPayload = (path: readonly string[]): boolean =>
  * The canonical bytes of one tape line: the format's own fields sorted at every depth, recorded
  * JSON payloads (`request.body.json`, `response.body.json`) in the order they were recorded,
  * no whitespace, one trailing newline. Loading a line and serializing it again gives the same
- * bytes.
+ * bytes. Throws JsonTooDeepError (code `too_deep`) for an exchange whose JSON nests deeper
+ * than MAX_JSON_DEPTH (512) levels.
  *
  * A payload's own order survives only as far as JavaScript keeps it (integer-like names come
  * first); a response body's `layout` is a field of the format, sorted like the others, and holds
  * the recorded order of such objects as arrays (`keyOrder`), which are never reordered.
  */
 export function serializeLine(value: TapeHeader | Exchange): string {
+  // Deeper JSON would overflow the stack here, or in every reader after.
+  if ('request' in value) checkExchangeDepth(value, describeExchange(value));
   return `${JSON.stringify(sortKeys(value, isPayload))}\n`;
 }
 

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ModeltapeError, TapeFormatError, type TapeProblem } from './errors.js';
-import type { Exchange, LoadedExchange, TapeHeader } from './tape-format.js';
+import type { Exchange, ExchangeSource, LoadedExchange, TapeHeader } from './tape-format.js';
+import { MAX_JSON_DEPTH, abbreviatePath, exchangeTooDeepAt } from './json-depth.js';
 import { checkExchangeLine, checkHeaderLine } from './tape-schema.js';
 
 /** Something wrong with a tape that loses nothing that was whole, e.g. a torn line. */
@@ -23,8 +24,27 @@ export interface TapeContents {
 }
 
 export interface ReadTapeOptions {
-  /** Called now and then with how many of the file's lines have been read. */
-  onProgress?: (linesDone: number, linesTotal: number) => void;
+  /**
+   * Called now and then with how much has been read: bytes of the file (readTape, loadTape,
+   * which stream it) or lines of the text (parseTape).
+   */
+  onProgress?: (done: number, total: number, unit: 'bytes' | 'lines') => void;
+  /** Called with the header when line 1 holds a valid one, and the text of that line. */
+  onHeader?: (header: TapeHeader, text: string) => void;
+  /** Called with each valid exchange as it is read, and the text of its line. */
+  onExchange?: (loaded: LoadedExchange, text: string) => void;
+  /** `false` leaves `exchanges` empty: each goes to `onExchange` only, so memory stays flat. @default true */
+  keepExchanges?: boolean;
+  /**
+   * Read only what finds an exchange (its key, ordinal, upstream and source, at the two ends of a
+   * canonical line) and parse the rest on first use of `exchange`, which then throws
+   * {@link TapeFormatError} naming the line if it is invalid. Lines not in canonical form are
+   * read in full at once. Replay opens tapes so; `verify` reads every line in full.
+   * @default false
+   */
+  lazy?: boolean;
+  /** @internal How many bytes are read at a time (tests lower it to cross chunk edges). */
+  chunkBytes?: number;
 }
 
 /** A tape file that does not exist. */
@@ -51,66 +71,309 @@ export function loadTape(file: string, options: ReadTapeOptions = {}): TapeConte
 
 /** Reads a tape and reports what it holds, its problems and its warnings, without throwing on them. */
 export function readTape(file: string, options: ReadTapeOptions = {}): TapeContents {
-  let text: string;
+  let descriptor: number;
   try {
-    text = readFileSync(file, 'utf8');
+    descriptor = openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new TapeNotFoundError(file, error);
-    throw new ModeltapeError('tape_unreadable', `Could not read tape ${file}: ${(error as Error).message}`, { cause: error });
+    throw unreadable(file, error);
   }
-  return parseTape(text, file, options);
+  try {
+    const total = fstatSync(descriptor).size;
+    const reader = new LineReader(file, options);
+    if (total === 0) return reader.finish();
+    const progressEvery = Math.max(1 << 20, Math.floor(total / 100));
+    let nextProgress = 0;
+    for (const { bytes, bytesDone } of fileLines(descriptor, options.chunkBytes ?? CHUNK_BYTES, file)) {
+      if (options.onProgress && bytesDone >= nextProgress) {
+        options.onProgress(bytesDone, total, 'bytes');
+        nextProgress = bytesDone + progressEvery;
+      }
+      reader.addBytes(bytes);
+    }
+    if (options.onProgress) options.onProgress(total, total, 'bytes');
+    return reader.finish();
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** Parses the text of a tape. `file` is only used to address problems. */
 export function parseTape(text: string, file: string, options: ReadTapeOptions = {}): TapeContents {
-  const contents: TapeContents = { file, header: undefined, exchanges: [], problems: [], warnings: [], lineCount: 0 };
-  if (text.length === 0) {
-    contents.problems.push({ file, line: 1, field: '', message: 'the tape is empty: line 1 must be the header. Delete the file and record again.' });
-    return contents;
-  }
-  const endsWithNewline = text.endsWith('\n');
+  const reader = new LineReader(file, options);
+  if (text.length === 0) return reader.finish();
   const lines = text.split('\n');
+  const endsWithNewline = lines[lines.length - 1] === '';
   if (endsWithNewline) lines.pop();
-  contents.lineCount = lines.length;
   const progressEvery = Math.max(1000, Math.floor(lines.length / 100));
-
   for (let index = 0; index < lines.length; index++) {
-    const lineNumber = index + 1;
-    const line = lines[index]!;
-    if (options.onProgress && index % progressEvery === 0) options.onProgress(index, lines.length);
-    const isLast = index === lines.length - 1;
-    if (line.trim() === '') {
-      if (!isLast) contents.warnings.push({ file, line: lineNumber, message: 'blank line skipped' });
-      continue;
+    if (options.onProgress && index % progressEvery === 0) options.onProgress(index, lines.length, 'lines');
+    reader.add(index === lines.length - 1 && !endsWithNewline ? { unterminated: lines[index]! } : lines[index]!);
+  }
+  if (options.onProgress) options.onProgress(lines.length, lines.length, 'lines');
+  return reader.finish();
+}
+
+// Lines are read a chunk at a time, so a tape of any size loads; only one line must fit in a
+// string (Node's limit is 512 MiB).
+const CHUNK_BYTES = 1 << 20;
+
+type LineText = string | { unterminated: string } | { tooLong: number; unterminated: boolean };
+
+// A line is `buffer[start, end)`: no view is made of a line that lies in one chunk.
+type LineBytes = { buffer: Buffer; start: number; end: number; unterminated: boolean } | { tooLong: number; unterminated: boolean };
+
+/**
+ * The lines of a file as bytes, the last one flagged when no newline ends it. Each chunk is read
+ * into a buffer of its own and lines are views of it, so lines kept by lazy exchanges cost what
+ * they weigh on disk.
+ */
+function* fileLines(descriptor: number, chunkBytes: number, file: string): Generator<{ bytes: LineBytes; bytesDone: number }> {
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let position = 0;
+  const whole = (pieces: Buffer[], bytes: number, unterminated: boolean): LineBytes =>
+    bytes > STRING_MAX_BYTES ? { tooLong: bytes, unterminated } : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
+  for (;;) {
+    const chunk = Buffer.allocUnsafeSlow(chunkBytes);
+    let read: number;
+    try {
+      read = readSync(descriptor, chunk, 0, chunkBytes, position);
+    } catch (error) {
+      throw unreadable(file, error);
     }
+    if (read === 0) break;
+    position += read;
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline < 0 || newline >= read) break;
+      const bytesDone = position - read + newline + 1;
+      if (parts.length === 0) yield { bytes: { buffer: chunk, start, end: newline, unterminated: false }, bytesDone };
+      else {
+        parts.push(chunk.subarray(start, newline));
+        yield { bytes: whole(parts, partBytes + newline - start, false), bytesDone };
+        parts = [];
+        partBytes = 0;
+      }
+      start = newline + 1;
+    }
+    if (start < read) {
+      partBytes += read - start;
+      // A line too long to read is counted, not kept.
+      if (partBytes <= STRING_MAX_BYTES) parts.push(chunk.subarray(start, read));
+      else parts = [];
+    }
+  }
+  if (partBytes > 0) yield { bytes: whole(parts, partBytes, true), bytesDone: position };
+}
+
+// A canonical exchange line names its key and ordinal first and its source and upstream last
+// (the format's fields are sorted), so these are found without parsing the rest.
+const CANONICAL_HEAD = /^\{"key":"([0-9a-f]{64})","ordinal":(0|[1-9][0-9]{0,14}),"request":\{/;
+const CANONICAL_TAIL = /\},"source":"(live|fake)","upstream":"([a-z0-9][a-z0-9_-]{0,80})"\}$/;
+
+/**
+ * An exchange found by {@link readTape} with `lazy`: its key, ordinal, upstream and source are
+ * known; the line is parsed and checked on first use of `exchange`.
+ */
+export class LazyLoadedExchange implements LoadedExchange {
+  readonly line: number;
+  readonly key: string;
+  readonly ordinal: number;
+  readonly upstream: string;
+  readonly source: ExchangeSource;
+  readonly #file: string;
+  #buffer: Buffer | undefined;
+  readonly #start: number;
+  readonly #end: number;
+  #exchange: Exchange | undefined;
+
+  constructor(file: string, line: number, where: { buffer: Buffer; start: number; end: number }, found: { key: string; ordinal: number; upstream: string; source: ExchangeSource }) {
+    this.#file = file;
+    this.line = line;
+    this.#buffer = where.buffer;
+    this.#start = where.start;
+    this.#end = where.end;
+    this.key = found.key;
+    this.ordinal = found.ordinal;
+    this.upstream = found.upstream;
+    this.source = found.source;
+  }
+
+  /** The exchange, parsed and checked on first use. Throws {@link TapeFormatError} naming the line if it is invalid. */
+  get exchange(): Exchange {
+    if (this.#exchange !== undefined) return this.#exchange;
+    const problems: TapeProblem[] = [];
+    let value: unknown;
+    try {
+      value = JSON.parse(this.#buffer!.toString('utf8', this.#start, this.#end));
+    } catch (error) {
+      problems.push({ file: this.#file, line: this.line, field: '', message: `not valid JSON: ${(error as Error).message}` });
+    }
+    if (problems.length === 0) problems.push(...exchangeProblems(value, this.#file, this.line));
+    if (problems.length > 0) throw new TapeFormatError(problems);
+    this.#exchange = value as Exchange;
+    this.#buffer = undefined;
+    return this.#exchange;
+  }
+}
+
+/** The problems of one parsed exchange line: the schema, then the depth of its JSON. */
+function exchangeProblems(value: unknown, file: string, line: number): TapeProblem[] {
+  const problems = checkExchangeLine(value, file, line);
+  if (problems.length > 0) return problems;
+  const deep = exchangeTooDeepAt(value as Exchange);
+  if (deep === undefined) return [];
+  return [
+    {
+      file,
+      line,
+      field: deep,
+      message: `nests deeper than ${MAX_JSON_DEPTH} levels of JSON (at ${abbreviatePath(deep)}); modeltape cannot key, compare or replay it. Delete the line, or record that exchange again with a flatter payload.`,
+    },
+  ];
+}
+
+// Past this a line cannot be decoded into one string (V8's limit, 2^29 - 24 characters).
+const STRING_MAX_BYTES = (1 << 29) - 24;
+
+const BOM = '\uFEFF';
+
+/** Turns lines into what a tape holds, one line at a time. */
+class LineReader {
+  readonly #file: string;
+  readonly #options: ReadTapeOptions;
+  readonly #contents: TapeContents;
+  // A blank line is only reported once a line follows it: a trailing one is harmless.
+  #blank: number | undefined;
+  #crlf: { first: number; count: number } | undefined;
+
+  constructor(file: string, options: ReadTapeOptions) {
+    this.#file = file;
+    this.#options = options;
+    this.#contents = { file, header: undefined, exchanges: [], problems: [], warnings: [], lineCount: 0 };
+  }
+
+  addBytes(bytes: LineBytes): void {
+    if ('tooLong' in bytes) return this.add(bytes);
+    if (this.#options.lazy === true && !bytes.unterminated && this.#contents.lineCount > 0 && this.#blank === undefined) {
+      const found = canonicalIndex(bytes.buffer, bytes.start, bytes.end);
+      if (found !== undefined) {
+        const lineNumber = ++this.#contents.lineCount;
+        this.#contents.exchanges.push(new LazyLoadedExchange(this.#file, lineNumber, bytes, found));
+        return;
+      }
+    }
+    const text = bytes.buffer.toString('utf8', bytes.start, bytes.end);
+    this.add(bytes.unterminated ? { unterminated: text } : text);
+  }
+
+  add(text: LineText): void {
+    const contents = this.#contents;
+    const file = this.#file;
+    const lineNumber = ++contents.lineCount;
+    if (typeof text === 'object' && 'tooLong' in text) {
+      this.#flushBlank();
+      contents.problems.push({
+        file,
+        line: lineNumber,
+        field: '',
+        message: `line ${lineNumber} is ${text.tooLong.toLocaleString('en-US')} bytes, more than one line may hold (${STRING_MAX_BYTES.toLocaleString('en-US')} bytes, the longest string Node can read). Record that exchange again with a smaller body, or delete the line.`,
+      });
+      return;
+    }
+    const unterminated = typeof text === 'object';
+    let line = typeof text === 'object' ? text.unterminated : text;
+    if (line.startsWith(BOM)) {
+      line = line.slice(1);
+      this.#warn(
+        lineNumber,
+        lineNumber === 1
+          ? 'the tape starts with a UTF-8 byte order mark (an editor added it; modeltape writes none). It was ignored; remove it (save the file as UTF-8 without BOM) so other tools read line 1 as JSON'
+          : `line ${lineNumber} starts with a UTF-8 byte order mark, probably from joining two files. It was ignored; remove it (save as UTF-8 without BOM, or delete the invisible character at the start of the line)`,
+      );
+    }
+    if (line.endsWith('\r')) {
+      line = line.slice(0, -1);
+      if (this.#crlf === undefined) this.#crlf = { first: lineNumber, count: 0 };
+      this.#crlf.count++;
+    }
+    if (line.trim() === '') {
+      this.#flushBlank();
+      this.#blank = lineNumber;
+      return;
+    }
+    this.#flushBlank();
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      if (isTorn(line, error as Error, isLast && !endsWithNewline)) {
-        contents.warnings.push({
-          file,
-          line: lineNumber,
-          message: `line ${lineNumber} is torn (${line.length} bytes, cut off mid-write, probably by a killed recorder) and was skipped; every other line was kept`,
-        });
+      if (isTorn(line, error as Error, unterminated)) {
+        this.#warn(lineNumber, `line ${lineNumber} is torn (${line.length} bytes, cut off mid-write, probably by a killed recorder) and was skipped; every other line was kept`);
         if (lineNumber === 1) contents.problems.push({ file, line: 1, field: '', message: 'the header line is torn; delete the tape and record again' });
       } else {
         contents.problems.push({ file, line: lineNumber, field: '', message: `not valid JSON: ${(error as Error).message}` });
       }
-      continue;
+      return;
     }
     if (lineNumber === 1) {
       const problems = checkHeaderLine(value, file, 1);
       contents.problems.push(...problems);
-      if (problems.length === 0) contents.header = value as TapeHeader;
-      continue;
+      if (problems.length === 0) {
+        contents.header = value as TapeHeader;
+        this.#options.onHeader?.(contents.header, line);
+      }
+      return;
     }
-    const problems = checkExchangeLine(value, file, lineNumber);
-    if (problems.length > 0) contents.problems.push(...problems);
-    else contents.exchanges.push({ exchange: value as Exchange, line: lineNumber });
+    const problems = exchangeProblems(value, file, lineNumber);
+    if (problems.length > 0) {
+      contents.problems.push(...problems);
+      return;
+    }
+    const loaded = { exchange: value as Exchange, line: lineNumber };
+    if (this.#options.keepExchanges !== false) contents.exchanges.push(loaded);
+    this.#options.onExchange?.(loaded, line);
   }
-  if (options.onProgress) options.onProgress(lines.length, lines.length);
-  return contents;
+
+  finish(): TapeContents {
+    const contents = this.#contents;
+    if (contents.lineCount === 0) {
+      contents.problems.push({ file: this.#file, line: 1, field: '', message: 'the tape is empty: line 1 must be the header. Delete the file and record again.' });
+    }
+    if (this.#crlf !== undefined) {
+      const { first, count } = this.#crlf;
+      this.#warn(
+        first,
+        `line ${first}${count > 1 ? ` and ${count - 1} more line${count > 2 ? 's' : ''}` : ''} end${count > 1 ? '' : 's'} with CRLF (\\r\\n); modeltape writes LF. The lines were read without the \\r; convert the file to LF (git config core.autocrlf false, then dos2unix ${this.#file}, or your editor's line-ending setting) so that appending and diffs stay clean`,
+      );
+    }
+    return contents;
+  }
+
+  #flushBlank(): void {
+    if (this.#blank === undefined) return;
+    this.#warn(this.#blank, 'blank line skipped');
+    this.#blank = undefined;
+  }
+
+  #warn(line: number, message: string): void {
+    this.#contents.warnings.push({ file: this.#file, line, message });
+  }
+}
+
+// The key, ordinal, source and upstream of a canonical exchange line, read from its two ends.
+function canonicalIndex(buffer: Buffer, start: number, end: number): { key: string; ordinal: number; upstream: string; source: ExchangeSource } | undefined {
+  if (end - start < 200 || buffer[start] !== 0x7b || buffer[end - 1] !== 0x7d) return undefined;
+  const head = CANONICAL_HEAD.exec(buffer.toString('latin1', start, start + 110));
+  if (head === null) return undefined;
+  const tail = CANONICAL_TAIL.exec(buffer.toString('latin1', end - 120, end));
+  if (tail === null) return undefined;
+  return { key: head[1]!, ordinal: Number(head[2]), source: tail[1] as ExchangeSource, upstream: tail[2]! };
+}
+
+function unreadable(file: string, error: unknown): ModeltapeError {
+  return new ModeltapeError('tape_unreadable', `Could not read tape ${file}: ${(error as Error).message}`, { cause: error });
 }
 
 // A writer appends each line with one write, so a line cut short is a prefix of valid JSON: the

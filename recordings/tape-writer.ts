@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
 import { ModeltapeError, SecretInTapeError, TapeFormatError } from './errors.js';
@@ -6,7 +6,7 @@ import { exchangeKey, type CompiledKeyRules } from './exchange-key.js';
 import { findSecrets, mayHoldSecret } from './secret-scan.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
-import { parseTape } from './tape-reader.js';
+import { parseTape, readTape } from './tape-reader.js';
 import { checkExchangeLine } from './tape-schema.js';
 
 export interface TapeWriterOptions {
@@ -277,8 +277,7 @@ function takeOver(file: string, options: TapeWriterOptions): void {
   const lock = `${file}.lock`;
   acquireLock(lock);
   try {
-    const text = readFileSync(file, 'utf8');
-    const contents = parseTape(text, file);
+    const contents = readTape(file);
     if (contents.header === undefined || contents.problems.length > 0) throw new TapeFormatError(contents.problems);
     // Another writer took it over while this one waited.
     if (sameRules(contents.header, options.keyRules)) return;
@@ -296,13 +295,45 @@ function takeOver(file: string, options: TapeWriterOptions): void {
           `Appending would mix two kinds of key. Run ${command} first (--dry-run names the rule behind each change), record with the tape's rules (line 1), or record into a new tape.`,
       );
     }
-    // Every byte after the header stays as it is, a torn last line included.
-    const rest = text.slice(text.indexOf('\n') + 1);
     const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    writeFileSync(temporary, serializeLine({ ...contents.header, keyRules: options.keyRules.rules }) + rest, { flag: 'wx' });
-    renameSync(temporary, file);
+    try {
+      replaceFirstLine(file, temporary, serializeLine({ ...contents.header, keyRules: options.keyRules.rules }));
+      renameSync(temporary, file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
   } finally {
     unlinkSync(lock);
+  }
+}
+
+// Every byte after the header stays as it is, a torn last line included; copied a chunk at a
+// time, so a tape of any size can be taken over.
+function replaceFirstLine(file: string, temporary: string, firstLine: string): void {
+  const source = openSync(file, 'r');
+  const target = openSync(temporary, 'wx');
+  try {
+    writeSync(target, firstLine);
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let position = 0;
+    let inFirstLine = true;
+    for (;;) {
+      const read = readSync(source, chunk, 0, chunk.length, position);
+      if (read === 0) break;
+      position += read;
+      let start = 0;
+      if (inFirstLine) {
+        const newline = chunk.indexOf(0x0a);
+        if (newline < 0 || newline >= read) continue;
+        inFirstLine = false;
+        start = newline + 1;
+      }
+      if (start < read) writeSync(target, chunk, start, read - start);
+    }
+  } finally {
+    closeSync(source);
+    closeSync(target);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   compileNormalizers,
   exchangeKey,
   keyInputs,
+  LazyLoadedExchange,
   loadTape,
   normalizeBody,
   type CompiledKeyRules,
@@ -128,6 +129,7 @@ export class ReplayEngine {
   readonly repeat: RepeatPolicy;
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
+  #unrouted: ReplayEntry[] = [];
   #compared = new WeakMap<ReplayEntry, ComparedValues>();
   #nearestIndexes = new Map<string, NearestIndex>();
   #countedOnly = new Map<string, number>();
@@ -137,8 +139,8 @@ export class ReplayEngine {
     this.file = options.file;
     this.keyRules = options.keyRules;
     this.repeat = options.repeat ?? 'none';
-    const sorted = [...loaded].sort((a, b) => a.exchange.ordinal - b.exchange.ordinal || a.line - b.line);
-    for (const { exchange, line } of sorted) this.#add({ exchange, line, uses: 0 });
+    const sorted = [...loaded].sort((a, b) => indexOf(a).ordinal - indexOf(b).ordinal || a.line - b.line);
+    for (const entry of sorted) this.#add(entryOf(entry), indexOf(entry).key);
   }
 
   /**
@@ -157,9 +159,11 @@ export class ReplayEngine {
       configFile?: string;
     },
   ): { engine: ReplayEngine; warnings: TapeWarning[] } {
-    const contents = loadTape(file);
+    // Lazily: a line is parsed when first used, so a 100,000-exchange tape opens in well under a
+    // second (bench/tape-open.mjs); `modeltape verify` reads every line in full.
+    const contents = loadTape(file, { lazy: true });
     if (options.requireLive) {
-      const fake = contents.exchanges.filter(({ exchange }) => exchange.source !== 'live');
+      const fake = contents.exchanges.filter((loaded) => indexOf(loaded).source !== 'live');
       if (fake.length > 0) {
         throw new ModeltapeError(
           'fake_exchanges_in_tape',
@@ -269,7 +273,7 @@ export class ReplayEngine {
    */
   nearest(upstream: string, request: RecordedRequest): NearestRecording | undefined {
     const route = routeOf(upstream, request.method, request.path);
-    const bucket = this.#byRoute.get(route);
+    const bucket = this.#routeMap().get(route);
     if (bucket === undefined || bucket.length === 0) return undefined;
     const sent = comparedValues(keyInputs(upstream, request, this.keyRules));
     const candidates = bucket.length < NEAREST_INDEX_MINIMUM ? bucket : this.#shortlist(route, bucket, sent);
@@ -294,25 +298,35 @@ export class ReplayEngine {
 
   /** Routes the tape holds, with how many exchanges each, e.g. `POST /v1/messages (anthropic)`. */
   routes(): Array<{ route: string; count: number }> {
-    return [...this.#byRoute.entries()].map(([route, entries]) => ({ route, count: entries.length }));
+    return [...this.#routeMap().entries()].map(([route, entries]) => ({ route, count: entries.length }));
   }
 
-  #add(entry: ReplayEntry): void {
-    const { exchange } = entry;
-    let slot = this.#byKey.get(exchange.key);
+  #add(entry: ReplayEntry, key = entry.exchange.key): void {
+    let slot = this.#byKey.get(key);
     if (slot === undefined) {
       slot = { entries: [], calls: 0 };
-      this.#byKey.set(exchange.key, slot);
+      this.#byKey.set(key, slot);
     }
     slot.entries.push(entry);
-    const route = routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
-    let bucket = this.#byRoute.get(route);
-    if (bucket === undefined) {
-      bucket = [];
-      this.#byRoute.set(route, bucket);
-    }
-    bucket.push(entry);
+    this.#unrouted.push(entry);
     this.#size++;
+  }
+
+  // Routes need the request, which a lazily loaded line parses on first use: they are filed only
+  // when something asks for them (a miss, warmNearest, routes()), in the order entries were added.
+  #routeMap(): Map<string, ReplayEntry[]> {
+    for (const entry of this.#unrouted) {
+      const { exchange } = entry;
+      const route = routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
+      let bucket = this.#byRoute.get(route);
+      if (bucket === undefined) {
+        bucket = [];
+        this.#byRoute.set(route, bucket);
+      }
+      bucket.push(entry);
+    }
+    this.#unrouted = [];
+    return this.#byRoute;
   }
 
   /**
@@ -328,7 +342,7 @@ export class ReplayEngine {
     let stopped = false;
     let wake: (() => void) | undefined;
     const done = (async () => {
-      for (const [route, bucket] of this.#byRoute) {
+      for (const [route, bucket] of this.#routeMap()) {
         if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
         const index = this.#indexOf(route);
         while (!stopped && index.size < bucket.length) {
@@ -394,6 +408,23 @@ export class ReplayEngine {
     }
     return compared;
   }
+}
+
+// What a lazily loaded line knows without parsing; an eager one is asked.
+function indexOf(loaded: LoadedExchange): { key: string; ordinal: number; source: string } {
+  return loaded instanceof LazyLoadedExchange ? loaded : loaded.exchange;
+}
+
+// An entry that parses its line only when its exchange is first used.
+function entryOf(loaded: LoadedExchange): ReplayEntry {
+  if (!(loaded instanceof LazyLoadedExchange)) return { exchange: loaded.exchange, line: loaded.line, uses: 0 };
+  return {
+    line: loaded.line,
+    uses: 0,
+    get exchange() {
+      return loaded.exchange;
+    },
+  };
 }
 
 function routeOf(upstream: string, method: string, path: string): string {

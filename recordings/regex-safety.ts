@@ -1,0 +1,371 @@
+/**
+ * Why a regular expression may backtrack catastrophically (its running time growing
+ * exponentially with the input's length), or undefined when this check finds no reason. V8's
+ * engine backtracks, and a normalizer runs over every string of every request, in `verify` over
+ * every line of a tape: one such pattern turns seconds into hours.
+ *
+ * Conservative, not complete: it refuses a quantifier that repeats without bound (or more than
+ * 10 times) around another such quantifier (star height above 1: `(a+)+`, `(\w*\s?)*`,
+ * `(.*a){20}`) unless each round must match a character none of the inner repeats can
+ * (`\w+(?:\s\w+)*` passes), and an unbounded quantifier over alternatives that can begin with
+ * the same character (`(a|ab)*`, `(\w|\d)+`). Polynomial patterns (`\s*\s*$`) and
+ * backreferences pass.
+ */
+export function backtrackingRisk(source: string, flags = ''): string | undefined {
+  let tree: Node;
+  try {
+    tree = new Parser(source, flags.includes('i')).parse();
+  } catch {
+    // Not something this parser reads: V8 reports a real syntax error itself.
+    return undefined;
+  }
+  return findRisk(tree, false);
+}
+
+/** The advice that goes with a refusal. */
+export const BACKTRACKING_ADVICE =
+  'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does.';
+
+type Ranges = Array<[number, number]>;
+
+type Node =
+  | { kind: 'sequence'; items: Node[]; text: string }
+  | { kind: 'alternation'; branches: Node[]; text: string }
+  | { kind: 'repeat'; child: Node; min: number; max: number; text: string }
+  | { kind: 'group'; child: Node; text: string }
+  | { kind: 'atom'; chars: Ranges; text: string }
+  | { kind: 'empty'; text: string };
+
+const ANY: Ranges = [[0, 0x10ffff]];
+const DIGIT: Ranges = [[0x30, 0x39]];
+const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
+
+// A repeat of more than this many counts as unbounded: `(.*a){20}` is as slow as `(.*a)*`.
+const LARGE = 10;
+
+function findRisk(node: Node, insideLarge: boolean): string | undefined {
+  switch (node.kind) {
+    case 'repeat': {
+      const large = node.max > LARGE;
+      if (insideLarge && large) return `the repeat "${node.text}" sits inside another repeat that has no bound (nested quantifiers)`;
+      if (node.max === Infinity) {
+        const alternatives = overlappingAlternatives(node.child);
+        if (alternatives !== undefined) return `the repeat "${node.text}" holds alternatives that can start with the same character (${alternatives})`;
+      }
+      // Each round of `(?:\s\w+)*` starts with a character no inner repeat matches, so a string
+      // splits into rounds one way only: the inner repeats cannot trade characters.
+      if (large && delimited(node.child)) return findRisk(node.child, false);
+      return findRisk(node.child, insideLarge || large);
+    }
+    case 'sequence':
+      for (const item of node.items) {
+        const risk = findRisk(item, insideLarge);
+        if (risk !== undefined) return risk;
+      }
+      return undefined;
+    case 'alternation':
+      for (const branch of node.branches) {
+        const risk = findRisk(branch, insideLarge);
+        if (risk !== undefined) return risk;
+      }
+      return undefined;
+    case 'group':
+      return findRisk(node.child, insideLarge);
+    default:
+      return undefined;
+  }
+}
+
+// A body holding one character it must match that none of its repeats can.
+function delimited(node: Node): boolean {
+  let inner = node;
+  while (inner.kind === 'group') inner = inner.child;
+  if (inner.kind !== 'sequence') return false;
+  const repeated = inner.items.filter((item) => item.kind === 'repeat').flatMap(allChars);
+  if (repeated.length === 0) return false;
+  return inner.items.some((item) => item.kind === 'atom' && !overlaps(item.chars, repeated));
+}
+
+// Every character a node can match.
+function allChars(node: Node): Ranges {
+  switch (node.kind) {
+    case 'atom':
+      return node.chars;
+    case 'empty':
+      return [];
+    case 'group':
+    case 'repeat':
+      return allChars(node.child);
+    case 'alternation':
+      return node.branches.flatMap(allChars);
+    case 'sequence':
+      return node.items.flatMap(allChars);
+  }
+}
+
+// The first two alternatives directly under a repeat whose first characters overlap.
+function overlappingAlternatives(node: Node): string | undefined {
+  let inner = node;
+  while (inner.kind === 'group' || (inner.kind === 'sequence' && inner.items.length === 1)) inner = inner.kind === 'group' ? inner.child : inner.items[0]!;
+  if (inner.kind !== 'alternation') return undefined;
+  const firsts = inner.branches.map(firstChars);
+  for (let a = 0; a < firsts.length; a++) {
+    for (let b = a + 1; b < firsts.length; b++) {
+      if (overlaps(firsts[a]!, firsts[b]!)) return `"${inner.branches[a]!.text}" and "${inner.branches[b]!.text}"`;
+    }
+  }
+  return undefined;
+}
+
+// The characters a node can begin with; an empty match counts as any character (what follows).
+function firstChars(node: Node): Ranges {
+  switch (node.kind) {
+    case 'atom':
+      return node.chars;
+    case 'empty':
+      return ANY;
+    case 'group':
+      return firstChars(node.child);
+    case 'repeat':
+      return node.min === 0 ? ANY : firstChars(node.child);
+    case 'alternation':
+      return node.branches.flatMap(firstChars);
+    case 'sequence': {
+      const first = node.items.find((item) => item.kind !== 'empty');
+      return first === undefined ? ANY : firstChars(first);
+    }
+  }
+}
+
+function overlaps(a: Ranges, b: Ranges): boolean {
+  return a.some(([lowA, highA]) => b.some(([lowB, highB]) => lowA <= highB && lowB <= highA));
+}
+
+function complement(ranges: Ranges): Ranges {
+  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
+  const out: Ranges = [];
+  let next = 0;
+  for (const [low, high] of sorted) {
+    if (low > next) out.push([next, low - 1]);
+    next = Math.max(next, high + 1);
+  }
+  if (next <= 0x10ffff) out.push([next, 0x10ffff]);
+  return out;
+}
+
+function withCase(ranges: Ranges): Ranges {
+  const out: Ranges = [...ranges];
+  for (const [low, high] of ranges) {
+    const upper: [number, number] = [Math.max(low, 0x61), Math.min(high, 0x7a)];
+    if (upper[0] <= upper[1]) out.push([upper[0] - 0x20, upper[1] - 0x20]);
+    const lower: [number, number] = [Math.max(low, 0x41), Math.min(high, 0x5a)];
+    if (lower[0] <= lower[1]) out.push([lower[0] + 0x20, lower[1] + 0x20]);
+  }
+  return out;
+}
+
+/** A reader of JavaScript regular expression syntax, as far as the check needs it. */
+class Parser {
+  #at = 0;
+  readonly #source: string;
+  readonly #ignoreCase: boolean;
+
+  constructor(source: string, ignoreCase: boolean) {
+    this.#source = source;
+    this.#ignoreCase = ignoreCase;
+  }
+
+  parse(): Node {
+    const node = this.#alternation();
+    if (this.#at < this.#source.length) throw new Error(`unexpected ${this.#source[this.#at]}`);
+    return node;
+  }
+
+  #alternation(): Node {
+    const start = this.#at;
+    const branches = [this.#sequence()];
+    while (this.#source[this.#at] === '|') {
+      this.#at++;
+      branches.push(this.#sequence());
+    }
+    return branches.length === 1 ? branches[0]! : { kind: 'alternation', branches, text: this.#source.slice(start, this.#at) };
+  }
+
+  #sequence(): Node {
+    const start = this.#at;
+    const items: Node[] = [];
+    while (this.#at < this.#source.length && this.#source[this.#at] !== '|' && this.#source[this.#at] !== ')') {
+      const atomStart = this.#at;
+      let item = this.#atom();
+      for (;;) {
+        const bounds = this.#quantifier();
+        if (bounds === undefined) break;
+        item = { kind: 'repeat', child: item, min: bounds.min, max: bounds.max, text: this.#source.slice(atomStart, this.#at) };
+      }
+      items.push(item);
+    }
+    if (items.length === 0) return { kind: 'empty', text: '' };
+    return items.length === 1 ? items[0]! : { kind: 'sequence', items, text: this.#source.slice(start, this.#at) };
+  }
+
+  #quantifier(): { min: number; max: number } | undefined {
+    const char = this.#source[this.#at];
+    let bounds: { min: number; max: number } | undefined;
+    if (char === '*') bounds = { min: 0, max: Infinity };
+    else if (char === '+') bounds = { min: 1, max: Infinity };
+    else if (char === '?') bounds = { min: 0, max: 1 };
+    else if (char === '{') {
+      const match = /^\{(\d+)(,(\d*))?\}/.exec(this.#source.slice(this.#at));
+      if (match === null) return undefined;
+      const min = Number(match[1]);
+      const max = match[2] === undefined ? min : match[3] === '' ? Infinity : Number(match[3]);
+      this.#at += match[0].length - 1;
+      bounds = { min, max };
+    }
+    if (bounds === undefined) return undefined;
+    this.#at++;
+    if (this.#source[this.#at] === '?') this.#at++;
+    return bounds;
+  }
+
+  #atom(): Node {
+    const start = this.#at;
+    const char = this.#source[this.#at++]!;
+    const atom = (chars: Ranges): Node => ({ kind: 'atom', chars: this.#ignoreCase ? withCase(chars) : chars, text: this.#source.slice(start, this.#at) });
+    switch (char) {
+      case '(': {
+        let lookaround = false;
+        if (this.#source[this.#at] === '?') {
+          const rest = this.#source.slice(this.#at);
+          const prefix = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(rest);
+          if (prefix === null) throw new Error('unknown group');
+          lookaround = /^\?(?:=|!|<=|<!)/.test(prefix[0]);
+          this.#at += prefix[0].length;
+        }
+        const child = this.#alternation();
+        if (this.#source[this.#at] !== ')') throw new Error('unclosed group');
+        this.#at++;
+        // A lookaround matches no characters of its own.
+        if (lookaround) return { kind: 'empty', text: this.#source.slice(start, this.#at) };
+        return { kind: 'group', child, text: this.#source.slice(start, this.#at) };
+      }
+      case '[':
+        return atom(this.#characterClass());
+      case '.':
+        return atom(ANY);
+      case '^':
+      case '$':
+        return { kind: 'empty', text: char };
+      case '\\': {
+        const escaped = this.#escape(false);
+        return escaped === undefined ? { kind: 'empty', text: this.#source.slice(start, this.#at) } : atom(escaped);
+      }
+      default: {
+        const code = char.codePointAt(0)!;
+        return atom([[code, code]]);
+      }
+    }
+  }
+
+  // After a backslash: the characters it stands for, or undefined for an assertion or backreference.
+  #escape(inClass: boolean): Ranges | undefined {
+    const char = this.#source[this.#at++];
+    if (char === undefined) throw new Error('trailing backslash');
+    switch (char) {
+      case 'd':
+        return DIGIT;
+      case 'D':
+        return complement(DIGIT);
+      case 'w':
+        return WORD;
+      case 'W':
+        return complement(WORD);
+      case 's':
+        return SPACE;
+      case 'S':
+        return complement(SPACE);
+      case 'b':
+        return inClass ? [[8, 8]] : undefined;
+      case 'B':
+        return undefined;
+      case 'n':
+        return [[10, 10]];
+      case 'r':
+        return [[13, 13]];
+      case 't':
+        return [[9, 9]];
+      case 'f':
+        return [[12, 12]];
+      case 'v':
+        return [[11, 11]];
+      case 'p':
+      case 'P': {
+        const match = /^\{[^}]*\}/.exec(this.#source.slice(this.#at));
+        if (match !== null) this.#at += match[0].length;
+        return ANY;
+      }
+      case 'k': {
+        const match = /^<[^>]*>/.exec(this.#source.slice(this.#at));
+        if (match !== null) this.#at += match[0].length;
+        return undefined;
+      }
+      case 'x': {
+        const match = /^[0-9a-fA-F]{2}/.exec(this.#source.slice(this.#at));
+        if (match === null) return [[0x78, 0x78]];
+        this.#at += 2;
+        const code = parseInt(match[0], 16);
+        return [[code, code]];
+      }
+      case 'u': {
+        const match = /^(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]+\})/.exec(this.#source.slice(this.#at));
+        if (match === null) return [[0x75, 0x75]];
+        this.#at += match[0].length;
+        const code = parseInt(match[0].replace(/[{}]/g, ''), 16);
+        return [[code, code]];
+      }
+      case 'c':
+        this.#at++;
+        return ANY;
+      default: {
+        if (/[1-9]/.test(char)) {
+          while (/[0-9]/.test(this.#source[this.#at] ?? '')) this.#at++;
+          return inClass ? ANY : undefined;
+        }
+        const code = char.codePointAt(0)!;
+        return [[code, code]];
+      }
+    }
+  }
+
+  #characterClass(): Ranges {
+    const negated = this.#source[this.#at] === '^';
+    if (negated) this.#at++;
+    const ranges: Ranges = [];
+    // In JavaScript "[]" matches nothing and "[^]" anything: a "]" always closes the class.
+    while (this.#at < this.#source.length && this.#source[this.#at] !== ']') {
+      const low = this.#classAtom();
+      if (this.#source[this.#at] === '-' && this.#source[this.#at + 1] !== ']' && this.#at + 1 < this.#source.length && low.length === 1 && low[0]![0] === low[0]![1]) {
+        this.#at++;
+        const high = this.#classAtom();
+        if (high.length === 1 && high[0]![0] === high[0]![1]) {
+          ranges.push([low[0]![0], high[0]![0]]);
+          continue;
+        }
+        ranges.push(...low, [0x2d, 0x2d], ...high);
+        continue;
+      }
+      ranges.push(...low);
+    }
+    if (this.#source[this.#at] !== ']') throw new Error('unclosed class');
+    this.#at++;
+    return negated ? complement(ranges) : ranges;
+  }
+
+  #classAtom(): Ranges {
+    const char = this.#source[this.#at++]!;
+    if (char === '\\') return this.#escape(true) ?? ANY;
+    const code = char.codePointAt(0)!;
+    return [[code, code]];
+  }
+}
