@@ -13,6 +13,8 @@ export interface SessionReport {
   recorded: number;
   passthrough: number;
   refused: number;
+  /** Exchanges the session could not write to its tape (a full disk, an I/O error). */
+  writeErrors: number;
   upstreamErrors: number;
   upstreamConnections: number;
   /** The first problems (misses, refusals), as the session's summary has them. */

@@ -2,6 +2,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import {
+  JsonTooDeepError,
+  MAX_JSON_DEPTH,
+  abbreviatePath,
   SecretInTapeError,
   TapeNotFoundError,
   TapeWriter,
@@ -302,13 +305,35 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     sendError(response, route.upstream.flavor, 401, 'modeltape_no_key', message, false);
   };
 
+  // A body nested past the depth cap has no key: no tape can hold it. Auto mode forwards it
+  // unrecorded; replay answers it as a miss that says why.
+  const tooDeepToKey = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer, error: JsonTooDeepError): void => {
+    const where = `${request.method} ${route.path} (${route.upstream.name})`;
+    if (mode === 'auto') {
+      stats.refused++;
+      problem(`${where} was forwarded but not recorded: its request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${abbreviatePath(error.path)}), so no tape can key it.`);
+      forward(route, request, response, body, false);
+      return;
+    }
+    stats.misses++;
+    const message = `${where} cannot be on the tape ${resolved.tape}: its request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${abbreviatePath(error.path)}), and modeltape never records what it cannot key. Flatten the payload, or keep such calls out of replayed tests.`;
+    problem(message);
+    sendError(response, route.upstream.flavor, 400, 'modeltape_replay_miss', message, false);
+  };
+
   const onRequest = (route: Route, request: IncomingMessage, response: ServerResponse, body: Buffer): void => {
     if (mode === 'passthrough' || mode === 'record') {
       if (mode === 'record' && carriesPlaceholderKey(request.headers)) return refuseKeyless(route, request, response);
       forward(route, request, response, body, mode === 'record');
       return;
     }
-    const key = keyFor(route, request, body);
+    let key: string;
+    try {
+      key = keyFor(route, request, body);
+    } catch (error) {
+      if (!(error instanceof JsonTooDeepError)) throw error;
+      return tooDeepToKey(route, request, response, body, error);
+    }
     const result = engine!.lookup(key);
     if (result.kind === 'hit') {
       serve(response, result.entry.exchange);

@@ -38,7 +38,7 @@ export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { writeTapeFile } from './write-tape-file.js';
-export { MAX_JSON_DEPTH, JsonTooDeepError, deeperThan, exchangeTooDeepAt } from './json-depth.js';
+export { MAX_JSON_DEPTH, JsonTooDeepError, abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
 export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
 export { loadTape, readTape, parseTape, LazyLoadedExchange, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
 export { TapeWriter, type TapeWriterOptions, type TapeWriteFailure, type TapeFileSystem } from './tape-writer.js';

@@ -203,6 +203,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         recorded: seen.recorded,
         passthrough: seen.passthrough,
         refused: seen.refused,
+        writeErrors: seen.writeErrors,
         upstreamErrors: seen.upstreamErrors,
         upstreamConnections: seen.upstreamConnections,
         problems: seen.problems.slice(0, 5),
