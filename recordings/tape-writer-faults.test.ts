@@ -98,3 +98,27 @@ describe('a tape writer whose write fails', () => {
     writer.close();
   });
 });
+
+describe('a tape writer that cannot cut a partial write back off', () => {
+  test('continues on a fresh line, so the torn bytes stay one skipped line and every later exchange loads', () => {
+    const file = join(dir, 'tape.jsonl');
+    const room = { bytes: Number.POSITIVE_INFINITY };
+    const failures: TapeWriteFailure[] = [];
+    const disk = fillingDisk(room);
+    const writer = TapeWriter.open(file, {
+      keyRules: compileKeyRules(),
+      onWriteError: (failure) => failures.push(failure),
+      [TAPE_FILE_SYSTEM]: { ...disk, truncate: () => { throw errno('EIO'); } },
+    });
+    room.bytes = 30;
+    writer.append(exchange('torn'));
+    writer.flush();
+    expect(failures[0]?.error.message).toContain('30 bytes of a partial line may remain');
+    room.bytes = Number.POSITIVE_INFINITY;
+    writer.append(exchange('after'));
+    writer.close();
+    const tape = loadTape(file);
+    expect(tape.exchanges.map(({ exchange: kept }) => (kept.response.body as { json: { answer: string } }).json.answer)).toEqual(['after']);
+    expect(tape.warnings.map((warning) => warning.message).join('\n')).toMatch(/torn/);
+  });
+});

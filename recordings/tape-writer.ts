@@ -221,6 +221,8 @@ export class TapeWriter {
       }
     }
     const reason = cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EROFS' ? 'the file system is read-only' : cause.code === 'EIO' ? 'an I/O error' : cause.code === 'EDQUOT' ? 'the disk quota is used up' : 'a write error';
+    // A partial line left behind is torn: the next write starts on a fresh line.
+    if (!restored) this.#needsNewline = true;
     const state = restored ? 'the tape was left as it was before' : `${offset} bytes of a partial line may remain at its end (readers skip a torn line with a warning)`;
     return new ModeltapeError(
       'tape_write_failed',
