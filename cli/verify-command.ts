@@ -72,7 +72,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
         },
       });
       for (const secret of findSecrets(exchange)) {
-        problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.rule} ${secret.masked}); remove it from the tape and revoke the key` });
+        problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.masked}); remove it from the tape and revoke the key` });
       }
       const id = `${exchange.key}#${exchange.ordinal}`;
       const previous = seen.get(id);

@@ -1,4 +1,4 @@
-import { ModeltapeError, isSecretHeader, redactPathQuery } from '../recordings/index.js';
+import { ModeltapeError, isSecretHeader, maskValue, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
@@ -229,12 +229,12 @@ export class FakeProvider {
 
   /** Every HTTP call received, in order (the latest `historyLimit` of them). */
   calls(): FakeCall[] {
-    return this.#calls.map((call) => ({ ...call, headers: withoutSecrets(call.headers) }));
+    return this.#calls.map((call) => maskValue({ ...call, headers: withoutSecrets(call.headers) }));
   }
 
   /** What each model turn was shown, in order (refused requests are not turns). */
   asked(): AskedTurn[] {
-    return [...this.#asked];
+    return this.#asked.map(maskValue);
   }
 
   /** The fake's own errors so far (the script ran out, an answer did not fit), in order. */

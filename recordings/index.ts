@@ -32,8 +32,8 @@ export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './n
 export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
 export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined, type EncodeBodyOptions, type DecodeBodyOptions, type BodyMismatch } from './body-encoding.js';
-export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
-export { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
+export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, isSecretQueryPair, redactPathParameters, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
+export { SECRET_RULES, SECRET_PATTERNS, findSecrets, mayHoldSecret, secretSpans, maskSecrets, maskValue, secretMarker, type SecretRule, type SecretSpan } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';

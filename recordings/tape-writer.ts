@@ -97,7 +97,7 @@ export class TapeWriter {
   append(exchange: Exchange): void {
     if (this.#descriptor === undefined) throw new ModeltapeError('tape_closed', `Tape ${this.file} is closed; no more exchanges can be written.`);
     const line = serializeLine(exchange);
-    if (mayHoldSecret(line)) {
+    if (mayHoldSecret(line) || needsDeepScan(exchange)) {
       const locations = findSecrets(exchange);
       if (locations.length > 0) throw new SecretInTapeError(`${describeExchange(exchange)} to ${this.file}`, locations);
     }
@@ -138,6 +138,13 @@ export class TapeWriter {
     closeSync(this.#descriptor);
     this.#descriptor = undefined;
   }
+}
+
+// The line's text cannot show a key that is compressed, in UTF-16, or split across the frames of
+// a stream (`"s"`, `"k-proj…"`): those are scanned decoded and joined whatever the line holds.
+function needsDeepScan(exchange: Exchange): boolean {
+  const { request, response } = exchange;
+  return (request.body !== undefined && 'base64' in request.body) || (response.body !== undefined && 'base64' in response.body) || (response.stream?.frames.length ?? 0) > 1;
 }
 
 function createAtomically(file: string, headerLine: string): void {
