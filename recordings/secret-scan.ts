@@ -153,7 +153,7 @@ function maskIn(value: unknown, name: string | undefined): unknown {
       const masked = maskIn(item, undefined);
       if (masked !== item) (copy ??= [...value])[index] = masked;
     });
-    return copy ?? value;
+    return maskAcrossItems(copy ?? value);
   }
   if (value instanceof Uint8Array) {
     const text = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1');
@@ -163,7 +163,7 @@ function maskIn(value: unknown, name: string | undefined): unknown {
     let changed = false;
     const entries = Object.entries(value).map(([property, item]) => {
       const maskedName = maskSecrets(property);
-      const masked = maskIn(item, property);
+      const masked = property === 'base64' && typeof item === 'string' ? maskBase64(item) : maskIn(item, property);
       if (maskedName !== property || masked !== item) changed = true;
       return [maskedName, masked] as const;
     });
@@ -207,6 +207,57 @@ function walk(value: unknown, path: string, name: string | undefined, found: Sec
       if (property === 'frames' && Array.isArray(item)) joinedStream(item, childPath, found);
     }
   }
+}
+
+// A payload stored as base64: its bytes, decoded every way findSecrets reads them (gzip, UTF-16),
+// hold a key, so none of it is kept.
+function maskBase64(base64: string): string {
+  for (const text of decodedTexts(Buffer.from(base64, 'base64'))) {
+    const spans = secretSpans(text);
+    if (spans.length > 0) return `[${spans[0]!.rule} in ${base64.length} base64 chars]`;
+  }
+  return base64;
+}
+
+// A key split across an array's strings (or one field of its objects): every piece of it is
+// replaced by the marker of the whole key.
+function maskAcrossItems(items: unknown[]): unknown[] {
+  if (items.length < 2) return items;
+  const groups = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    if (typeof item === 'string') pushIndex(groups, '', index);
+    else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      for (const [property, field] of Object.entries(item)) if (typeof field === 'string') pushIndex(groups, property, index);
+    }
+  });
+  let result = items;
+  for (const [property, indexes] of groups) {
+    if (indexes.length < 2) continue;
+    const read = (index: number) => (property === '' ? (result[index] as string) : ((result[index] as Record<string, string>)[property] as string));
+    const pieces = indexes.map(read);
+    const spans = spansAcrossPieces(pieces);
+    if (spans.length === 0) continue;
+    result = [...result];
+    let start = 0;
+    indexes.forEach((index, position) => {
+      const piece = pieces[position]!;
+      let masked = piece;
+      for (const span of [...spans].reverse()) {
+        const from = Math.max(span.index - start, 0);
+        const to = Math.min(span.index + span.length - start, piece.length);
+        if (from < to) masked = masked.slice(0, from) + secretMarker(span) + masked.slice(to);
+      }
+      start += piece.length;
+      result[index] = property === '' ? masked : { ...(result[index] as object), [property]: masked };
+    });
+  }
+  return result;
+}
+
+function pushIndex(groups: Map<string, number[]>, name: string, index: number): void {
+  const indexes = groups.get(name);
+  if (indexes) indexes.push(index);
+  else groups.set(name, [index]);
 }
 
 function report(spans: SecretSpan[], path: string, found: SecretLocation[]): void {

@@ -65,12 +65,14 @@ export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--r
 export function explainMiss(
   engine: ReplayEngine,
   upstream: string,
-  request: RecordedRequest,
+  unmasked: RecordedRequest,
   key: string,
   result: Exclude<LookupResult, { kind: 'hit' }>,
   displayPath: string,
   advise: MissAdvice = CLI_MISS_ADVICE,
 ): ReplayMissError {
+  // Masked before it is compared: a key split across strings is one marker in every difference.
+  const request = maskValue(unmasked);
   const head = `Failed to replay ${request.method} ${displayPath}`;
   const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
   if (result.kind === 'exhausted') {
