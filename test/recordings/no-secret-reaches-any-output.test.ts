@@ -151,7 +151,8 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
   const requests = ROWS.map((row, index) => {
     const sent = row.how.request?.(row.key) ?? {};
     const body = sent.body === undefined ? Buffer.from(chat('hello')) : Buffer.from(sent.body);
-    return { index, path: sent.path ?? '/v1/chat/completions', headers: { 'content-type': 'application/json', ...sent.headers, 'x-row': String(index) }, body };
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...sent.headers, 'x-row': String(index) };
+    return { index, path: sent.path ?? '/v1/chat/completions', headers, body };
   });
   const send = async (base: string) => {
     for (const request of requests) {
@@ -179,7 +180,7 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
     expect(replayed.misses).toBe(recorded.refused);
     expect(replayed.misses).toBeGreaterThan(ROWS.length / 2);
     outputs['replay log'] = replayLog.join('\n');
-    outputs['replay summary'] = JSON.stringify(replayed, (_name, value: unknown) => (value instanceof Error ? { message: value.message, ...value } : value));
+    outputs['replay summary'] = JSON.stringify(replayed, (_name, value: unknown) => (value instanceof Error ? { ...value, message: value.message } : value));
 
     // The CLI: drift (--json and --html) over the same requests, inspect and verify, on the tape
     // and on a tape a hand edit tainted with every key.
@@ -216,7 +217,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     // Rendered snapshots, binary bodies included.
     const snapshots = join(dir, 'snapshots');
     requests.forEach((request, index) => {
-      const binary = !/json|text|form/.test(request.headers['content-type']) || request.headers['content-encoding'] !== undefined;
+      const binary = !/json|text|form/.test(request.headers['content-type'] ?? '') || request.headers['content-encoding'] !== undefined;
       assertRenderedSnapshot(`row-${index}`, { method: 'POST', url: `https://api.openai.com${request.path}`, headers: request.headers, body: binary ? new Uint8Array(request.body) : request.body.toString('utf8') }, { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     });
     const files = readdirSync(join(snapshots, '__snapshots__'));
@@ -232,7 +233,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     outputs['fake calls()'] = JSON.stringify(fake.calls());
     outputs['fake asked()'] = JSON.stringify(fake.asked());
 
-    const leaked = Object.fromEntries(Object.entries(outputs).map(([name, text]) => [name, leaks(text)]).filter(([, found]) => found.length > 0));
+    const leaked = Object.fromEntries(Object.entries(outputs).map(([name, text]) => [name, leaks(text)] as const).filter(([, found]) => found.length > 0));
     expect(leaked).toEqual({});
     // Every output was looked at, and held something to look at.
     for (const [name, text] of Object.entries(outputs)) expect(text.length, name).toBeGreaterThan(0);
