@@ -1,3 +1,5 @@
+import { maskSecrets } from '../recordings/index.js';
+
 /** Where a command writes, and the environment it reads. Lets tests run commands in process. */
 export interface CommandIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -7,6 +9,20 @@ export interface CommandIo {
 
 export function processIo(): CommandIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/**
+ * The same io with every string written to stdout and stderr masked (`[openai-key 44 chars]`):
+ * the one place every command's output passes, so no message, table or report prints a key.
+ */
+export function maskedIo(io: CommandIo): CommandIo {
+  return { ...io, stdout: maskedStream(io.stdout), stderr: maskedStream(io.stderr) };
+}
+
+function maskedStream<T extends NodeJS.WritableStream & { isTTY?: boolean }>(stream: T): T {
+  const masked = Object.create(stream) as T & { write: (...args: unknown[]) => boolean };
+  masked.write = (chunk: unknown, ...rest: unknown[]) => (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? maskSecrets(chunk) : chunk, ...rest);
+  return masked;
 }
 
 /** A one-line progress report on a terminal; silent when stderr is not a TTY. */

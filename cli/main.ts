@@ -8,7 +8,7 @@ import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';
 import { rekeyCommand } from './rekey-command.js';
 import { inspectCommand } from './inspect-command.js';
-import { processIo, type CommandIo } from './io.js';
+import { maskedIo, processIo, type CommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
 import { runCommand } from './run-command.js';
 import { verifyCommand } from './verify-command.js';
@@ -50,7 +50,8 @@ Run modeltape <command> --help for its flags.`;
  * `run`, `drift` and `inspect --unused` exit with CMD's own status when CMD fails (128 + the
  * signal's number when a signal ended it, 127 when it could not be started).
  */
-export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<number> {
+export async function main(argv: readonly string[], unmaskedIo: CommandIo = processIo()): Promise<number> {
+  const io = maskedIo(unmaskedIo);
   const [name, ...rest] = argv;
   if (name === undefined) {
     // Asked for nothing: a usage error, so the usage goes where errors go.

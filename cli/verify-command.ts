@@ -122,7 +122,7 @@ function checkExchange(exchange: Exchange, line: number, rules: CompiledKeyRules
     },
   });
   for (const secret of findSecrets(exchange)) {
-    problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.rule} ${secret.masked}); remove it from the tape and revoke the key` });
+    problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.masked}); remove it from the tape and revoke the key` });
   }
   return problems;
 }

@@ -1,4 +1,4 @@
-import { ModeltapeError, isSecretHeader, redactPathQuery } from '../recordings/index.js';
+import { ModeltapeError, isSecretHeader, maskValue, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
@@ -240,13 +240,14 @@ export class FakeProvider {
    */
   calls(options: { latest?: boolean } = {}): KeptEntries<FakeCall> {
     const kept = readHistory(this.#calls, 'calls', options);
-    const shown = kept.map((call) => ({ ...call, headers: withoutSecrets(call.headers) }));
+    const shown = kept.map((call) => maskValue({ ...call, headers: withoutSecrets(call.headers) }));
     return Object.defineProperty(shown, 'dropped', { value: kept.dropped, enumerable: false }) as KeptEntries<FakeCall>;
   }
 
   /** What each model turn was shown, in order (refused requests are not turns); bounded like {@link calls}. */
   asked(options: { latest?: boolean } = {}): KeptEntries<AskedTurn> {
-    return readHistory(this.#asked, 'asked', options);
+    const kept = readHistory(this.#asked, 'asked', options);
+    return Object.defineProperty(kept.map((turn) => maskValue(turn)), 'dropped', { value: kept.dropped, enumerable: false }) as KeptEntries<AskedTurn>;
   }
 
   /** The fake's own errors so far (the script ran out, an answer did not fit): the first `historyLimit`, with `.dropped` counting the rest. */

@@ -15,6 +15,7 @@ import {
   loadTape,
   HOP_BY_HOP_HEADERS,
   redactPathQuery,
+  maskSecrets,
   type CompiledKeyRules,
   type Exchange,
   type TapeWriteFailure,
@@ -105,7 +106,9 @@ const KEY_CACHE_MAX_BODY = 16 * 1024;
 /** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const resolved = resolveProxyOptions(options);
-  const { mode, log, clock } = resolved;
+  const { mode, clock } = resolved;
+  // Every line the proxy logs (and so every problem in its summary) is masked here, once.
+  const log = (message: string): void => resolved.log(maskSecrets(message));
   const tapeExists = existsSync(resolved.tape);
 
   let keyRules: CompiledKeyRules = resolved.keyRules ?? compileKeyRules();
@@ -159,8 +162,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     problems: [],
   };
   const problem = (message: string): void => {
-    if (stats.problems.length < MAX_PROBLEMS_KEPT) stats.problems.push(message);
-    log(`modeltape: ${message}`);
+    const masked = maskSecrets(message);
+    if (stats.problems.length < MAX_PROBLEMS_KEPT) stats.problems.push(masked);
+    resolved.log(`modeltape: ${masked}`);
   };
 
   // Computing a key parses and canonicalizes the body; identical requests reuse the result.

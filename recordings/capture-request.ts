@@ -1,7 +1,7 @@
 import { encodeBody } from './body-encoding.js';
 import { JsonTooDeepError, MAX_JSON_DEPTH, deeperThan } from './json-depth.js';
 import { sha256Hex, type CompiledKeyRules } from './exchange-key.js';
-import { redactQuery } from './redaction.js';
+import { redactPathParameters, redactQuery } from './redaction.js';
 import type { RecordedRequest } from './tape-format.js';
 
 /** A request as it arrived, before anything was dropped. */
@@ -17,9 +17,10 @@ export interface RawRequest {
 
 /**
  * Turns a raw request into what a tape stores: the key headers and `content-type` (never a
- * credential: see compileKeyRules), the query without key-like parameters, the body in its
- * most readable faithful form, and the sha256 of the exact body bytes. Throws
- * {@link JsonTooDeepError} (code `too_deep`) for a JSON body nested deeper than {@link MAX_JSON_DEPTH}.
+ * credential: see compileKeyRules), the path without credential path parameters (`;token=…`),
+ * the query without key-like parameters, the body in its most readable faithful form, and the
+ * sha256 of the exact body bytes. Throws {@link JsonTooDeepError} (code `too_deep`) for a JSON
+ * body nested deeper than {@link MAX_JSON_DEPTH}.
  */
 export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): RecordedRequest {
   const headers: Record<string, string> = {};
@@ -33,7 +34,7 @@ export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): Record
   const params = typeof raw.query === 'string' ? new URLSearchParams(raw.query) : raw.query;
   const request: RecordedRequest = {
     method: raw.method.toUpperCase(),
-    path: raw.path,
+    path: redactPathParameters(raw.path),
     query: redactQuery(params),
     headers: sortKeys(headers),
     bodySha256: sha256Hex(raw.body),

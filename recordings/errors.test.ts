@@ -33,13 +33,14 @@ describe('TapeFormatError', () => {
 
 describe('SecretInTapeError', () => {
   test('lists at most five locations with their rules', () => {
-    const locations = Array.from({ length: 7 }, (_, index) => ({ path: `.request.body.json.messages[${index}].content`, rule: 'openai-key', masked: '"sk-…" (40 characters)' }));
+    const locations = Array.from({ length: 7 }, (_, index) => ({ path: `.request.body.json.messages[${index}].content`, rule: 'openai-key', masked: '[openai-key 40 chars]' }));
     const error = new SecretInTapeError('POST /v1/chat/completions (openai) to t.jsonl', locations);
     expect(error.code).toBe('secret_in_tape');
     expect(error.locations).toBe(locations);
     expect(error.message).toContain('Refused to write POST /v1/chat/completions (openai) to t.jsonl: it holds 7 strings shaped like a credential.');
     expect(error.message.match(/^ {2}at /gm)).toHaveLength(5);
-    expect(error.message).toContain('  at .request.body.json.messages[0].content: openai-key "sk-…" (40 characters)');
+    expect(error.message).toContain('  at .request.body.json.messages[0].content: [openai-key 40 chars]');
+    expect(error.message).toContain('  … and 2 more');
   });
 });
 

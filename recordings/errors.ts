@@ -1,12 +1,16 @@
+import { maskSecrets } from './secret-scan.js';
+
 /**
- * The base of every error modeltape throws on purpose. `code` is stable across versions, so
+ * The base of every error modeltape throws on purpose. Its message never holds a credential:
+ * anything key-shaped in it is masked (`[openai-key 44 chars]`), so every message printed,
+ * logged or kept in a summary is safe. `code` is stable across versions, so
  * callers and tests can branch on it; the message is for people and may be reworded.
  */
 export class ModeltapeError extends Error {
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(maskSecrets(message), options);
     this.name = new.target.name;
     this.code = code;
   }
@@ -40,11 +44,15 @@ export class TapeFormatError extends ModeltapeError {
 
 /** Where a key-shaped string was found in an exchange that was about to be written. */
 export interface SecretLocation {
-  /** JSON access path inside the exchange, e.g. `.request.body.json.messages[0].content`. */
+  /**
+   * JSON access path inside the exchange, e.g. `.request.body.json.messages[0].content`,
+   * `.request.query[0][1]`, `.response.body.base64 (decoded)`; a key used as a property name is
+   * masked in it.
+   */
   path: string;
-  /** Which rule matched: `openai-key`, `anthropic-key`, `bearer-token`, `google-key`, … */
+  /** Which rule matched: `openai-key`, `anthropic-key`, `bearer-token`, `google-key`, … (see SECRET_RULES). */
   rule: string;
-  /** The match with its middle masked, safe to print. */
+  /** The marker that stands for it, e.g. `[openai-key 44 chars]`: its kind and size, never any part of it. */
   masked: string;
 }
 
@@ -53,12 +61,13 @@ export class SecretInTapeError extends ModeltapeError {
   readonly locations: SecretLocation[];
 
   constructor(description: string, locations: SecretLocation[]) {
-    const lines = locations.slice(0, 5).map((location) => `  at ${location.path}: ${location.rule} ${location.masked}`);
+    const lines = locations.slice(0, 5).map((location) => `  at ${location.path}: ${location.masked}`);
+    if (locations.length > lines.length) lines.push(`  … and ${locations.length - lines.length} more`);
     super(
       'secret_in_tape',
       `Refused to write ${description}: it holds ${locations.length === 1 ? 'a string' : `${locations.length} strings`} shaped like a credential.\n` +
         `${lines.join('\n')}\n` +
-        'Secrets never reach a tape. Remove the key from the prompt or response, or use an obviously fake key in tests.',
+        'Secrets never reach a tape (the client still got its answer). Remove the key from the prompt, path or response, or use an obviously fake key that is not shaped like a real one in tests.',
     );
     this.locations = locations;
   }

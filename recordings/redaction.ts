@@ -1,3 +1,5 @@
+import { secretSpans } from './secret-scan.js';
+
 /**
  * What reaches disk. Redaction is separate from matching (exchange-key.ts decides identity):
  * these functions only decide which headers and query parameters may be stored.
@@ -16,6 +18,11 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'openai-project',
   'anthropic-organization-id',
   'x-amz-security-token',
+  'www-authenticate',
+  'set-cookie2',
+  'x-amzn-remapped-authorization',
+  'x-csrf-token',
+  'x-xsrf-token',
 ]);
 
 /** Connection-level headers that describe one hop, not the exchange (RFC 9110 §7.6.1). */
@@ -31,28 +38,56 @@ export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
   'host',
 ]);
 
+// Response headers that hold a URL: a token in their query is redacted, the header kept.
+const URL_HEADERS: ReadonlySet<string> = new Set(['location', 'content-location', 'link', 'refresh']);
+
 // Replay serves decoded bytes and computes its own length.
 const PAYLOAD_FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
 
-/** True for a header that must never be written: a credential, or an AWS signature header. */
+/**
+ * True for a header that must never be written: a credential, an AWS signature header, or any
+ * `x-…-token`, `x-…-key`, `x-…-secret`, `x-…-auth…` header (`x-goog-api-key`, `x-vault-token`).
+ */
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return SECRET_HEADERS.has(lower) || lower.startsWith('x-amz-');
+  return SECRET_HEADERS.has(lower) || lower.startsWith('x-amz-') || /^x-(?:.+-)?(?:token|key|secret|password|credentials?|auth|authorization|session)$/.test(lower);
 }
 
 /**
  * True for a query parameter that carries a credential: `key` (Gemini), `api_key`, `apikey`,
- * `token`, `access_token`, `refresh_token`, `id_token`, `session_token`, `secret`, `signature`,
- * `sig`, `password`, and names ending in `_key`, `-key`, `_secret` or `-secret`. Pagination
- * cursors such as `page_token` are not credentials and stay part of the key.
+ * `token`, `access_token`, `refresh_token`, `id_token`, `session_token`, `private_token`, `jwt`,
+ * `code` (an OAuth grant), `secret`, `signature`, `sig`, `password`, `pass`, `credential`, and
+ * names ending in `_key`, `-key`, `_secret`, `-secret`; a PHP-style `key[]` or `auth[token]` as
+ * its base name. Pagination cursors such as `page_token` are not credentials and stay part of the
+ * key.
  */
 export function isSecretQueryParameter(name: string): boolean {
-  const lower = name.toLowerCase();
+  const lower = name.toLowerCase().replace(/\[[^\]]*\]$/, (inner) => (inner === '[]' ? '' : `_${inner.slice(1, -1)}`));
   return (
-    /^(key|apikey|api[-_]key|token|auth|secret|signature|sig|password|passwd|x-amz-[a-z-]+)$/.test(lower) ||
-    /^(access|refresh|id|auth|session|bearer|api)[-_]?token$/.test(lower) ||
-    /[-_](key|secret)$/.test(lower)
+    /^(key|apikey|api[-_]key|token|auth|secret|signature|sig|password|passwd|pass|pwd|jwt|code|credentials?|x-amz-[a-z-]+)$/.test(lower) ||
+    /^(access|refresh|id|auth|session|bearer|api|private|client|oauth)[-_]?token$/.test(lower) ||
+    /[-_](key|secret|password|credentials?)$/.test(lower)
   );
+}
+
+/**
+ * True for a query pair that must not be stored: a credential's name (see
+ * {@link isSecretQueryParameter}), a key-shaped name or value, or a bare `?<token>` (a name with
+ * no value that looks random: 16 or more characters, letters and digits mixed).
+ */
+export function isSecretQueryPair(name: string, value: string): boolean {
+  if (isSecretQueryParameter(name)) return true;
+  if (value === '' && /^[A-Za-z0-9._~+/=-]{16,}$/.test(name) && /\d/.test(name) && /[A-Za-z]/.test(name)) return true;
+  return secretSpans(name).length > 0 || secretSpans(value, name).length > 0;
+}
+
+/**
+ * A path without its credential path parameters: `/v1/models;token=abc` → `/v1/models`. Like a
+ * credential query parameter, it is not part of what is stored or keyed.
+ */
+export function redactPathParameters(path: string): string {
+  if (!path.includes(';')) return path;
+  return path.replace(/;([^;/=?#]*)(?:=([^;/?#]*))?/g, (whole, name: string, value: string | undefined) => (isSecretQueryPair(name, value ?? '') ? '' : whole));
 }
 
 /** A path with its query's credential parameters replaced by `REDACTED`, for messages and logs. */
@@ -61,9 +96,10 @@ export function redactPathQuery(pathAndQuery: string): string {
   if (questionMark < 0) return pathAndQuery;
   const params = new URLSearchParams(pathAndQuery.slice(questionMark + 1));
   let changed = false;
-  for (const name of [...params.keys()]) {
-    if (isSecretQueryParameter(name)) {
-      params.set(name, 'REDACTED');
+  for (const [name, value] of [...params]) {
+    if (isSecretQueryPair(name, value)) {
+      params.delete(name);
+      params.append(isSecretQueryParameter(name) ? name : 'REDACTED', 'REDACTED');
       changed = true;
     }
   }
@@ -73,13 +109,15 @@ export function redactPathQuery(pathAndQuery: string): string {
 /** Query pairs without credentials, sorted by name then value. */
 export function redactQuery(pairs: Iterable<[string, string]>): Array<[string, string]> {
   const kept: Array<[string, string]> = [];
-  for (const [name, value] of pairs) if (!isSecretQueryParameter(name)) kept.push([name, value]);
+  for (const [name, value] of pairs) if (!isSecretQueryPair(name, value)) kept.push([name, value]);
   return kept.sort(([nameA, valueA], [nameB, valueB]) => (nameA < nameB ? -1 : nameA > nameB ? 1 : valueA < valueB ? -1 : valueA > valueB ? 1 : 0));
 }
 
 /**
  * Response headers fit to store: lowercase names, sorted, without hop-by-hop, payload framing
- * (replay serves decoded bytes) or secret headers. Repeated headers stay arrays.
+ * (replay serves decoded bytes) or secret headers, and without any header whose value holds a
+ * credential (a `location` with a token). A URL header's credential query parameters are
+ * replaced by `REDACTED` first, so a redirect keeps its place. Repeated headers stay arrays.
  */
 export function redactResponseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
@@ -88,7 +126,9 @@ export function redactResponseHeaders(headers: Record<string, string | string[] 
   for (const [lower, name] of names) {
     const value = headers[name];
     if (value === undefined || HOP_BY_HOP_HEADERS.has(lower) || PAYLOAD_FRAMING_HEADERS.has(lower) || isSecretHeader(lower)) continue;
-    kept[lower] = Array.isArray(value) ? [...value] : value;
+    const values = (Array.isArray(value) ? value : [value]).map((item) => (URL_HEADERS.has(lower) ? redactPathQuery(item) : item));
+    if (values.some((item) => secretSpans(item, lower).length > 0)) continue;
+    kept[lower] = Array.isArray(value) ? values : values[0]!;
   }
   return kept;
 }

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { SecretInTapeError } from './errors.js';
-import { SECRET_PATTERNS, findSecrets, mayHoldSecret } from './secret-scan.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { SECRET_PATTERNS, findSecrets, maskSecrets, maskValue, mayHoldSecret, secretSpans } from './secret-scan.js';
 import type { Exchange } from './tape-format.js';
 
 // Obviously fake keys, shaped like real ones so the scanner is really exercised.
@@ -35,7 +38,10 @@ describe('findSecrets', () => {
   });
 
   test('covers every rule it declares', () => {
-    expect(SECRET_PATTERNS.map(({ rule }) => rule).sort()).toEqual(['anthropic-key', 'aws-access-key', 'bearer-token', 'google-key', 'openai-key']);
+    expect([...new Set(SECRET_PATTERNS.map(({ rule }) => rule))].sort()).toEqual([
+      'anthropic-key', 'aws-access-key', 'aws-secret-key', 'azure-openai-key', 'basic-auth', 'bearer-token', 'github-token', 'google-key', 'groq-key',
+      'huggingface-token', 'jwt', 'openai-key', 'private-key', 'slack-token', 'stripe-key', 'url-credentials', 'xai-key',
+    ]);
   });
 
   test('finds a key in every place of an exchange, each by its JSON path', () => {
@@ -49,7 +55,7 @@ describe('findSecrets', () => {
     expect(found.map(({ path, rule }) => [path, rule])).toEqual([
       ['.request.query[1][1]', 'google-key'],
       ['.request.body.json.messages[0].content', 'openai-key'],
-      [expect.stringMatching(/^\.request\.body\.json\["sk-ant-.*"\] \(the property name\)$/), 'anthropic-key'],
+      [`.request.body.json["[anthropic-key ${FAKE.anthropic.length} chars]"] (the property name)`, 'anthropic-key'],
       ['.response.headers["x-debug"]', 'bearer-token'],
       ['.response.stream.frames[1].text', 'openai-key'],
     ]);
@@ -90,8 +96,8 @@ describe('findSecrets', () => {
     expect(found).toHaveLength(secrets.length);
     for (const [index, location] of found.entries()) {
       const secret = secrets[index]!;
-      expect(location.masked).toContain(`(${secret.length} characters)`);
-      expect(location.masked).not.toContain(secret.slice(-12));
+      expect(location.masked).toBe(`[${location.rule} ${location.rule === 'bearer-token' ? secret.length : secret.length} chars]`);
+      expect(location.masked).not.toContain(secret.slice(0, 4));
       expect(location.masked).not.toContain('0000');
     }
   });
@@ -111,7 +117,7 @@ describe('mayHoldSecret', () => {
   });
 
   test('is a pre-filter that never says false where findSecrets finds a secret', () => {
-    const texts = ['SKU SK-1234567890ABCDEFGHIJKL', 'aiza' + 'x'.repeat(35), 'Order akia1234567890abcdef now', `bearer ${'x'.repeat(24)}`, FAKE.openai, `line\n${FAKE.openai}`, 'plain'];
+    const texts = ['SKU SK-1234567890ABCDEFGHIJKL', 'aiza' + 'x'.repeat(35), 'Order akia1234567890abcdef now', `bearer ${'x'.repeat(24)}1234`, FAKE.openai, `line\n${FAKE.openai}`, 'plain'];
     const found = texts.filter((text) => findSecrets(text).length > 0);
     expect(found.length).toBeGreaterThanOrEqual(3);
     for (const text of found) expect(mayHoldSecret(text), text).toBe(true);
@@ -120,5 +126,111 @@ describe('mayHoldSecret', () => {
 
   test('sees a key in a serialized line even right after an escape such as \\n', () => {
     expect(mayHoldSecret(JSON.stringify({ content: `keys:\n${FAKE.openai}` }))).toBe(true);
+  });
+});
+
+describe('SECRET_RULES', () => {
+  // Built at runtime so this file holds no key shape.
+  const tail = 'FAKEfake0123456789FAKEfake0123456789FAKEfake0123456789FAKEfake';
+  const shapes: Array<[string, string]> = [
+    ['openai-key', `sk-${'proj'}-${tail.slice(0, 48)}`],
+    ['openai-key', `sk-${'svcacct'}-${tail.slice(0, 48)}`],
+    ['openai-key', `sk-${tail.slice(0, 48)}`],
+    ['anthropic-key', `sk-${'ant'}-api03-${tail.slice(0, 40)}`],
+    ['github-token', `gh${'p'}_${tail.slice(0, 36)}`],
+    ['github-token', `gh${'o'}_${tail.slice(0, 36)}`],
+    ['github-token', `gh${'u'}_${tail.slice(0, 36)}`],
+    ['github-token', `gh${'s'}_${tail.slice(0, 36)}`],
+    ['github-token', `gh${'r'}_${tail.slice(0, 36)}`],
+    ['github-token', `github${'_pat'}_${tail.slice(0, 40)}`],
+    ['jwt', `ey${'J'}hbGciOiJIUzI1NiJ9.ey${'J'}zdWIiOiIxMjM0NTY3ODkwIn0.${tail.slice(0, 30)}`],
+    ['stripe-key', `sk${'_live'}_${tail.slice(0, 24)}`],
+    ['stripe-key', `rk${'_live'}_${tail.slice(0, 24)}`],
+    ['stripe-key', `sk${'_test'}_${tail.slice(0, 24)}`],
+    ['slack-token', `xo${'xb'}-1234567890-${tail.slice(0, 20)}`],
+    ['slack-token', `xo${'xp'}-1234567890-${tail.slice(0, 20)}`],
+    ['huggingface-token', `h${'f'}_${tail.slice(0, 34)}`],
+    ['groq-key', `gs${'k'}_${tail.slice(0, 52)}`],
+    ['xai-key', `xa${'i'}-${tail.slice(0, 60)}`],
+    ['google-key', `AI${'za'}${tail.slice(0, 35)}`],
+    ['aws-access-key', `AK${'IA'}FAKE0FAKE1FAKE2F`],
+    ['aws-access-key', `AS${'IA'}FAKE0FAKE1FAKE2F`],
+    ['private-key', `-----BEGIN RSA ${'PRIVATE'} KEY-----\nMIIEFAKE\n-----END RSA PRIVATE KEY-----`],
+    ['bearer-token', `Bea${'rer'} ${tail.slice(0, 30)}`],
+    ['url-credentials', `https://bob:${tail.slice(0, 12)}@example.test/`],
+  ];
+
+  test.each(shapes)('finds %s in %j, after a word character and an escape too, and masks all of it', (rule, key) => {
+    for (const text of [`see ${key} here`, `_${key}`, `9${key}`, `k:\\n${key}`]) {
+      const spans = secretSpans(text);
+      expect(spans.map((span) => span.rule), text).toContain(rule);
+      const masked = maskSecrets(text);
+      expect(masked).toContain(`[${rule} `);
+      for (const slice of [tail.slice(4, 12), tail.slice(12, 20), 'MIIEFAKE']) if (key.includes(slice)) expect(masked).not.toContain(slice);
+    }
+  });
+
+  test('finds a 32-hex Azure key and a 40-character AWS secret only under a name that says so', () => {
+    const hex = '0123456789abcdef0123456789abcdef';
+    const aws = 'FAKEfake0123456789FAKEfake0123456789FAKE';
+    expect(secretSpans(`"api-key": "${hex}"`).map((span) => span.rule)).toEqual(['azure-openai-key']);
+    expect(secretSpans(hex, 'api-key').map((span) => span.rule)).toEqual(['azure-openai-key']);
+    expect(secretSpans(`aws_secret_access_key = ${aws}`).map((span) => span.rule)).toEqual(['aws-secret-key']);
+    expect(secretSpans(hex)).toEqual([]);
+    expect(secretSpans(aws)).toEqual([]);
+  });
+
+  test('finds keys percent-encoded and base64-encoded, and masks the whole encoded run', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    for (const text of [key.replace(/-/g, '%2D'), Buffer.from(key).toString('base64'), Buffer.from(`x${key}`).toString('base64url'), `Basic ${Buffer.from(`user:${tail.slice(0, 20)}`).toString('base64')}`]) {
+      expect(secretSpans(text), text).toHaveLength(1);
+      expect(maskSecrets(text)).toMatch(/^(Basic )?\[[a-z-]+( base64| url-encoded)? \d+ chars\]$/);
+    }
+  });
+
+  test('finds a key split across array items, content parts and stream deltas, and masks every piece', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    expect(findSecrets({ stop: [key.slice(0, 2), key.slice(2)] }).map((found) => found.path)).toEqual(['.stop[*] (joined)']);
+    expect(findSecrets({ content: [{ type: 'text', text: key.slice(0, 9) }, { type: 'text', text: key.slice(9) }] }).map((found) => found.path)).toEqual(['.content[*].text (joined)']);
+    const frames = [key.slice(0, 1), key.slice(1, 20), key.slice(20)].map((piece, atMs) => ({ atMs, text: `data: {"delta":{"content":${JSON.stringify(piece)}}}\n\n` }));
+    expect(findSecrets({ frames }).map((found) => found.path)).toEqual(['.frames[*] "content" (joined)']);
+    expect(JSON.stringify(maskValue({ stop: [key.slice(0, 2), key.slice(2)] }))).not.toContain(key.slice(10, 18));
+  });
+
+  test('decodes base64 payloads: gzip, UTF-16 and binary bytes', () => {
+    const key = `gh${'p'}_${tail.slice(0, 36)}`;
+    for (const bytes of [gzipSync(`{"a":"${key}"}`), Buffer.from(`\ufeff${key}`, 'utf16le'), Buffer.concat([Buffer.from([0, 255, 254]), Buffer.from(key)])]) {
+      expect(findSecrets({ body: { base64: bytes.toString('base64') } }).map((found) => found.path)).toEqual(['.body.base64 (decoded)']);
+    }
+  });
+
+  test.each([
+    'use sk- as the prefix',
+    'task-management-system-for-everyone-in-2024',
+    'risk-3f2a9c1b7e4d5f6a8b9c0d1e',
+    'gpt-4o-mini-2024-07-18',
+    'claude-3-5-sonnet-20241022',
+    'chatcmpl-AbCdEfGh1234567890AbCdEf',
+    'msg_01XFDUDYJgAACzvnptvVoYEL',
+    'toolu_01A09q90qw90lq917835lq9',
+    'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    '0123456789abcdef0123456789abcdef',
+    '550e8400-e29b-41d4-a716-446655440000',
+    'The Bearer of this letter is authorised to collect the parcel.',
+    'Basic understanding of everything, internationalization included',
+    'see https://example.test/path?query=1 and http://localhost:8080/x',
+  ])('does not flag %j', (text) => {
+    expect(secretSpans(text)).toEqual([]);
+  });
+
+  test('flags nothing in the captured wire samples', () => {
+    const root = new URL('../test/fixtures/', import.meta.url);
+    const files = readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    for (const entry of files) {
+      const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+      expect(secretSpans(text), entry.name).toEqual([]);
+      if (entry.name.endsWith('.json')) expect(findSecrets(JSON.parse(text)), entry.name).toEqual([]);
+    }
   });
 });

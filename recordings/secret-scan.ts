@@ -1,70 +1,433 @@
+import { gunzipSync } from 'node:zlib';
 import type { SecretLocation } from './errors.js';
 import { indexPath, propertyPath } from './json-path.js';
 
-/** Shapes of credentials that must never be written to a tape, with the name each is reported by. */
-export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> = [
-  { rule: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
-  { rule: 'openai-key', pattern: /\bsk-(?!ant-)[A-Za-z0-9_-]{20,}/ },
-  { rule: 'bearer-token', pattern: /\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/i },
-  { rule: 'google-key', pattern: /\bAIza[0-9A-Za-z_-]{35}/ },
-  { rule: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+/**
+ * The one detector of credentials in modeltape: what a tape refuses, and what every output
+ * (messages, summaries, drift reports, snapshots, `inspect`, the FakeProvider's history) masks.
+ *
+ * A hand-kept table. Its shapes come from the providers' documented key formats and from
+ * secretlint's recommended preset (@secretlint/secretlint-rule-preset-recommend 10.x: OpenAI,
+ * Anthropic, GitHub, Slack, AWS, GCP, private keys, basic auth), plus the Groq, xAI, Hugging Face,
+ * Stripe, Azure OpenAI and JWT shapes that preset lacks. secretlint itself is not used: its rules
+ * run asynchronously over whole files, and the recorder scans each exchange synchronously, after
+ * the client has its answer but before the line is queued.
+ */
+export interface SecretRule {
+  /** The name a finding is reported by, e.g. `openai-key`. */
+  readonly rule: string;
+  /** A global regular expression; with the `d` flag, capture group 1 is the secret. */
+  readonly pattern: RegExp;
+  /** A last check on the secret (the match, or group 1) that keeps prose and ids out. */
+  readonly accept?: (secret: string) => boolean;
+}
+
+/** One credential inside a text: where it starts, how long it is, and which rule found it. */
+export interface SecretSpan {
+  index: number;
+  length: number;
+  rule: string;
+}
+
+// A key is random: letters and digits mixed. Kebab-case prose ("sk-management-system") is not.
+function looksRandom(secret: string): boolean {
+  return /\d/.test(secret) && /[A-Za-z]/.test(secret) && ((/[a-z]/.test(secret) && /[A-Z]/.test(secret)) || /[A-Za-z0-9]{16}/.test(secret));
+}
+
+// No `\b`: a key glued to `_`, a digit or an escape (`\nsk-…` in a raw SSE frame) is still a key.
+// Only the bare `sk-` shape asks for no letter before it, or "task-", "risk-" would be keys.
+export const SECRET_RULES: readonly SecretRule[] = [
+  { rule: 'anthropic-key', pattern: /sk-ant-[A-Za-z0-9_-]{20,}/g },
+  { rule: 'openai-key', pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g },
+  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbf]))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
+  { rule: 'github-token', pattern: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}/g },
+  { rule: 'github-token', pattern: /github_pat_[A-Za-z0-9_]{22,}/g },
+  { rule: 'stripe-key', pattern: /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}/g },
+  { rule: 'slack-token', pattern: /xox[abpr]-[A-Za-z0-9-]{10,}/g, accept: (secret) => /\d/.test(secret) },
+  { rule: 'huggingface-token', pattern: /hf_[A-Za-z0-9]{30,}/g, accept: looksRandom },
+  { rule: 'groq-key', pattern: /gsk_[A-Za-z0-9]{40,}/g },
+  { rule: 'xai-key', pattern: /xai-[A-Za-z0-9]{40,}/g, accept: looksRandom },
+  { rule: 'google-key', pattern: /AIza[0-9A-Za-z_-]{35}/g },
+  { rule: 'aws-access-key', pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/g },
+  { rule: 'aws-secret-key', pattern: /aws.{0,24}?(?:secret|key).{0,24}?["'=:\s]([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi, accept: looksRandom },
+  { rule: 'azure-openai-key', pattern: /(?:api[-_]?key|subscription[-_]key|azure[\w-]{0,24}key)["']?\s*[:=]\s*["']?([0-9a-fA-F]{32})(?![0-9a-fA-F])/dgi },
+  { rule: 'jwt', pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/g },
+  { rule: 'private-key', pattern: /-----BEGIN[A-Z0-9 ]{0,32}PRIVATE KEY-----[\s\S]{0,16384}?(?:-----END[A-Z0-9 ]{0,32}PRIVATE KEY-----|$)/g },
+  { rule: 'bearer-token', pattern: /Bearer\s+[A-Za-z0-9._~+/=-]{20,}/gi, accept: (secret) => /\d/.test(secret) },
+  { rule: 'basic-auth', pattern: /Basic\s+([A-Za-z0-9+/]{16,}={0,2})/dg, accept: (secret) => Buffer.from(secret, 'base64').toString('latin1').includes(':') },
+  { rule: 'url-credentials', pattern: /[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s/?#@:"'<>]{1,128}:[^\s/?#@"'<>]{1,256})@/dg },
 ];
 
-// Every pattern starts with one of these. No word boundaries: in a serialized line a key may
-// follow an escape such as `\n`, where `\b` would not match.
-const ANCHORS = /sk-|bearer|AIza|AKIA|ASIA/i;
+/** @deprecated The table is {@link SECRET_RULES}; kept for callers of 0.1. */
+export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> = SECRET_RULES;
+
+// Every rule starts with one of these (or needs its context word). Case-sensitive, with the
+// spellings that occur, because a case-insensitive alternation costs twice as much per byte.
+const PLAIN_ANCHOR = /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|:\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
+
+// A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
+// their text is looked at (ids and hashes decode to noise that holds no anchor).
+// Found by a loop, not a regular expression: `[A-Za-z0-9+/_-]{24}` retries at every character of
+// a long word, and costs ten times the anchors on a stream's text.
+const BASE64_MIN_RUN = 24;
+const BASE64_CHAR = new Uint8Array(128);
+for (const character of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') BASE64_CHAR[character.charCodeAt(0)] = 1;
+
+function base64Runs(text: string, onlyFirst: boolean): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  let start = 0;
+  for (let index = 0; index <= text.length; index++) {
+    const code = index < text.length ? text.charCodeAt(index) : 0;
+    if (code < 128 && BASE64_CHAR[code] === 1) continue;
+    if (index - start >= BASE64_MIN_RUN) {
+      let end = index;
+      while (end < text.length && end - index < 2 && text[end] === '=') end++;
+      runs.push([start, end]);
+      if (onlyFirst) return runs;
+    }
+    start = index + 1;
+  }
+  return runs;
+}
+
+const mayBeBase64 = (text: string): boolean => text.length >= BASE64_MIN_RUN && base64Runs(text, true).length > 0;
+const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g;
+
+// A property or header named like this makes a bare value a key (`"api-key": "<32 hex>"`).
+const CONTEXT_NAME = /api[-_]?key|subscription[-_]key|azure|aws|secret/i;
 
 /**
- * A cheap pre-filter: false only when the text cannot hold anything {@link findSecrets} would
- * find. It may say true for text that holds none (then the structural scan decides).
+ * A cheap pre-filter: false only when the text cannot hold anything {@link secretSpans} finds.
+ * It may say true for text that holds none (then the rules decide).
  */
 export function mayHoldSecret(text: string): boolean {
-  return ANCHORS.test(text);
+  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeBase64(text);
 }
 
 /**
- * Every string (and property name) in a value that holds something shaped like a credential,
- * addressed by JSON access path from `root`.
+ * Every credential in `text`, in order, without overlaps. Finds keys as written, percent-encoded
+ * (`sk%2Dproj…`) and base64-encoded (`Basic …`, a key in a base64 field). `context` is the name
+ * the text was found under (a property or header name): under `api-key`, `aws_secret…`, a bare
+ * 32-hex or 40-character value is a key.
+ */
+export function secretSpans(text: string, context?: string): SecretSpan[] {
+  if (!mayHoldSecret(text) && (context === undefined || !CONTEXT_NAME.test(context))) return [];
+  const spans: SecretSpan[] = [];
+  if (context !== undefined && CONTEXT_NAME.test(context)) {
+    const prefix = `${context}=`;
+    for (const span of plainSpans(prefix + text)) {
+      const index = span.index - prefix.length;
+      if (index + span.length > 0) spans.push({ rule: span.rule, index: Math.max(0, index), length: span.length + Math.min(0, index) });
+    }
+  } else if (PLAIN_ANCHOR.test(text)) spans.push(...plainSpans(text));
+  if (text.includes('%')) encodedSpans(text, PERCENT_RUN, percentDecode, 'url-encoded', spans);
+  if (mayBeBase64(text)) {
+    for (const [start, end] of base64Runs(text, false)) {
+      const decoded = Buffer.from(text.slice(start, end), 'base64').toString('latin1');
+      if (!PLAIN_ANCHOR.test(decoded)) continue;
+      const inner = plainSpans(decoded);
+      if (inner.length > 0) spans.push({ rule: `${inner[0]!.rule} base64`, index: start, length: end - start });
+    }
+  }
+  return withoutOverlaps(spans);
+}
+
+/** `text` with every credential replaced by a marker naming its kind and size: `[openai-key 44 chars]`. */
+export function maskSecrets(text: string, context?: string): string {
+  const spans = secretSpans(text, context);
+  if (spans.length === 0) return text;
+  let masked = '';
+  let at = 0;
+  for (const span of spans) {
+    masked += text.slice(at, span.index) + secretMarker(span);
+    at = span.index + span.length;
+  }
+  return masked + text.slice(at);
+}
+
+/** The marker that stands for a credential in every output. Never any part of the key. */
+export function secretMarker(span: Pick<SecretSpan, 'rule' | 'length'>): string {
+  return `[${span.rule} ${span.length} chars]`;
+}
+
+/**
+ * `value` with every string and property name masked by {@link maskSecrets}: the same value when
+ * nothing needed masking, otherwise a copy (of the parts that changed; the rest is shared).
+ */
+export function maskValue<T>(value: T): T {
+  return maskIn(value, undefined) as T;
+}
+
+function maskIn(value: unknown, name: string | undefined): unknown {
+  if (typeof value === 'string') return maskSecrets(value, name);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const masked = maskIn(item, undefined);
+      if (masked !== item) (copy ??= [...value])[index] = masked;
+    });
+    return maskAcrossItems(copy ?? value);
+  }
+  if (value instanceof Uint8Array) {
+    const text = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1');
+    return secretSpans(text).length === 0 ? value : new Uint8Array(Buffer.from(maskSecrets(text), 'latin1'));
+  }
+  if (typeof value === 'object' && value !== null && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+    let changed = false;
+    const entries = Object.entries(value).map(([property, item]) => {
+      const maskedName = maskSecrets(property);
+      const masked = property === 'base64' && typeof item === 'string' ? maskBase64(item) : maskIn(item, property);
+      if (maskedName !== property || masked !== item) changed = true;
+      return [maskedName, masked] as const;
+    });
+    if (!changed) return value;
+    const result: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+    for (const [property, item] of entries) Object.defineProperty(result, property, { value: item, enumerable: true, writable: true, configurable: true });
+    return result;
+  }
+  return value;
+}
+
+/**
+ * Every credential in a value, addressed by JSON access path from `root`: in strings and property
+ * names; in `base64` payloads, decoded (gzip unwrapped, UTF-16 read as such); in the joined text
+ * of an array's string pieces (`["sk-", "proj…"]`, content parts); and in a stream's frames,
+ * joined (a key split across SSE deltas).
  */
 export function findSecrets(value: unknown, root = ''): SecretLocation[] {
   const found: SecretLocation[] = [];
-  walk(value, root, found);
+  walk(value, root, undefined, found);
   return found;
 }
 
-function walk(value: unknown, path: string, found: SecretLocation[]): void {
+function walk(value: unknown, path: string, name: string | undefined, found: SecretLocation[]): void {
   if (typeof value === 'string') {
-    inspect(value, path, found);
+    report(secretSpans(value, name), path, found);
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, indexPath(path, index), found));
+    value.forEach((item, index) => walk(item, indexPath(path, index), undefined, found));
+    joinedPieces(value, path, found);
   } else if (typeof value === 'object' && value !== null) {
-    for (const [name, item] of Object.entries(value)) {
+    for (const [property, item] of Object.entries(value)) {
       // A key used as a property name must not reappear whole in the path that reports it.
-      const secret = secretIn(name);
-      const shownName = secret === undefined ? name : name.replace(secret.match, mask(secret.match, false));
-      const childPath = propertyPath(path, shownName);
-      if (secret !== undefined) found.push({ path: `${childPath} (the property name)`, rule: secret.rule, masked: mask(secret.match) });
-      walk(item, childPath, found);
+      const spans = secretSpans(property);
+      const childPath = propertyPath(path, spans.length === 0 ? property : maskSecrets(property));
+      if (spans.length > 0) report(spans, `${childPath} (the property name)`, found);
+      if (property === 'base64' && typeof item === 'string') {
+        for (const text of decodedTexts(Buffer.from(item, 'base64'))) report(secretSpans(text), `${childPath} (decoded)`, found);
+        continue;
+      }
+      walk(item, childPath, property, found);
+      if (property === 'frames' && Array.isArray(item)) joinedStream(item, (value as { format?: unknown }).format, childPath, found);
     }
   }
 }
 
-function inspect(text: string, path: string, found: SecretLocation[]): void {
-  const secret = secretIn(text);
-  if (secret !== undefined) found.push({ path, rule: secret.rule, masked: mask(secret.match) });
-}
-
-function secretIn(text: string): { rule: string; match: string } | undefined {
-  if (!mayHoldSecret(text)) return undefined;
-  for (const { rule, pattern } of SECRET_PATTERNS) {
-    const match = pattern.exec(text);
-    if (match) return { rule, match: match[0] };
+// A payload stored as base64: its bytes, decoded every way findSecrets reads them (gzip, UTF-16),
+// hold a key, so none of it is kept.
+function maskBase64(base64: string): string {
+  for (const text of decodedTexts(Buffer.from(base64, 'base64'))) {
+    const spans = secretSpans(text);
+    if (spans.length > 0) return `[${spans[0]!.rule} in ${base64.length} base64 chars]`;
   }
-  return undefined;
+  return base64;
 }
 
-/** Keeps a recognisable prefix and the length; never the tail, which identifies a key. */
-function mask(secret: string, quoted = true): string {
-  const prefix = secret.startsWith('sk-ant-') ? 'sk-ant-' : secret.startsWith('sk-') ? 'sk-' : secret.slice(0, 7);
-  return quoted ? `"${prefix}…" (${secret.length} characters)` : `${prefix}…`;
+// A key split across an array's strings (or one field of its objects): every piece of it is
+// replaced by the marker of the whole key.
+function maskAcrossItems(items: unknown[]): unknown[] {
+  if (items.length < 2) return items;
+  const groups = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    if (typeof item === 'string') pushIndex(groups, '', index);
+    else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      for (const [property, field] of Object.entries(item)) if (typeof field === 'string') pushIndex(groups, property, index);
+    }
+  });
+  let result = items;
+  for (const [property, indexes] of groups) {
+    if (indexes.length < 2) continue;
+    const read = (index: number) => (property === '' ? (result[index] as string) : ((result[index] as Record<string, string>)[property] as string));
+    const pieces = indexes.map(read);
+    const spans = spansAcrossPieces(pieces);
+    if (spans.length === 0) continue;
+    result = [...result];
+    let start = 0;
+    indexes.forEach((index, position) => {
+      const piece = pieces[position]!;
+      let masked = piece;
+      for (const span of [...spans].reverse()) {
+        const from = Math.max(span.index - start, 0);
+        const to = Math.min(span.index + span.length - start, piece.length);
+        if (from < to) masked = masked.slice(0, from) + secretMarker(span) + masked.slice(to);
+      }
+      start += piece.length;
+      result[index] = property === '' ? masked : { ...(result[index] as object), [property]: masked };
+    });
+  }
+  return result;
+}
+
+function pushIndex(groups: Map<string, number[]>, name: string, index: number): void {
+  const indexes = groups.get(name);
+  if (indexes) indexes.push(index);
+  else groups.set(name, [index]);
+}
+
+function report(spans: SecretSpan[], path: string, found: SecretLocation[]): void {
+  for (const span of spans) {
+    if (!found.some((location) => location.path === path && location.rule === span.rule)) found.push({ path, rule: span.rule, masked: secretMarker(span) });
+  }
+}
+
+// The bytes of a base64 payload as text, every way a key could be read from them.
+function decodedTexts(bytes: Buffer): string[] {
+  const texts = [bytes.toString('latin1')];
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      texts.push(gunzipSync(bytes).toString('latin1'));
+    } catch {
+      // Not gzip after all: the bytes as they are were scanned.
+    }
+  }
+  let zeros = 0;
+  for (let index = 1; index < Math.min(bytes.length, 512); index += 2) if (bytes[index] === 0) zeros++;
+  if (zeros > 4 || (bytes[0] === 0xff && bytes[1] === 0xfe)) texts.push(bytes.toString('utf16le'));
+  if (zeros > 4 || (bytes[0] === 0xfe && bytes[1] === 0xff)) texts.push(Buffer.from(bytes).swap16().toString('utf16le'));
+  return texts;
+}
+
+// A key split across an array's items: its strings joined, and each `.field` of its objects
+// joined. Only what was not found in one piece is reported.
+function joinedPieces(items: unknown[], path: string, found: SecretLocation[]): void {
+  if (items.length < 2) return;
+  const groups = new Map<string, string[]>();
+  for (const item of items) {
+    if (typeof item === 'string') push(groups, '', item);
+    else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      for (const [property, field] of Object.entries(item)) if (typeof field === 'string' && property !== 'base64') push(groups, property, field);
+    }
+  }
+  for (const [property, pieces] of groups) {
+    if (pieces.length < 2) continue;
+    const spans = spansAcrossPieces(pieces);
+    if (spans.length > 0) report(spans, `${path}[*]${property === '' ? '' : propertyPath('', property)} (joined)`, found);
+  }
+}
+
+// A stream's frames: the raw text joined (a key split across chunks), and every JSON string
+// field inside the frames joined by its name (a key split across deltas: `"content":"sk-"`,
+// `"content":"proj…"`).
+const JSON_FIELD = /"([^"\\]{1,64})":\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+
+function joinedStream(frames: unknown[], format: unknown, path: string, found: SecretLocation[]): void {
+  const texts: string[] = [];
+  for (const frame of frames) {
+    if (typeof frame !== 'object' || frame === null) continue;
+    const { text, base64 } = frame as { text?: unknown; base64?: unknown };
+    if (typeof text === 'string') texts.push(text);
+    else if (typeof base64 === 'string') texts.push(Buffer.from(base64, 'base64').toString('latin1'));
+  }
+  if (texts.length < 2) return;
+  const fields = new Map<string, string[]>();
+  for (const text of texts) {
+    if (!text.includes('"')) continue;
+    for (const match of text.matchAll(JSON_FIELD)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
+  }
+  // SSE events and NDJSON lines are whole: a key split across them is split across their fields.
+  if (format !== 'sse' && format !== 'ndjson') {
+    const raw = spansAcrossPieces(texts);
+    if (raw.length > 0) report(raw, `${path}[*] (joined)`, found);
+  }
+  for (const [name, pieces] of fields) {
+    if (pieces.length < 2) continue;
+    const spans = spansAcrossPieces(pieces);
+    if (spans.length > 0) report(spans, `${path}[*] ${JSON.stringify(name)} (joined)`, found);
+  }
+}
+
+function spansAcrossPieces(pieces: string[]): SecretSpan[] {
+  // Repeated pieces (a stream's id, model, object on every event) cannot hide a split key.
+  if (pieces.every((piece) => piece === pieces[0])) return [];
+  const joined = pieces.join('');
+  if (!mayHoldSecret(joined)) return [];
+  const spans = secretSpans(joined);
+  if (spans.length === 0) return spans;
+  // A key whole inside one piece was reported where that piece is: only what none of the pieces
+  // holds alone is new.
+  const alone: Array<[number, number]> = [];
+  let at = 0;
+  for (const piece of pieces) {
+    for (const span of secretSpans(piece)) alone.push([at + span.index, at + span.index + span.length]);
+    at += piece.length;
+  }
+  let start = 0;
+  const starts = pieces.map((piece) => ((start += piece.length), start - piece.length));
+  return spans.filter((span) => {
+    const end = span.index + span.length;
+    if (alone.some(([from, to]) => from < end && span.index < to)) return false;
+    return starts.some((pieceStart) => pieceStart > span.index && pieceStart < end);
+  });
+}
+
+function push(groups: Map<string, string[]>, name: string, piece: string): void {
+  const pieces = groups.get(name);
+  if (pieces) pieces.push(piece);
+  else groups.set(name, [piece]);
+}
+
+function unescapeJson(text: string): string {
+  if (!text.includes('\\')) return text;
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return text;
+  }
+}
+
+function plainSpans(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const { rule, pattern, accept } of SECRET_RULES) {
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      const [start, end] = match.indices?.[1] ?? [match.index, match.index + match[0].length];
+      if (accept === undefined || accept(text.slice(start, end))) spans.push({ rule, index: start, length: end - start });
+      if (match[0].length === 0) pattern.lastIndex++;
+    }
+  }
+  return spans;
+}
+
+// A run of encoded text that decodes to a key is a key: the whole run is its span.
+function encodedSpans(text: string, run: RegExp, decode: (run: string) => string, encoding: string, spans: SecretSpan[]): void {
+  run.lastIndex = 0;
+  for (let match = run.exec(text); match !== null; match = run.exec(text)) {
+    const decoded = decode(match[0]);
+    if (decoded === match[0] || !PLAIN_ANCHOR.test(decoded)) continue;
+    const inner = plainSpans(decoded);
+    if (inner.length > 0) spans.push({ rule: `${inner[0]!.rule} ${encoding}`, index: match.index, length: match[0].length });
+  }
+}
+
+function percentDecode(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => {
+    try {
+      return decodeURIComponent(sequence);
+    } catch {
+      return Buffer.from(sequence.replace(/%/g, ''), 'hex').toString('latin1');
+    }
+  });
+}
+
+function withoutOverlaps(spans: SecretSpan[]): SecretSpan[] {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a.index - b.index || b.length - a.length);
+  const kept: SecretSpan[] = [];
+  for (const span of spans) {
+    const last = kept[kept.length - 1];
+    if (last !== undefined && span.index < last.index + last.length) {
+      const end = Math.max(last.index + last.length, span.index + span.length);
+      last.length = end - last.index;
+    } else kept.push({ ...span });
+  }
+  return kept;
 }

@@ -208,7 +208,7 @@ describe('TapeWriter.append', () => {
 
   test.each([
     ['request body message content', '.request.body.json.messages[0].content', (e: Exchange) => ((e.request.body as { json: { messages: Array<{ content: string }> } }).json.messages[0]!.content = `please use ${FAKE.openai}`)],
-    ['request body property name', '.request.body.json["sk-ant-', (e: Exchange) => ((e.request.body as { json: Record<string, unknown> }).json[FAKE.anthropic] = 1)],
+    ['request body property name', '.request.body.json["[anthropic-key', (e: Exchange) => ((e.request.body as { json: Record<string, unknown> }).json[FAKE.anthropic] = 1)],
     ['response body', '.response.body.json.choices[0].message.content', (e: Exchange) => ((e.response.body as { json: { choices: Array<{ message: { content: string } }> } }).json.choices[0]!.message.content = `Your key: ${FAKE.google}`)],
     [
       'stream frame text',

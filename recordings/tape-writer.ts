@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
 import { ModeltapeError, SecretInTapeError, TapeFormatError } from './errors.js';
 import { exchangeKey, type CompiledKeyRules } from './exchange-key.js';
-import { findSecrets, mayHoldSecret } from './secret-scan.js';
+import { findSecrets } from './secret-scan.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
 import { parseTape, readTape } from './tape-reader.js';
@@ -144,10 +144,10 @@ export class TapeWriter {
   append(exchange: Exchange): void {
     if (this.#descriptor === undefined) throw new ModeltapeError('tape_closed', `Tape ${this.file} is closed; no more exchanges can be written.`);
     const line = serializeLine(exchange);
-    if (mayHoldSecret(line)) {
-      const locations = findSecrets(exchange);
-      if (locations.length > 0) throw new SecretInTapeError(`${describeExchange(exchange)} to ${this.file}`, locations);
-    }
+    // Structural, not over the line: a key split across array items ("githu", "b_pat_…") or
+    // stream deltas shows no anchor in the line. Each string still has its cheap pre-filter.
+    const locations = findSecrets(exchange);
+    if (locations.length > 0) throw new SecretInTapeError(`${describeExchange(exchange)} to ${this.file}`, locations);
     // An append-only tape cannot take back a bad line: check it before it is written.
     const problems = checkExchangeLine(exchange, this.file, 0);
     if (problems.length > 0) {

@@ -1,4 +1,4 @@
-import { indexPath, propertyPath } from '../recordings/index.js';
+import { indexPath, maskSecrets, propertyPath } from '../recordings/index.js';
 
 /** One leaf where two JSON values differ, addressed by its JSON access path. */
 export interface Difference {
@@ -136,7 +136,8 @@ export function describeStringChange(recorded: string, sent: string, width = 80)
 
 /** JSON text of a value, cut in the middle when longer than `width`. */
 export function abbreviate(value: unknown, width = 80): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  // Masked before it is cut: a cut key no longer looks like one, and its tail would show.
+  const text = value === undefined ? 'nothing' : maskSecrets(JSON.stringify(value));
   if (text.length <= width) return text;
   const half = Math.floor((width - 1) / 2);
   return `${text.slice(0, half)}…(${text.length.toLocaleString('en-US')} chars)…${text.slice(text.length - half)}`;

@@ -1,4 +1,4 @@
-import { ModeltapeError, type Exchange, type RecordedRequest } from '../recordings/index.js';
+import { ModeltapeError, maskValue, type Exchange, type RecordedRequest } from '../recordings/index.js';
 import { formatDifferences, type Difference } from './json-diff.js';
 import type { LookupResult, NearestRecording, ReplayEngine, ReplayEntry } from './replay-engine.js';
 
@@ -32,13 +32,14 @@ export class ReplayMissError extends ModeltapeError {
     super('replay_miss', fields.message);
     this.tape = fields.tape;
     this.upstream = fields.upstream;
-    this.request = fields.request;
+    // A miss is printed, kept in summaries and drift reports: what it holds of the request is masked.
+    this.request = maskValue(fields.request);
     this.key = fields.key;
     this.reason = fields.reason;
     this.call = fields.call;
     this.nearest = fields.nearest ? { line: fields.nearest.entry.line, key: fields.nearest.entry.exchange.key } : undefined;
     this.nearestExchange = fields.nearest?.entry.exchange;
-    this.differences = fields.nearest?.differences ?? [];
+    this.differences = maskValue(fields.nearest?.differences ?? []);
     this.totalDifferences = fields.nearest?.total ?? 0;
   }
 }
@@ -64,12 +65,14 @@ export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--r
 export function explainMiss(
   engine: ReplayEngine,
   upstream: string,
-  request: RecordedRequest,
+  unmasked: RecordedRequest,
   key: string,
   result: Exclude<LookupResult, { kind: 'hit' }>,
   displayPath: string,
   advise: MissAdvice = CLI_MISS_ADVICE,
 ): ReplayMissError {
+  // Masked before it is compared: a key split across strings is one marker in every difference.
+  const request = maskValue(unmasked);
   const head = `Failed to replay ${request.method} ${displayPath}`;
   const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
   if (result.kind === 'exhausted') {

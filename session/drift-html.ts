@@ -1,4 +1,4 @@
-import { indexPath, propertyPath } from '../recordings/index.js';
+import { indexPath, maskSecrets, maskValue, propertyPath } from '../recordings/index.js';
 import { abbreviate, formatDifference, type Difference } from '../replay/index.js';
 import type { DriftItem, DriftReport, DriftRequest } from './drift-report.js';
 
@@ -18,10 +18,11 @@ import type { DriftItem, DriftReport, DriftRequest } from './drift-report.js';
  * @example
  * writeFileSync('drift.html', renderDriftHtml(report));
  */
-export function renderDriftHtml(report: DriftReport): string {
+export function renderDriftHtml(unmasked: DriftReport): string {
+  const report = maskValue(unmasked);
   const drifted = report.drifts.length;
   const title = drifted === 0 ? `No drift — ${report.tape}` : `${count(report.totals.drifted, 'drifted request')} — ${report.tape}`;
-  return [
+  return maskSecrets([
     '<!DOCTYPE html>',
     '<html lang="en">',
     '<head>',
@@ -39,7 +40,7 @@ export function renderDriftHtml(report: DriftReport): string {
     '</body>',
     '</html>',
     '',
-  ].join('\n');
+  ].join('\n'));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { SessionReport } from '../guard/index.js';
-import type { RecordedRequest } from '../recordings/index.js';
+import { maskSecrets, maskValue, type RecordedRequest } from '../recordings/index.js';
 import type { ProxySummary } from '../proxy/index.js';
 import { formatDifferences, type Difference } from '../replay/index.js';
 
@@ -105,7 +105,8 @@ export function buildDriftReport(summary: ProxySummary, command: string[], sessi
       topPaths: [...group.paths.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([path, count]) => ({ path, count })),
     }))
     .sort((a, b) => b.drifted - a.drifted || (a.endpoint < b.endpoint ? -1 : 1));
-  return {
+  // Every string of the report masked once, here: a field added later cannot leak a key.
+  return maskValue({
     tape: summary.tape,
     command,
     totals: {
@@ -115,7 +116,7 @@ export function buildDriftReport(summary: ProxySummary, command: string[], sessi
     },
     endpoints,
     drifts,
-  };
+  });
 }
 
 /** The report for a terminal: misses grouped by endpoint, with the paths that differ most. */
@@ -135,7 +136,7 @@ export function formatDriftReport(report: DriftReport): string {
     for (const line of formatDifferences(drift.differences, drift.totalDifferences)) lines.push(`    ${line}`);
   }
   if (report.totals.drifted === 0) lines.push('  no drift: every request was recorded as sent');
-  return lines.join('\n');
+  return maskSecrets(lines.join('\n'));
 }
 
 // `.messages[3].content` and `.messages[5].content` count as one path in the summary.

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { HOP_BY_HOP_HEADERS, SECRET_PATTERNS, canonicalJson, findSecrets, isSecretHeader, isSecretQueryParameter, redactPathQuery, sortKeys, type RecordedRequest } from '../recordings/index.js';
+import { HOP_BY_HOP_HEADERS, canonicalJson, isSecretHeader, maskValue, isSecretQueryParameter, redactPathQuery, sortKeys, type RecordedRequest } from '../recordings/index.js';
 import { isCi } from '../proxy/index.js';
 import { diffJson, formatDifferences } from '../replay/index.js';
 import { ReplayAssertionError } from './assertions.js';
@@ -40,7 +40,8 @@ export interface RenderedSnapshotResult {
  * request and in the stored snapshot alike. Every other header stays, so one the code sets is
  * checked. Credentials never reach the file: secret headers and query parameters are dropped,
  * and a key-shaped string inside a value is replaced by a marker naming its kind
- * (`"Use [redacted:openai-key] for this"`), the rest of the value kept.
+ * (`"Use [openai-key 44 chars] for this"`; a binary body's bytes are masked before they are
+ * encoded), the rest of the value kept.
  *
  * `request` is a body (any JSON value), a request `{ method, url | path, headers, body }`, or a
  * recorded request from a tape.
@@ -119,8 +120,8 @@ function asSnapshot(request: unknown): Record<string, unknown> {
 
 function bodyOf(body: unknown): unknown {
   if (typeof body === 'string') return parseMaybe(body);
-  if (body instanceof Uint8Array) return { base64: Buffer.from(body).toString('base64') };
-  if (body instanceof ArrayBuffer) return { base64: Buffer.from(body).toString('base64') };
+  if (body instanceof Uint8Array) return { base64: Buffer.from(maskValue(body)).toString('base64') };
+  if (body instanceof ArrayBuffer) return { base64: Buffer.from(maskValue(new Uint8Array(body))).toString('base64') };
   return body;
 }
 
@@ -174,26 +175,9 @@ function withoutMachineHeaders(snapshot: unknown): unknown {
 }
 
 // Key-shaped strings, in values and in property names alike: the key itself becomes a marker
-// naming its kind, and the text around it stays.
+// naming its kind and size, and the text around it stays.
 function redactStrings(value: unknown): unknown {
-  if (typeof value === 'string') return redactSecretsIn(value);
-  if (Array.isArray(value)) return value.map(redactStrings);
-  if (typeof value === 'object' && value !== null) {
-    const result: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) result[redactSecretsIn(name)] = redactStrings(item);
-    return result;
-  }
-  return value;
-}
-
-const SECRET_REPLACEMENTS = SECRET_PATTERNS.map(({ rule, pattern }) => ({ marker: `[redacted:${rule}]`, pattern: new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`) }));
-
-function redactSecretsIn(text: string): string {
-  if (findSecrets(text).length === 0) return text;
-  let redacted = text;
-  for (const { marker, pattern } of SECRET_REPLACEMENTS) redacted = redacted.replace(pattern, marker);
-  // Whatever a pattern found that a replacement did not take out, nothing of this string is kept.
-  return findSecrets(redacted).length === 0 ? redacted : '[redacted]';
+  return maskValue(value);
 }
 
 function parseMaybe(text: string): unknown {

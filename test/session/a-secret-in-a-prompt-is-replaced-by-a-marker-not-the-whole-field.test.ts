@@ -24,14 +24,14 @@ describe('assertRenderedSnapshot and a key inside a prompt', () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('FAKE0123');
     const snapshot = JSON.parse(text) as { body: { messages: Array<{ content: string }>; metadata: { key: string } } };
-    expect(snapshot.body.messages[0]!.content).toBe('You are the billing agent. Call the API with [redacted:openai-key] and never show it to the user.');
-    expect(snapshot.body.metadata.key).toBe('[redacted:openai-key]');
+    expect(snapshot.body.messages[0]!.content).toBe('You are the billing agent. Call the API with [openai-key 48 chars] and never show it to the user.');
+    expect(snapshot.body.metadata.key).toBe("[openai-key 48 chars]");
 
     // The same prompt passes under CI; a change in the words around the key is still a change.
     expect(() => assertRenderedSnapshot('billing', request(prompt), { dir, env: { CI: 'true' } })).not.toThrow();
     const drifted = prompt.replace('billing agent', 'refunds agent');
     expect(() => assertRenderedSnapshot('billing', request(drifted), { dir, env: { CI: 'true' } })).toThrow(
-      /at \.body\.messages\[0\]\.content: recorded "You are the billing agent\. Call the API with \[redacted:openai-key\] and never sho…" sent "You are the refunds agent\. Call the API with \[redacted:openai-key\]/,
+      /at \.body\.messages\[0\]\.content: recorded "You are the billing agent\. Call the API with \[openai-key 48 chars\] and never sho…" sent "You are the refunds agent\. Call the API with \[openai-key 48 chars\]/,
     );
   });
 });

@@ -20,7 +20,7 @@ describe('assertRenderedSnapshot', () => {
     assertRenderedSnapshot('checkout', request, { dir, env: { MODELTAPE_UPDATE: '1' } });
     const written = readFileSync(file, 'utf8');
     expect(written).not.toMatch(/FAKEFAKE|authorization/);
-    expect(JSON.parse(written)).toMatchObject({ body: { messages: [{ content: 'Ship to Paris' }], note: '[redacted:openai-key]' }, url: expect.stringContaining('key=REDACTED') });
+    expect(JSON.parse(written)).toMatchObject({ body: { messages: [{ content: 'Ship to Paris' }], note: '[openai-key 36 chars]' }, url: expect.stringContaining('key=REDACTED') });
     assertRenderedSnapshot('checkout', request, { dir, env: {} });
 
     const drifted = { ...request, body: request.body.replace('Paris', 'Lyon') };

@@ -1,0 +1,245 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzipSync, gunzipSync } from 'node:zlib';
+import { expect, test } from 'vitest';
+import { FakeProvider } from 'modeltape/fake-provider';
+import { startProxy } from 'modeltape/proxy';
+import { serializeTape, loadTape } from 'modeltape/recordings';
+import { assertRenderedSnapshot } from 'modeltape/replay';
+import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const run = promisify(execFile);
+const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+
+// Fake keys in every shape the detector knows without context, built at runtime so this file
+// holds none, each row's own (so a leak names its row). `secret` is the part after the
+// recognisable prefix: no 8-character slice of it may reach any output.
+const tailFor = (seed: string, length: number) => {
+  let tail = 'FAKE';
+  for (let round = 0; tail.length < length; round++) tail += createHash('sha256').update(`${seed}/${round}`).digest('base64').replace(/[^A-Za-z0-9]/g, '');
+  return tail.slice(0, length);
+};
+const shape = (prefix: string, length: number) => (seed: string) => {
+  const secret = tailFor(seed, length);
+  return { key: prefix + secret, secret };
+};
+const SHAPES = {
+  'openai-project': shape('sk-' + 'proj-', 48),
+  'openai-legacy': shape('sk' + '-', 48),
+  anthropic: shape('sk-' + 'ant-api03-', 40),
+  github: shape('gh' + 'p_', 36),
+  'github-pat': shape('github' + '_pat_', 40),
+  jwt: (seed: string) => {
+    const secret = tailFor(seed, 30);
+    return { key: `${'ey' + 'J'}hbGciOiJIUzI1NiJ9.${'ey' + 'J'}zdWIiOiJGQUtFMTIzNDU2In0.${secret}`, secret };
+  },
+  stripe: shape('sk' + '_live_', 32),
+  slack: shape('xo' + 'xb-1234-', 32),
+  huggingface: shape('h' + 'f_', 34),
+  groq: shape('gs' + 'k_', 52),
+  xai: shape('xa' + 'i-', 60),
+  google: shape('AI' + 'za', 35),
+  'aws-access-key': (seed: string) => {
+    const secret = `FAKE${tailFor(seed, 40).toUpperCase().replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
+    return { key: 'AK' + 'IA' + secret, secret };
+  },
+};
+type Shape = keyof typeof SHAPES;
+
+interface Placement {
+  /** What the client sends: path (after /openai), extra headers, body. */
+  request?: (key: string) => { path?: string; headers?: Record<string, string>; body?: Buffer | string };
+  /** What the upstream answers. */
+  response?: (key: string) => StandInReply;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+const chat = (content: unknown) => json({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+const sse = (pieces: string[]) => [...pieces.map((piece) => `data: ${json({ choices: [{ delta: { content: piece } }] })}\n\n`), 'data: [DONE]\n\n'];
+
+// Rows: every way a key reaches a request or a response. Adding a placement is adding a row.
+const PLACEMENTS: Record<string, Placement> = {
+  'query code': { request: (key) => ({ path: `/v1/models?code=${key}` }) },
+  'query private_token': { request: (key) => ({ path: `/v1/models?private_token=${key}` }) },
+  'query jwt': { request: (key) => ({ path: `/v1/models?jwt=${key}` }) },
+  'query pass': { request: (key) => ({ path: `/v1/models?pass=${key}` }) },
+  'query credential': { request: (key) => ({ path: `/v1/models?credential=${key}` }) },
+  'query key[]': { request: (key) => ({ path: `/v1/models?key[]=${key}` }) },
+  'bare query token': { request: (key) => ({ path: `/v1/models?${key}` }) },
+  'any query value': { request: (key) => ({ path: `/v1/models?after=${encodeURIComponent(key)}` }) },
+  ';token= path parameter': { request: (key) => ({ path: `/v1/models;token=${key}` }) },
+  'url path': { request: (key) => ({ path: `/v1/files/${key}` }) },
+  'url path, percent-encoded': { request: (key) => ({ path: `/v1/files/${[...key].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}` }) },
+  'json body content': { request: (key) => ({ body: chat(`my key is ${key}`) }) },
+  'json property name': { request: (key) => ({ body: json({ model: 'm', metadata: { [key]: true } }) }) },
+  'split across array items': { request: (key) => ({ body: json({ model: 'm', stop: [key.slice(0, 5), key.slice(5)] }) }) },
+  'split across content parts': { request: (key) => ({ body: chat([{ type: 'text', text: key.slice(0, 9) }, { type: 'text', text: key.slice(9) }]) }) },
+  'base64 in a json string': { request: (key) => ({ body: chat(Buffer.from(key).toString('base64')) }) },
+  'url-encoded in a json string': { request: (key) => ({ body: chat(encodeURIComponent(key).replace(/[-_]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)) }) },
+  'after an underscore': { request: (key) => ({ body: chat(`x_${key}`) }) },
+  'after a digit': { request: (key) => ({ body: chat(`9${key}`) }) },
+  'after an escaped newline': { request: (key) => ({ body: `{"model":"m","messages":[{"role":"user","content":"k:\\n${key}"}]}` }) },
+  'form-encoded body': { request: (key) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `model=m&prompt=${encodeURIComponent(key)}` }) },
+  'multipart text part': {
+    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${key}\r\n--XX--\r\n` }),
+  },
+  'binary multipart part': {
+    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: Buffer.concat([Buffer.from('--XX\r\nContent-Type: application/octet-stream\r\n\r\n\xff\xfe\x00'), Buffer.from(key), Buffer.from('\r\n--XX--\r\n')]) }),
+  },
+  'octet-stream body': { request: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255, 1]), Buffer.from(key)]) }) },
+  'gzip request body': { request: (key) => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(chat(key)) }) },
+  'utf-16 body': { request: (key) => ({ headers: { 'content-type': 'text/plain; charset=utf-16le' }, body: Buffer.from(`\ufeffkey ${key}`, 'utf16le') }) },
+  'allowlisted key header': { request: (key) => ({ headers: { 'x-tenant': key } }) },
+  'response www-authenticate': { response: (key) => ({ headers: { 'www-authenticate': `Bearer realm="x", token="${key}"` }, body: '{}' }) },
+  'response x-*-token': { response: (key) => ({ headers: { 'x-session-token': key }, body: '{}' }) },
+  'response x-*-key': { response: (key) => ({ headers: { 'x-upstream-key': key }, body: '{}' }) },
+  'response set-cookie2': { response: (key) => ({ headers: { 'set-cookie2': `s=${key}` }, body: '{}' }) },
+  'response x-amzn-remapped-authorization': { response: (key) => ({ headers: { 'x-amzn-remapped-authorization': `Bearer ${key}` }, body: '{}' }) },
+  'response location with a token': { response: (key) => ({ status: 302, headers: { location: `https://example.test/cb?token=${key}` }, body: '' }) },
+  'response any header': { response: (key) => ({ headers: { 'x-debug': `used ${key}` }, body: '{}' }) },
+  'response json body': { response: (key) => ({ headers: { 'content-type': 'application/json' }, body: json({ choices: [{ message: { content: `key: ${key}` } }] }) }) },
+  'response octet-stream body': { response: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255]), Buffer.from(key)]) }) },
+  'response stream, split across deltas': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: sse([key.slice(0, 2), key.slice(2, 11), key.slice(11)]) }) },
+};
+
+const ROWS = Object.entries(PLACEMENTS).flatMap(([placement, how]) => (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({ placement, shapeName, how, ...SHAPES[shapeName](`${placement}/${shapeName}`) })));
+
+// Everything a leak could hide behind in an output: base64 fields decoded (gunzipped, as UTF-16).
+function readable(text: string): string {
+  const extra: string[] = [];
+  for (const match of text.matchAll(/"base64":"([^"]*)"/g)) {
+    const bytes = Buffer.from(match[1]!, 'base64');
+    extra.push(bytes.toString('latin1'), bytes.toString('utf16le'));
+    try {
+      extra.push(gunzipSync(bytes).toString('latin1'));
+    } catch {
+      // not gzip
+    }
+  }
+  return [text, decodeURIComponentSafe(text), ...extra].join('\n');
+}
+
+function decodeURIComponentSafe(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => Buffer.from(sequence.replace(/%/g, ''), 'hex').toString('latin1'));
+}
+
+function leaks(output: string): string[] {
+  const text = readable(output);
+  const found: string[] = [];
+  for (const row of ROWS) {
+    const slices = [row.key, Buffer.from(row.key).toString('base64').slice(-20, -4)];
+    // The first 4 characters of every tail are FAKE.
+    for (let at = 4; at + 8 <= row.secret.length; at += 4) slices.push(row.secret.slice(at, at + 8));
+    if (slices.some((slice) => text.includes(slice))) found.push(`${row.placement} × ${row.shapeName}`);
+  }
+  return [...new Set(found)];
+}
+
+const dir = tempDir();
+
+test('no key, in any placement and any shape, reaches the tape, a log, a summary, a drift report, inspect, verify, a snapshot or the fake history', async () => {
+  const standIn = await startStandInUpstream((request) => {
+    const row = ROWS[Number(request.headers['x-row'])]!;
+    return row.how.response?.(row.key) ?? { headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+  });
+  const tape = join(dir, 'tape.jsonl');
+  const outputs: Record<string, string> = {};
+  const requests = ROWS.map((row, index) => {
+    const sent = row.how.request?.(row.key) ?? {};
+    const body = sent.body === undefined ? Buffer.from(chat('hello')) : Buffer.from(sent.body);
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...sent.headers, 'x-row': String(index) };
+    return { index, path: sent.path ?? '/v1/chat/completions', headers, body };
+  });
+  const send = async (base: string) => {
+    for (const request of requests) {
+      const response = await fetch(`${base}/openai${request.path}`, { method: 'POST', headers: request.headers, body: request.body, redirect: 'manual' });
+      await response.arrayBuffer();
+    }
+  };
+  try {
+    // Record: every request is answered; each exchange is stored redacted or refused.
+    const logged: string[] = [];
+    const recorder = await startProxy({ tape, mode: 'record', allowRecordInCi: true, keyHeaders: ['x-tenant'], upstreams: { openai: standIn.url }, log: (line) => logged.push(line) });
+    await send(recorder.url);
+    const recorded = await recorder.close();
+    expect(recorded.recorded + recorded.refused).toBe(ROWS.length);
+    expect(standIn.received).toHaveLength(ROWS.length);
+    outputs['tape'] = readFileSync(tape, 'utf8');
+    outputs['record log'] = logged.join('\n');
+    outputs['record summary'] = JSON.stringify(recorded);
+
+    // Replay: the refused requests miss, and each miss is explained.
+    const replayLog: string[] = [];
+    const replayer = await startProxy({ tape, mode: 'replay', keyHeaders: ['x-tenant'], upstreams: { openai: standIn.url }, log: (line) => replayLog.push(line) });
+    await send(replayer.url);
+    const replayed = await replayer.close();
+    expect(replayed.misses).toBe(recorded.refused);
+    expect(replayed.misses).toBeGreaterThan(ROWS.length / 2);
+    outputs['replay log'] = replayLog.join('\n');
+    outputs['replay summary'] = JSON.stringify(replayed, (_name, value: unknown) => (value instanceof Error ? { ...value, message: value.message } : value));
+
+    // The CLI: drift (--json and --html) over the same requests, inspect and verify, on the tape
+    // and on a tape a hand edit tainted with every key.
+    writeFileSync(join(dir, 'requests.json'), JSON.stringify(requests.map((request) => ({ ...request, body: request.body.toString('base64') }))));
+    writeFileSync(
+      join(dir, 'driver.mjs'),
+      `import { readFileSync } from 'node:fs';
+const base = process.env.OPENAI_BASE_URL.replace(/\\/openai\\/v1$/, '');
+for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
+  const response = await fetch(base + '/openai' + request.path, { method: 'POST', headers: request.headers, body: Buffer.from(request.body, 'base64'), redirect: 'manual' });
+  await response.arrayBuffer();
+}
+`,
+    );
+    const tainted = join(dir, 'tainted.jsonl');
+    const [header, sample] = [loadTape(tape).header, loadTape(tape).exchanges[0]!.exchange];
+    writeFileSync(tainted, serializeTape(header, ROWS.slice(0, Object.keys(SHAPES).length).map((row) => ({ ...sample, request: { ...sample.request, path: `/v1/files/${row.key}`, body: { json: { note: row.key } } } }))));
+    const cli = async (name: string, args: string[]) => {
+      const result = await run(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, CI: 'true' }, maxBuffer: 64 << 20 }).catch((error: { stdout: string; stderr: string }) => error);
+      outputs[name] = `${result.stdout}\n${result.stderr}`;
+    };
+    await Promise.all([
+      cli('drift --json --html', ['drift', '--tape', tape, '--json', '--html', join(dir, 'drift.html'), '--', process.execPath, join(dir, 'driver.mjs'), join(dir, 'requests.json')]),
+      cli('inspect', ['inspect', tape]),
+      cli('inspect --json (tainted tape)', ['inspect', tainted, '--json']),
+      cli('inspect (tainted tape)', ['inspect', tainted]),
+      cli('verify (tainted tape)', ['verify', tainted]),
+      cli('verify', ['verify', tape]),
+    ]);
+    expect(outputs['drift --json --html']).toContain('"drifted"');
+    expect(outputs['verify (tainted tape)']).toContain('holds a credential');
+    outputs['drift.html'] = readFileSync(join(dir, 'drift.html'), 'utf8');
+
+    // Rendered snapshots, binary bodies included.
+    const snapshots = join(dir, 'snapshots');
+    requests.forEach((request, index) => {
+      const binary = !/json|text|form/.test(request.headers['content-type'] ?? '') || request.headers['content-encoding'] !== undefined;
+      assertRenderedSnapshot(`row-${index}`, { method: 'POST', url: `https://api.openai.com${request.path}`, headers: request.headers, body: binary ? new Uint8Array(request.body) : request.body.toString('utf8') }, { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+    });
+    const files = readdirSync(join(snapshots, '__snapshots__'));
+    expect(files).toHaveLength(ROWS.length);
+    outputs['snapshots'] = files.map((file) => readFileSync(join(snapshots, '__snapshots__', file), 'utf8')).join('\n');
+
+    // The FakeProvider's history of what it was sent and what each turn was shown.
+    const fake = new FakeProvider();
+    const chatRows = requests.filter((request) => request.path === '/v1/chat/completions' && request.headers['content-type'] === 'application/json' && request.headers['content-encoding'] === undefined);
+    for (const _ of chatRows) fake.willSay('ok');
+    for (const request of chatRows) await (await fake.fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: request.headers, body: request.body })).arrayBuffer();
+    expect(fake.calls()).toHaveLength(chatRows.length);
+    outputs['fake calls()'] = JSON.stringify(fake.calls());
+    outputs['fake asked()'] = JSON.stringify(fake.asked());
+
+    const leaked = Object.fromEntries(Object.entries(outputs).map(([name, text]) => [name, leaks(text)] as const).filter(([, found]) => found.length > 0));
+    expect(leaked).toEqual({});
+    // Every output was looked at, and held something to look at.
+    for (const [name, text] of Object.entries(outputs)) expect(text.length, name).toBeGreaterThan(0);
+    expect(Object.keys(outputs)).toHaveLength(15);
+    expect(existsSync(tape)).toBe(true);
+  } finally {
+    await standIn.close();
+  }
+}, 60_000);
