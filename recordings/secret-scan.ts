@@ -75,17 +75,32 @@ for (const character of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 function base64Runs(text: string, onlyFirst: boolean): Array<[number, number]> {
   const runs: Array<[number, number]> = [];
-  let start = 0;
-  for (let index = 0; index <= text.length; index++) {
-    const code = index < text.length ? text.charCodeAt(index) : 0;
-    if (code < 128 && BASE64_CHAR[code] === 1) continue;
-    if (index - start >= BASE64_MIN_RUN) {
-      let end = index;
-      while (end < text.length && end - index < 2 && text[end] === '=') end++;
-      runs.push([start, end]);
-      if (onlyFirst) return runs;
+  const isBase64 = (index: number): boolean => {
+    const code = text.charCodeAt(index);
+    return code < 128 && BASE64_CHAR[code] === 1;
+  };
+  // Skips ahead as Boyer-Moore does: when the last character of a window is not base64, no run
+  // can start in that window. `at` always follows a character that is not base64 (or is 0), so a
+  // run found there is whole.
+  let at = 0;
+  while (at + BASE64_MIN_RUN <= text.length) {
+    if (!isBase64(at + BASE64_MIN_RUN - 1)) {
+      at += BASE64_MIN_RUN;
+      continue;
     }
-    start = index + 1;
+    let back = at + BASE64_MIN_RUN - 2;
+    while (back >= at && isBase64(back)) back--;
+    if (back >= at) {
+      at = back + 1;
+      continue;
+    }
+    let end = at + BASE64_MIN_RUN;
+    while (end < text.length && isBase64(end)) end++;
+    let padded = end;
+    while (padded < text.length && padded - end < 2 && text[padded] === '=') padded++;
+    runs.push([at, padded]);
+    if (onlyFirst) return runs;
+    at = end + 1;
   }
   return runs;
 }
@@ -194,30 +209,45 @@ function maskIn(value: unknown, name: string | undefined): unknown {
  * of an array's string pieces (`["sk-", "proj…"]`, content parts); and in a stream's frames,
  * joined (a key split across SSE deltas).
  */
-export function findSecrets(value: unknown, root = ''): SecretLocation[] {
+export function findSecrets(value: unknown, root = '', serialized?: string): SecretLocation[] {
   const found: SecretLocation[] = [];
-  walk(value, root, undefined, found);
+  // `serialized` is the value as JSON (a tape line). Every string and property name appears in it
+  // as written, so when it shows no anchor, no percent sign and no base64 run holding a key, no
+  // single string can hold one: only what is hidden from a reader of the line is looked for
+  // (base64 payloads, keys split across pieces).
+  walk(value, root, undefined, found, serialized !== undefined && !lineMayHoldSecret(serialized));
   return found;
 }
 
-function walk(value: unknown, path: string, name: string | undefined, found: SecretLocation[]): void {
+function lineMayHoldSecret(line: string): boolean {
+  if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line)) return true;
+  for (const [start, end] of base64Runs(line, false)) {
+    if (PLAIN_ANCHOR.test(Buffer.from(line.slice(start, end), 'base64').toString('latin1'))) return true;
+  }
+  return false;
+}
+
+// The context names that make a bare value a key, in any case (CONTEXT_NAME), as a line holds them.
+const CONTEXT_IN_LINE = /api[-_]?key|subscription[-_]key|azure|aws/i;
+
+function walk(value: unknown, path: string, name: string | undefined, found: SecretLocation[], hiddenOnly: boolean): void {
   if (typeof value === 'string') {
-    report(secretSpans(value, name), path, found);
+    if (!hiddenOnly) report(secretSpans(value, name), path, found);
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, indexPath(path, index), undefined, found));
-    joinedPieces(value, path, found);
+    value.forEach((item, index) => walk(item, indexPath(path, index), undefined, found, hiddenOnly));
+    joinedPieces(value, path, found, hiddenOnly);
   } else if (typeof value === 'object' && value !== null) {
     for (const [property, item] of Object.entries(value)) {
       // A key used as a property name must not reappear whole in the path that reports it.
-      const spans = secretSpans(property);
+      const spans = hiddenOnly ? [] : secretSpans(property);
       const childPath = propertyPath(path, spans.length === 0 ? property : maskSecrets(property));
       if (spans.length > 0) report(spans, `${childPath} (the property name)`, found);
       if (property === 'base64' && typeof item === 'string') {
         for (const text of decodedTexts(Buffer.from(item, 'base64'))) report(secretSpans(text), `${childPath} (decoded)`, found);
         continue;
       }
-      walk(item, childPath, property, found);
-      if (property === 'frames' && Array.isArray(item)) joinedStream(item, (value as { format?: unknown }).format, childPath, found);
+      walk(item, childPath, property, found, hiddenOnly);
+      if (property === 'frames' && Array.isArray(item)) joinedStream(item, (value as { format?: unknown }).format, childPath, found, hiddenOnly);
     }
   }
 }
@@ -248,7 +278,7 @@ function maskAcrossItems(items: unknown[]): unknown[] {
     if (indexes.length < 2) continue;
     const read = (index: number) => (property === '' ? (result[index] as string) : ((result[index] as Record<string, string>)[property] as string));
     const pieces = indexes.map(read);
-    const spans = spansAcrossPieces(pieces);
+    const spans = spansAcrossPieces(pieces, false);
     if (spans.length === 0) continue;
     result = [...result];
     let start = 0;
@@ -298,7 +328,7 @@ function decodedTexts(bytes: Buffer): string[] {
 
 // A key split across an array's items: its strings joined, and each `.field` of its objects
 // joined. Only what was not found in one piece is reported.
-function joinedPieces(items: unknown[], path: string, found: SecretLocation[]): void {
+function joinedPieces(items: unknown[], path: string, found: SecretLocation[], hiddenOnly = false): void {
   if (items.length < 2) return;
   const groups = new Map<string, string[]>();
   for (const item of items) {
@@ -309,7 +339,7 @@ function joinedPieces(items: unknown[], path: string, found: SecretLocation[]): 
   }
   for (const [property, pieces] of groups) {
     if (pieces.length < 2) continue;
-    const spans = spansAcrossPieces(pieces);
+    const spans = spansAcrossPieces(pieces, hiddenOnly);
     if (spans.length > 0) report(spans, `${path}[*]${property === '' ? '' : propertyPath('', property)} (joined)`, found);
   }
 }
@@ -319,7 +349,7 @@ function joinedPieces(items: unknown[], path: string, found: SecretLocation[]): 
 // `"content":"proj…"`).
 const JSON_FIELD = /"([^"\\]{1,64})":\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 
-function joinedStream(frames: unknown[], format: unknown, path: string, found: SecretLocation[]): void {
+function joinedStream(frames: unknown[], format: unknown, path: string, found: SecretLocation[], hiddenOnly = false): void {
   const texts: string[] = [];
   for (const frame of frames) {
     if (typeof frame !== 'object' || frame === null) continue;
@@ -335,21 +365,23 @@ function joinedStream(frames: unknown[], format: unknown, path: string, found: S
   }
   // SSE events and NDJSON lines are whole: a key split across them is split across their fields.
   if (format !== 'sse' && format !== 'ndjson') {
-    const raw = spansAcrossPieces(texts);
+    const raw = spansAcrossPieces(texts, hiddenOnly);
     if (raw.length > 0) report(raw, `${path}[*] (joined)`, found);
   }
   for (const [name, pieces] of fields) {
     if (pieces.length < 2) continue;
-    const spans = spansAcrossPieces(pieces);
+    const spans = spansAcrossPieces(pieces, hiddenOnly);
     if (spans.length > 0) report(spans, `${path}[*] ${JSON.stringify(name)} (joined)`, found);
   }
 }
 
-function spansAcrossPieces(pieces: string[]): SecretSpan[] {
+// `hiddenOnly`: the pieces' line showed no anchor, percent sign or base64 key, so only a key whose
+// anchor spans a boundary between pieces can be new.
+function spansAcrossPieces(pieces: string[], hiddenOnly: boolean): SecretSpan[] {
   // Repeated pieces (a stream's id, model, object on every event) cannot hide a split key.
   if (pieces.every((piece) => piece === pieces[0])) return [];
   const joined = pieces.join('');
-  if (!mayHoldSecret(joined)) return [];
+  if (hiddenOnly ? !PLAIN_ANCHOR.test(joined) : !mayHoldSecret(joined)) return [];
   const spans = secretSpans(joined);
   if (spans.length === 0) return spans;
   // A key whole inside one piece was reported where that piece is: only what none of the pieces

@@ -144,9 +144,9 @@ export class TapeWriter {
   append(exchange: Exchange): void {
     if (this.#descriptor === undefined) throw new ModeltapeError('tape_closed', `Tape ${this.file} is closed; no more exchanges can be written.`);
     const line = serializeLine(exchange);
-    // Structural, not over the line: a key split across array items ("githu", "b_pat_…") or
-    // stream deltas shows no anchor in the line. Each string still has its cheap pre-filter.
-    const locations = findSecrets(exchange);
+    // Structural, with the line as a pre-filter: a key split across array items ("githu",
+    // "b_pat_…") or stream deltas, or in a base64 payload, shows no anchor in the line.
+    const locations = findSecrets(exchange, '', line);
     if (locations.length > 0) throw new SecretInTapeError(`${describeExchange(exchange)} to ${this.file}`, locations);
     // An append-only tape cannot take back a bad line: check it before it is written.
     const problems = checkExchangeLine(exchange, this.file, 0);
