@@ -21,7 +21,10 @@ export function formatSummary(summary: ProxySummary): string {
   if (summary.aborted > 0) parts.push(`${summary.aborted} aborted`);
   if (summary.escapes.length > 0) parts.push(count(summary.escapes.length, 'escape'));
   const lines = [`modeltape ${summary.mode} ${summary.tape}: ${parts.join(', ')}`];
-  for (const problem of summary.problems) lines.push(`  - ${problem.split('\n').join('\n    ')}`);
+  // The same problem many times (a full disk refuses every write alike) is one line, counted.
+  const times = new Map<string, number>();
+  for (const problem of summary.problems) times.set(problem, (times.get(problem) ?? 0) + 1);
+  for (const [problem, count] of times) lines.push(`  - ${problem.split('\n').join('\n    ')}${count > 1 ? ` (${count}×)` : ''}`);
   const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors - summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
   lines.push(...formatEscapes(summary));

@@ -226,7 +226,7 @@ export class TapeWriter {
     const state = restored ? 'the tape was left as it was before' : `${offset} bytes of a partial line may remain at its end (readers skip a torn line with a warning)`;
     return new ModeltapeError(
       'tape_write_failed',
-      `Could not write ${count} exchange${count === 1 ? '' : 's'} to ${this.file}: ${reason} (${cause.code ?? 'error'}: ${cause.message}); ${state}. Free space or make the tape writable, then record again.`,
+      `Could not write ${count} exchange${count === 1 ? '' : 's'} to ${this.file}: ${reason} (${cause.code !== undefined && cause.message.startsWith(cause.code) ? cause.message : `${cause.code ?? 'error'}: ${cause.message}`}); ${state}. Free space or make the tape writable, then record again.`,
       { cause },
     );
   }
