@@ -74,9 +74,10 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   };
   const contents = readTape(file, { onProgress: progress, keepExchanges: false, onHeader, onExchange: check });
   // Problems of unreadable lines come first, in line order with the rest.
-  problems.unshift(...contents.problems);
+  // Concatenated, never spread: a tape may hold hundreds of thousands of them.
+  prepend(problems, contents.problems);
   problems.sort((a, b) => a.line - b.line);
-  warnings.unshift(...contents.warnings.map((warning) => `${warning.file}:${warning.line}: warning: ${warning.message}`));
+  prepend(warnings, contents.warnings.map((warning) => `${warning.file}:${warning.line}: warning: ${warning.message}`));
   if (header !== undefined && `${header.text}\n` !== serializeLine(header.value)) {
     const duplicate = firstDuplicateMember(header.text);
     if (duplicate !== undefined) problems.unshift({ file, line: 1, field: duplicate.path, message: duplicateMessage(duplicate) });
@@ -129,4 +130,10 @@ function checkExchange(exchange: Exchange, line: number, rules: CompiledKeyRules
 
 function duplicateMessage(duplicate: DuplicateMember): string {
   return `the member "${duplicate.name}" appears twice in ${duplicate.path === '' ? 'the line' : duplicate.path} (a hand edit?): JSON readers keep only the last one, so the first is silently ignored. Delete the one you do not mean.`;
+}
+
+function prepend<T>(items: T[], first: readonly T[]): void {
+  const rest = items.splice(0, items.length);
+  for (const item of first) items.push(item);
+  for (const item of rest) items.push(item);
 }

@@ -6,19 +6,22 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
  * decodes (`zstd`, `compress`, a private one): the caller keeps the raw bytes and the header,
  * never a guess. Throws when the bytes do not decode as their header says.
  */
-export function decodeContent(bytes: Buffer, encoding: string | undefined): Buffer | undefined {
+export function decodeContent(bytes: Buffer, encoding: string | undefined, maxOutputLength?: number): Buffer | undefined {
+  // A small compressed body can inflate to gigabytes: no step may give more than the limit
+  // (zlib throws ERR_BUFFER_TOO_LARGE past it).
+  const options = maxOutputLength === undefined ? {} : { maxOutputLength: Math.max(1, maxOutputLength) };
   let decoded = bytes;
   for (const coding of contentCodings(encoding).reverse()) {
     switch (coding) {
       case 'gzip':
       case 'x-gzip':
-        decoded = gunzipSync(decoded);
+        decoded = gunzipSync(decoded, options);
         break;
       case 'deflate':
-        decoded = inflateSync(decoded);
+        decoded = inflateSync(decoded, options);
         break;
       case 'br':
-        decoded = brotliDecompressSync(decoded);
+        decoded = brotliDecompressSync(decoded, options);
         break;
       default:
         return undefined;

@@ -74,7 +74,16 @@ export class ResponseRecording {
     }
     const raw = Buffer.concat(this.#chunks);
     const encoding = headerValue(this.#headers, 'content-encoding');
-    const bytes = decodeContent(raw, encoding);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = decodeContent(raw, encoding, this.#limit);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw error;
+      throw new ModeltapeError(
+        'response_too_large',
+        `the response body (${raw.length} bytes as sent, content-encoding ${encoding}) decodes to more than the ${describeBytes(this.#limit)} limit, so it reached the client but is not on the tape. Raise the limit with --max-response-body BYTES (limits.responseBodyBytes in the config file) to record it.`,
+      );
+    }
     if (bytes === undefined) {
       // A coding this Node cannot undo: the exact bytes with their header, served as they came.
       response.headers['content-encoding'] = encoding!;

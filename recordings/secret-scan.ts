@@ -309,12 +309,16 @@ function report(spans: SecretSpan[], path: string, found: SecretLocation[]): voi
   }
 }
 
+const GZIP_SCAN_LIMIT = 64 * 1024 * 1024;
+
 // The bytes of a base64 payload as text, every way a key could be read from them.
 function decodedTexts(bytes: Buffer): string[] {
   const texts = [bytes.toString('latin1')];
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      texts.push(gunzipSync(bytes).toString('latin1'));
+      // A gzip bomb is never inflated: a body that decodes to more than this is scanned as its
+      // compressed bytes only (a limit the README names).
+      texts.push(gunzipSync(bytes, { maxOutputLength: GZIP_SCAN_LIMIT }).toString('latin1'));
     } catch {
       // Not gzip after all: the bytes as they are were scanned.
     }
@@ -322,7 +326,7 @@ function decodedTexts(bytes: Buffer): string[] {
   let zeros = 0;
   for (let index = 1; index < Math.min(bytes.length, 512); index += 2) if (bytes[index] === 0) zeros++;
   if (zeros > 4 || (bytes[0] === 0xff && bytes[1] === 0xfe)) texts.push(bytes.toString('utf16le'));
-  if (zeros > 4 || (bytes[0] === 0xfe && bytes[1] === 0xff)) texts.push(Buffer.from(bytes).swap16().toString('utf16le'));
+  if (zeros > 4 || (bytes[0] === 0xfe && bytes[1] === 0xff)) texts.push(Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2))).swap16().toString('utf16le'));
   return texts;
 }
 

@@ -256,7 +256,7 @@ export class ReplayEngine {
   /** Every recorded entry in tape order, with how often each was used. */
   entries(): ReplayEntry[] {
     const all: ReplayEntry[] = [];
-    for (const slot of this.#byKey.values()) all.push(...slot.entries);
+    for (const slot of this.#byKey.values()) for (const entry of slot.entries) all.push(entry);
     return all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
   }
 
