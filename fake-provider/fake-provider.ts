@@ -1,4 +1,4 @@
-import { ModeltapeError, isSecretHeader, maskValue, redactPathQuery } from '../recordings/index.js';
+import { ModeltapeError, isSecretHeader, maskSecrets, maskValue, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
@@ -362,7 +362,7 @@ export class FakeProvider {
     if (pick === undefined && this.#script.scripted) {
       const message =
         `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
-        `  prompt: ${JSON.stringify(turn.prompt.slice(0, 120))}${turn.prompt.length > 120 ? '…' : ''}\n` +
+        `  prompt: ${JSON.stringify(maskSecrets(turn.prompt).slice(0, 120))}${maskSecrets(turn.prompt).length > 120 ? '…' : ''}\n` +
         'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
       return this.#fail(surface, message, 'fake_script_exhausted', context);
     }
@@ -391,7 +391,9 @@ export class FakeProvider {
     return this;
   }
 
-  #fail(surface: Surface, message: string, type: string, context: RenderContext): WireResponse {
+  #fail(surface: Surface, unmasked: string, type: string, context: RenderContext): WireResponse {
+    // Masked before anything is cut: a key cut at an edge would no longer look like one.
+    const message = maskSecrets(unmasked);
     this.#problems.push(message);
     // A 422, which no SDK retries (the Vercel SDK ignores x-should-retry on a 5xx): a retry
     // would take the next step and shift the whole script onto the wrong calls.

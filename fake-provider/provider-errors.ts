@@ -1,14 +1,16 @@
+import { maskSecrets } from '../recordings/index.js';
 import type { Failure } from './failures.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 
 /** OpenAI's error body: `{"error":{"message","type","param","code"}}`, all four always present. */
 export function openaiError(status: number, message: string, fields: { type?: string; param?: string | null; code?: string | null } = {}, headers: Record<string, string> = {}): WireResponse {
-  return jsonResponse(status, { error: { message, type: fields.type ?? 'invalid_request_error', param: fields.param ?? null, code: fields.code ?? null } }, headers);
+  // An error body reaches SDK error messages and so test logs: it never carries a key.
+  return jsonResponse(status, { error: { message: maskSecrets(message), type: fields.type ?? 'invalid_request_error', param: fields.param ?? null, code: fields.code ?? null } }, headers);
 }
 
 /** Anthropic's error body: `{"type":"error","error":{"type","message"},"request_id"}`. */
 export function anthropicError(status: number, type: string, message: string, requestId: string, headers: Record<string, string> = {}): WireResponse {
-  return jsonResponse(status, { type: 'error', error: { type, message }, request_id: requestId }, headers);
+  return jsonResponse(status, { type: 'error', error: { type, message: maskSecrets(message) }, request_id: requestId }, headers);
 }
 
 /** The HTTP failures (429, 5xx) in each provider's shape, with `retry-after-ms` unless turned off. */
