@@ -182,7 +182,7 @@ describe('SECRET_RULES', () => {
 
   test('finds keys percent-encoded and base64-encoded, and masks the whole encoded run', () => {
     const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
-    for (const text of [key.replace(/-/g, '%2D'), Buffer.from(key).toString('base64'), Buffer.from(`x${key}`).toString('base64url'), `Basic ${Buffer.from(`user:${tail.slice(0, 20)}`).toString('base64')}`]) {
+    for (const text of [key.replace(/-/g, '%2D'), `%2573${key.slice(1)}`, Buffer.from(key).toString('base64'), Buffer.from(`x${key}`).toString('base64url'), `Basic ${Buffer.from(`user:${tail.slice(0, 20)}`).toString('base64')}`]) {
       expect(secretSpans(text), text).toHaveLength(1);
       expect(maskSecrets(text)).toMatch(/^(Basic )?\[[a-z-]+( base64| url-encoded)? \d+ chars\]$/);
     }

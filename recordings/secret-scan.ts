@@ -444,7 +444,18 @@ function encodedSpans(text: string, run: RegExp, decode: (run: string) => string
   }
 }
 
+// Decoded up to three times: a key encoded twice (`%2573k-…`) is still a key.
 function percentDecode(text: string): string {
+  let decoded = text;
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    const next = percentDecodeOnce(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
+}
+
+function percentDecodeOnce(text: string): string {
   return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => {
     try {
       return decodeURIComponent(sequence);
