@@ -148,10 +148,11 @@ console.log(JSON.stringify({ received, growth: peak - before, recorded: summary.
     expect(result.recorded).toBe(0);
     expect(result.refused).toBe(1);
     expect(result.problem).toContain('over the 16 MiB (16777216 bytes) limit');
-    // The whole body is 300 MB, and recording it held it twice (bytes and frames). Passing it
-    // through unrecorded grows RSS by about 75 MB here (buffers the collector has not returned yet);
-    // the limit adds at most twice 16 MiB before the recording lets go.
-    expect(result.growth).toBeLessThan(150 * 1024 * 1024);
+    // The whole body is 300 MB, and recording it held it twice (bytes and frames): at least 300 MB
+    // of growth. Passing it through unrecorded grows RSS by 75–165 MB (buffers the collector has not
+    // returned yet; most on Node 24), and the limit adds at most twice 16 MiB before the recording
+    // lets go. Under 240 MB, the body was never held whole.
+    expect(result.growth).toBeLessThan(240 * 1024 * 1024);
   });
 });
 
