@@ -1,19 +1,13 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { describe, expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
 import { findSecrets, loadTape } from 'modeltape/recordings';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir({ inProject: true });
-let proxy: RunningProxy | undefined;
-let upstream: StandInUpstream | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await upstream?.close();
-  proxy = undefined;
-  upstream = undefined;
-});
+const started = closeAfterEach();
 
 // 64 MiB of zeros compresses to about 64 KB: a small answer that inflates far past the limit.
 const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, '0'));
@@ -22,13 +16,12 @@ describe('a compressed body that inflates past the limit', () => {
   for (const encoding of ['gzip', 'gzip, gzip']) {
     test(`a response (${encoding}) reaches the client as sent, is not recorded, and the reason is named`, async () => {
       const body = encoding === 'gzip' ? bomb : gzipSync(bomb);
-      upstream = await startStandInUpstream(() => ({ body, headers: { 'content-type': 'application/json', 'content-encoding': encoding } }));
-      proxy = await startProxy({ tape: `${dir}/bomb.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { responseBodyBytes: 1024 * 1024 } });
+      const upstream = started(await startStandInUpstream(() => ({ body, headers: { 'content-type': 'application/json', 'content-encoding': encoding } })));
+      const proxy = started(await startProxy({ tape: `${dir}/bomb.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { responseBodyBytes: 1024 * 1024 } }));
       const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m"}' });
       expect(response.status).toBe(200);
       await response.body?.cancel();
       const summary = await proxy.close();
-      proxy = undefined;
       expect(summary).toMatchObject({ recorded: 0, refused: 1 });
       expect(summary.problems[0]).toContain('decodes to more than the 1 MiB (1048576 bytes) limit');
       expect(loadTape(`${dir}/bomb.jsonl`).exchanges).toHaveLength(0);

@@ -1,19 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { describe, expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
 import { MAX_JSON_DEPTH } from 'modeltape/recordings';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir({ inProject: true });
-let proxy: RunningProxy | undefined;
-let upstream: StandInUpstream | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await upstream?.close();
-  proxy = undefined;
-  upstream = undefined;
-});
+const started = closeAfterEach();
 
 // A body nested one level past the cap: it has no key, so no tape can hold it.
 const tooDeep = JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}` }], extra: JSON.parse(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`) });
@@ -25,9 +19,9 @@ async function send(url: string): Promise<{ status: number; body: { error?: { ty
 
 describe('a request body nested deeper than the depth cap', () => {
   test('auto mode forwards it unrecorded, and counts it as refused with the reason', async () => {
-    upstream = await startStandInUpstream(() => ({ body: '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}' }));
+    const upstream = started(await startStandInUpstream(() => ({ body: '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}' })));
     const log: string[] = [];
-    proxy = await startProxy({ tape: `${dir}/auto.jsonl`, mode: 'auto', allowRecordInCi: true, log: (line) => log.push(line), upstreams: { openai: upstream.url } });
+    const proxy = started(await startProxy({ tape: `${dir}/auto.jsonl`, mode: 'auto', allowRecordInCi: true, log: (line) => log.push(line), upstreams: { openai: upstream.url } }));
     const answer = await send(proxy.baseUrls.openai);
     expect(answer.status).toBe(200);
     expect(upstream.received).toHaveLength(1);
@@ -39,7 +33,7 @@ describe('a request body nested deeper than the depth cap', () => {
   });
 
   test('replay answers a miss that says why it can never be on the tape, and sends nothing', async () => {
-    proxy = await startProxy({ tape: `${dir}/replay.jsonl`, mode: 'replay', missingTape: 'empty', log: () => undefined });
+    const proxy = started(await startProxy({ tape: `${dir}/replay.jsonl`, mode: 'replay', missingTape: 'empty', log: () => undefined }));
     const answer = await send(proxy.baseUrls.openai);
     expect(answer.status).toBe(400);
     expect(answer.body.error?.type).toBe('modeltape_replay_miss');
