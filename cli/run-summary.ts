@@ -8,7 +8,7 @@ function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'pa
 
 // Under a replay run a session that recorded or passed through reached a provider.
 function sessionFailed(session: SessionReport, replay: boolean): boolean {
-  return session.misses > 0 || session.refused > 0 || session.writeErrors > 0 || session.upstreamErrors > 0 || (replay && (session.recorded > 0 || session.passthrough > 0));
+  return session.misses > 0 || session.refused > 0 || session.writeErrors > 0 || session.upstreamErrors > 0 || (session.internalErrors ?? 0) > 0 || (replay && (session.recorded > 0 || session.passthrough > 0));
 }
 
 /** What a `run` concluded: whether it fails by what the proxies saw, and the lines that say so. */
@@ -35,6 +35,7 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
       if (session.refused > 0) parts.push(`${session.refused} refused`);
       if (session.writeErrors > 0) parts.push(`${session.writeErrors} lost to write errors`);
       if (session.upstreamErrors > 0) parts.push(`${session.upstreamErrors} upstream errors`);
+      if ((session.internalErrors ?? 0) > 0) parts.push(`${session.internalErrors} requests modeltape failed on`);
       lines.push(`    ${session.mode} ${session.tape}: ${parts.join(', ')}${session.closed ? '' : ' (its process exited before close())'}`);
       for (const problem of session.problems.slice(0, 3)) lines.push(`      - ${problem.split('\n')[0]}`);
     }

@@ -1,11 +1,5 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
-import {
-  captureRequest,
-  compileKeyRules,
-  exchangeKey,
-  loadTape,
-  type CompiledKeyRules,
-} from '../recordings/index.js';
+import { captureRequest, exchangeKey, type CompiledKeyRules } from '../recordings/index.js';
 import { ReplayEngine, explainMiss, guessProviderFlavor, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../replay/index.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
@@ -47,8 +41,8 @@ export class TapeFake {
   }
 
   static open(file: string, options: TapeFakeOptions = {}): TapeFake {
-    const rules = compileKeyRules(loadTape(file).header.keyRules);
-    const { engine } = ReplayEngine.fromTape(file, { keyRules: rules, ...options });
+    const { engine } = ReplayEngine.fromTape(file, options);
+    const rules = engine.keyRules;
     const upstreams = new Set(engine.entries().map((entry) => entry.exchange.upstream));
     return new TapeFake(engine, rules, upstreams);
   }

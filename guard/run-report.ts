@@ -16,6 +16,8 @@ export interface SessionReport {
   /** Exchanges the session could not write to its tape (a full disk, an I/O error). */
   writeErrors: number;
   upstreamErrors: number;
+  /** Requests modeltape itself failed on (each answered 500). Absent in reports of 0.1. */
+  internalErrors?: number;
   upstreamConnections: number;
   /** The first problems (misses, refusals), as the session's summary has them. */
   problems: string[];

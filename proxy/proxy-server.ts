@@ -12,7 +12,6 @@ import {
   compileKeyRules,
   exchangeKey,
   headerValue,
-  loadTape,
   HOP_BY_HOP_HEADERS,
   redactPathQuery,
   maskSecrets,
@@ -58,6 +57,11 @@ export interface ProxySummary {
   writeErrors: number;
   /** Requests whose upstream failed (unreachable, reset) before or during the response. */
   upstreamErrors: number;
+  /**
+   * Requests modeltape itself failed on (a recorded answer Node cannot send, such as a header
+   * value holding a line break; or a bug): each got a 500. Fails the run.
+   */
+  internalErrors: number;
   /** Requests the client abandoned before the response ended (not recorded). */
   aborted: number;
   /** TCP connections opened to any upstream. Always 0 in replay mode. */
@@ -115,10 +119,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   let engine: ReplayEngine | undefined;
   if (mode !== 'passthrough') {
     if (tapeExists) {
-      const header = loadTape(resolved.tape).header;
-      keyRules = resolved.keyRules ?? compileKeyRules(header.keyRules);
-      const loaded = ReplayEngine.fromTape(resolved.tape, { keyRules, repeat: resolved.repeat, requireLive: resolved.requireLive, ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }) });
+      // Read once: the tape's own rules key it unless the run names others.
+      const loaded = ReplayEngine.fromTape(resolved.tape, {
+        repeat: resolved.repeat,
+        requireLive: resolved.requireLive,
+        ...(resolved.keyRules === undefined ? {} : { keyRules: resolved.keyRules }),
+        ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
+      });
       engine = loaded.engine;
+      keyRules = engine.keyRules;
       for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
       if (mode === 'record' && engine.size > 0) {
         log(`modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`);
@@ -158,6 +167,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     refused: 0,
     writeErrors: 0,
     upstreamErrors: 0,
+    internalErrors: 0,
     aborted: 0,
     problems: [],
   };
@@ -452,6 +462,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         onRequest(route, request, response, body);
       } catch (error) {
         const message = `modeltape failed on ${request.method} ${redactPathQuery(request.url ?? '/')}: ${(error as Error).message}`;
+        stats.internalErrors++;
         problem(message);
         if (!response.headersSent) sendError(response, route.upstream.flavor, 500, 'modeltape_internal_error', message, false);
         else response.destroy(error as Error);
@@ -532,7 +543,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
       writer?.close();
-      const clean = stats.misses === 0 && stats.refused === 0 && stats.writeErrors === 0 && stats.upstreamErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
+      const clean = stats.misses === 0 && stats.refused === 0 && stats.writeErrors === 0 && stats.upstreamErrors === 0 && stats.internalErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
       // Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close
       // with { prune: false } vetoes it (a caller whose command failed).
       const wanted = options.prune ?? resolved.prune;

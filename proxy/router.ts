@@ -48,15 +48,30 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
  */
 function leavesBasePath(path: string): string | undefined {
   for (const segment of path.split('/')) {
-    let decoded = segment;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      // A malformed escape is forwarded as it is; the upstream answers it.
+    // Decoded as often as a chain of servers might (`%252e%252e` is `..` to an upstream behind a
+    // gateway that decodes once more).
+    for (const decoded of decodings(segment)) {
+      const encoded = decoded === segment ? '' : ' once decoded';
+      if (decoded.includes('\\')) return `the path holds a backslash${encoded} (${JSON.stringify(segment)})`;
+      if (decoded.includes('\u0000')) return `the path holds a NUL byte${encoded}`;
+      if (decoded.split('/').some((part) => part === '.' || part === '..')) return `the path holds the dot segment ${JSON.stringify(segment)}${encoded}`;
     }
-    if (decoded.includes('\\')) return `the path holds a backslash (${JSON.stringify(segment)})`;
-    if (decoded.includes('\u0000')) return 'the path holds a NUL byte';
-    if (decoded.split('/').some((part) => part === '.' || part === '..')) return `the path holds the dot segment ${JSON.stringify(segment)}`;
   }
   return undefined;
+}
+
+// A segment and what it decodes to, up to three times. A malformed escape stops decoding: it is
+// forwarded as it is, and the upstream answers it.
+function decodings(segment: string): string[] {
+  const found = [segment];
+  let decoded = segment;
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+    found.push(decoded);
+  }
+  return found;
 }

@@ -18,6 +18,7 @@ export function formatSummary(summary: ProxySummary): string {
   ];
   if (summary.writeErrors > 0) parts.push(`${count(summary.writeErrors, 'exchange')} lost to write errors`);
   if (summary.upstreamErrors > 0) parts.push(count(summary.upstreamErrors, 'upstream error'));
+  if (summary.internalErrors > 0) parts.push(`${count(summary.internalErrors, 'request')} modeltape failed on`);
   if (summary.aborted > 0) parts.push(`${summary.aborted} aborted`);
   if (summary.escapes.length > 0) parts.push(count(summary.escapes.length, 'escape'));
   const lines = [`modeltape ${summary.mode} ${summary.tape}: ${parts.join(', ')}`];
@@ -25,7 +26,7 @@ export function formatSummary(summary: ProxySummary): string {
   const times = new Map<string, number>();
   for (const problem of summary.problems) times.set(problem, (times.get(problem) ?? 0) + 1);
   for (const [problem, count] of times) lines.push(`  - ${problem.split('\n').join('\n    ')}${count > 1 ? ` (${count}×)` : ''}`);
-  const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors - summary.problems.length;
+  const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors + summary.internalErrors - summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
   lines.push(...formatEscapes(summary));
   return lines.join('\n');
@@ -59,7 +60,7 @@ export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>
   return lines;
 }
 
-/** True when the run should fail: a miss, a refused or failed write, an upstream failure, or an escape. */
+/** True when the run should fail: a miss, a refused or failed write, an upstream failure, a request modeltape failed on, or an escape. */
 export function summaryFailed(summary: ProxySummary): boolean {
-  return summary.misses > 0 || summary.refused > 0 || summary.writeErrors > 0 || summary.upstreamErrors > 0 || summary.escapes.length > 0;
+  return summary.misses > 0 || summary.refused > 0 || summary.writeErrors > 0 || summary.upstreamErrors > 0 || summary.internalErrors > 0 || summary.escapes.length > 0;
 }

@@ -79,15 +79,17 @@ export function textDeeperThan(text: string, limit = MAX_JSON_DEPTH): number | u
  * a stream frame's text. Undefined when it does not.
  */
 export function exchangeTooDeepAt(exchange: Pick<Exchange, 'request' | 'response'>): string | undefined {
-  const request = exchange.request?.body;
-  if (request && 'json' in request) {
-    const path = deeperThan(request.json, MAX_JSON_DEPTH, '.request.body.json');
-    if (path !== undefined) return path;
-  }
-  const response = exchange.response?.body;
-  if (response && 'json' in response) {
-    const path = deeperThan(response.json, MAX_JSON_DEPTH, '.response.body.json');
-    if (path !== undefined) return path;
+  for (const [side, body] of [['request', exchange.request?.body], ['response', exchange.response?.body]] as const) {
+    if (body && 'json' in body) {
+      const path = deeperThan(body.json, MAX_JSON_DEPTH, `.${side}.body.json`);
+      if (path !== undefined) return path;
+    }
+    // JSON too deep for the parser (`JSON.parse` overflows its stack past some 10,000 levels) is
+    // kept as text, and is as impossible to compare or replay as JSON.
+    if (body && 'text' in body && typeof body.text === 'string') {
+      const offset = textDeeperThan(body.text);
+      if (offset !== undefined) return `.${side}.body.text (character ${offset})`;
+    }
   }
   const frames = exchange.response?.stream?.frames;
   if (Array.isArray(frames)) {

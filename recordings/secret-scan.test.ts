@@ -197,6 +197,65 @@ describe('SECRET_RULES', () => {
     expect(JSON.stringify(maskValue({ stop: [key.slice(0, 2), key.slice(2)] }))).not.toContain(key.slice(10, 18));
   });
 
+  test('finds keys written as JSON, JavaScript and HTML escapes, and masks the whole escaped run', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    const legacy = `s${'k'}-${tail.slice(0, 40)}`;
+    const unicode = (text: string) => [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const texts = [
+      `data: {"delta":{"content":"${unicode(key)}"}}`,
+      `data: {"delta":{"content":"${unicode(key.slice(0, 3))}${key.slice(3)}"}}`,
+      // A curly quote escaped right before a key (a model quoting it back): no letter before `sk-`.
+      `data: {"content":"\\u201c${legacy}\\u201d"}`,
+      `var k = "${[...key].map((character) => `\\x${character.charCodeAt(0).toString(16)}`).join('')}";`,
+      `<code>${[...key].map((character) => `&#${character.charCodeAt(0)};`).join('')}</code>`,
+      `<code>${key.replace(/-/g, '&#x2d;')}</code>`,
+      `<code>${key.replace(/-/g, '&hyphen;')}</code>`,
+    ];
+    for (const text of texts) {
+      expect(secretSpans(text).map((span) => span.rule), text).toEqual([expect.stringMatching(/^openai-key( escaped)?$/)]);
+      const masked = maskSecrets(text);
+      expect(masked).toMatch(/\[openai-key (escaped )?\d+ chars\]/);
+      expect(masked).not.toContain(tail.slice(8, 16));
+      expect(mayHoldSecret(text)).toBe(true);
+    }
+  });
+
+  test('finds a key escaped in a raw stream frame when the tape line shows no anchor', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    const escaped = [...key].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    // One frame (nothing to join) and frames whose fields each hold the whole key.
+    for (const texts of [[`data: {"content":"${escaped}"}\n\n`], [`data: {"content":"${escaped}"}\n\n`, 'data: {"content":"ok"}\n\n', 'data: [DONE]\n\n']]) {
+      const value = { response: { stream: { format: 'sse', frames: texts.map((text, atMs) => ({ atMs, text })) } } };
+      const line = JSON.stringify(value);
+      expect(line).not.toContain('sk-');
+      expect(findSecrets(value, '', line).map((found) => found.path)).toEqual(['.response.stream.frames[0].text']);
+    }
+  });
+
+  test('finds a key in base64 glued to other base64 characters and in MIME-wrapped base64, and masks every line', () => {
+    const key = `gh${'p'}_${tail.slice(0, 36)}`;
+    const encoded = Buffer.from(key).toString('base64');
+    for (const glue of ['', 'Q', 'QQ', 'QQQ', 'QQQQQ']) {
+      const text = `file ${glue}${encoded} end`;
+      expect(secretSpans(text).map((span) => span.rule), glue).toEqual(['github-token base64']);
+      expect(maskSecrets(text)).toMatch(/^file \[github-token base64 \d+ chars\] end$/);
+    }
+    // A MIME part wraps base64 at 76 characters: the key straddles a line break, as written and as
+    // a JSON string holds it.
+    const wrapped = Buffer.from(`${'x'.repeat(40)}${key}${'y'.repeat(60)}`).toString('base64').replace(/.{76}/g, '$&\r\n');
+    expect(wrapped.split('\r\n').length).toBeGreaterThanOrEqual(3);
+    const masked = maskSecrets(`Content-Transfer-Encoding: base64\r\n\r\n${wrapped}--XX--`);
+    expect(masked).toMatch(/^Content-Transfer-Encoding: base64\r\n\r\n\[github-token base64 \d+ chars\]/);
+    for (const line of wrapped.split('\r\n').filter((line) => line.length > 8)) expect(masked).not.toContain(line.slice(0, 16));
+    const value = { body: { text: wrapped } };
+    expect(findSecrets(value, '', JSON.stringify(value)).map((found) => found.rule)).toEqual(['github-token base64']);
+  });
+
+  test('finds URL credentials with an empty user and an AWS key id glued to more capitals', () => {
+    expect(maskSecrets('postgres://:FAKEpassw0rd@db.example.test/app')).toBe('postgres://[url-credentials 13 chars]@db.example.test/app');
+    expect(maskSecrets(`id ${'AK'}IAFAKEFAKEFAKE0000XYZ9 and ${'AS'}IAFAKEFAKEFAKE00001 end`)).toBe('id [aws-access-key 20 chars]XYZ9 and [aws-access-key 20 chars]1 end');
+  });
+
   test('decodes base64 payloads: gzip, UTF-16 and binary bytes', () => {
     const key = `gh${'p'}_${tail.slice(0, 36)}`;
     for (const bytes of [gzipSync(`{"a":"${key}"}`), Buffer.from(`\ufeff${key}`, 'utf16le'), Buffer.concat([Buffer.from([0, 255, 254]), Buffer.from(key)])]) {

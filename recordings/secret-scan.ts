@@ -39,7 +39,7 @@ function looksRandom(secret: string): boolean {
 export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'anthropic-key', pattern: /sk-ant-[A-Za-z0-9_-]{20,}/g },
   { rule: 'openai-key', pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g },
-  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbf]))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
+  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4}))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
   { rule: 'github-token', pattern: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}/g },
   { rule: 'github-token', pattern: /github_pat_[A-Za-z0-9_]{22,}/g },
   { rule: 'stripe-key', pattern: /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}/g },
@@ -48,14 +48,16 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'groq-key', pattern: /gsk_[A-Za-z0-9]{40,}/g },
   { rule: 'xai-key', pattern: /xai-[A-Za-z0-9]{40,}/g, accept: looksRandom },
   { rule: 'google-key', pattern: /AIza[0-9A-Za-z_-]{35}/g },
-  { rule: 'aws-access-key', pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/g },
+  // No bound after the 20 characters: an id glued to more capitals or digits is still an id.
+  { rule: 'aws-access-key', pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
   { rule: 'aws-secret-key', pattern: /aws.{0,24}?(?:secret|key).{0,24}?["'=:\s]([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi, accept: looksRandom },
   { rule: 'azure-openai-key', pattern: /(?:api[-_]?key|subscription[-_]key|azure[\w-]{0,24}key)["']?\s*[:=]\s*["']?([0-9a-fA-F]{32})(?![0-9a-fA-F])/dgi },
   { rule: 'jwt', pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/g },
   { rule: 'private-key', pattern: /-----BEGIN[A-Z0-9 ]{0,32}PRIVATE KEY-----[\s\S]{0,16384}?(?:-----END[A-Z0-9 ]{0,32}PRIVATE KEY-----|$)/g },
   { rule: 'bearer-token', pattern: /Bearer\s+[A-Za-z0-9._~+/=-]{20,}/gi, accept: (secret) => /\d/.test(secret) },
   { rule: 'basic-auth', pattern: /Basic\s+([A-Za-z0-9+/]{16,}={0,2})/dg, accept: (secret) => Buffer.from(secret, 'base64').toString('latin1').includes(':') },
-  { rule: 'url-credentials', pattern: /[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s/?#@:"'<>]{1,128}:[^\s/?#@"'<>]{1,256})@/dg },
+  // The user may be empty: `https://:password@host`.
+  { rule: 'url-credentials', pattern: /[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s/?#@:"'<>]{0,128}:[^\s/?#@"'<>]{1,256})@/dg },
 ];
 
 /** @deprecated The table is {@link SECRET_RULES}; kept for callers of 0.1. */
@@ -95,7 +97,14 @@ function base64Runs(text: string, onlyFirst: boolean): Array<[number, number]> {
       continue;
     }
     let end = at + BASE64_MIN_RUN;
-    while (end < text.length && isBase64(end)) end++;
+    for (;;) {
+      while (end < text.length && isBase64(end)) end++;
+      // MIME wraps base64 into lines (76 characters and a CRLF): the run goes on past a line break,
+      // as written or as a JSON string escapes it.
+      const wrap = lineBreakAt(text, end);
+      if (wrap === 0 || !isBase64(end + wrap)) break;
+      end += wrap;
+    }
     let padded = end;
     while (padded < text.length && padded - end < 2 && text[padded] === '=') padded++;
     runs.push([at, padded]);
@@ -105,8 +114,52 @@ function base64Runs(text: string, onlyFirst: boolean): Array<[number, number]> {
   return runs;
 }
 
+// The length of the line break at `index` (CRLF or LF, raw or JSON-escaped), or 0.
+function lineBreakAt(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  if (code === 0x0a) return 1;
+  if (code === 0x0d) return text.charCodeAt(index + 1) === 0x0a ? 2 : 0;
+  if (code !== 0x5c) return 0;
+  if (text.startsWith('\\n', index)) return 2;
+  return text.startsWith('\\r\\n', index) ? 4 : 0;
+}
+
+// A base64 run's text, read at each of the four alignments: a key's base64 glued to other base64
+// characters (`xyz` + base64 of a key) decodes to noise at the run's own alignment only.
+function base64Readings(run: string): string[] {
+  const clean = run.includes('\\') || run.includes('\n') ? run.replace(/\\[rn]|[\r\n]/g, '') : run;
+  const readings = [Buffer.from(clean, 'base64').toString('latin1')];
+  for (let offset = 1; offset < 4 && offset < clean.length; offset++) readings.push(Buffer.from(clean.slice(offset), 'base64').toString('latin1'));
+  return readings;
+}
+
 const mayBeBase64 = (text: string): boolean => text.length >= BASE64_MIN_RUN && base64Runs(text, true).length > 0;
 const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g;
+
+// A key's characters written as escapes: JSON and JavaScript (`\u0073k-…`, `\x73`, a raw SSE frame
+// keeps them as the provider wrote them) and HTML character references (`&#115;`, `&#x73;`,
+// `&hyphen;`). A run of key characters and escapes holding one is decoded and looked at.
+const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
+// Its alternatives start apart (a key character, `\` then one letter, `&#` or `&` then a letter),
+// so the run never backtracks far.
+const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:-]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[nrtbf/"]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,8};)+/g;
+const ESCAPE_IN_RUN = /\\u([0-9A-Fa-f]{4})|\\x([0-9A-Fa-f]{2})|\\([nrtbf/"])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|&([A-Za-z]{2,8});/g;
+const NAMED_CHARACTER: Record<string, string> = { hyphen: '-', dash: '-', lowbar: '_', UnderBar: '_', period: '.', sol: '/', plus: '+', equals: '=', colon: ':', num: '#', amp: '&' };
+const SHORT_ESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '/': '/', '"': '"' };
+
+const mayBeEscaped = (text: string): boolean => (text.includes('\\') || text.includes('&')) && ESCAPE.test(text);
+
+function unescapeRun(run: string): string {
+  return run.replace(ESCAPE_IN_RUN, (escape, unicode?: string, hex?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
+    const code = unicode ?? hex ?? hexReference;
+    if (code !== undefined) return codePoint(Number.parseInt(code, 16)) ?? escape;
+    if (decimal !== undefined) return codePoint(Number.parseInt(decimal, 10)) ?? escape;
+    if (short !== undefined) return SHORT_ESCAPE[short]!;
+    return NAMED_CHARACTER[name!] ?? escape;
+  });
+}
+
+const codePoint = (code: number): string | undefined => (code <= 0x10ffff ? String.fromCodePoint(code) : undefined);
 
 // A property or header named like this makes a bare value a key (`"api-key": "<32 hex>"`).
 const CONTEXT_NAME = /api[-_]?key|subscription[-_]key|azure|aws|secret/i;
@@ -116,7 +169,7 @@ const CONTEXT_NAME = /api[-_]?key|subscription[-_]key|azure|aws|secret/i;
  * It may say true for text that holds none (then the rules decide).
  */
 export function mayHoldSecret(text: string): boolean {
-  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeBase64(text);
+  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeEscaped(text) || mayBeBase64(text);
 }
 
 /**
@@ -136,12 +189,16 @@ export function secretSpans(text: string, context?: string): SecretSpan[] {
     }
   } else if (PLAIN_ANCHOR.test(text)) spans.push(...plainSpans(text));
   if (text.includes('%')) encodedSpans(text, PERCENT_RUN, percentDecode, 'url-encoded', spans);
+  if (mayBeEscaped(text)) encodedSpans(text, ESCAPED_RUN, unescapeRun, 'escaped', spans);
   if (mayBeBase64(text)) {
     for (const [start, end] of base64Runs(text, false)) {
-      const decoded = Buffer.from(text.slice(start, end), 'base64').toString('latin1');
-      if (!PLAIN_ANCHOR.test(decoded)) continue;
-      const inner = plainSpans(decoded);
-      if (inner.length > 0) spans.push({ rule: `${inner[0]!.rule} base64`, index: start, length: end - start });
+      for (const decoded of base64Readings(text.slice(start, end))) {
+        if (!PLAIN_ANCHOR.test(decoded)) continue;
+        const inner = plainSpans(decoded);
+        if (inner.length === 0) continue;
+        spans.push({ rule: `${inner[0]!.rule} base64`, index: start, length: end - start });
+        break;
+      }
     }
   }
   return withoutOverlaps(spans);
@@ -220,9 +277,9 @@ export function findSecrets(value: unknown, root = '', serialized?: string): Sec
 }
 
 function lineMayHoldSecret(line: string): boolean {
-  if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line)) return true;
+  if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line)) return true;
   for (const [start, end] of base64Runs(line, false)) {
-    if (PLAIN_ANCHOR.test(Buffer.from(line.slice(start, end), 'base64').toString('latin1'))) return true;
+    if (base64Readings(line.slice(start, end)).some((decoded) => PLAIN_ANCHOR.test(decoded))) return true;
   }
   return false;
 }

@@ -124,10 +124,43 @@ export function checkHeaderLine(value: unknown, file: string, line: number): Tap
   return describeSchemaErrors(validateHeader.errors ?? [], file, line, 'header');
 }
 
-/** Checks a parsed exchange line against the closed schema. */
+/** Checks a parsed exchange line against the closed schema, and its response headers against what HTTP lets a server send. */
 export function checkExchangeLine(value: unknown, file: string, line: number): TapeProblem[] {
-  if (validateExchange(value)) return [];
-  return describeSchemaErrors(validateExchange.errors ?? [], file, line, 'exchange');
+  const problems = validateExchange(value) ? [] : describeSchemaErrors(validateExchange.errors ?? [], file, line, 'exchange');
+  return [...problems, ...responseHeaderProblems(value, file, line)];
+}
+
+// What Node's server refuses to send (its checkIsHttpToken and checkInvalidHeaderChar). A
+// hand-edited header holding a line break would fail every replay of its exchange, and could
+// inject headers into the response where another server sent it.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const INVALID_HEADER_CHARACTER = /[^\t\x20-\x7e\x80-\xff]/;
+
+function responseHeaderProblems(value: unknown, file: string, line: number): TapeProblem[] {
+  const headers = (value as { response?: { headers?: unknown } } | null)?.response?.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return [];
+  const problems: TapeProblem[] = [];
+  for (const [name, entry] of Object.entries(headers)) {
+    const field = propertyPath('.response.headers', name);
+    if (!HEADER_NAME.test(name)) {
+      problems.push({ file, line, field, message: `${JSON.stringify(name)} is not a header name HTTP allows (letters, digits and !#$%&'*+.^_\`|~-), so no replay could send it. Fix the name or delete the line.` });
+      continue;
+    }
+    const values = Array.isArray(entry) ? entry : [entry];
+    values.forEach((item, index) => {
+      if (typeof item !== 'string') return;
+      const bad = INVALID_HEADER_CHARACTER.exec(item);
+      if (bad === null) return;
+      const what = bad[0] === '\r' || bad[0] === '\n' ? 'a line break' : `the character U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      problems.push({
+        file,
+        line,
+        field: Array.isArray(entry) ? `${field}[${index}]` : field,
+        message: `"${Array.isArray(entry) ? `${field}[${index}]` : field}" holds ${what}, which no HTTP header may carry (Node refuses to send it, so every replay of this exchange would fail). Fix the value or delete the line.`,
+      });
+    });
+  }
+  return problems;
 }
 
 const validateKeyRules = validator.compile(keyRules);

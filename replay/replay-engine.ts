@@ -144,7 +144,8 @@ export class ReplayEngine {
   }
 
   /**
-   * Loads a tape and builds an engine keyed by `keyRules`. `warnings` holds what was skipped (torn
+   * Loads a tape and builds an engine keyed by `keyRules` (by default the rules its header names;
+   * the engine's `keyRules` says which were used). The tape is read once. `warnings` holds what was skipped (torn
    * lines), and a note when the tape's header names other rules under which no key changes (the
    * tape is used as it is, and not written). Throws when the tape is invalid, and
    * {@link KeyRulesMismatchError} when some of its keys change under `keyRules`.
@@ -152,7 +153,7 @@ export class ReplayEngine {
   static fromTape(
     file: string,
     options: {
-      keyRules: CompiledKeyRules;
+      keyRules?: CompiledKeyRules;
       repeat?: RepeatPolicy;
       requireLive?: boolean;
       /** The config file `keyRules` came from, for the advice of a refusal (`modeltape rekey FILE --config CONFIG`). */
@@ -172,12 +173,13 @@ export class ReplayEngine {
       }
     }
     const warnings = [...contents.warnings];
-    if (canonicalJson(contents.header.keyRules) !== canonicalJson(options.keyRules.rules)) {
+    const keyRules = options.keyRules ?? compileKeyRules(contents.header.keyRules);
+    if (canonicalJson(contents.header.keyRules) !== canonicalJson(keyRules.rules)) {
       // Other rules refuse a tape only when they change one of its keys; each line keeps its
       // key's inputs, so every key can be derived again (cost: see keyChanges).
-      const changes = ReplayEngine.keyChanges(contents.exchanges, options.keyRules, compileKeyRules(contents.header.keyRules));
+      const changes = ReplayEngine.keyChanges(contents.exchanges, keyRules, compileKeyRules(contents.header.keyRules));
       if (changes.length > 0) {
-        throw new KeyRulesMismatchError(file, { changes, exchanges: contents.exchanges.length, tapeRules: contents.header.keyRules, runRules: options.keyRules.rules, configFile: options.configFile });
+        throw new KeyRulesMismatchError(file, { changes, exchanges: contents.exchanges.length, tapeRules: contents.header.keyRules, runRules: keyRules.rules, configFile: options.configFile });
       }
       warnings.push({
         file,
@@ -185,7 +187,7 @@ export class ReplayEngine {
         message: `the tape was keyed with other rules than this run uses, and none of its ${contents.exchanges.length} keys changes under this run's rules, so it is used as it is. ${rekeyCommand(file, options.configFile)} writes this run's rules into its header (recording into the tape does too).`,
       });
     }
-    return { engine: new ReplayEngine({ file, keyRules: options.keyRules, ...(options.repeat ? { repeat: options.repeat } : {}) }, contents.exchanges), warnings };
+    return { engine: new ReplayEngine({ file, keyRules, ...(options.repeat ? { repeat: options.repeat } : {}) }, contents.exchanges), warnings };
   }
 
   /**
@@ -316,7 +318,14 @@ export class ReplayEngine {
   // when something asks for them (a miss, warmNearest, routes()), in the order entries were added.
   #routeMap(): Map<string, ReplayEntry[]> {
     for (const entry of this.#unrouted) {
-      const { exchange } = entry;
+      let exchange: Exchange;
+      try {
+        ({ exchange } = entry);
+      } catch {
+        // A line that turns out invalid on first use (a hand edit) is no one's nearest recording;
+        // a request that hits its key gets the error that names the line.
+        continue;
+      }
       const route = routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
       let bucket = this.#byRoute.get(route);
       if (bucket === undefined) {
@@ -341,7 +350,7 @@ export class ReplayEngine {
     const sliceMs = options.sliceMs ?? 8;
     let stopped = false;
     let wake: (() => void) | undefined;
-    const done = (async () => {
+    const warm = async (): Promise<void> => {
       for (const [route, bucket] of this.#routeMap()) {
         if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
         const index = this.#indexOf(route);
@@ -360,6 +369,15 @@ export class ReplayEngine {
         index.prepare();
         const { exchange } = bucket[0]!;
         index.closest(comparedValues(keyInputs(exchange.upstream, exchange.request, this.keyRules)), 1);
+      }
+    };
+    const done = (async () => {
+      // Warming is ahead-of-time work: whatever fails here fails again, and is reported, where a
+      // request needs it.
+      try {
+        await warm();
+      } catch {
+        stopped = true;
       }
     })();
     return {

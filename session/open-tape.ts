@@ -205,6 +205,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         refused: seen.refused,
         writeErrors: seen.writeErrors,
         upstreamErrors: seen.upstreamErrors,
+        internalErrors: seen.internalErrors,
         upstreamConnections: seen.upstreamConnections,
         problems: seen.problems.slice(0, 5),
         drifts,

@@ -13,6 +13,7 @@ const runProxy: ProxySummary = {
   refused: 0,
   writeErrors: 0,
   upstreamErrors: 0,
+  internalErrors: 0,
   aborted: 0,
   upstreamConnections: 0,
   problems: [],

@@ -45,6 +45,10 @@ describe('a path sent to an upstream', () => {
     '/openai/v1/..',
     '/openai/v1/x/../../../other/x',
     '/openai/v1/x%00/y',
+    // Encoded twice (and three times): an upstream behind a gateway that decodes once more sees `..`.
+    '/openai/v1/%252e%252e/%252e%252e/x',
+    '/openai/v1/%25252e%25252e/x',
+    '/openai/v1/%255c..%255cx',
   ];
   for (const target of escapes) {
     test(`${JSON.stringify(target)} is refused with a 400 naming why, and nothing reaches any upstream`, async () => {

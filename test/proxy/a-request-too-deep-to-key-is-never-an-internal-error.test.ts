@@ -42,4 +42,17 @@ describe('a request body nested deeper than the depth cap', () => {
     expect(summary).toMatchObject({ misses: 1, upstreamConnections: 0 });
     expect(existsSync(`${dir}/replay.jsonl`)).toBe(false);
   });
+
+  test('a response nested 100,000 levels deep reaches the client and is never recorded, in any form', async () => {
+    const deep = `{"id":"chatcmpl-1","choices":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const upstream = started(await startStandInUpstream(() => ({ headers: { 'content-type': 'application/json' }, body: deep })));
+    const proxy = started(await startProxy({ tape: `${dir}/deep-response.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url } }));
+    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-test","messages":[]}' });
+    expect(await response.text()).toBe(deep);
+    const summary = await proxy.close();
+    expect(summary).toMatchObject({ refused: 1, recorded: 0, internalErrors: 0 });
+    expect(summary.problems[0]).toMatch(new RegExp(`deeper than ${MAX_JSON_DEPTH} levels .*\\.response\\.body\\.text`));
+    // Only the header line: the exchange is neither JSON nor text nor base64 on the tape.
+    expect(readFileSync(`${dir}/deep-response.jsonl`, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
 });

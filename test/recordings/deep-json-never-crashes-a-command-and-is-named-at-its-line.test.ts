@@ -31,6 +31,27 @@ const PLACES: Array<{ name: string; exchange: () => Exchange; raw: (depth: numbe
     raw: nestedText,
     field: /^\.response\.body\.json\.choices(\[0\]){511}/,
   },
+  // JSON too deep for JSON.parse is kept as text: it is just as impossible to key or compare.
+  {
+    name: 'request body kept as text',
+    exchange: () => {
+      const exchange = chatExchange('deep');
+      exchange.request.body = { text: '<DEEP>' };
+      return exchange;
+    },
+    raw: (depth) => JSON.stringify(nestedText(depth)),
+    field: /^\.request\.body\.text \(character 512\)$/,
+  },
+  {
+    name: 'response body kept as text',
+    exchange: () => {
+      const exchange = chatExchange('deep');
+      exchange.response.body = { text: '<DEEP>' };
+      return exchange;
+    },
+    raw: (depth) => JSON.stringify(nestedText(depth)),
+    field: /^\.response\.body\.text \(character 512\)$/,
+  },
   {
     name: 'stream frame',
     exchange: () => {

@@ -59,6 +59,10 @@ interface Placement {
 
 const json = (value: unknown) => JSON.stringify(value);
 const chat = (content: unknown) => json({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+const unicodeEscaped = (text: string) => [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const htmlEscaped = (text: string) => [...text].map((character) => `&#${character.charCodeAt(0)};`).join('');
+const rawSse = (contents: string[]) => [...contents.map((content) => `data: {"choices":[{"delta":{"content":"${content}"}}]}\n\n`), 'data: [DONE]\n\n'];
+const mimeWrapped = (key: string) => Buffer.from(`OPENAI_API_KEY_FILE\n${'x'.repeat(40)}\nKEY=${key}\n${'y'.repeat(60)}`).toString('base64').replace(/.{76}/g, '$&\r\n');
 const sse = (pieces: string[]) => [...pieces.map((piece) => `data: ${json({ choices: [{ delta: { content: piece } }] })}\n\n`), 'data: [DONE]\n\n'];
 
 // Rows: every way a key reaches a request or a response. Adding a placement is adding a row.
@@ -83,6 +87,12 @@ const PLACEMENTS: Record<string, Placement> = {
   'after an underscore': { request: (key) => ({ body: chat(`x_${key}`) }) },
   'after a digit': { request: (key) => ({ body: chat(`9${key}`) }) },
   'after an escaped newline': { request: (key) => ({ body: `{"model":"m","messages":[{"role":"user","content":"k:\\n${key}"}]}` }) },
+  'followed by capitals and digits': { request: (key) => ({ body: chat(`${key}ZZ99 end`) }) },
+  'json-escaped in a body kept as written': { request: (key) => ({ body: `{"model": "m",   "messages": [{"role": "user", "content": "${unicodeEscaped(key)}"}]}` }) },
+  'base64 glued to other base64': { request: (key) => ({ body: chat(`QQQ${Buffer.from(key).toString('base64')}`) }) },
+  'MIME-wrapped base64 part': {
+    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n${mimeWrapped(key)}\r\n--XX--\r\n` }),
+  },
   'form-encoded body': { request: (key) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `model=m&prompt=${encodeURIComponent(key)}` }) },
   'multipart text part': {
     request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${key}\r\n--XX--\r\n` }),
@@ -103,6 +113,9 @@ const PLACEMENTS: Record<string, Placement> = {
   'response any header': { response: (key) => ({ headers: { 'x-debug': `used ${key}` }, body: '{}' }) },
   'response json body': { response: (key) => ({ headers: { 'content-type': 'application/json' }, body: json({ choices: [{ message: { content: `key: ${key}` } }] }) }) },
   'response octet-stream body': { response: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255]), Buffer.from(key)]) }) },
+  'response html entities': { response: (key) => ({ headers: { 'content-type': 'text/html' }, body: `<p>${htmlEscaped(key)}</p>` }) },
+  'response stream, json-escaped': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([unicodeEscaped(key), 'ok']) }) },
+  'response stream, after an escaped curly quote': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([`\\u201c${key}\\u201d`]) }) },
   'response stream, split across deltas': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: sse([key.slice(0, 2), key.slice(2, 11), key.slice(11)]) }) },
 };
 
@@ -120,26 +133,64 @@ function readable(text: string): string {
       // not gzip
     }
   }
-  return [text, decodeURIComponentSafe(text), ...extra].join('\n');
+  // Escapes a reader (or a browser) decodes: JSON and JavaScript escapes, HTML character references.
+  const unescaped = text
+    .replace(/\\+u([0-9A-Fa-f]{4})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\+x([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/&#(\d{1,7});/g, (_match, decimal: string) => String.fromCodePoint(Number(decimal)))
+    .replace(/&#x([0-9A-Fa-f]{1,6});/gi, (_match, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+    .replace(/&(?:hyphen|dash);/g, '-');
+  // Base64 anywhere, unwrapped from MIME lines, read at every alignment.
+  for (const match of text.replace(/\\r\\n|\r\n/g, '').matchAll(/[A-Za-z0-9+/_-]{16,}/g)) {
+    for (let offset = 0; offset < 4; offset++) extra.push(Buffer.from(match[0].slice(offset), 'base64').toString('latin1'));
+  }
+  return [text, decodeURIComponentSafe(text), unescaped, ...extra].join('\n');
 }
 
 function decodeURIComponentSafe(text: string): string {
   return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => Buffer.from(sequence.replace(/%/g, ''), 'hex').toString('latin1'));
 }
 
+// Every 8-character slice a leak would show, with its row: the key's secret part (the first 4
+// characters of every tail are FAKE) and its base64. One pass over an output looks them all up.
+const SLICE = 8;
+const SLICES = new Map<string, string>();
+for (const row of ROWS) {
+  const base64 = Buffer.from(row.key).toString('base64');
+  for (const source of [row.secret.slice(4), base64.slice(8, -4)]) {
+    for (let at = 0; at + SLICE <= source.length; at += 4) SLICES.set(source.slice(at, at + SLICE), `${row.placement} × ${row.shapeName}`);
+  }
+}
+
 function leaks(output: string): string[] {
   const text = readable(output);
-  const found: string[] = [];
-  for (const row of ROWS) {
-    const slices = [row.key, Buffer.from(row.key).toString('base64').slice(-20, -4)];
-    // The first 4 characters of every tail are FAKE.
-    for (let at = 4; at + 8 <= row.secret.length; at += 4) slices.push(row.secret.slice(at, at + 8));
-    if (slices.some((slice) => text.includes(slice))) found.push(`${row.placement} × ${row.shapeName}`);
+  const found = new Set<string>();
+  for (let at = 0; at + SLICE <= text.length; at++) {
+    const row = SLICES.get(text.slice(at, at + SLICE));
+    if (row !== undefined) found.add(row);
   }
-  return [...new Set(found)];
+  return [...found];
 }
 
 const dir = tempDir();
+
+test('the leak check sees a key in every representation the rows use', () => {
+  const row = ROWS.find((candidate) => candidate.shapeName === 'openai-legacy')!;
+  const { key } = row;
+  const written = [
+    key,
+    `x${key.slice(2)}`,
+    encodeURIComponent(key).replace(/-/g, '%2D'),
+    JSON.stringify(unicodeEscaped(key)),
+    htmlEscaped(key),
+    `QQQ${Buffer.from(key).toString('base64')}`,
+    JSON.stringify(mimeWrapped(key)),
+    JSON.stringify({ base64: gzipSync(key).toString('base64') }),
+    JSON.stringify({ base64: Buffer.from(key, 'utf16le').toString('base64') }),
+  ];
+  for (const text of written) expect(leaks(`before ${text} after`), text).toEqual([`${row.placement} × ${row.shapeName}`]);
+  expect(leaks(`before ${key.slice(0, 10)}… after`)).toEqual([]);
+});
 
 test('no key, in any placement and any shape, reaches the tape, a log, a summary, a drift report, inspect, verify, a snapshot or the fake history', async () => {
   const standIn = await startStandInUpstream((request) => {
@@ -242,4 +293,4 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
   } finally {
     await standIn.close();
   }
-}, 60_000);
+}, 180_000);
