@@ -29,7 +29,7 @@ export function compileNormalizers(normalizers: readonly Normalizer[]): Compiled
     // It runs over every string of every request, and in verify over every line of a tape.
     const risk = backtrackingRisk(normalizer.pattern, normalizer.flags);
     if (risk !== undefined) {
-      throw new ModeltapeError('unsafe_normalizer', `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`);
+      throw new ModeltapeError('unsafe_normalizer', `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential or high polynomial time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`);
     }
     return { kind: 'pattern' as const, pattern, placeholder };
   });

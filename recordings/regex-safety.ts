@@ -1,30 +1,51 @@
 /**
  * Why a regular expression may backtrack catastrophically (its running time growing
- * exponentially with the input's length), or undefined when this check finds no reason. V8's
- * engine backtracks, and a normalizer runs over every string of every request, in `verify` over
- * every line of a tape: one such pattern turns seconds into hours.
+ * exponentially, or as a high power, with the input's length), or undefined when this check
+ * finds no reason. V8's engine backtracks, and a normalizer runs over every string of every
+ * request, in `verify` over every line of a tape: one such pattern turns seconds into hours.
  *
- * Conservative, not complete: it refuses a quantifier that repeats without bound (or more than
- * 10 times) around another such quantifier (star height above 1: `(a+)+`, `(\w*\s?)*`,
- * `(.*a){20}`) unless each round must match a character none of the inner repeats can
- * (`\w+(?:\s\w+)*` passes), and an unbounded quantifier over alternatives that can begin with
- * the same character (`(a|ab)*`, `(\w|\d)+`). Polynomial patterns (`\s*\s*$`) and
- * backreferences pass.
+ * Conservative, not complete. It refuses:
+ * - a quantifier that repeats without bound (or more than 10 times) around another such
+ *   quantifier (star height above 1: `(a+)+`, `(\w*\s?)*`, `(.*a){20}`) unless each round must
+ *   match a character none of the inner repeats can (`\w+(?:\s\w+)*` passes);
+ * - an unbounded quantifier over alternatives that can begin with the same character
+ *   (`(a|ab)*`, `(\w|\d)+`);
+ * - two repeats that can run more than 10 times, with a length that varies, which can match the
+ *   same characters, when nothing between them (nor in a round of either) must match a character
+ *   they do not share: side by side (`\w*\w*!`, `.*.*=`, `a{1,30}a{1,30}`, `\w*a\w*`,
+ *   `\d+\.?\d+`, `(?:x\w*)\w*`, `\s*\s*$`), or at the end of one round of a group and the start
+ *   of the next (`(?:\w+-\w+)*`, `(?:-?\w+){5}`). Each such pair multiplies the ways to split a
+ *   string by its length.
+ *
+ * A single repeat followed by something that can fail (`.*=`, `sk-[A-Za-z0-9]+`) passes: it is
+ * quadratic in the string's length, as any backtracking engine is. Delimited repeats pass
+ * (`\w+\s\w+`, `"[^"]*":\s*"[^"]*"`, `[a-z]+_[0-9]+`), and so do exact counts (`[0-9a-f]{12}`).
+ * Backreferences and lookarounds count as matching nothing where they stand; a lookaround's
+ * body is checked as a pattern of its own (`(?=(a+)+$)` is refused).
  */
 export function backtrackingRisk(source: string, flags = ''): string | undefined {
+  const parser = new Parser(source, flags.includes('i'));
   let tree: Node;
   try {
-    tree = new Parser(source, flags.includes('i')).parse();
+    tree = parser.parse();
   } catch {
     // Not something this parser reads: V8 reports a real syntax error itself.
     return undefined;
   }
-  return findRisk(tree, false);
+  // A lookaround matches no characters of the pattern's own, but its body backtracks where it
+  // stands: `(?=(a+)+$)` is as slow as `(a+)+$`.
+  for (const body of [tree, ...parser.lookarounds]) {
+    const risk = findRisk(body, false) ?? sideBySideRisk(body);
+    if (risk !== undefined) return risk;
+  }
+  return undefined;
 }
 
 /** The advice that goes with a refusal. */
 export const BACKTRACKING_ADVICE =
-  'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does.';
+  'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does. ' +
+  'Two repeats that can match the same characters side by side are one repeat (".*.*=" matches what ".*=" does) or need a character neither matches between them ("\\d+(?:\\.\\d+)?" instead of "\\d+\\.?\\d+", "\\w+\\s\\w+" instead of "\\w*\\w*"). ' +
+  'A single repeat followed by text that can fail (".*=") passes: it is quadratic in the string\'s length.';
 
 type Ranges = Array<[number, number]>;
 
@@ -35,6 +56,8 @@ type Node =
   | { kind: 'group'; child: Node; text: string }
   | { kind: 'atom'; chars: Ranges; text: string }
   | { kind: 'empty'; text: string };
+
+type Repeat = Extract<Node, { kind: 'repeat' }>;
 
 const ANY: Ranges = [[0, 0x10ffff]];
 const DIGIT: Ranges = [[0x30, 0x39]];
@@ -85,6 +108,131 @@ function delimited(node: Node): boolean {
   const repeated = inner.items.filter((item) => item.kind === 'repeat').flatMap(allChars);
   if (repeated.length === 0) return false;
   return inner.items.some((item) => item.kind === 'atom' && !overlaps(item.chars, repeated));
+}
+
+// Two repeats that can trade characters: `\w*\w*` splits n characters n + 1 ways before what
+// follows fails, and every further such repeat multiplies that by n again.
+function sideBySideRisk(tree: Node): string | undefined {
+  const search = new SideBySide();
+  search.reaches(tree);
+  return search.risk;
+}
+
+// A repeat that may trade characters with one met later (or earlier): the characters it matches,
+// and the character sets that must be matched between it and the point reached (its own rounds'
+// included). The trade needs a character both repeats match in each of those sets.
+type Reach = { repeat: Repeat; chars: Ranges; between: Ranges[] };
+
+// What a node shows its neighbours: the repeats it can start with (and what must be matched
+// before them), those it can end with (and what must be matched after them), and the character
+// sets every match of the whole node holds.
+type Reaches = { leading: Reach[]; trailing: Reach[]; through: Ranges[] };
+
+const NOTHING: Reaches = { leading: [], trailing: [], through: [] };
+
+// Keeps a pattern of thousands of characters cheap; forgetting sets only makes the check refuse more.
+const MAX_BETWEEN = 32;
+
+// Each node is summarized once, so the check stays linear in the pattern however groups nest.
+class SideBySide {
+  risk: string | undefined;
+
+  reaches(node: Node): Reaches {
+    if (this.risk !== undefined) return NOTHING;
+    switch (node.kind) {
+      case 'atom':
+        return { leading: [], trailing: [], through: [node.chars] };
+      case 'empty':
+        return NOTHING;
+      case 'group':
+        return this.reaches(node.child);
+      case 'sequence': {
+        let reached = NOTHING;
+        for (const item of node.items) reached = this.#then(reached, this.reaches(item));
+        return reached;
+      }
+      case 'alternation': {
+        // Branches are never side by side; a neighbour meets any of them.
+        const branches = node.branches.map((branch) => this.reaches(branch));
+        return {
+          leading: branches.flatMap((branch) => branch.leading),
+          trailing: branches.flatMap((branch) => branch.trailing),
+          through: branches.map((branch) => branch.through).reduce(eitherOf),
+        };
+      }
+      case 'repeat': {
+        const round = this.reaches(node.child);
+        // The end of one round meets the start of the next: `(?:-?\w+){5}` holds five `\w+` side by side.
+        if (node.max > 1) this.#meet(round.trailing, round.leading, node);
+        const own: Reach[] = trades(node) ? [{ repeat: node, chars: allChars(node.child), between: round.through }] : [];
+        return { leading: [...own, ...round.leading], trailing: [...own, ...round.trailing], through: node.min > 0 ? round.through : [] };
+      }
+    }
+  }
+
+  #then(before: Reaches, after: Reaches): Reaches {
+    this.#meet(before.trailing, after.leading);
+    return {
+      leading: [...before.leading, ...across(after.leading, before.through)],
+      trailing: [...across(before.trailing, after.through), ...after.trailing],
+      through: [...before.through, ...after.through].slice(0, MAX_BETWEEN),
+    };
+  }
+
+  #meet(trailing: Reach[], leading: Reach[], rounds?: Repeat): void {
+    for (const first of trailing) {
+      for (const second of leading) {
+        if (this.risk !== undefined) return;
+        const shared = intersect(first.chars, second.chars);
+        if (shared.length === 0) continue;
+        if (![...first.between, ...second.between].every((chars) => overlaps(chars, shared))) continue;
+        this.risk = tradeRisk(first.repeat, second.repeat, rounds);
+      }
+    }
+  }
+}
+
+// The reaches that survive text holding these character sets: text a repeat cannot match ends it.
+function across(reaches: Reach[], sets: Ranges[]): Reach[] {
+  if (sets.length === 0) return reaches;
+  return reaches
+    .filter((reach) => sets.every((chars) => overlaps(chars, reach.chars)))
+    .map((reach) => ({ ...reach, between: [...reach.between, ...sets].slice(0, MAX_BETWEEN) }));
+}
+
+// What a match of either branch surely holds: for each place, the union of both sets there.
+function eitherOf(a: Ranges[], b: Ranges[]): Ranges[] {
+  return a.slice(0, b.length).map((chars, index) => [...chars, ...b[index]!]);
+}
+
+// A repeat that can run more than LARGE times and whose length varies: `a{1,30}`, `\w*`,
+// `(?:ab?){12}`, not `[0-9a-f]{12}` (exact counts of fixed width split a string one way only).
+function trades(node: Repeat): boolean {
+  return node.max > LARGE && (node.min < node.max || !fixedWidth(node.child));
+}
+
+function fixedWidth(node: Node): boolean {
+  switch (node.kind) {
+    case 'atom':
+    case 'empty':
+      return true;
+    case 'group':
+      return fixedWidth(node.child);
+    case 'sequence':
+      return node.items.every(fixedWidth);
+    case 'repeat':
+      return node.min === node.max && fixedWidth(node.child);
+    case 'alternation':
+      return false;
+  }
+}
+
+function tradeRisk(first: Repeat, second: Repeat, rounds: Repeat | undefined): string {
+  if (rounds === undefined) return `the repeats "${first.text}" and "${second.text}" can match the same characters side by side (polynomial backtracking)`;
+  // Unbounded rounds multiply the splits once per round.
+  const growth = rounds.max > LARGE ? 'exponential' : 'polynomial';
+  if (first === second) return `the repeat "${first.text}" can match the same characters as itself in the next round of "${rounds.text}" (${growth} backtracking)`;
+  return `the repeats "${first.text}" and "${second.text}" can match the same characters side by side in successive rounds of "${rounds.text}" (${growth} backtracking)`;
 }
 
 // Every character a node can match.
@@ -142,6 +290,16 @@ function overlaps(a: Ranges, b: Ranges): boolean {
   return a.some(([lowA, highA]) => b.some(([lowB, highB]) => lowA <= highB && lowB <= highA));
 }
 
+function intersect(a: Ranges, b: Ranges): Ranges {
+  const out: Ranges = [];
+  for (const [lowA, highA] of a) {
+    for (const [lowB, highB] of b) {
+      if (lowA <= highB && lowB <= highA) out.push([Math.max(lowA, lowB), Math.min(highA, highB)]);
+    }
+  }
+  return out;
+}
+
 function complement(ranges: Ranges): Ranges {
   const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
   const out: Ranges = [];
@@ -170,6 +328,8 @@ class Parser {
   #at = 0;
   readonly #source: string;
   readonly #ignoreCase: boolean;
+  /** The bodies of the lookarounds read, each checked as a pattern of its own. */
+  readonly lookarounds: Node[] = [];
 
   constructor(source: string, ignoreCase: boolean) {
     this.#source = source;
@@ -247,7 +407,10 @@ class Parser {
         if (this.#source[this.#at] !== ')') throw new Error('unclosed group');
         this.#at++;
         // A lookaround matches no characters of its own.
-        if (lookaround) return { kind: 'empty', text: this.#source.slice(start, this.#at) };
+        if (lookaround) {
+          this.lookarounds.push(child);
+          return { kind: 'empty', text: this.#source.slice(start, this.#at) };
+        }
         return { kind: 'group', child, text: this.#source.slice(start, this.#at) };
       }
       case '[':
