@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ModeltapeError } from '../recordings/index.js';
 import { CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, StoreFaultError } from './faulty.js';
-import type { ApprovalRecord, JournalRecord, JournalStore, Json, RunRecord } from './journal-store.js';
+import { RUN_STATUSES, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type RunRecord } from './journal-store.js';
 
 /** Opens stores for the battery: a fresh, empty one per check, and a second connection to one. */
 export interface JournalStoreFactory {
@@ -86,6 +86,30 @@ const CHECKS: Array<[string, Check]> = [
         await store.updateRun(RUN, { status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 });
         expect.equal(await store.getRun(RUN), { ...run(RUN), status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 }, 'the run after two identical updates');
         expect.equal(await store.getRun('no-such-run'), undefined, 'a run that does not exist');
+      } finally {
+        await store.close();
+      }
+    },
+  ],
+  [
+    'run statuses: interrupted (a run a store error stopped) reads back with its error, and from it a run goes on to every status',
+    async (open, _connect, expect) => {
+      const store = await open();
+      try {
+        const error = { code: 'journal_full', message: 'Could not write to the journal at /data/journal.sqlite (append): the disk is full (SQLITE_FULL: database or disk is full).' };
+        await store.createRun(run(RUN));
+        await store.createRun(run(OTHER));
+        await store.updateRun(RUN, { status: 'interrupted', result: error, updatedAt: 2 });
+        expect.equal(await store.getRun(RUN), { ...run(RUN), status: 'interrupted', result: error, updatedAt: 2 }, 'the run a store error interrupted');
+        expect.equal(await store.getRun(OTHER), run(OTHER), 'another run, untouched');
+        // Resumed, an interrupted run may end in any status, or be interrupted again.
+        for (const status of RUN_STATUSES) {
+          const runId = `${RUN}-${status}`;
+          await store.createRun(run(runId));
+          await store.updateRun(runId, { status: 'interrupted', result: error, updatedAt: 2 });
+          await store.updateRun(runId, { status, result: { status }, updatedAt: 3 });
+          expect.equal(await store.getRun(runId), { ...run(runId), status, result: { status }, updatedAt: 3 }, `an interrupted run updated to ${status}`);
+        }
       } finally {
         await store.close();
       }
@@ -271,7 +295,8 @@ const CHECKS: Array<[string, Check]> = [
 ];
 
 /**
- * The conformance battery every journal store runs: append and read order, uniqueness (the
+ * The conformance battery every journal store runs: runs and every run status (`interrupted`
+ * included) read back as written, append and read order, uniqueness (the
  * backstop), lease compare-and-set, racing appends from two connections, CommittedThenLost
  * handling, a store that stops taking writes (its lease expires) and approvals. Each check gets a fresh store from `factory`.
  */

@@ -47,8 +47,17 @@ export interface StoredRecord extends JournalRecord {
  */
 export type AppendOutcome = 'appended' | 'duplicate' | 'rejected';
 
-export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
-export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
+/**
+ * Where a run stands. `running`: a runtime is driving it, or one that died (or that a store error
+ * stopped and whose store refused every write after) left it, and its lease expires. `waiting`: on
+ * an approval. `interrupted`: a store error (a full disk, a read-only file, an I/O error, a lock
+ * held too long) stopped the runtime driving it, which recorded that and then released its lease
+ * (if the store refused the release too, the lease expires). `resume` continues an `interrupted`
+ * run like a `running` one. `completed`, `failed`, `cancelled`: terminal. The journal keeps a
+ * status as text, so a journal written before `interrupted` existed reads as it did.
+ */
+export const RUN_STATUSES = ['running', 'waiting', 'interrupted', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 /** The statuses a run never leaves. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -57,7 +66,10 @@ export interface RunRecord {
   agent: string;
   input: Json;
   status: RunStatus;
-  /** The final output (`completed`), the error (`failed`, `cancelled`: `{ code, message }`), otherwise null. */
+  /**
+   * The final output (`completed`); the error (`failed`, `cancelled`, and `interrupted`: the store
+   * error's `{ code, message }`, its message as masked when the error was made); otherwise null.
+   */
   result: Json;
   createdAt: number;
   updatedAt: number;

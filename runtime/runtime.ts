@@ -112,6 +112,7 @@ export interface RunOutcome {
   agent: string;
   /** How this invocation ran: a new run, a strict replay, or a resume. */
   mode: 'run' | ReplayMode;
+  /** Never `interrupted`: an invocation that a store error stops throws that error instead. */
   status: RunStatus;
   /** The final answer (parsed JSON when the agent has an output schema), or null. */
   output: Json;
@@ -300,6 +301,12 @@ export class Runtime {
    * Starts a run of `agent` on `input` and drives it until it finishes, fails or waits for an
    * approval. Aborting `signal` cancels it: the loop stops before its next effect (never between
    * an effect's start and its end), records the run as `cancelled` and releases its lease.
+   *
+   * A store error that stops it (a {@link JournalStorageError}, a {@link JournalWriteError}, a
+   * {@link JournalFileError}) is thrown as it is, after the runtime recorded the run as `interrupted`
+   * (result: the error's `{ code, message }`) and released its lease, each as best it could: when
+   * the store refuses even those writes, the run stays `running` and its lease expires after
+   * `lease.ttlMs`. Either way `resume` continues it. A {@link SimulatedCrash} writes nothing.
    */
   async run(agent: Agent | string, input: Json, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
     const resolved = typeof agent === 'string' ? this.#agentNamed(agent) : this.#register(agent);
@@ -310,6 +317,7 @@ export class Runtime {
     return this.#exclusively(runId, () =>
       execution.guarded(async () => {
         await execution.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
+        execution.claim();
         await execution.lease();
         return execution.drive(resolved);
       }),
@@ -320,7 +328,9 @@ export class Runtime {
    * Replays a run from its journal. `strict`: reads every effect back, performs none and writes
    * nothing; code that asks for another effect, in another order or with other arguments, or that
    * stops before a recorded one, throws {@link NondeterminismError}. `resume`: reads back what
-   * completed and continues an unfinished run live (under its lease).
+   * completed and continues an unfinished run live (under its lease): `running` (left by a runtime
+   * that died), `interrupted` (stopped by a store error) or `waiting` alike. A store error that stops
+   * a resume is handled as in {@link Runtime.run}.
    */
   async replay(runId: string, mode: ReplayMode, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
     if (!REPLAY_MODES.includes(mode)) throw new ModeltapeError('invalid_replay_mode', `Invalid replay mode "${String(mode)}": expected one of ${REPLAY_MODES.join(', ')}.`);
@@ -365,10 +375,10 @@ export class Runtime {
   }
 
   /**
-   * Cancels a run no runtime is driving (one waiting on an approval, or left by a crash): records it
-   * as `cancelled` under its lease and releases the lease. A run another runtime holds is refused
-   * with {@link RunLeasedError} (abort the signal given to that runtime instead). A finished run is
-   * left as it is.
+   * Cancels a run no runtime is driving (one waiting on an approval, one a store error interrupted,
+   * or one left by a crash): records it as `cancelled` under its lease and releases the lease. A run
+   * another runtime holds is refused with {@link RunLeasedError} (abort the signal given to that
+   * runtime instead). A finished run is left as it is.
    */
   async cancel(runId: string, reason = 'cancelled by the operator'): Promise<RunOutcome> {
     const run = await this.store.getRun(runId);
@@ -490,7 +500,13 @@ class Execution {
   #heartbeat: NodeJS.Timeout | undefined;
   #leaseLost = false;
   #leased = false;
+  /** The lease write failed: it may have been stored all the same (a release is then tried). */
+  #leaseInDoubt = false;
   #crashed = false;
+  /** This invocation drives the run (or just created it): a store error that stops it marks it `interrupted`. */
+  #claimed = false;
+  /** The status the run ended this invocation with is stored: nothing may overwrite it. */
+  #statusWritten = false;
   #rejectionsBefore = 0;
   #retriesUsed = 0;
   readonly #attempts = new Map<string, number>();
@@ -506,18 +522,22 @@ class Execution {
     return this.#setup.mode === 'strict';
   }
 
-  /** Runs the invocation; whatever happens (but a simulated crash), stops the heartbeat and releases the lease. */
+  /**
+   * Runs the invocation; whatever happens (but a simulated crash), stops the heartbeat and releases
+   * the lease. A store error that stops a run it drives marks the run `interrupted` first.
+   */
   async guarded(body: () => Promise<RunOutcome>): Promise<RunOutcome> {
     try {
       this.#rejectionsBefore = this.#setup.mode === 'run' ? 0 : await this.#store.backstopRejections(this.#runId);
       return await body();
     } catch (error) {
       if (error instanceof SimulatedCrash) this.#crashed = true;
+      else if (isStoreFailure(error)) await this.#markInterrupted(error as ModeltapeError);
       throw error;
     } finally {
       if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
       // A crashed process releases nothing: its lease is left to expire.
-      if (this.#leased && !this.#crashed && !this.#leaseLost) {
+      if ((this.#leased || this.#leaseInDoubt) && !this.#crashed && !this.#leaseLost) {
         // A release that keeps failing is left to expire; a crash while releasing is still a crash.
         await this.write('the lease release', () => this.#store.releaseLease(this.#runId, this.#setup.runtime.owner)).catch((error: unknown) => {
           if (error instanceof SimulatedCrash) throw error;
@@ -526,11 +546,48 @@ class Execution {
     }
   }
 
+  /** From here on the run is this invocation's to drive (a new run, once created). */
+  claim(): void {
+    if (!this.#strict) this.#claimed = true;
+  }
+
+  /**
+   * Best effort, once a store error stopped a run this invocation drives: records the run as
+   * `interrupted` with the error's code and message (masked when the error was made), so that it
+   * does not read as live. Only while the store shows the lease as this runtime's (or, on a run it
+   * just created and could not lease, as nobody's), and never over the status the run ended with
+   * (a terminal one stored, or this invocation's own).
+   * When this write fails too (the disk is still full), the run stays `running` and its lease is
+   * released, or expires; the caller gets the store error either way.
+   */
+  async #markInterrupted(error: ModeltapeError): Promise<void> {
+    if (!this.#claimed || this.#statusWritten || this.#leaseLost || this.#crashed) return;
+    const { runtime, clock } = this.#setup;
+    try {
+      const lease = await this.#store.getLease(this.#runId);
+      if (lease === undefined ? this.#leased : lease.owner !== runtime.owner) return;
+      // The final status may have been stored while its writer was told it failed.
+      const stored = await this.#store.getRun(this.#runId);
+      if (stored === undefined || TERMINAL_STATUSES.includes(stored.status)) return;
+      const result: Json = { code: error.code, message: error.message };
+      await this.write('the interrupted status', () => this.#store.updateRun(this.#runId, { status: 'interrupted', result, updatedAt: clock() }));
+    } catch (failure) {
+      // A crash while writing it is still a crash; any other failure leaves the run as it was.
+      if (failure instanceof SimulatedCrash) {
+        this.#crashed = true;
+        throw failure;
+      }
+    }
+  }
+
   /** Takes the run's lease (or throws {@link RunLeasedError}) and keeps it alive with a heartbeat. */
   async lease(): Promise<void> {
     const { clock, ttlMs, heartbeatMs, runtime } = this.#setup;
     const now = clock();
-    const result = await this.write('the lease', () => this.#store.acquireLease(this.#runId, runtime.owner, now + ttlMs, now));
+    const result = await this.write('the lease', () => this.#store.acquireLease(this.#runId, runtime.owner, now + ttlMs, now)).catch((error: unknown) => {
+      if (isStoreFailure(error)) this.#leaseInDoubt = true;
+      throw error;
+    });
     if (!result.acquired) throw new RunLeasedError(this.#runId, result.lease.owner, result.lease.expiresAt, now);
     this.#leased = true;
     this.#heartbeat = setInterval(() => {
@@ -602,6 +659,7 @@ class Execution {
     let output: Json = null;
     let error: { code: string; message: string } | undefined;
     let pending: ApprovalRecord[] = [];
+    this.claim();
     try {
       const maxSteps = agent.maxSteps ?? DEFAULT_MAX_STEPS;
       for (let step = 0; ; step++) {
@@ -688,6 +746,7 @@ class Execution {
     if (!this.#strict) {
       const result: Json = status === 'completed' ? output : status === 'failed' || status === 'cancelled' ? (error as unknown as Json) : null;
       await this.write('the run status', () => this.#store.updateRun(this.#runId, { status, result, updatedAt: this.#setup.clock() }));
+      this.#statusWritten = true;
     }
     const backstopHits = (await this.#store.backstopRejections(this.#runId)) - this.#rejectionsBefore;
     return { runId: this.#runId, agent: agent.name, mode: this.#setup.mode, status, output, ...(error ? { error } : {}), effects: this.#effects, backstopHits, pendingApprovals: pending, retries: { used: this.#retriesUsed, budget: this.#setup.retryBudget } };
@@ -798,7 +857,8 @@ class Execution {
     }
     if (cursor !== undefined && this.#strict && this.#setup.readBack) {
       if (this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
-      const hint = this.#setup.run.status === 'running' ? ' The run never finished: resume it (runtime.resume) instead of replaying it strictly.' : '';
+      const unfinished = this.#setup.run.status === 'running' || this.#setup.run.status === 'interrupted';
+      const hint = unfinished ? ' The run never finished: resume it (runtime.resume) instead of replaying it strictly.' : '';
       const error = new NondeterminismError(this.#runId, 'extra', undefined, requested);
       if (hint) error.message += hint;
       throw error;

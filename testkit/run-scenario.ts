@@ -177,7 +177,9 @@ const MAX_RESUMES = 100;
  * 2. An approved request executes at most once, and an approved step is not ignored.
  * 3. Every recorded tool start is followed by its end or by the step's interruption.
  * 4. No tool was reached more often than the journal says.
- * 5. Nothing is left in flight: the run is not running, and every start has its end or waits on an approval.
+ * 5. Nothing is left in flight: the run is not running, nor interrupted (stopped by a store error and
+ *    never resumed; with its lease still held, it counts as left running), and every start has its
+ *    end or waits on an approval.
  * 6. No lease is left.
  * 7. Every crash was reached.
  */
@@ -452,7 +454,7 @@ function checkInvariants(
     if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''}${rerunsByReconcile > 0 ? ` and ${rerunsByReconcile} re-run${rerunsByReconcile === 1 ? '' : 's'} reconcile allowed` : ''})`);
   }
   // 2. …and an approval granted is not ignored: once the run is over, none is left approved and unused.
-  if (run !== undefined && run.status !== 'waiting' && run.status !== 'running') {
+  if (run !== undefined && run.status !== 'waiting' && run.status !== 'running' && run.status !== 'interrupted') {
     for (const approval of approvals) {
       if (approval.decision !== 'approved') continue;
       const used = approval.kind === 'interrupted_side_effect' ? false : starts.has(approval.effectKey);
@@ -477,6 +479,12 @@ function checkInvariants(
   // 5. Nothing in flight.
   if (run !== undefined) {
     if (run.status === 'running') violations.push(`5. run ${run.runId} was left running`);
+    // An interrupted run whose lease is still held reads as stopped while a runtime holds it: left
+    // running. Released, it is stopped, but the scenario settles every run it stops: never resumed.
+    if (run.status === 'interrupted') {
+      const why = (run.result as { code?: string } | null)?.code ?? 'no code';
+      violations.push(lease !== undefined ? `5. run ${run.runId} was left running: it is marked interrupted (${why}) while its lease is still held (${lease})` : `5. run ${run.runId} was left interrupted by a store error (${why}) and never resumed to its end`);
+    }
     for (const [key] of starts) {
       if (ends.has(key)) continue;
       const waiting = interrupted(key)?.decision === 'pending' && run.status === 'waiting';

@@ -2,7 +2,23 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { DiskFull, FailBeforeCommit, FaultSchedule, Faulty, JournalStorageError, JournalWriteError, RunLeasedError, SqliteJournalStore, type Fault, type RunOutcome, type StoredRecord } from 'modeltape/runtime';
+import {
+  CommittedThenLost,
+  Crash,
+  DiskFull,
+  FailBeforeCommit,
+  FaultSchedule,
+  Faulty,
+  JournalStorageError,
+  JournalWriteError,
+  NondeterminismError,
+  RunLeasedError,
+  SimulatedCrash,
+  SqliteJournalStore,
+  type Fault,
+  type RunOutcome,
+  type StoredRecord,
+} from 'modeltape/runtime';
 import { parcelRules, parcelRuntime, type ParcelRuntime } from '../support/parcel-agent.js';
 import { mountSmallDisk } from '../support/small-disk.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -46,7 +62,7 @@ describe('a run hit by a store error', () => {
     ['DiskFull (not retried)', DiskFull],
     ['FailBeforeCommit on every retry', FailBeforeCommit],
   ] as Array<[string, Fault]>) {
-    test(`when the store refuses one write (${name}), the run stops, its lease is released, and another runtime resumes it at once`, async () => {
+    test(`when the store refuses one write (${name}), the run stops interrupted with the error, its lease is released, and another runtime resumes it at once`, async () => {
       const clean = await cleanWrites();
       expect(clean.writes).toBe(22);
       let checked = 0;
@@ -62,13 +78,17 @@ describe('a run hit by a store error', () => {
         expect(failure, `fault at write ${write}`).toBeInstanceOf(fault === DiskFull ? JournalStorageError : JournalWriteError);
         if (fault === DiskFull) expect((failure as JournalStorageError).code).toBe('journal_full');
         expect(await database.getLease('run-1'), `fault at write ${write}: the lease is released`).toBeUndefined();
-        expect((await database.getRun('run-1'))?.status, `fault at write ${write}`).toBe('running');
+        // The store took writes again after the refused one: the runtime recorded why it stopped.
+        const stopped = await database.getRun('run-1');
+        expect(stopped?.status, `fault at write ${write}`).toBe('interrupted');
+        expect(stopped?.result, `fault at write ${write}`).toEqual({ code: fault === DiskFull ? 'journal_full' : 'journal_write_failed', message: (failure as Error).message });
         noStoreErrorRecordedAsAToolFailure(await database.read('run-1'));
 
         const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
         const { outcome } = await resumeToTheEnd(second);
         expect(outcome.status, `fault at write ${write}`).toBe('completed');
         expect(outcome.output).toBe(clean.output);
+        expect(await database.getRun('run-1')).toMatchObject({ status: 'completed', result: clean.output });
         expect(first.runs.send.length, `fault at write ${write}`).toBeLessThanOrEqual(2);
         expect(await database.getLease('run-1')).toBeUndefined();
         noStoreErrorRecordedAsAToolFailure(await database.read('run-1'));
@@ -78,16 +98,20 @@ describe('a run hit by a store error', () => {
     });
   }
 
-  test('when the store refuses every write from some point (a full disk that stays full), even the release fails: the lease expires, and a second runtime takes the run over after it', async () => {
+  test('when the store refuses every write from some point (a full disk that stays full), the interrupted status and the release fail too: the run stays running, its lease expires, and a second runtime takes the run over after it', async () => {
     const clean = await cleanWrites();
     let approvals = 0;
     let checked = 0;
     for (let write = 3; write < clean.writes; write++) {
       const database = SqliteJournalStore.memory();
       const clock = movableClock();
-      const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().from(write, DiskFull)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
+      const full = new Faulty(database, FaultSchedule.explicit().from(write, DiskFull));
+      const first = parcelRuntime({ store: full, fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
       const failure = await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error);
       expect((failure as JournalStorageError).code, `full from write ${write}`).toBe('journal_full');
+      // After the refused write it tried to record the interruption, then to release: both refused.
+      expect(full.injected.map((injected) => injected.operation).slice(1), `full from write ${write}`).toEqual(['updateRun', 'releaseLease']);
+      expect(await database.getRun('run-1'), `full from write ${write}`).toMatchObject({ status: 'running', result: null });
       const left = await database.getLease('run-1');
       expect(left?.owner, `full from write ${write}: the release could not be written`).toBe('runtime-a');
 
@@ -110,11 +134,131 @@ describe('a run hit by a store error', () => {
     expect(approvals).toBeGreaterThan(0);
   });
 
+  test('an interrupted run reads as unfinished: a strict replay says to resume it, as for a run a crash left running, and a resume hit again ends interrupted again', async () => {
+    const clean = await cleanWrites();
+    // Write 9 is the start of step 1's model call: the journal then ends with the lookup's end.
+    const write = 9;
+    const interrupted = SqliteJournalStore.memory();
+    const clock = movableClock();
+    const first = parcelRuntime({ store: new Faulty(interrupted, FaultSchedule.explicit().at(write, DiskFull)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
+    const failure = (await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)) as JournalStorageError;
+    expect(failure.code).toBe('journal_full');
+    expect((await interrupted.read('run-1')).at(-1)).toMatchObject({ effectKey: '0.1.tool', type: 'complete' });
+    expect((await interrupted.getRun('run-1'))?.status).toBe('interrupted');
+
+    const crashed = SqliteJournalStore.memory();
+    const dead = parcelRuntime({ store: new Faulty(crashed, FaultSchedule.explicit().at(write, Crash)), fake: parcelRules(new FakeProvider()) });
+    expect(await dead.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)).toBeInstanceOf(SimulatedCrash);
+    expect((await crashed.getRun('run-1'))?.status).toBe('running');
+
+    const strictly = async (database: SqliteJournalStore): Promise<string> => {
+      const error = await parcelRuntime({ store: database.connect(), owner: 'runtime-b' }).runtime.replay('run-1', 'strict').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NondeterminismError);
+      return (error as Error).message;
+    };
+    const hint = await strictly(interrupted);
+    expect(hint.endsWith(' The run never finished: resume it (runtime.resume) instead of replaying it strictly.')).toBe(true);
+    expect(hint).toBe(await strictly(crashed));
+
+    // A resume that the store refuses in turn (its third write: the end of step 1's model call) stops interrupted again.
+    const again = parcelRuntime({ store: new Faulty(interrupted.connect(), FaultSchedule.explicit().at(3, DiskFull)), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+    const second = (await again.runtime.resume('run-1').catch((error: unknown) => error)) as JournalStorageError;
+    expect(second.code).toBe('journal_full');
+    expect(await interrupted.getRun('run-1')).toMatchObject({ status: 'interrupted', result: { code: 'journal_full', message: second.message } });
+    expect(second.message).not.toBe(failure.message);
+    expect(await interrupted.getLease('run-1')).toBeUndefined();
+
+    const third = parcelRuntime({ store: interrupted.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-c', lease: { ttlMs: TTL } });
+    const outcome = await third.runtime.resume('run-1');
+    expect([outcome.status, outcome.output]).toEqual(['completed', clean.output]);
+    expect([first.runs.lookup.length, first.runs.send.length]).toEqual([1, 1]);
+  });
+
+  test('an interrupted run can be cancelled, which records why and leaves no lease', async () => {
+    const database = SqliteJournalStore.memory();
+    const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(9, DiskFull)), fake: parcelRules(new FakeProvider()) });
+    await first.runtime.run('parcel-desk', QUESTION).catch(() => undefined);
+    expect((await database.getRun('run-1'))?.status).toBe('interrupted');
+    const operator = parcelRuntime({ store: database.connect(), owner: 'runtime-b' });
+    const outcome = await operator.runtime.cancel('run-1', 'the disk filled up; the customer was called instead');
+    expect([outcome.status, outcome.error]).toEqual(['cancelled', { code: 'cancelled', message: 'the disk filled up; the customer was called instead' }]);
+    expect(await database.getRun('run-1')).toMatchObject({ status: 'cancelled', result: { code: 'cancelled', message: 'the disk filled up; the customer was called instead' } });
+    expect(await database.getLease('run-1')).toBeUndefined();
+    expect((await operator.runtime.resume('run-1')).status).toBe('cancelled');
+  });
+
+  test('when the interrupted status is written and the release is refused, the run reads interrupted and its lease expires before another runtime takes it', async () => {
+    const clean = await cleanWrites();
+    const database = SqliteJournalStore.memory();
+    const clock = movableClock();
+    // Write 9 is refused, write 10 records the interruption, write 11 (the release) is refused.
+    const faulty = new Faulty(database, FaultSchedule.explicit().at(9, DiskFull).at(11, DiskFull));
+    const first = parcelRuntime({ store: faulty, fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
+    await first.runtime.run('parcel-desk', QUESTION).catch(() => undefined);
+    expect(faulty.injected.map((injected) => [injected.write, injected.operation])).toEqual([
+      [9, 'append'],
+      [11, 'releaseLease'],
+    ]);
+    expect((await database.getRun('run-1'))?.status).toBe('interrupted');
+    const left = await database.getLease('run-1');
+    expect(left?.owner).toBe('runtime-a');
+    const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+    expect(await second.runtime.resume('run-1').catch((error: unknown) => error)).toBeInstanceOf(RunLeasedError);
+    clock.jump(TTL);
+    const outcome = await second.runtime.resume('run-1');
+    expect([outcome.status, outcome.output]).toEqual(['completed', clean.output]);
+    expect(await database.getLease('run-1')).toBeUndefined();
+  });
+
+  test('a store error after the final status was stored (the write committed, its writer told it failed) leaves that status, not interrupted', async () => {
+    const clean = await cleanWrites();
+    const database = SqliteJournalStore.memory();
+    // Write 21 stores the status `completed`; it and its four retries are each stored and reported failed.
+    const schedule = FaultSchedule.explicit();
+    for (let write = 21; write < 26; write++) schedule.at(write, CommittedThenLost);
+    const faulty = new Faulty(database, schedule);
+    const first = parcelRuntime({ store: faulty, fake: parcelRules(new FakeProvider()) });
+    const failure = await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(JournalWriteError);
+    expect(faulty.injected.map((injected) => injected.operation)).toEqual(['updateRun', 'updateRun', 'updateRun', 'updateRun', 'updateRun']);
+    expect(await database.getRun('run-1')).toMatchObject({ status: 'completed', result: clean.output });
+    expect(await database.getLease('run-1')).toBeUndefined();
+  });
+
+  test('a lease stored while its writer was told it failed is released all the same, and the run it could not lease ends interrupted', async () => {
+    const database = SqliteJournalStore.memory();
+    // Write 2 takes the lease; it and its four retries are each stored and reported failed.
+    const schedule = FaultSchedule.explicit();
+    for (let write = 2; write < 7; write++) schedule.at(write, CommittedThenLost);
+    const faulty = new Faulty(database, schedule);
+    const first = parcelRuntime({ store: faulty, fake: parcelRules(new FakeProvider()), lease: { ttlMs: TTL } });
+    expect(await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)).toBeInstanceOf(JournalWriteError);
+    expect(faulty.injected.map((injected) => injected.operation)).toEqual(['acquireLease', 'acquireLease', 'acquireLease', 'acquireLease', 'acquireLease']);
+    expect(await database.getRun('run-1')).toMatchObject({ status: 'interrupted', result: { code: 'journal_write_failed' } });
+    expect(await database.getLease('run-1')).toBeUndefined();
+    expect(await database.read('run-1')).toEqual([]);
+  });
+
+  test('a simulated crash is no store error: the run is left running with its lease, as a dead process leaves it', async () => {
+    const database = SqliteJournalStore.memory();
+    const first = parcelRuntime({
+      store: database,
+      fake: parcelRules(new FakeProvider()),
+      lease: { ttlMs: TTL },
+      onPoint: (point, detail) => {
+        if (point === 'AfterToolEffect' && detail.tool === 'send_message') throw new SimulatedCrash(0, point);
+      },
+    });
+    expect(await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)).toBeInstanceOf(SimulatedCrash);
+    expect(await database.getRun('run-1')).toMatchObject({ status: 'running', result: null });
+    expect((await database.getLease('run-1'))?.owner).toBe('runtime-a');
+  });
+
   describe('on a real SQLite file', () => {
     const dir = tempDir();
     const bigLookup = { lookup: { run: async () => ({ parcel: 'P-1', city: 'Lyon', history: 'scan '.repeat(40_000) }), reconcile: async () => ({ status: 'not_applied' as const }) } };
 
-    test('at its maxSizeBytes: the run fails with journal_full naming the file, the lease is released, and once reopened with room the run resumes', async () => {
+    test('at its maxSizeBytes: the run fails with journal_full naming the file, ends interrupted, the lease is released, and once reopened with room the run resumes', async () => {
       const path = join(dir, 'journal.sqlite');
       const full = SqliteJournalStore.open({ path, maxSizeBytes: 64 * 1024 });
       const first = parcelRuntime({ store: full, fake: parcelRules(new FakeProvider()), toolOverrides: bigLookup, lease: { ttlMs: TTL } });
@@ -123,7 +267,8 @@ describe('a run hit by a store error', () => {
       expect((failure as JournalStorageError).code).toBe('journal_full');
       expect((failure as Error).message).toContain(`Could not write to the journal at ${path} (append)`);
       expect(await full.getLease('run-1')).toBeUndefined();
-      expect((await full.getRun('run-1'))?.status).toBe('running');
+      // The lookup's 200 KB answer did not fit; the small status write did.
+      expect(await full.getRun('run-1')).toMatchObject({ status: 'interrupted', result: { code: 'journal_full', message: (failure as Error).message } });
       await full.close();
 
       const roomy = SqliteJournalStore.open(path);

@@ -13,8 +13,11 @@ import {
   type AppendOutcome,
   type JournalRecord,
   type JournalStore,
+  type Json,
   type Lease,
+  type RunStatus,
 } from 'modeltape/runtime';
+import { openSqlite } from '../../runtime/sqlite-driver.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -40,6 +43,40 @@ class CountingStore extends ForwardingJournalStore {
   }
 }
 
+/**
+ * The tables as the first release created them, copied from its source: a journal an earlier
+ * modeltape wrote, before versions were kept (`user_version` 0) and before `interrupted` existed.
+ */
+const FIRST_RELEASE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, agent TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, run_id TEXT NOT NULL, position INTEGER NOT NULL, effect_key TEXT NOT NULL, type TEXT NOT NULL CHECK (type IN ('start', 'complete', 'fail')), data TEXT NOT NULL, at INTEGER NOT NULL, UNIQUE (run_id, position));
+CREATE UNIQUE INDEX IF NOT EXISTS records_one_start_per_effect ON records (run_id, effect_key) WHERE type = 'start';
+CREATE TABLE IF NOT EXISTS backstop (run_id TEXT PRIMARY KEY, rejections INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS approvals (approval_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, effect_key TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL, request TEXT NOT NULL, decision TEXT NOT NULL, created_at INTEGER NOT NULL, decided_at INTEGER);
+CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
+`;
+
+/** A journal file as the first release left it, holding one run it left running. */
+function firstReleaseJournal(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'modeltape-journal-'));
+  dirs.push(dir);
+  const path = join(dir, 'journal.sqlite');
+  const { connection } = openSqlite(path);
+  connection.exec(FIRST_RELEASE_SCHEMA);
+  connection.prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run('old-run', 'parcel-desk', '"Where is parcel P-1?"', 'running', 'null', 1, 1);
+  connection.close();
+  return path;
+}
+
+/** Deliberately broken: keeps only the five statuses there were before `interrupted`, reading any other back as `running`. */
+class KnowsFiveStatuses extends ForwardingJournalStore {
+  override async updateRun(runId: string, update: { status: RunStatus; result: Json; updatedAt: number }): Promise<void> {
+    const known: readonly string[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
+    return super.updateRun(runId, { ...update, status: known.includes(update.status) ? update.status : 'running' });
+  }
+}
+
 /** Deliberately broken: grants every lease, as a store without compare-and-set would. */
 class LeaseWithoutCompareAndSet extends ForwardingJournalStore {
   override async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<{ acquired: boolean; lease: Lease }> {
@@ -60,7 +97,7 @@ describe('checkJournalStore', () => {
   test('passes the SQLite file store, with racing appends from two connections to one file', async () => {
     const report = await checkJournalStore(fileFactory());
     report.assertConforms('SqliteJournalStore (file)');
-    expect(report.checks.map((check) => check.name)).toHaveLength(8);
+    expect(report.checks.map((check) => check.name)).toHaveLength(9);
     expect(report.checks.every((check) => check.expectations >= 3)).toBe(true);
     expect(report.checks.reduce((sum, check) => sum + check.expectations, 0)).toBeGreaterThan(50);
   });
@@ -102,10 +139,48 @@ describe('checkJournalStore', () => {
     }
     expect(thrown).toBeInstanceOf(JournalStoreConformanceError);
     expect((thrown as Error).message).toBe(
-      'Journal store "LeaseWithoutCompareAndSet" fails 2 of 8 conformance checks:\n' +
+      'Journal store "LeaseWithoutCompareAndSet" fails 2 of 9 conformance checks:\n' +
         '  ✗ lease compare-and-set: one holder at a time, taken over only after expiry, released only by its holder: B is refused while A holds it, and told until when: expected {"acquired":false,"lease":{"owner":"A","expiresAt":1000}}, got {"acquired":true,"lease":{"owner":"B","expiresAt":1500}}\n' +
         '  ✗ a store that stops taking writes (a full disk) still reads what it held; a lease it could not release is taken over once it expires: B before the lease expires: expected false, got true',
     );
+  });
+
+  test('passes a journal file as the first release wrote it, whose runs table has no CHECK on status: its run reads back as it was and takes the interrupted status', async () => {
+    const opened: string[] = [];
+    const report = await checkJournalStore({
+      open: () => {
+        const path = firstReleaseJournal();
+        opened.push(path);
+        return SqliteJournalStore.open(path);
+      },
+      connect: (store) => (store as SqliteJournalStore).connect(),
+    });
+    report.assertConforms('SqliteJournalStore on a first-release journal');
+    expect(opened).toHaveLength(report.checks.length);
+
+    const path = firstReleaseJournal();
+    const { connection } = openSqlite(path);
+    const runs = connection.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get() as { sql: string };
+    const version = connection.prepare('PRAGMA user_version').get() as { user_version: number };
+    connection.close();
+    expect(runs.sql).toContain('status TEXT NOT NULL');
+    expect(runs.sql).not.toMatch(/CHECK/i);
+    expect(version.user_version).toBe(0);
+    const store = SqliteJournalStore.open(path);
+    try {
+      expect(await store.getRun('old-run')).toEqual({ runId: 'old-run', agent: 'parcel-desk', input: 'Where is parcel P-1?', status: 'running', result: null, createdAt: 1, updatedAt: 1 });
+      await store.updateRun('old-run', { status: 'interrupted', result: { code: 'journal_full', message: 'the disk is full' }, updatedAt: 2 });
+      expect(await store.getRun('old-run')).toMatchObject({ status: 'interrupted', result: { code: 'journal_full', message: 'the disk is full' } });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('fails a store that keeps only the statuses there were before interrupted, naming the check', async () => {
+    const report = await checkJournalStore(() => new KnowsFiveStatuses(SqliteJournalStore.memory()));
+    const failed = report.checks.filter((check) => !check.passed);
+    expect(failed.map((check) => check.name)).toEqual(['run statuses: interrupted (a run a store error stopped) reads back with its error, and from it a run goes on to every status']);
+    expect(failed[0]!.problem).toMatch(/^the run a store error interrupted: expected \{.*"status":"interrupted".*\}, got \{.*"status":"running".*\}$/);
   });
 
   test('fails a store that stores a retried record twice', async () => {

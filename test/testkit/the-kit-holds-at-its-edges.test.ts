@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { sequentialIds, steppingClock, type Json, type Policy, type Tool } from 'modeltape/runtime';
+import { ForwardingJournalStore, sequentialIds, steppingClock, type Json, type JournalStore, type Policy, type RunStatus, type Tool } from 'modeltape/runtime';
 import { checkPolicy, checkPolicyBattery, crashAt, fuzz, FuzzCheckError, never, PolicyDisagreementError, recheck, runScenario } from 'modeltape/testkit';
 import { parcelAgent, parcelRules, parcelRuntime, parcelTools } from '../support/parcel-agent.js';
 
@@ -19,6 +19,28 @@ describe('the kit at its edges', () => {
     const result = await runScenario({ tools, agent: parcelAgent, model: parcelRules(new FakeProvider()), goal: 'Where is parcel P-1?' }, crashAt('AfterToolEffect', { tool: 'send_message' }));
     result.assertHolds();
     expect(result.calls.filter((call) => call.tool === 'lookup_parcel').map(({ retries, effectDone }) => ({ retries, effectDone }))).toEqual([{ retries: 1, effectDone: true }]);
+  });
+
+  test('invariant 5 names a run left interrupted, and one marked interrupted with its lease still held as left running', async () => {
+    // Broken stores: one records the run's end as an interruption; the other also never drops a lease.
+    const interrupting = (store: JournalStore): JournalStore =>
+      new (class extends ForwardingJournalStore {
+        override updateRun(runId: string, update: { status: RunStatus; result: Json; updatedAt: number }): Promise<void> {
+          return super.updateRun(runId, update.status === 'completed' ? { ...update, status: 'interrupted', result: { code: 'journal_full', message: 'the disk is full' } } : update);
+        }
+      })(store);
+    const holding = (store: JournalStore): JournalStore =>
+      new (class extends ForwardingJournalStore {
+        override async releaseLease(): Promise<boolean> {
+          return false;
+        }
+      })(interrupting(store));
+    const scenario = (store: (store: JournalStore) => JournalStore) => ({ tools: parcelTools({ lookup: [], send: [] }), agent: parcelAgent, model: parcelRules(new FakeProvider()), goal: 'Where is parcel P-1?', now: steppingClock(), newId: sequentialIds('run'), store });
+    const released = await runScenario(scenario(interrupting));
+    expect(released.run?.status).toBe('interrupted');
+    expect(released.violations).toEqual(['5. run run-1 was left interrupted by a store error (journal_full) and never resumed to its end']);
+    const held = await runScenario(scenario(holding));
+    expect(held.violations).toEqual([expect.stringMatching(/^5\. run run-1 was left running: it is marked interrupted \(journal_full\) while its lease is still held \(runtime-1 until \d+\)$/), expect.stringMatching(/^6\. a lease was left on run run-1: runtime-1 until \d+$/)]);
   });
 
   test('crashAt names an unknown tool, and a tool on a point that has none', async () => {
