@@ -90,6 +90,8 @@ export class RunNotFoundError extends ModeltapeError {
 
 /** A journal write kept failing, even after checking what had been stored and retrying. */
 export class JournalWriteError extends ModeltapeError {
+  /** The run this error stopped, when a runtime was driving one (set by the runtime as the error leaves it). */
+  runId?: string;
   constructor(what: string, attempts: number, cause: unknown) {
     super(
       'journal_write_failed',
@@ -134,6 +136,8 @@ const STORAGE: Record<JournalStorageProblem, { code: string; what: string; next:
  * taken past the busy timeout (`journal_busy`). The failed write was not stored.
  */
 export class JournalStorageError extends ModeltapeError {
+  /** The run this error stopped, when a runtime was driving one (set by the runtime as the error leaves it). */
+  runId?: string;
   readonly path: string;
   readonly problem: JournalStorageProblem;
   /** What the store was doing: `append`, `createRun`, `releaseLease`, `open`, … */
@@ -168,6 +172,8 @@ export type JournalFileProblem = (typeof JOURNAL_FILE_PROBLEMS)[number];
  * a journal of a newer schema, or a damaged or truncated one. The file is left as it was.
  */
 export class JournalFileError extends ModeltapeError {
+  /** The run this error stopped, when a runtime was driving one (set by the runtime as the error leaves it). */
+  runId?: string;
   readonly path: string;
   readonly problem: JournalFileProblem;
   /** What the store found there, e.g. `a modeltape tape (JSONL)`. */

@@ -532,7 +532,11 @@ class Execution {
       return await body();
     } catch (error) {
       if (error instanceof SimulatedCrash) this.#crashed = true;
-      else if (isStoreFailure(error)) await this.#markInterrupted(error as ModeltapeError);
+      else if (isStoreFailure(error)) {
+        await this.#markInterrupted(error as ModeltapeError);
+        // The caller of run() never saw the run's id: the error carries it, to resume by.
+        (error as { runId?: string }).runId ??= this.#runId;
+      }
       throw error;
     } finally {
       if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);

@@ -77,6 +77,8 @@ describe('a run hit by a store error', () => {
         const failure = await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error);
         expect(failure, `fault at write ${write}`).toBeInstanceOf(fault === DiskFull ? JournalStorageError : JournalWriteError);
         if (fault === DiskFull) expect((failure as JournalStorageError).code).toBe('journal_full');
+        // run() never returned the id: the error carries it, to resume by.
+        expect((failure as JournalStorageError).runId, `fault at write ${write}`).toBe('run-1');
         expect(await database.getLease('run-1'), `fault at write ${write}: the lease is released`).toBeUndefined();
         // The store took writes again after the refused one: the runtime recorded why it stopped.
         const stopped = await database.getRun('run-1');
