@@ -211,6 +211,10 @@ describe('SECRET_RULES', () => {
       `<code>${key.replace(/-/g, '&#x2d;')}</code>`,
       `<code>${key.replace(/-/g, '&hyphen;')}</code>`,
     ];
+    // A raw frame from an encoder that escapes slashes: the URL's credentials, and an AWS secret.
+    const url = 'data: {"content":"https:\\/\\/bob:FAKEpassw0rd9@db.example.test\\/x"}';
+    expect(maskSecrets(url)).not.toContain('FAKEpassw0rd9');
+    expect(findSecrets({ frames: [{ text: url }] }, '', JSON.stringify({ frames: [{ text: url }] })).map((found) => found.rule)).toEqual(['url-credentials escaped']);
     for (const text of texts) {
       expect(secretSpans(text).map((span) => span.rule), text).toEqual([expect.stringMatching(/^openai-key( escaped)?$/)]);
       const masked = maskSecrets(text);

@@ -139,15 +139,15 @@ const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g
 // A key's characters written as escapes: JSON and JavaScript (`\u0073k-…`, `\x73`, a raw SSE frame
 // keeps them as the provider wrote them) and HTML character references (`&#115;`, `&#x73;`,
 // `&hyphen;`). A run of key characters and escapes holding one is decoded and looked at.
-const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
+const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\\/|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
 // Its alternatives start apart (a key character, `\` then one letter, `&#` or `&` then a letter),
 // so the run never backtracks far.
-const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:-]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[nrtbf/"]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,8};)+/g;
+const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:@-]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[nrtbf/"]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,8};)+/g;
 const ESCAPE_IN_RUN = /\\u([0-9A-Fa-f]{4})|\\x([0-9A-Fa-f]{2})|\\([nrtbf/"])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|&([A-Za-z]{2,8});/g;
 const NAMED_CHARACTER: Record<string, string> = { hyphen: '-', dash: '-', lowbar: '_', UnderBar: '_', period: '.', sol: '/', plus: '+', equals: '=', colon: ':', num: '#', amp: '&' };
 const SHORT_ESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '/': '/', '"': '"' };
 
-const mayBeEscaped = (text: string): boolean => (text.includes('\\') || text.includes('&')) && ESCAPE.test(text);
+const mayBeEscaped = (text: string): boolean => (text.includes('\\u') || text.includes('\\x') || text.includes('\\/') || text.includes('&')) && ESCAPE.test(text);
 
 function unescapeRun(run: string): string {
   return run.replace(ESCAPE_IN_RUN, (escape, unicode?: string, hex?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
@@ -442,7 +442,7 @@ function spansAcrossPieces(pieces: string[], hiddenOnly: boolean): SecretSpan[] 
   // Repeated pieces (a stream's id, model, object on every event) cannot hide a split key.
   if (pieces.every((piece) => piece === pieces[0])) return [];
   const joined = pieces.join('');
-  if (hiddenOnly ? !PLAIN_ANCHOR.test(joined) : !mayHoldSecret(joined)) return [];
+  if (hiddenOnly ? !anchorAcrossBoundaries(joined, pieces) : !mayHoldSecret(joined)) return [];
   const spans = secretSpans(joined);
   if (spans.length === 0) return spans;
   // A key whole inside one piece was reported where that piece is: only what none of the pieces
@@ -460,6 +460,20 @@ function spansAcrossPieces(pieces: string[], hiddenOnly: boolean): SecretSpan[] 
     if (alone.some(([from, to]) => from < end && span.index < to)) return false;
     return starts.some((pieceStart) => pieceStart > span.index && pieceStart < end);
   });
+}
+
+// No anchor is longer than this ("Subscription-Key").
+const LONGEST_ANCHOR = 16;
+
+// Whether an anchor spans a boundary between two pieces: when the pieces' line shows no anchor, no
+// piece holds one alone, so only the text around each boundary needs looking at.
+function anchorAcrossBoundaries(joined: string, pieces: string[]): boolean {
+  let boundary = 0;
+  for (let index = 0; index < pieces.length - 1; index++) {
+    boundary += pieces[index]!.length;
+    if (PLAIN_ANCHOR.test(joined.slice(Math.max(0, boundary - LONGEST_ANCHOR + 1), boundary + LONGEST_ANCHOR - 1))) return true;
+  }
+  return false;
 }
 
 function push(groups: Map<string, string[]>, name: string, piece: string): void {
