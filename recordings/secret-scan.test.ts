@@ -255,6 +255,33 @@ describe('SECRET_RULES', () => {
     expect(findSecrets(value, '', JSON.stringify(value)).map((found) => found.rule)).toEqual(['github-token base64']);
   });
 
+  test('finds a key in UTF-16 or UTF-32 at any alignment, without a byte order mark, as text or as bytes, gzipped too', () => {
+    const key = `gh${'p'}_${tail.slice(0, 36)}`;
+    const utf16 = Buffer.from(`key ${key}`, 'utf16le');
+    // Stored as text: UTF-16 of ASCII is valid UTF-8.
+    const text = utf16.toString('utf8');
+    expect(text).toContain('\u0000');
+    expect(secretSpans(text).map((span) => span.rule)).toEqual(['github-token utf-16']);
+    expect(maskSecrets(text)).not.toContain(tail.slice(8, 16).split('').join('\u0000'));
+    const value = { body: { text } };
+    expect(findSecrets(value, '', JSON.stringify(value)).map((found) => found.path)).toEqual(['.body.text']);
+    const cjk = Buffer.from(`\ufeff${'漢字'.repeat(150)}${key}`, 'utf16le');
+    const utf32 = Buffer.alloc(key.length * 4);
+    [...key].forEach((character, index) => utf32.writeUInt32LE(character.charCodeAt(0), index * 4));
+    for (const bytes of [Buffer.concat([Buffer.from([7]), utf16]), Buffer.from(`key ${key}`, 'utf16le').swap16(), cjk, gzipSync(utf16), utf32]) {
+      expect(findSecrets({ body: { base64: bytes.toString('base64') } }).map((found) => found.path)).toEqual(['.body.base64 (decoded)']);
+    }
+  });
+
+  test('finds a key encoded in base64 twice, and masks it', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    const twice = Buffer.from(Buffer.from(key).toString('base64')).toString('base64');
+    expect(secretSpans(`see ${twice}`).map((span) => span.rule)).toEqual(['openai-key base64 twice']);
+    expect(maskValue({ content: twice })).toEqual({ content: `[openai-key base64 twice ${twice.length} chars]` });
+    const value = { content: twice };
+    expect(findSecrets(value, '', JSON.stringify(value))).toHaveLength(1);
+  });
+
   test('finds URL credentials with an empty user and an AWS key id glued to more capitals', () => {
     expect(maskSecrets('postgres://:FAKEpassw0rd@db.example.test/app')).toBe('postgres://[url-credentials 13 chars]@db.example.test/app');
     expect(maskSecrets(`id ${'AK'}IAFAKEFAKEFAKE0000XYZ9 and ${'AS'}IAFAKEFAKEFAKE00001 end`)).toBe('id [aws-access-key 20 chars]XYZ9 and [aws-access-key 20 chars]1 end');

@@ -169,7 +169,7 @@ const CONTEXT_NAME = /api[-_]?key|subscription[-_]key|azure|aws|secret/i;
  * It may say true for text that holds none (then the rules decide).
  */
 export function mayHoldSecret(text: string): boolean {
-  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeEscaped(text) || mayBeBase64(text);
+  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeEscaped(text) || text.includes('\u0000') || mayBeBase64(text);
 }
 
 /**
@@ -192,16 +192,55 @@ export function secretSpans(text: string, context?: string): SecretSpan[] {
   if (mayBeEscaped(text)) encodedSpans(text, ESCAPED_RUN, unescapeRun, 'escaped', spans);
   if (mayBeBase64(text)) {
     for (const [start, end] of base64Runs(text, false)) {
-      for (const decoded of base64Readings(text.slice(start, end))) {
-        if (!PLAIN_ANCHOR.test(decoded)) continue;
-        const inner = plainSpans(decoded);
-        if (inner.length === 0) continue;
-        spans.push({ rule: `${inner[0]!.rule} base64`, index: start, length: end - start });
-        break;
+      const rule = ruleInBase64(text.slice(start, end), 0);
+      if (rule !== undefined) spans.push({ rule, index: start, length: end - start });
+    }
+  }
+  if (text.includes('\u0000')) spans.push(...spansWithoutNuls(text, context));
+  return withoutOverlaps(spans);
+}
+
+// UTF-16 (or UTF-32) text of an ASCII key, read as bytes or stored as text (`k\u0000e\u0000y`),
+// at any alignment: the key is what is left without the NULs. Each span found there covers the
+// characters it came from.
+function spansWithoutNuls(text: string, context: string | undefined): SecretSpan[] {
+  const stripped = text.replaceAll('\u0000', '');
+  const found = secretSpans(stripped, context);
+  if (found.length === 0) return found;
+  const rawIndex: number[] = [];
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) !== 0) rawIndex.push(index);
+  return found.map((span) => {
+    const start = rawIndex[span.index]!;
+    const end = rawIndex[span.index + span.length - 1]! + 1;
+    return { rule: span.rule.endsWith(' utf-16') ? span.rule : `${span.rule} utf-16`, index: start, length: end - start };
+  });
+}
+
+// The rule a base64 run hides a key under, or undefined: decoded at each alignment, and once more
+// when what it decodes to holds base64 again (a key encoded twice).
+function ruleInBase64(run: string, depth: number): string | undefined {
+  for (const decoded of base64Readings(run)) {
+    if (PLAIN_ANCHOR.test(decoded)) {
+      const inner = plainSpans(decoded);
+      if (inner.length > 0) return `${inner[0]!.rule} base64`;
+    }
+    if (depth === 0 && decoded.length >= BASE64_MIN_RUN) {
+      for (const [start, end] of base64Runs(decoded, false)) {
+        const rule = ruleInBase64(decoded.slice(start, end), 1);
+        if (rule !== undefined) return `${rule} twice`;
       }
     }
   }
-  return withoutOverlaps(spans);
+  return undefined;
+}
+
+// The same question, asked of a tape line: only whether some reading shows an anchor.
+function base64HidesAnchor(run: string, depth: number): boolean {
+  for (const decoded of base64Readings(run)) {
+    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000')) return true;
+    if (depth === 0 && decoded.length >= BASE64_MIN_RUN && base64Runs(decoded, false).some(([start, end]) => base64HidesAnchor(decoded.slice(start, end), 1))) return true;
+  }
+  return false;
 }
 
 /** `text` with every credential replaced by a marker naming its kind and size: `[openai-key 44 chars]`. */
@@ -279,7 +318,7 @@ export function findSecrets(value: unknown, root = '', serialized?: string): Sec
 function lineMayHoldSecret(line: string): boolean {
   if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line)) return true;
   for (const [start, end] of base64Runs(line, false)) {
-    if (base64Readings(line.slice(start, end)).some((decoded) => PLAIN_ANCHOR.test(decoded))) return true;
+    if (base64HidesAnchor(line.slice(start, end), 0)) return true;
   }
   return false;
 }
@@ -368,7 +407,9 @@ function report(spans: SecretSpan[], path: string, found: SecretLocation[]): voi
 
 const GZIP_SCAN_LIMIT = 64 * 1024 * 1024;
 
-// The bytes of a base64 payload as text, every way a key could be read from them.
+// The bytes of a base64 payload as text, every way a key could be read from them: as bytes, and
+// gunzipped. UTF-16 and UTF-32 need no decoding of their own: secretSpans reads text without its
+// NULs too.
 function decodedTexts(bytes: Buffer): string[] {
   const texts = [bytes.toString('latin1')];
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
@@ -380,10 +421,6 @@ function decodedTexts(bytes: Buffer): string[] {
       // Not gzip after all: the bytes as they are were scanned.
     }
   }
-  let zeros = 0;
-  for (let index = 1; index < Math.min(bytes.length, 512); index += 2) if (bytes[index] === 0) zeros++;
-  if (zeros > 4 || (bytes[0] === 0xff && bytes[1] === 0xfe)) texts.push(bytes.toString('utf16le'));
-  if (zeros > 4 || (bytes[0] === 0xfe && bytes[1] === 0xff)) texts.push(Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2))).swap16().toString('utf16le'));
   return texts;
 }
 

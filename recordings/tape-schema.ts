@@ -1,6 +1,7 @@
 import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
 import type { TapeProblem } from './errors.js';
 import { propertyPath } from './json-path.js';
+import { HOP_BY_HOP_HEADERS } from './redaction.js';
 import { READABLE_TAPE_SCHEMA_VERSIONS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
@@ -137,13 +138,23 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const INVALID_HEADER_CHARACTER = /[^\t\x20-\x7e\x80-\xff]/;
 
 function responseHeaderProblems(value: unknown, file: string, line: number): TapeProblem[] {
-  const headers = (value as { response?: { headers?: unknown } } | null)?.response?.headers;
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return [];
+  const response = (value as { response?: { status?: unknown; headers?: unknown } } | null)?.response;
   const problems: TapeProblem[] = [];
+  // 1xx answers are informational (103 Early Hints reach the client while recording): what a tape
+  // keeps is the final answer, and a client that is sent 101 or 102 as one breaks.
+  if (typeof response?.status === 'number' && response.status >= 100 && response.status < 200) {
+    problems.push({ file, line, field: '.response.status', message: `".response.status" is ${response.status}, an informational status; a recorded answer is the final one (200 or more), and a client sent ${response.status} as its answer breaks. Fix the status or delete the line.` });
+  }
+  const headers = response?.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return problems;
   for (const [name, entry] of Object.entries(headers)) {
     const field = propertyPath('.response.headers', name);
     if (!HEADER_NAME.test(name)) {
       problems.push({ file, line, field, message: `${JSON.stringify(name)} is not a header name HTTP allows (letters, digits and !#$%&'*+.^_\`|~-), so no replay could send it. Fix the name or delete the line.` });
+      continue;
+    }
+    if (HOP_BY_HOP_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === 'content-length') {
+      problems.push({ file, line, field, message: `"${field}" describes one connection's framing, which modeltape never records (replay frames each answer itself, and this header would contradict it). Delete the header.` });
       continue;
     }
     const values = Array.isArray(entry) ? entry : [entry];

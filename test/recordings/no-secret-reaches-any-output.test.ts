@@ -89,6 +89,8 @@ const PLACEMENTS: Record<string, Placement> = {
   'after an escaped newline': { request: (key) => ({ body: `{"model":"m","messages":[{"role":"user","content":"k:\\n${key}"}]}` }) },
   'followed by capitals and digits': { request: (key) => ({ body: chat(`${key}ZZ99 end`) }) },
   'json-escaped in a body kept as written': { request: (key) => ({ body: `{"model": "m",   "messages": [{"role": "user", "content": "${unicodeEscaped(key)}"}]}` }) },
+  'base64 twice': { request: (key) => ({ body: chat(Buffer.from(Buffer.from(key).toString('base64')).toString('base64')) }) },
+  'utf-16 body without a byte order mark': { request: (key) => ({ headers: { 'content-type': 'text/plain; charset=utf-16le' }, body: Buffer.from(`key ${key}`, 'utf16le') }) },
   'base64 glued to other base64': { request: (key) => ({ body: chat(`QQQ${Buffer.from(key).toString('base64')}`) }) },
   'MIME-wrapped base64 part': {
     request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n${mimeWrapped(key)}\r\n--XX--\r\n` }),
@@ -113,6 +115,7 @@ const PLACEMENTS: Record<string, Placement> = {
   'response any header': { response: (key) => ({ headers: { 'x-debug': `used ${key}` }, body: '{}' }) },
   'response json body': { response: (key) => ({ headers: { 'content-type': 'application/json' }, body: json({ choices: [{ message: { content: `key: ${key}` } }] }) }) },
   'response octet-stream body': { response: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255]), Buffer.from(key)]) }) },
+  'response utf-16 json without a byte order mark': { response: (key) => ({ headers: { 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from(json({ note: key }), 'utf16le') }) },
   'response html entities': { response: (key) => ({ headers: { 'content-type': 'text/html' }, body: `<p>${htmlEscaped(key)}</p>` }) },
   'response stream, json-escaped': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([unicodeEscaped(key), 'ok']) }) },
   'response stream, after an escaped curly quote': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([`\\u201c${key}\\u201d`]) }) },
@@ -140,11 +143,19 @@ function readable(text: string): string {
     .replace(/&#(\d{1,7});/g, (_match, decimal: string) => String.fromCodePoint(Number(decimal)))
     .replace(/&#x([0-9A-Fa-f]{1,6});/gi, (_match, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
     .replace(/&(?:hyphen|dash);/g, '-');
-  // Base64 anywhere, unwrapped from MIME lines, read at every alignment.
-  for (const match of text.replace(/\\r\\n|\r\n/g, '').matchAll(/[A-Za-z0-9+/_-]{16,}/g)) {
-    for (let offset = 0; offset < 4; offset++) extra.push(Buffer.from(match[0].slice(offset), 'base64').toString('latin1'));
-  }
-  return [text, decodeURIComponentSafe(text), unescaped, ...extra].join('\n');
+  // Base64 anywhere, unwrapped from MIME lines, read at every alignment, and twice.
+  const decodeRuns = (from: string): string[] => {
+    const found: string[] = [];
+    for (const match of from.replace(/\\r\\n|\r\n/g, '').matchAll(/[A-Za-z0-9+/_-]{16,}/g)) {
+      for (let offset = 0; offset < 4; offset++) found.push(Buffer.from(match[0].slice(offset), 'base64').toString('latin1'));
+    }
+    return found;
+  };
+  const once = decodeRuns(text);
+  extra.push(...once, ...once.flatMap(decodeRuns));
+  // UTF-16 without its NULs, escaped (`\u0000`) or raw.
+  const all = [text, decodeURIComponentSafe(text), unescaped, ...extra].join('\n');
+  return `${all}\n${all.replaceAll('\u0000', '').replaceAll('\\u0000', '')}`;
 }
 
 function decodeURIComponentSafe(text: string): string {
@@ -187,6 +198,8 @@ test('the leak check sees a key in every representation the rows use', () => {
     JSON.stringify(mimeWrapped(key)),
     JSON.stringify({ base64: gzipSync(key).toString('base64') }),
     JSON.stringify({ base64: Buffer.from(key, 'utf16le').toString('base64') }),
+    JSON.stringify({ text: Buffer.from(key, 'utf16le').toString('utf8') }),
+    Buffer.from(Buffer.from(key).toString('base64')).toString('base64'),
   ];
   for (const text of written) expect(leaks(`before ${text} after`), text).toEqual([`${row.placement} × ${row.shapeName}`]);
   expect(leaks(`before ${key.slice(0, 10)}… after`)).toEqual([]);
