@@ -1,4 +1,4 @@
-import { ModeltapeError, isSecretHeader, maskSecrets, maskValue, redactPathQuery } from '../recordings/index.js';
+import { ModeltapeError, excerpt, isSecretHeader, maskSecrets, maskValue, redactPathQuery } from '../recordings/index.js';
 import { generateValue } from '../schema/index.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
@@ -127,7 +127,7 @@ export class FakeProvider {
 
   /** The next turn answers with this text. */
   willSay(text: string, options: StepOptions = {}): this {
-    return this.#push({ kind: 'text', text }, options, `willSay(${JSON.stringify(text.slice(0, 40))})`);
+    return this.#push({ kind: 'text', text }, options, `willSay(${excerpt(JSON.stringify(text), 42)})`);
   }
 
   /**
@@ -154,7 +154,7 @@ export class FakeProvider {
 
   /** The next turn answers with this structured value, checked against the request's schema. */
   willAnswer(value: unknown, options: StepOptions = {}): this {
-    return this.#push({ kind: 'structured', value }, options, `willAnswer(${JSON.stringify(value)?.slice(0, 40)})`);
+    return this.#push({ kind: 'structured', value }, options, `willAnswer(${excerpt(JSON.stringify(value) ?? String(value), 40)})`);
   }
 
   /** The next turn fails this way (see `failures`). */
@@ -428,11 +428,11 @@ export class FakeProvider {
       try {
         value = JSON.parse(answer.text);
       } catch {
-        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${JSON.stringify(answer.text.slice(0, 80))}. Use willAnswer(value).`;
+        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${excerpt(JSON.stringify(answer.text), 82)}. Use willAnswer(value).`;
       }
     }
     const mismatches = this.#schemaCheck.check(schema.schema, value);
-    if (mismatches.length > 0) return `  the value ${JSON.stringify(value)?.slice(0, 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
+    if (mismatches.length > 0) return `  the value ${excerpt(JSON.stringify(value) ?? String(value), 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
     return undefined;
   }
 

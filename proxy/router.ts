@@ -54,21 +54,25 @@ function leavesBasePath(path: string): string | undefined {
       const encoded = decoded === segment ? '' : ' once decoded';
       if (decoded.includes('\\')) return `the path holds a backslash${encoded} (${JSON.stringify(segment)})`;
       if (decoded.includes('\u0000')) return `the path holds a NUL byte${encoded}`;
-      if (decoded.split('/').some((part) => part === '.' || part === '..')) return `the path holds the dot segment ${JSON.stringify(segment)}${encoded}`;
+      // `..;x` is `..` to servers that strip path parameters (Tomcat, Spring).
+      if (decoded.split('/').some((part) => /^\.\.?(?:;.*)?$/.test(part))) return `the path holds the dot segment ${JSON.stringify(segment)}${encoded}`;
     }
   }
   return undefined;
 }
 
-// A segment and what it decodes to, up to three times. A malformed escape stops decoding: it is
-// forwarded as it is, and the upstream answers it.
+// A segment and what it decodes to, as often as it still decodes (up to 8 times). Overlong UTF-8
+// (`%c0%ae` for `.`) is read as the character lenient decoders make of it. A malformed escape
+// stops decoding: it is forwarded as it is, and the upstream answers it.
 function decodings(segment: string): string[] {
   const found = [segment];
   let decoded = segment;
-  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+  for (let round = 0; round < 8 && decoded.includes('%'); round++) {
+    const lenient = decoded.replace(/%c0%ae|%e0%80%ae/gi, '.').replace(/%c0%af|%e0%80%af/gi, '/').replace(/%c1%9c/gi, '\\');
     try {
-      decoded = decodeURIComponent(decoded);
+      decoded = decodeURIComponent(lenient);
     } catch {
+      if (lenient !== decoded) found.push(lenient);
       break;
     }
     found.push(decoded);

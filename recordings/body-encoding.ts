@@ -1,4 +1,5 @@
 import { sha256Hex } from './exchange-key.js';
+import { excerpt } from './secret-scan.js';
 import { jsonLayout } from './json-layout.js';
 import { hasLossyNumber } from './lossy-numbers.js';
 import { parseJsonPath } from './json-path.js';
@@ -160,6 +161,5 @@ function valueAt(root: unknown, path: string): { found: boolean; value?: unknown
 }
 
 function brief(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  return excerpt(JSON.stringify(value) ?? String(value), 60);
 }

@@ -3,7 +3,7 @@ import { SecretInTapeError } from './errors.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { SECRET_PATTERNS, findSecrets, maskSecrets, maskValue, mayHoldSecret, secretSpans } from './secret-scan.js';
+import { SECRET_PATTERNS, excerpt, findSecrets, maskSecrets, maskValue, mayHoldSecret, secretSpans } from './secret-scan.js';
 import type { Exchange } from './tape-format.js';
 
 // Obviously fake keys, shaped like real ones so the scanner is really exercised.
@@ -210,6 +210,10 @@ describe('SECRET_RULES', () => {
       `<code>${[...key].map((character) => `&#${character.charCodeAt(0)};`).join('')}</code>`,
       `<code>${key.replace(/-/g, '&#x2d;')}</code>`,
       `<code>${key.replace(/-/g, '&hyphen;')}</code>`,
+      `<code>${[...key].map((character) => `&#0000${character.charCodeAt(0)}`).join('')}</code>`,
+      `<code>${key.replace(/-/g, '&#x000002d;')}</code>`,
+      `var k = "\\u{73}${key.slice(1)}";`,
+      `var k = "\\163${key.slice(1)}";`,
     ];
     // A raw frame from an encoder that escapes slashes: the URL's credentials, and an AWS secret.
     const url = 'data: {"content":"https:\\/\\/bob:FAKEpassw0rd9@db.example.test\\/x"}';
@@ -280,6 +284,19 @@ describe('SECRET_RULES', () => {
     expect(maskValue({ content: twice })).toEqual({ content: `[openai-key base64 twice ${twice.length} chars]` });
     const value = { content: twice };
     expect(findSecrets(value, '', JSON.stringify(value))).toHaveLength(1);
+  });
+
+  test('excerpt masks before it cuts, so no part of a key straddling the cut shows', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    for (const before of [0, 20, 45, 57]) {
+      const text = `${'a'.repeat(before)} ${key} after`;
+      const cut = excerpt(text, 60);
+      expect(cut.length, `${before}`).toBeLessThanOrEqual(60);
+      expect(cut, `${before}`).not.toContain(tail.slice(4, 10));
+      expect(cut, `${before}`).not.toContain('sk-proj-F');
+    }
+    expect(excerpt('short', 60)).toBe('short');
+    expect(excerpt('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
   });
 
   test('finds URL credentials with an empty user and an AWS key id glued to more capitals', () => {

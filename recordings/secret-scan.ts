@@ -139,20 +139,25 @@ const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g
 // A key's characters written as escapes: JSON and JavaScript (`\u0073k-…`, `\x73`, a raw SSE frame
 // keeps them as the provider wrote them) and HTML character references (`&#115;`, `&#x73;`,
 // `&hyphen;`). A run of key characters and escapes holding one is decoded and looked at.
-const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\\/|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
-// Its alternatives start apart (a key character, `\` then one letter, `&#` or `&` then a letter),
-// so the run never backtracks far.
-const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:@-]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[nrtbf/"]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,8};)+/g;
-const ESCAPE_IN_RUN = /\\u([0-9A-Fa-f]{4})|\\x([0-9A-Fa-f]{2})|\\([nrtbf/"])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|&([A-Za-z]{2,8});/g;
+const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\\/|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
+// Its alternatives start apart (a key character, `\` then one letter or digit, `&#` or `&` then a
+// letter), so the run never backtracks far. A numeric reference may lack its `;` (browsers read
+// `&#115k` as `sk`) and pad its digits with zeros.
+const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:@-]|\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\[nrtbf/"]|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&[A-Za-z]{2,8};)+/g;
+const ESCAPE_IN_RUN = /\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\x([0-9A-Fa-f]{2})|\\([0-7]{1,3})|\\([nrtbf/"])|&#([0-9]{1,12});?|&#[xX]([0-9A-Fa-f]{1,12});?|&([A-Za-z]{2,8});/g;
 const NAMED_CHARACTER: Record<string, string> = { hyphen: '-', dash: '-', lowbar: '_', UnderBar: '_', period: '.', sol: '/', plus: '+', equals: '=', colon: ':', num: '#', amp: '&' };
 const SHORT_ESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '/': '/', '"': '"' };
 
-const mayBeEscaped = (text: string): boolean => (text.includes('\\u') || text.includes('\\x') || text.includes('\\/') || text.includes('&')) && ESCAPE.test(text);
+// Cheap tests first: a stream's line is full of `\"`, which escapes nothing a key holds.
+const OCTAL_ESCAPE = /\\[0-7]/;
+const mayBeEscaped = (text: string): boolean =>
+  (text.includes('\\u') || text.includes('\\x') || text.includes('\\/') || text.includes('&') || OCTAL_ESCAPE.test(text)) && ESCAPE.test(text);
 
 function unescapeRun(run: string): string {
-  return run.replace(ESCAPE_IN_RUN, (escape, unicode?: string, hex?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
-    const code = unicode ?? hex ?? hexReference;
+  return run.replace(ESCAPE_IN_RUN, (escape, unicode?: string, braced?: string, hex?: string, octal?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
+    const code = unicode ?? braced ?? hex ?? hexReference;
     if (code !== undefined) return codePoint(Number.parseInt(code, 16)) ?? escape;
+    if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8));
     if (decimal !== undefined) return codePoint(Number.parseInt(decimal, 10)) ?? escape;
     if (short !== undefined) return SHORT_ESCAPE[short]!;
     return NAMED_CHARACTER[name!] ?? escape;
@@ -254,6 +259,18 @@ export function maskSecrets(text: string, context?: string): string {
     at = span.index + span.length;
   }
   return masked + text.slice(at);
+}
+
+/**
+ * `text` masked, then cut to at most `max` characters (with `…`): what every message that quotes
+ * a value shows. Masking first matters: a key cut short no longer looks like one, and its first
+ * characters would show.
+ */
+export function excerpt(text: string, max: number): string {
+  // A key that starts before the cut is whole in this much (keys are far shorter; a private-key
+  // block cut short is still one).
+  const masked = maskSecrets(text.length > max + 512 ? text.slice(0, max + 512) : text);
+  return masked.length > max ? `${masked.slice(0, max - 1)}…` : masked;
 }
 
 /** The marker that stands for a credential in every output. Never any part of the key. */

@@ -2,6 +2,7 @@ import { createValidator, nearestName, type ErrorObject } from '../schema/index.
 import type { TapeProblem } from './errors.js';
 import { propertyPath } from './json-path.js';
 import { HOP_BY_HOP_HEADERS } from './redaction.js';
+import { excerpt } from './secret-scan.js';
 import { READABLE_TAPE_SCHEMA_VERSIONS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
@@ -277,6 +278,5 @@ export function pointerToPath(pointer: string): string {
 }
 
 function brief(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  return excerpt(JSON.stringify(value) ?? String(value), 60);
 }

@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError, maskSecrets } from '../recordings/index.js';
 import { formatDifferences, type Difference } from '../replay/index.js';
 import type { EffectKind, Json } from './journal-store.js';
 
@@ -202,7 +202,7 @@ export class ModelCallError extends ModeltapeError {
 }
 
 function summarize(data: Json): string {
-  const text = JSON.stringify(data);
+  const text = maskSecrets(JSON.stringify(data));
   return text.length > 160 ? `${text.slice(0, 100)}…${text.slice(-40)} (${text.length} chars)` : text;
 }
 

@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError, excerpt } from '../recordings/index.js';
 import { ModelCallError } from './errors.js';
 import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 import type { Json } from './journal-store.js';
@@ -78,13 +78,13 @@ export async function callModel(provider: string, connection: ProviderConnection
   }
   const text = await response.text();
   if (!response.ok) {
-    throw new ModelCallError(`Provider "${provider}" answered ${response.status} to POST ${url}: ${text.slice(0, 300)}`, response.status);
+    throw new ModelCallError(`Provider "${provider}" answered ${response.status} to POST ${url}: ${excerpt(text, 300)}`, response.status);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${text.slice(0, 200)}`, response.status, error);
+    throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
   return connection.api === 'openai-chat' ? openAiAnswer(provider, parsed) : anthropicAnswer(provider, parsed);
 }
@@ -121,7 +121,7 @@ function openAiBody(request: ModelRequest): Record<string, unknown> {
 
 function openAiAnswer(provider: string, body: unknown): ModelAnswer {
   const choice = (body as { choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> }; finish_reason?: string }> }).choices?.[0];
-  if (choice?.message === undefined) throw new ModelCallError(`Provider "${provider}" answered without choices[0].message: ${JSON.stringify(body).slice(0, 200)}`);
+  if (choice?.message === undefined) throw new ModelCallError(`Provider "${provider}" answered without choices[0].message: ${excerpt(JSON.stringify(body), 200)}`);
   const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
   return {
     text: choice.message.content ?? null,
@@ -162,7 +162,7 @@ function anthropicBody(request: ModelRequest): Record<string, unknown> {
 
 function anthropicAnswer(provider: string, body: unknown): ModelAnswer {
   const message = body as { content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Json }>; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } };
-  if (!Array.isArray(message.content)) throw new ModelCallError(`Provider "${provider}" answered without a content array: ${JSON.stringify(body).slice(0, 200)}`);
+  if (!Array.isArray(message.content)) throw new ModelCallError(`Provider "${provider}" answered without a content array: ${excerpt(JSON.stringify(body), 200)}`);
   const texts = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '');
   return {
     text: texts.length > 0 ? texts.join('') : null,

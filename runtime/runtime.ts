@@ -1,4 +1,4 @@
-import { canonicalJson, ModeltapeError } from '../recordings/index.js';
+import { canonicalJson, excerpt, ModeltapeError } from '../recordings/index.js';
 import { diffJson } from '../replay/index.js';
 import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
 import { JournalFileError, JournalStorageError, JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
@@ -718,7 +718,7 @@ class Execution {
             } else {
               status = 'failed';
               const problems = parsed.ok ? (validate.errors ?? []).map((problem) => `${problem.instancePath || '(answer)'} ${problem.message ?? ''}`).join('; ') : 'it is not JSON';
-              error = { code: 'output_schema', message: `Agent "${agent.name}" answered with output that does not match its output schema: ${problems}. Answer: ${String(answer.text).slice(0, 200)}` };
+              error = { code: 'output_schema', message: `Agent "${agent.name}" answered with output that does not match its output schema: ${problems}. Answer: ${excerpt(String(answer.text), 200)}` };
             }
           }
           break;

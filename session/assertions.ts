@@ -1,4 +1,4 @@
-import { ModeltapeError, canonicalJson, decodeBody, sha256Hex, type Exchange, type RecordedRequest } from '../recordings/index.js';
+import { ModeltapeError, canonicalJson, decodeBody, excerpt, sha256Hex, type Exchange, type RecordedRequest } from '../recordings/index.js';
 import { diffJson, formatDifferences } from '../replay/index.js';
 import type { SessionSummary, TapeSession, UnusedExchange } from './open-tape.js';
 
@@ -130,7 +130,7 @@ export function unusedTable(unused: readonly UnusedExchange[]): string {
 }
 
 function truncate(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+  return excerpt(text, width);
 }
 
 function toBytes(value: Uint8Array | ArrayBuffer | string | object): Uint8Array {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson, ModeltapeError } from '../recordings/index.js';
+import { canonicalJson, excerpt, ModeltapeError } from '../recordings/index.js';
 import { checkDecision, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/index.js';
 import { generateValue } from '../schema/index.js';
 
@@ -475,7 +475,7 @@ function shuffled(length: number, seed: number): number[] {
 }
 
 function formatTable(header: string[], rows: string[][]): string {
-  const cut = (text: string): string => (text.length > 60 ? `${text.slice(0, 57)}…` : text);
+  const cut = (text: string): string => excerpt(text, 60);
   const cells = [header, ...rows.map((row) => row.map(cut))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   const line = (row: string[]): string => `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' │ ')}`.trimEnd();

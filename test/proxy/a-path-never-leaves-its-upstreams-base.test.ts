@@ -49,6 +49,12 @@ describe('a path sent to an upstream', () => {
     '/openai/v1/%252e%252e/%252e%252e/x',
     '/openai/v1/%25252e%25252e/x',
     '/openai/v1/%255c..%255cx',
+    '/openai/v1/%2525252e%2525252e/x',
+    // `..;` is `..` to servers that strip path parameters; overlong UTF-8 is `.` to lenient decoders.
+    '/openai/v1/..;/x',
+    '/openai/v1/..%3b/x',
+    '/openai/v1/%c0%ae%c0%ae/x',
+    '/openai/v1/%C0%AE%C0%AE%c0%afx',
   ];
   for (const target of escapes) {
     test(`${JSON.stringify(target)} is refused with a 400 naming why, and nothing reaches any upstream`, async () => {
