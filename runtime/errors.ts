@@ -95,7 +95,7 @@ export class JournalWriteError extends ModeltapeError {
   constructor(what: string, attempts: number, cause: unknown) {
     super(
       'journal_write_failed',
-      `Could not write ${what} to the journal after ${attempts} attempts: ${(cause as Error)?.message ?? String(cause)}\nThe runtime stopped there. Nothing after it was performed, and the run is left as the journal holds it. Resume it (runtime.resume) once the store is healthy; an effect that started and was not recorded as ended will be settled then, never run blindly.`,
+      `Could not write ${what} to the journal after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${(cause as Error)?.message ?? String(cause)}\nThe runtime stopped there. Nothing after it was performed, and the run is left as the journal holds it. Resume it (runtime.resume) once the store is healthy; an effect that started and was not recorded as ended will be settled then, never run blindly.`,
       { cause },
     );
   }

@@ -1057,7 +1057,8 @@ class Execution {
       try {
         return await this.#store.append(records);
       } catch (error) {
-        if (error instanceof SimulatedCrash || !isRetryable(error)) throw error;
+        if (error instanceof SimulatedCrash) throw error;
+        if (!isRetryable(error)) throw asStoreFailure(error, `${records.length === 1 ? 'a record' : `${records.length} records`} of run ${this.#runId}`, attempt);
         lastError = error;
       }
       try {
@@ -1080,7 +1081,7 @@ class Execution {
         return await operation();
       } catch (error) {
         if (error instanceof SimulatedCrash) throw error;
-        if (!isRetryable(error)) throw error;
+        if (!isRetryable(error)) throw asStoreFailure(error, what, attempt);
         lastError = error;
         if (verify !== undefined) {
           try {
@@ -1161,6 +1162,13 @@ function isStoreFailure(error: unknown): boolean {
 }
 
 // Store errors that a retry may fix; a RunExistsError or a programming error is not one of them.
+// What a store throws that is not modeltape's own (a plain Error from a store of the user's, a
+// driver's error) is a store failure all the same: it stops the run, and is never handed to a
+// tool or the model as the tool's failure.
+function asStoreFailure(error: unknown, what: string, attempts: number): unknown {
+  return error instanceof ModeltapeError ? error : new JournalWriteError(what, attempts, error);
+}
+
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return code === 'store_fault' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_IOERR' || (error as { retryable?: unknown })?.retryable === true;

@@ -16,6 +16,7 @@ import {
   SimulatedCrash,
   SqliteJournalStore,
   type Fault,
+  type JournalStore,
   type RunOutcome,
   type StoredRecord,
 } from 'modeltape/runtime';
@@ -99,6 +100,45 @@ describe('a run hit by a store error', () => {
       expect(checked).toBe(20);
     });
   }
+
+  test('a store of the user\'s that throws a plain Error at one write stops the run as a store failure, never as the tool\'s failure, and the run resumes to the same answer', async () => {
+    const clean = await cleanWrites();
+    const WRITES = new Set(['createRun', 'updateRun', 'append', 'acquireLease', 'renewLease', 'releaseLease', 'requestApproval', 'decideApproval', 'consumeApproval']);
+    // A decorator over the store (a connection pool, another database) whose driver throws what it throws.
+    const resetAt = (inner: JournalStore, at: number): JournalStore => {
+      let writes = 0;
+      return new Proxy(inner, {
+        get(target, name) {
+          const value = Reflect.get(target, name) as unknown;
+          if (typeof value !== 'function') return value;
+          if (!WRITES.has(String(name))) return (value as (...args: unknown[]) => unknown).bind(target);
+          return async (...args: unknown[]) => {
+            if (++writes === at) throw new Error('connection reset by peer');
+            return (value as (...args: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    };
+    let checked = 0;
+    for (let write = 2; write < clean.writes; write++) {
+      const database = SqliteJournalStore.memory();
+      const clock = movableClock();
+      const first = parcelRuntime({ store: resetAt(database, write), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
+      const failure = await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error);
+      expect(failure, `reset at write ${write}`).toBeInstanceOf(JournalWriteError);
+      expect((failure as Error).message).toContain('connection reset by peer');
+      expect((failure as JournalWriteError).runId).toBe('run-1');
+      expect((await database.getRun('run-1'))?.status, `reset at write ${write}`).toBe('interrupted');
+      expect(await database.getLease('run-1')).toBeUndefined();
+      const records = await database.read('run-1');
+      expect(records.filter((record) => record.type === 'fail' && JSON.stringify(record.data).includes('connection reset')), `reset at write ${write}`).toEqual([]);
+      const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+      const { outcome } = await resumeToTheEnd(second);
+      expect(outcome.output, `reset at write ${write}`).toBe(clean.output);
+      checked++;
+    }
+    expect(checked).toBe(20);
+  });
 
   test('when the store refuses every write from some point (a full disk that stays full), the interrupted status and the release fail too: the run stays running, its lease expires, and a second runtime takes the run over after it', async () => {
     const clean = await cleanWrites();
