@@ -127,7 +127,7 @@ export class FakeProvider {
 
   /** The next turn answers with this text. */
   willSay(text: string, options: StepOptions = {}): this {
-    return this.#push({ kind: 'text', text }, options, `willSay(${excerpt(JSON.stringify(text), 42)})`);
+    return this.#push({ kind: 'text', text }, options, `willSay(${JSON.stringify(excerpt(text, 40, ''))})`);
   }
 
   /**
@@ -154,7 +154,7 @@ export class FakeProvider {
 
   /** The next turn answers with this structured value, checked against the request's schema. */
   willAnswer(value: unknown, options: StepOptions = {}): this {
-    return this.#push({ kind: 'structured', value }, options, `willAnswer(${excerpt(JSON.stringify(value) ?? String(value), 40)})`);
+    return this.#push({ kind: 'structured', value }, options, `willAnswer(${excerpt(JSON.stringify(value) ?? String(value), 40, '')})`);
   }
 
   /** The next turn fails this way (see `failures`). */
@@ -428,7 +428,7 @@ export class FakeProvider {
       try {
         value = JSON.parse(answer.text);
       } catch {
-        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${excerpt(JSON.stringify(answer.text), 82)}. Use willAnswer(value).`;
+        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${JSON.stringify(excerpt(answer.text, 80, ''))}. Use willAnswer(value).`;
       }
     }
     const mismatches = this.#schemaCheck.check(schema.schema, value);

@@ -262,15 +262,15 @@ export function maskSecrets(text: string, context?: string): string {
 }
 
 /**
- * `text` masked, then cut to at most `max` characters (with `…`): what every message that quotes
- * a value shows. Masking first matters: a key cut short no longer looks like one, and its first
- * characters would show.
+ * `text` masked, then cut to at most `max` characters (the last one `ellipsis`): what every
+ * message that quotes a value shows. Masking first matters: a key cut short no longer looks like
+ * one, and its first characters would show.
  */
-export function excerpt(text: string, max: number): string {
+export function excerpt(text: string, max: number, ellipsis = '…'): string {
   // A key that starts before the cut is whole in this much (keys are far shorter; a private-key
   // block cut short is still one).
   const masked = maskSecrets(text.length > max + 512 ? text.slice(0, max + 512) : text);
-  return masked.length > max ? `${masked.slice(0, max - 1)}…` : masked;
+  return masked.length > max ? `${masked.slice(0, max - ellipsis.length)}${ellipsis}` : masked;
 }
 
 /** The marker that stands for a credential in every output. Never any part of the key. */

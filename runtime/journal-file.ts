@@ -97,8 +97,8 @@ function describeBytes(head: Buffer, size: number): string {
   if (!isText) return `${bytes} of binary data that is not SQLite (it starts ${[...head.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}; a SQLite file starts "SQLite format 3")`;
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/)[0]!.trim();
   if (looksLikeTapeLine(firstLine)) return `a modeltape tape (JSONL, ${bytes}): a tape is what replay and the proxy read, and the runtime's journal is a SQLite file of its own`;
-  if (firstLine.startsWith('{') || firstLine.startsWith('[')) return `a JSON or JSONL text file (${bytes}, it starts ${excerpt(JSON.stringify(firstLine), 42)}), not a SQLite file`;
-  return `a text file (${bytes}, it starts ${excerpt(JSON.stringify(firstLine), 42)}), not a SQLite file`;
+  if (firstLine.startsWith('{') || firstLine.startsWith('[')) return `a JSON or JSONL text file (${bytes}, it starts ${JSON.stringify(excerpt(firstLine, 40, ''))}), not a SQLite file`;
+  return `a text file (${bytes}, it starts ${JSON.stringify(excerpt(firstLine, 40, ''))}), not a SQLite file`;
 }
 
 function looksLikeTapeLine(line: string): boolean {

@@ -475,7 +475,7 @@ function shuffled(length: number, seed: number): number[] {
 }
 
 function formatTable(header: string[], rows: string[][]): string {
-  const cut = (text: string): string => excerpt(text, 60);
+  const cut = (text: string): string => excerpt(text, 58);
   const cells = [header, ...rows.map((row) => row.map(cut))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   const line = (row: string[]): string => `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' │ ')}`.trimEnd();
