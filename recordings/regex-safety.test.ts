@@ -73,6 +73,11 @@ const SIDE_BY_SIDE: Array<[pattern: string, first: string, second: string]> = [
   ['(?:-\\w+)+\\w+!', '\\w+', '\\w+'],
   ['\\w*(?:ab)*!', '\\w*', '(?:ab)*'],
   ['(?=\\w*\\w*!)', '\\w*', '\\w*'],
+  // A long repeat beside a short one: the string's length times the short one's counts.
+  ['\\d?\\d+x', '\\d?', '\\d+'],
+  ['\\w+\\d?x', '\\w+', '\\d?'],
+  ['\\s*\\r?\\n', '\\s*', '\\r?'],
+  ['a{1,3}a{1,30}!', 'a{1,3}', 'a{1,30}'],
 ];
 
 // The end of one round meets the start of the next: a power of the length for a bounded count,
@@ -81,6 +86,44 @@ const ACROSS_ROUNDS: Array<[pattern: string, reason: string]> = [
   ['(?:\\w+-\\w+)*$', 'the repeats "\\w+" and "\\w+" can match the same characters side by side in successive rounds of "(?:\\w+-\\w+)*" (exponential backtracking)'],
   ['(?:-?\\w+){5}!', 'the repeat "\\w+" can match the same characters as itself in the next round of "(?:-?\\w+){5}" (polynomial backtracking)'],
   ['(?:\\w+\\s?){2}!', 'the repeat "\\w+" can match the same characters as itself in the next round of "(?:\\w+\\s?){2}" (polynomial backtracking)'],
+  // Short repeats too, when the rounds have no bound: `(?:a{1,2})+$` splits n "a" Fibonacci(n) ways.
+  ['(?:a{1,2})+$', 'the repeat "a{1,2}" can match the same characters as itself in the next round of "(?:a{1,2})+" (exponential backtracking)'],
+  ['(?:\\d{1,3},?)+$', 'the repeat "\\d{1,3}" can match the same characters as itself in the next round of "(?:\\d{1,3},?)+" (exponential backtracking)'],
+];
+
+// Short repeats side by side that can split a run of characters in more than 250 ways, with the
+// reason. The first takes 3.5 s on 100 "a", each further copy ten times as long; `\d?` thirty
+// times 200 s on 100 digits, `(?:a|aa){1,10}` twice 15 s on 100 "a".
+const CHAINS: Array<[pattern: string, reason: string]> = [
+  ['a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}!', 'the 6 repeats from "a{1,10}" to "a{1,10}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)'],
+  ['\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}x', 'the 6 repeats from "\\w{0,9}" to "\\w{0,9}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)'],
+  ['(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}', 'the 6 repeats from "(?:a|b){1,8}" to "(?:a|b){1,8}" can match the same characters side by side in 262,144 ways (polynomial backtracking)'],
+  [`${'\\d?'.repeat(30)}x`, 'the 30 repeats from "\\d?" to "\\d?" can match the same characters side by side in 1,073,741,824 ways (polynomial backtracking)'],
+  // What lies between can match nothing, or only characters both repeats match.
+  ['\\d{1,5}\\d{2}\\d{1,5}-?\\d{1,5}\\d{1,3}x', 'the 4 repeats from "\\d{1,5}" to "\\d{1,3}" can match the same characters side by side in 375 ways (polynomial backtracking)'],
+  // A round that can match in several ways multiplies once per round.
+  ['(?:a{1,2}){8}!', 'the rounds of "(?:a{1,2}){8}" can split the same characters in 256 ways (polynomial backtracking)'],
+  ['(?:\\d?\\d?){4}x', 'the rounds of "(?:\\d?\\d?){4}" can split the same characters in 256 ways (polynomial backtracking)'],
+  ['(?:a|aa){10}!', 'the rounds of "(?:a|aa){10}" can split the same characters in 1,024 ways (polynomial backtracking)'],
+  ['(?:a|aa){1,10}(?:a|aa){1,10}!', 'the 2 repeats from "(?:a|aa){1,10}" to "(?:a|aa){1,10}" can match the same characters side by side in 4,186,116 ways (polynomial backtracking)'],
+  ['(?:a{1,5}a{1,5}){2}a{1,2}!', 'the 2 repeats from "(?:a{1,5}a{1,5}){2}" to "a{1,2}" can match the same characters side by side in 1,250 ways (polynomial backtracking)'],
+];
+
+// Short repeats as ordinary patterns hold them: kept apart by a character one of them cannot
+// match, of characters the other cannot match, or too few to matter (`\d{1,3}\d{1,3}` 9 ways).
+const SHORT_APART = [
+  '\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}',
+  '(?:\\d{1,3}\\.){3}\\d{1,3}',
+  '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
+  '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z',
+  '\\d{1,2}:\\d{2}(:\\d{2})?',
+  '\\s?,\\s?',
+  'v?\\d+',
+  '-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?',
+  '\\(?\\d{3}\\)?[-.\\s]?\\d{3}[-.\\s]?\\d{4}',
+  '(?:\\d{1,3}\\.){3}(?:\\d{1,3}\\.){3}',
+  '\\d{1,3}\\d{1,3}',
+  '(?:ab|ac){1,3}',
 ];
 
 // Repeats side by side that something between them keeps apart, and a single repeat (quadratic).
@@ -137,6 +180,33 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
     expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(reason) }));
   });
 
+  // Timed as above: no such pattern is ever run.
+  test.each(CHAINS)('%s is refused, fast: a chain of short repeats', (pattern, reason) => {
+    const started = performance.now();
+    expect(backtrackingRisk(pattern)).toBe(reason);
+    expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }));
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  // About 250 ways take 15 to 36 ms on 10,000 "a" that end without "!", 500 ways 45 to 65 ms.
+  test('a chain of 250 ways passes, one of 252 is refused', () => {
+    expect(backtrackingRisk('a{1,10}a{1,5}a{1,5}!')).toBeUndefined();
+    expect(backtrackingRisk('\\d?\\d?\\d?\\d?\\d?\\d?\\d?x')).toBeUndefined();
+    expect(backtrackingRisk('a{1,7}a{1,6}a{1,6}!')).toBe('the 3 repeats from "a{1,7}" to "a{1,6}" can match the same characters side by side in 252 ways (polynomial backtracking)');
+    expect(backtrackingRisk('\\d?\\d?\\d?\\d?\\d?\\d?\\d?\\d?x')).toMatch(/the 8 repeats .* in 256 ways/);
+  });
+
+  test.each(SHORT_APART)('%s is accepted: its short repeats split a string in few ways', (pattern) => {
+    expect(backtrackingRisk(pattern)).toBeUndefined();
+    expect(() => compileNormalizers([{ pattern }])).not.toThrow();
+  });
+
+  test('a pattern of thousands of repeats side by side is refused, not read to the end', () => {
+    const distinct = Array.from({ length: 2000 }, (_, index) => `${String.fromCodePoint(0x4e00 + index)}?`).join('');
+    expect(backtrackingRisk(distinct)).toBe('it holds more repeats side by side than this check reads (over 20,000 pairs of them)');
+    expect(backtrackingRisk('\\d?'.repeat(5000))).toMatch(/^the \d+ repeats from "\\d\?" to "\\d\?" can match the same characters side by side in more than 10\^15 ways/);
+  });
+
   test('under the i flag, repeats of letters in different case overlap', () => {
     expect(backtrackingRisk('[a-z]*[A-Z]*!')).toBeUndefined();
     expect(backtrackingRisk('[a-z]*[A-Z]*!', 'i')).toMatch(/the repeats "\[a-z\]\*" and "\[A-Z\]\*"/);
@@ -157,13 +227,13 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
 
   test('every rewrite the advice and the README suggest is accepted', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const rewrites = ['a+$', '[\\w\\s]+', '\\w+(?:\\s\\w+)*', '(?:ab?)*', '.*=', '\\d+(?:\\.\\d+)?', '\\w+\\s\\w+'];
+    const rewrites = ['a+$', '[\\w\\s]+', '\\w+(?:\\s\\w+)*', '(?:ab?)*', '.*=', '\\d+(?:\\.\\d+)?', '\\w+\\s\\w+', '\\d{0,3}', 'a{2,20}'];
     for (const rewrite of rewrites) {
       expect(BACKTRACKING_ADVICE, rewrite).toContain(`"${rewrite}"`);
       expect(backtrackingRisk(rewrite), rewrite).toBeUndefined();
     }
     const inReadme = rewrites.filter((rewrite) => readme.includes(`\`${rewrite}\``));
-    expect(inReadme).toEqual(['a+$', '[\\w\\s]+', '\\w+(?:\\s\\w+)*', '.*=', '\\d+(?:\\.\\d+)?', '\\w+\\s\\w+']);
+    expect(inReadme).toEqual(['a+$', '[\\w\\s]+', '\\w+(?:\\s\\w+)*', '.*=', '\\d+(?:\\.\\d+)?', '\\w+\\s\\w+', '\\d{0,3}']);
   });
 });
 

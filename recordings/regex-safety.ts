@@ -10,16 +10,26 @@
  *   match a character none of the inner repeats can (`\w+(?:\s\w+)*` passes);
  * - an unbounded quantifier over alternatives that can begin with the same character
  *   (`(a|ab)*`, `(\w|\d)+`);
- * - two repeats that can run more than 10 times, with a length that varies, which can match the
- *   same characters, when nothing between them (nor in a round of either) must match a character
- *   they do not share: side by side (`\w*\w*!`, `.*.*=`, `a{1,30}a{1,30}`, `\w*a\w*`,
- *   `\d+\.?\d+`, `(?:x\w*)\w*`, `\s*\s*$`), or at the end of one round of a group and the start
- *   of the next (`(?:\w+-\w+)*`, `(?:-?\w+){5}`). Each such pair multiplies the ways to split a
- *   string by its length.
+ * - two repeats whose length varies, one of them able to run more than 10 times, which can
+ *   match the same characters, when nothing between them (nor in a round of either) must match a
+ *   character they do not share: side by side (`\w*\w*!`, `.*.*=`, `a{1,30}a{1,30}`, `\w*a\w*`,
+ *   `\d+\.?\d+`, `(?:x\w*)\w*`, `\s*\s*$`, `\d?\d+`, `\s*\r?\n`), or at the end of one round of a
+ *   group and the start of the next (`(?:\w+-\w+)*`, `(?:-?\w+){5}`). Each such pair multiplies
+ *   the ways to split a string by its length. A group repeated more than 10 times does the same
+ *   with short repeats (`(?:a{1,2})+$`, `(?:\d{1,3},?)+$`: exponential);
+ * - a chain of short repeats (at most 10 times) whose length varies, each side by side with the
+ *   next by the same rule, that can split a run of characters in more than 250 ways: the
+ *   product of each repeat's counts (`a{1,10}` 10, `\d?` 2). `a{1,10}` six times (10^6 ways),
+ *   `\d?` eight times (256), `(?:a{1,2}){8}` (2^8) are refused; `a{1,10}a{1,5}a{1,5}` (250)
+ *   passes. On 10,000 characters that almost match, 250 ways take 15 to 36 ms; 10^6 ways take
+ *   3.5 s on 100 characters;
+ * - a pattern with so many repeats side by side (hundreds) that comparing them all would take
+ *   longer than the check should (over 20,000 pairs).
  *
  * A single repeat followed by something that can fail (`.*=`, `sk-[A-Za-z0-9]+`) passes: it is
  * quadratic in the string's length, as any backtracking engine is. Delimited repeats pass
- * (`\w+\s\w+`, `"[^"]*":\s*"[^"]*"`, `[a-z]+_[0-9]+`), and so do exact counts (`[0-9a-f]{12}`).
+ * (`\w+\s\w+`, `"[^"]*":\s*"[^"]*"`, `[a-z]+_[0-9]+`, `\d{1,3}\.\d{1,3}`), and so do exact counts
+ * (`[0-9a-f]{12}`) and repeats of characters they do not share (`v?\d+`, `\s?,\s?`).
  * Backreferences and lookarounds count as matching nothing where they stand; a lookaround's
  * body is checked as a pattern of its own (`(?=(a+)+$)` is refused).
  */
@@ -45,6 +55,7 @@ export function backtrackingRisk(source: string, flags = ''): string | undefined
 export const BACKTRACKING_ADVICE =
   'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does. ' +
   'Two repeats that can match the same characters side by side are one repeat (".*.*=" matches what ".*=" does) or need a character neither matches between them ("\\d+(?:\\.\\d+)?" instead of "\\d+\\.?\\d+", "\\w+\\s\\w+" instead of "\\w*\\w*"). ' +
+  'Short repeats side by side that match the same characters are one repeat too ("\\d?\\d?\\d?" matches what "\\d{0,3}" does, "a{1,10}a{1,10}" what "a{2,20}" does). ' +
   'A single repeat followed by text that can fail (".*=") passes: it is quadratic in the string\'s length.';
 
 type Ranges = Array<[number, number]>;
@@ -111,11 +122,12 @@ function delimited(node: Node): boolean {
 }
 
 // Two repeats that can trade characters: `\w*\w*` splits n characters n + 1 ways before what
-// follows fails, and every further such repeat multiplies that by n again.
+// follows fails, and every further such repeat multiplies that by n again. Short repeats trade
+// too: `a{1,10}` six times splits a run of "a" in 10^6 ways at every place the match is tried.
 function sideBySideRisk(tree: Node): string | undefined {
   const search = new SideBySide();
   search.reaches(tree);
-  return search.risk;
+  return search.risk ?? chainRisk(search);
 }
 
 // A repeat that may trade characters with one met later (or earlier): the characters it matches,
@@ -133,9 +145,28 @@ const NOTHING: Reaches = { leading: [], trailing: [], through: [] };
 // Keeps a pattern of thousands of characters cheap; forgetting sets only makes the check refuse more.
 const MAX_BETWEEN = 32;
 
+// The most ways a chain of short repeats may split a run of characters. Measured on 10,000 "a"
+// (Node 20, the "!" never found): about 250 ways take 15 to 36 ms (`a{1,10}a{1,5}a{1,5}!` 15,
+// `\w{0,5}\w?(?:(?:a?){2}){1,2}!` 36), 500 ways 45 to 65 ms, 1,000 ways 70 ms; 10^6 ways take
+// 3.5 s on 100 characters.
+const MAX_WAYS = 250;
+
+// The most pairs of repeats compared, 20 to 50 ms: only a pattern of hundreds of repeats side by
+// side, or nested dozens deep, compares more, and it is refused rather than read to the end.
+const MAX_PAIRS = 20_000;
+
 // Each node is summarized once, so the check stays linear in the pattern however groups nest.
 class SideBySide {
   risk: string | undefined;
+  /** The short repeats that vary in length, in the order they end in the pattern. */
+  readonly short: Repeat[] = [];
+  /** The ways each short repeat can split a run of characters. */
+  readonly ways = new Map<Repeat, number>();
+  /** For each short repeat, the short repeats found side by side just before it. */
+  readonly before = new Map<Repeat, Set<Repeat>>();
+  // For each short repeat whose rounds meet (the end of one trades with the start of the next), the repeats that trade.
+  readonly #roundsMeet = new Map<Repeat, Set<Repeat>>();
+  #checked = 0;
 
   reaches(node: Node): Reaches {
     if (this.risk !== undefined) return NOTHING;
@@ -161,11 +192,18 @@ class SideBySide {
         };
       }
       case 'repeat': {
+        const first = this.short.length;
         const round = this.reaches(node.child);
         // The end of one round meets the start of the next: `(?:-?\w+){5}` holds five `\w+` side by side.
         if (node.max > 1) this.#meet(round.trailing, round.leading, node);
-        const own: Reach[] = trades(node) ? [{ repeat: node, chars: allChars(node.child), between: round.through }] : [];
-        return { leading: [...own, ...round.leading], trailing: [...own, ...round.trailing], through: node.min > 0 ? round.through : [] };
+        const through = node.min > 0 ? round.through : [];
+        if (!variable(node)) return { leading: round.leading, trailing: round.trailing, through };
+        if (node.max <= LARGE) {
+          this.ways.set(node, this.#waysOf(node, this.short.slice(first)));
+          this.short.push(node);
+        }
+        const own: Reach[] = [{ repeat: node, chars: allChars(node.child), between: round.through }];
+        return { leading: [...own, ...round.leading], trailing: [...own, ...round.trailing], through };
       }
     }
   }
@@ -183,13 +221,83 @@ class SideBySide {
     for (const first of trailing) {
       for (const second of leading) {
         if (this.risk !== undefined) return;
+        // A pattern of thousands of repeats side by side stops at the first chain found too long.
+        if (++this.#checked % 5_000 === 0) {
+          this.risk = chainRisk(this);
+          if (this.risk === undefined && this.#checked >= MAX_PAIRS) this.risk = `it holds more repeats side by side than this check reads (over ${MAX_PAIRS.toLocaleString('en-US')} pairs of them)`;
+          if (this.risk !== undefined) return;
+        }
         const shared = intersect(first.chars, second.chars);
         if (shared.length === 0) continue;
-        if (![...first.between, ...second.between].every((chars) => overlaps(chars, shared))) continue;
-        this.risk = tradeRisk(first.repeat, second.repeat, rounds);
+        if (!first.between.every((chars) => overlaps(chars, shared)) || !second.between.every((chars) => overlaps(chars, shared))) continue;
+        // A long repeat trades as many ways as the string is long, and so do rounds without a bound.
+        if (first.repeat.max > LARGE || second.repeat.max > LARGE || (rounds !== undefined && rounds.max > LARGE)) {
+          this.risk = tradeRisk(first.repeat, second.repeat, rounds);
+          return;
+        }
+        if (rounds !== undefined) {
+          const meeting = this.#roundsMeet.get(rounds) ?? new Set<Repeat>();
+          meeting.add(first.repeat).add(second.repeat);
+          this.#roundsMeet.set(rounds, meeting);
+          continue;
+        }
+        const met = this.before.get(second.repeat) ?? new Set<Repeat>();
+        met.add(first.repeat);
+        this.before.set(second.repeat, met);
       }
     }
   }
+
+  // The counts of a short repeat (`a{1,10}` 10, `\d?` 2), unless a round can match the same
+  // characters in several ways: then the ways of a round to the power of each count, summed.
+  // A round's ways are those of its longest chain of two or more repeats (`(?:a?a?b){2}` 4^2), or
+  // ending at a repeat that meets the next round (`(?:a{1,2}){8}` 2^8). A repeat alone in a round
+  // that ends at a character it cannot match keeps only the ways it matches the same characters
+  // (`(?:\d{1,3}\.){3}` 1, `(?:(?:a?){2}b)?` 1 + 4), times its alternatives that start alike
+  // (`(?:a|aa){1,10}` 2 + 4 + … + 2^10).
+  #waysOf(repeat: Repeat, inside: Repeat[]): number {
+    const meeting = this.#roundsMeet.get(repeat);
+    let round = 1;
+    for (const [end, chain] of longestChains(inside, this.before, this.ways)) {
+      const alone = chain.ways / (end.max - end.min + 1);
+      round = Math.max(round, chain.length > 1 || meeting?.has(end) ? chain.ways : alone);
+    }
+    round *= alikeAlternatives(repeat.child);
+    let total = 0;
+    for (let count = repeat.min; count <= repeat.max; count++) total += round ** count;
+    return total;
+  }
+}
+
+// A chain of short repeats, each side by side with the next, multiplies their ways (`a{1,10}`
+// six times splits a run of "a" in 10^6 ways): the chain of most ways is refused above MAX_WAYS.
+function chainRisk(search: SideBySide): string | undefined {
+  let longest: (Chain & { to: Repeat }) | undefined;
+  for (const [to, chain] of longestChains(search.short, search.before, search.ways)) {
+    if (longest === undefined || chain.ways > longest.ways) longest = { ...chain, to };
+  }
+  if (longest === undefined || longest.ways <= MAX_WAYS) return undefined;
+  const ways = longest.ways > 1e15 ? 'more than 10^15' : longest.ways.toLocaleString('en-US');
+  if (longest.length === 1) return `the rounds of "${longest.to.text}" can split the same characters in ${ways} ways (polynomial backtracking)`;
+  return `the ${longest.length} repeats from "${longest.from.text}" to "${longest.to.text}" can match the same characters side by side in ${ways} ways (polynomial backtracking)`;
+}
+
+type Chain = { ways: number; length: number; from: Repeat };
+
+// For each repeat, the chain of most ways that ends with it, among these repeats (given in the
+// order they end in the pattern, so whatever can come before a repeat is reached first).
+function longestChains(repeats: Repeat[], before: Map<Repeat, Set<Repeat>>, ways: Map<Repeat, number>): Map<Repeat, Chain> {
+  const chains = new Map<Repeat, Chain>();
+  for (const repeat of repeats) {
+    let best: Chain | undefined;
+    for (const previous of before.get(repeat) ?? []) {
+      const chain = chains.get(previous);
+      if (chain !== undefined && (best === undefined || chain.ways > best.ways)) best = chain;
+    }
+    const own = ways.get(repeat)!;
+    chains.set(repeat, best === undefined ? { ways: own, length: 1, from: repeat } : { ways: best.ways * own, length: best.length + 1, from: best.from });
+  }
+  return chains;
 }
 
 // The reaches that survive text holding these character sets: text a repeat cannot match ends it.
@@ -205,10 +313,10 @@ function eitherOf(a: Ranges[], b: Ranges[]): Ranges[] {
   return a.slice(0, b.length).map((chars, index) => [...chars, ...b[index]!]);
 }
 
-// A repeat that can run more than LARGE times and whose length varies: `a{1,30}`, `\w*`,
-// `(?:ab?){12}`, not `[0-9a-f]{12}` (exact counts of fixed width split a string one way only).
-function trades(node: Repeat): boolean {
-  return node.max > LARGE && (node.min < node.max || !fixedWidth(node.child));
+// A repeat whose length varies: `a{1,30}`, `\w*`, `\d?`, `(?:ab?){12}`, not `[0-9a-f]{12}`
+// (exact counts of fixed width split a string one way only).
+function variable(node: Repeat): boolean {
+  return node.min < node.max || !fixedWidth(node.child);
 }
 
 function fixedWidth(node: Node): boolean {
@@ -254,16 +362,30 @@ function allChars(node: Node): Ranges {
 
 // The first two alternatives directly under a repeat whose first characters overlap.
 function overlappingAlternatives(node: Node): string | undefined {
-  let inner = node;
-  while (inner.kind === 'group' || (inner.kind === 'sequence' && inner.items.length === 1)) inner = inner.kind === 'group' ? inner.child : inner.items[0]!;
-  if (inner.kind !== 'alternation') return undefined;
-  const firsts = inner.branches.map(firstChars);
+  const branches = alternativesOf(node);
+  const firsts = branches.map(firstChars);
   for (let a = 0; a < firsts.length; a++) {
     for (let b = a + 1; b < firsts.length; b++) {
-      if (overlaps(firsts[a]!, firsts[b]!)) return `"${inner.branches[a]!.text}" and "${inner.branches[b]!.text}"`;
+      if (overlaps(firsts[a]!, firsts[b]!)) return `"${branches[a]!.text}" and "${branches[b]!.text}"`;
     }
   }
   return undefined;
+}
+
+// The most alternatives directly under a repeat that can start with the same character as one of
+// them. Past 64 alternatives, all of them: comparing every pair would cost more than it tells.
+function alikeAlternatives(node: Node): number {
+  const branches = alternativesOf(node);
+  if (branches.length > 64) return branches.length;
+  const firsts = branches.map(firstChars);
+  return Math.max(1, ...firsts.map((first) => firsts.filter((other) => overlaps(first, other)).length));
+}
+
+// The alternatives directly under a repeat: `(?:a|ab)` holds "a" and "ab", `(?:ab)` none.
+function alternativesOf(node: Node): Node[] {
+  let inner = node;
+  while (inner.kind === 'group' || (inner.kind === 'sequence' && inner.items.length === 1)) inner = inner.kind === 'group' ? inner.child : inner.items[0]!;
+  return inner.kind === 'alternation' ? inner.branches : [];
 }
 
 // The characters a node can begin with; an empty match counts as any character (what follows).
