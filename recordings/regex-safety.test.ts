@@ -189,6 +189,20 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   });
 
   // About 250 ways take 15 to 36 ms on 10,000 "a" that end without "!", 500 ways 45 to 65 ms.
+  test.each([
+    ['((a)\\2?)+!', '\\2'],
+    ['(\\d+)\\1+!', '\\1'],
+    ['(a*)\\1*b', '\\1'],
+    ['(?<x>\\w+)\\k<x>*!', '\\k<x>'],
+    ['(["\'])[^"\']*\\1', '\\1'],
+  ])('%s is refused: a backreference (%s) backtracks in ways no check bounds', (pattern, reference) => {
+    expect(backtrackingRisk(pattern)).toBe(`it uses the backreference "${reference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`);
+  });
+
+  test('a digit escape inside a class is no backreference', () => {
+    expect(backtrackingRisk('[\\1-\\3]+x')).toBeUndefined();
+  });
+
   test('a chain of 250 ways passes, one of 252 is refused', () => {
     expect(backtrackingRisk('a{1,10}a{1,5}a{1,5}!')).toBeUndefined();
     expect(backtrackingRisk('\\d?\\d?\\d?\\d?\\d?\\d?\\d?x')).toBeUndefined();

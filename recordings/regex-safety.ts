@@ -30,8 +30,10 @@
  * quadratic in the string's length, as any backtracking engine is. Delimited repeats pass
  * (`\w+\s\w+`, `"[^"]*":\s*"[^"]*"`, `[a-z]+_[0-9]+`, `\d{1,3}\.\d{1,3}`), and so do exact counts
  * (`[0-9a-f]{12}`) and repeats of characters they do not share (`v?\d+`, `\s?,\s?`).
- * Backreferences and lookarounds count as matching nothing where they stand; a lookaround's
- * body is checked as a pattern of its own (`(?=(a+)+$)` is refused).
+ * A backreference (`\1`, `\k<name>`) is refused: what it matches is known only while matching,
+ * and `(\d+)\1+!` is polynomial, `((a)\2?)+!` exponential. Lookarounds count as matching nothing
+ * where they stand; a lookaround's body is checked as a pattern of its own (`(?=(a+)+$)` is
+ * refused).
  */
 export function backtrackingRisk(source: string, flags = ''): string | undefined {
   const parser = new Parser(source, flags.includes('i'));
@@ -42,6 +44,9 @@ export function backtrackingRisk(source: string, flags = ''): string | undefined
     // Not something this parser reads: V8 reports a real syntax error itself.
     return undefined;
   }
+  // What a backreference matches is known only while matching, so no check bounds it: `(\d+)\1+!`
+  // is polynomial, `((a)\2?)+!` exponential. A normalizer replaces text; it needs none.
+  if (parser.backreference !== undefined) return `it uses the backreference "${parser.backreference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`;
   // A lookaround matches no characters of the pattern's own, but its body backtracks where it
   // stands: `(?=(a+)+$)` is as slow as `(a+)+$`.
   for (const body of [tree, ...parser.lookarounds]) {
@@ -56,6 +61,7 @@ export const BACKTRACKING_ADVICE =
   'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does. ' +
   'Two repeats that can match the same characters side by side are one repeat (".*.*=" matches what ".*=" does) or need a character neither matches between them ("\\d+(?:\\.\\d+)?" instead of "\\d+\\.?\\d+", "\\w+\\s\\w+" instead of "\\w*\\w*"). ' +
   'Short repeats side by side that match the same characters are one repeat too ("\\d?\\d?\\d?" matches what "\\d{0,3}" does, "a{1,10}a{1,10}" what "a{2,20}" does). ' +
+  'Backreferences ("\\1", "\\k<name>") are not allowed: match the text itself. ' +
   'A single repeat followed by text that can fail (".*=") passes: it is quadratic in the string\'s length.';
 
 type Ranges = Array<[number, number]>;
@@ -452,6 +458,8 @@ class Parser {
   readonly #ignoreCase: boolean;
   /** The bodies of the lookarounds read, each checked as a pattern of its own. */
   readonly lookarounds: Node[] = [];
+  /** The first backreference read (`\1`, `\k<name>`), if any. */
+  backreference: string | undefined;
 
   constructor(source: string, ignoreCase: boolean) {
     this.#source = source;
@@ -592,7 +600,10 @@ class Parser {
       }
       case 'k': {
         const match = /^<[^>]*>/.exec(this.#source.slice(this.#at));
-        if (match !== null) this.#at += match[0].length;
+        if (match !== null) {
+          this.#at += match[0].length;
+          this.backreference ??= `\\k${match[0]}`;
+        }
         return undefined;
       }
       case 'x': {
@@ -614,7 +625,9 @@ class Parser {
         return ANY;
       default: {
         if (/[1-9]/.test(char)) {
+          const from = this.#at - 1;
           while (/[0-9]/.test(this.#source[this.#at] ?? '')) this.#at++;
+          if (!inClass) this.backreference ??= `\\${this.#source.slice(from, this.#at)}`;
           return inClass ? ANY : undefined;
         }
         const code = char.codePointAt(0)!;
