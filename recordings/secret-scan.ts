@@ -224,11 +224,14 @@ function spansWithoutNuls(text: string, context: string | undefined): SecretSpan
 // The rule a base64 run hides a key under, or undefined: decoded at each alignment, and once more
 // when what it decodes to holds base64 again (a key encoded twice).
 function ruleInBase64(run: string, depth: number): string | undefined {
-  for (const decoded of base64Readings(run)) {
-    if (PLAIN_ANCHOR.test(decoded)) {
+  for (const reading of base64Readings(run)) {
+    // A percent-encoded key in base64 (a query string stored so) is read decoded too.
+    for (const decoded of reading.includes('%') ? [reading, percentDecode(reading)] : [reading]) {
+      if (!PLAIN_ANCHOR.test(decoded)) continue;
       const inner = plainSpans(decoded);
       if (inner.length > 0) return `${inner[0]!.rule} base64`;
     }
+    const decoded = reading;
     if (depth === 0 && decoded.length >= BASE64_MIN_RUN) {
       for (const [start, end] of base64Runs(decoded, false)) {
         const rule = ruleInBase64(decoded.slice(start, end), 1);
@@ -242,7 +245,7 @@ function ruleInBase64(run: string, depth: number): string | undefined {
 // The same question, asked of a tape line: only whether some reading shows an anchor.
 function base64HidesAnchor(run: string, depth: number): boolean {
   for (const decoded of base64Readings(run)) {
-    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000')) return true;
+    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000') || (decoded.includes('%') && PLAIN_ANCHOR.test(percentDecode(decoded)))) return true;
     if (depth === 0 && decoded.length >= BASE64_MIN_RUN && base64Runs(decoded, false).some(([start, end]) => base64HidesAnchor(decoded.slice(start, end), 1))) return true;
   }
   return false;
@@ -429,14 +432,18 @@ const GZIP_SCAN_LIMIT = 64 * 1024 * 1024;
 // NULs too.
 function decodedTexts(bytes: Buffer): string[] {
   const texts = [bytes.toString('latin1')];
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  // Gzip inside gzip is unwrapped too, a few layers deep.
+  let layer = bytes;
+  for (let depth = 0; depth < 4 && layer[0] === 0x1f && layer[1] === 0x8b; depth++) {
     try {
       // A gzip bomb is never inflated: a body that decodes to more than this is scanned as its
       // compressed bytes only (a limit the README names).
-      texts.push(gunzipSync(bytes, { maxOutputLength: GZIP_SCAN_LIMIT }).toString('latin1'));
+      layer = gunzipSync(layer, { maxOutputLength: GZIP_SCAN_LIMIT });
     } catch {
       // Not gzip after all: the bytes as they are were scanned.
+      break;
     }
+    texts.push(layer.toString('latin1'));
   }
   return texts;
 }
@@ -569,10 +576,10 @@ function encodedSpans(text: string, run: RegExp, decode: (run: string) => string
   }
 }
 
-// Decoded up to three times: a key encoded twice (`%2573k-…`) is still a key.
+// Decoded as long as it changes, up to 8 times: a key encoded twice (`%2573k-…`) is still a key.
 function percentDecode(text: string): string {
   let decoded = text;
-  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+  for (let round = 0; round < 8 && decoded.includes('%'); round++) {
     const next = percentDecodeOnce(decoded);
     if (next === decoded) break;
     decoded = next;
