@@ -2,9 +2,9 @@
 //
 // Writes a realistic tape of BENCH_TAPE_EXCHANGES exchanges (default 100,000: chat requests with
 // a system prompt and a growing conversation, JSON answers of ~1 KB, one in five a ~10-frame SSE
-// stream), then opens it in a fresh child process as `modeltape run` and openTape do in replay
-// (ReplayEngine.fromTape) and reports the open time and the child's peak RSS against the tape's
-// size. Budget (issue 11): ≤ 1.5 s, RSS ≤ 2× the tape. BENCH_TAPE_ROUNDS (default 3) children;
+// stream), then opens it in a fresh child process as `modeltape run` does in replay (startProxy,
+// listening and ready for the first request) and reports the open time and the child's peak RSS
+// against the tape's size. Budget (issue 11): ≤ 1.5 s, RSS ≤ 2× the tape. BENCH_TAPE_ROUNDS (default 3) children;
 // the median is reported.
 //
 // Run alone: npm run build && node bench/tape-open.mjs   (npm run bench runs it after bench/run.mjs)
@@ -75,7 +75,7 @@ function streamedResponse(index, content) {
   return { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: { format: 'sse', frames: frames.map((text, at) => ({ atMs: at * 20, text })) } };
 }
 
-/** Opens the tape in a fresh child: how long ReplayEngine.fromTape took, the child's peak RSS. */
+/** Opens the tape in a fresh child: how long startProxy took to listen on it, the child's peak RSS. */
 function openInChild(file) {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), ['--open', file], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -85,16 +85,19 @@ function openInChild(file) {
   });
 }
 
+// As a run opens it: a replay proxy listening, ready for the first request (startProxy reads the
+// tape once, lazily; it once read it in full for its header first).
 async function openHere(file) {
-  const { ReplayEngine } = await import(join(dist, 'replay', 'index.js'));
-  const { compileKeyRules } = await import(join(dist, 'recordings', 'index.js'));
-  const keyRules = compileKeyRules();
+  const { startProxy } = await import(join(dist, 'proxy', 'index.js'));
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
-  const { engine } = ReplayEngine.fromTape(file, { keyRules });
+  const proxy = await startProxy({ tape: file, mode: 'replay', log: () => undefined });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const used = process.cpuUsage(cpu);
-  process.send({ ms, cpuMs: (used.user + used.system) / 1000, size: engine.size, rss: process.resourceUsage().maxRSS * 1024 });
+  const size = proxy.engine.size;
+  const rss = process.resourceUsage().maxRSS * 1024;
+  await proxy.close();
+  process.send({ ms, cpuMs: (used.user + used.system) / 1000, size, rss });
 }
 
 /** Writes the tape, opens it `rounds` times, and returns the median row. */
@@ -122,7 +125,7 @@ export async function measureTapeOpen({ exchanges = 100_000, rounds = 3 } = {}) 
 export function tapeOpenReport(row) {
   const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   return [
-    '### Opening a large tape (ReplayEngine.fromTape, fresh child process)',
+    '### Opening a large tape (startProxy in replay mode, fresh child process)',
     '',
     '| exchanges | tape | open | CPU | peak RSS | RSS / tape | budget |',
     '|---:|---:|---:|---:|---:|---:|---|',
