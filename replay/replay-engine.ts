@@ -130,6 +130,8 @@ export class ReplayEngine {
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
   #unrouted: ReplayEntry[] = [];
+  /** How many of #unrouted are filed already (warmNearest files them a slice at a time). */
+  #routed = 0;
   #compared = new WeakMap<ReplayEntry, ComparedValues>();
   #nearestIndexes = new Map<string, NearestIndex>();
   #countedOnly = new Map<string, number>();
@@ -317,7 +319,17 @@ export class ReplayEngine {
   // Routes need the request, which a lazily loaded line parses on first use: they are filed only
   // when something asks for them (a miss, warmNearest, routes()), in the order entries were added.
   #routeMap(): Map<string, ReplayEntry[]> {
-    for (const entry of this.#unrouted) {
+    this.#fileRoutes(Infinity);
+    return this.#byRoute;
+  }
+
+  // Files unrouted entries (parsing a lazily loaded line) until `until` (a performance.now() reading) passes; true when none is left.
+  #fileRoutes(until: number): boolean {
+    const unrouted = this.#unrouted;
+    // The clock is read every 64 entries, after at least that many: every call makes progress.
+    for (let filed = 0; this.#routed < unrouted.length; filed++) {
+      if (filed > 0 && (filed & 63) === 0 && performance.now() > until) break;
+      const entry = unrouted[this.#routed++]!;
       let exchange: Exchange;
       try {
         ({ exchange } = entry);
@@ -334,8 +346,10 @@ export class ReplayEngine {
       }
       bucket.push(entry);
     }
+    if (this.#routed < unrouted.length) return false;
     this.#unrouted = [];
-    return this.#byRoute;
+    this.#routed = 0;
+    return true;
   }
 
   /**
@@ -350,7 +364,17 @@ export class ReplayEngine {
     const sliceMs = options.sliceMs ?? 8;
     let stopped = false;
     let wake: (() => void) | undefined;
+    const pause = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+        setImmediate(resolve);
+      });
     const warm = async (): Promise<void> => {
+      // Nothing before the proxy listens: the routes need every line parsed (a lazily opened tape
+      // parses each on first use), so they are filed a slice at a time too.
+      await pause();
+      while (!stopped && !this.#fileRoutes(performance.now() + sliceMs)) await pause();
+      if (stopped) return;
       for (const [route, bucket] of this.#routeMap()) {
         if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
         const index = this.#indexOf(route);
@@ -358,10 +382,7 @@ export class ReplayEngine {
           const until = performance.now() + sliceMs;
           do this.#indexNext(index, bucket);
           while (index.size < bucket.length && performance.now() < until);
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setImmediate(resolve);
-          });
+          await pause();
         }
         if (stopped) return;
         // Fold the last additions in, then answer one query (the first recording's), so the first
