@@ -286,6 +286,34 @@ describe('SECRET_RULES', () => {
     expect(findSecrets(value, '', JSON.stringify(value))).toHaveLength(1);
   });
 
+  test('finds a key under two encodings stacked, written with lookalike characters, or after a \\v escape', () => {
+    const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
+    const legacy = `s${'k'}-${tail.slice(0, 40)}`;
+    const html = (text: string) => [...text].map((character) => `&#${character.charCodeAt(0)};`).join('');
+    const unicode = (text: string) => [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const percent = (text: string) => [...text].map((character) => `%${character.charCodeAt(0).toString(16)}`).join('');
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    for (const text of [base64(html(key)), base64(unicode(key)), html(percent(key)), unicode(percent(key)), `${key.slice(0, 2)}\u200b${key.slice(2)}`, key.replace(/-/g, '\uff0d'), key.replace(/-/g, '\u2011'), `x\\v${legacy}`]) {
+      expect(secretSpans(text).length, text).toBe(1);
+      expect(maskSecrets(text), text).not.toContain(tail.slice(8, 16));
+      const value = { content: text };
+      expect(findSecrets(value, '', JSON.stringify(value)), text).toHaveLength(1);
+    }
+    // Prose dashes stay prose.
+    expect(secretSpans('a task\u2014then a risk\u2013free ask\u2014done')).toEqual([]);
+  });
+
+  test('finds base64 wrapped at CR alone or at JSON-escaped \\u000a, and URL credentials without a scheme', () => {
+    const key = `gh${'p'}_${tail.slice(0, 36)}`;
+    const encoded = Buffer.from(`${'x'.repeat(30)}\n${key}\n${'y'.repeat(40)}`).toString('base64');
+    for (const wrap of ['\r', '\\u000a', '\\u000d\\u000a']) {
+      const text = encoded.replace(/.{60}/g, `$&${wrap}`);
+      expect(secretSpans(text).map((span) => span.rule), wrap).toEqual([expect.stringMatching(/^github-token base64/)]);
+      expect(maskSecrets(text), wrap).not.toContain(encoded.slice(60, 76));
+    }
+    expect(maskSecrets('see //:FAKEpassw0rd9@db.example.test/x')).toBe('see //[url-credentials 14 chars]@db.example.test/x');
+  });
+
   test('excerpt masks before it cuts, so no part of a key straddling the cut shows', () => {
     const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
     for (const before of [0, 20, 45, 57]) {

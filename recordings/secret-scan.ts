@@ -39,7 +39,7 @@ function looksRandom(secret: string): boolean {
 export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'anthropic-key', pattern: /sk-ant-[A-Za-z0-9_-]{20,}/g },
   { rule: 'openai-key', pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g },
-  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4}))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
+  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbfv])|(?<=\\u[0-9A-Fa-f]{4}))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
   { rule: 'github-token', pattern: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}/g },
   { rule: 'github-token', pattern: /github_pat_[A-Za-z0-9_]{22,}/g },
   { rule: 'stripe-key', pattern: /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}/g },
@@ -56,8 +56,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'private-key', pattern: /-----BEGIN[A-Z0-9 ]{0,32}PRIVATE KEY-----[\s\S]{0,16384}?(?:-----END[A-Z0-9 ]{0,32}PRIVATE KEY-----|$)/g },
   { rule: 'bearer-token', pattern: /Bearer\s+[A-Za-z0-9._~+/=-]{20,}/gi, accept: (secret) => /\d/.test(secret) },
   { rule: 'basic-auth', pattern: /Basic\s+([A-Za-z0-9+/]{16,}={0,2})/dg, accept: (secret) => Buffer.from(secret, 'base64').toString('latin1').includes(':') },
-  // The user may be empty: `https://:password@host`.
-  { rule: 'url-credentials', pattern: /[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s/?#@:"'<>]{0,128}:[^\s/?#@"'<>]{1,256})@/dg },
+  // The user may be empty (`https://:password@host`), and the scheme too (`//user:password@host`).
+  { rule: 'url-credentials', pattern: /(?:[A-Za-z][A-Za-z0-9+.-]{1,20}:)?\/\/([^\s/?#@:"'<>]{0,128}:[^\s/?#@"'<>]{1,256})@/dg },
 ];
 
 /** @deprecated The table is {@link SECRET_RULES}; kept for callers of 0.1. */
@@ -65,7 +65,7 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
 
 // Every rule starts with one of these (or needs its context word). Case-sensitive, with the
 // spellings that occur, because a case-insensitive alternation costs twice as much per byte.
-const PLAIN_ANCHOR = /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|:\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
+const PLAIN_ANCHOR = /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
 
 // A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
 // their text is looked at (ids and hashes decode to noise that holds no anchor).
@@ -114,20 +114,24 @@ function base64Runs(text: string, onlyFirst: boolean): Array<[number, number]> {
   return runs;
 }
 
-// The length of the line break at `index` (CRLF or LF, raw or JSON-escaped), or 0.
+// The length of the line break at `index` (CRLF, LF or CR, raw or JSON-escaped as `\r\n` or
+// `\u000d\u000a`), or 0.
 function lineBreakAt(text: string, index: number): number {
   const code = text.charCodeAt(index);
   if (code === 0x0a) return 1;
-  if (code === 0x0d) return text.charCodeAt(index + 1) === 0x0a ? 2 : 0;
+  if (code === 0x0d) return text.charCodeAt(index + 1) === 0x0a ? 2 : 1;
   if (code !== 0x5c) return 0;
   if (text.startsWith('\\n', index)) return 2;
-  return text.startsWith('\\r\\n', index) ? 4 : 0;
+  if (text.startsWith('\\r', index)) return text.startsWith('\\n', index + 2) ? 4 : 2;
+  if (text.startsWith('\\u000a', index) || text.startsWith('\\u000A', index)) return 6;
+  if (text.startsWith('\\u000d', index) || text.startsWith('\\u000D', index)) return /^\\u000[aA]/.test(text.slice(index + 6, index + 12)) ? 12 : 6;
+  return 0;
 }
 
 // A base64 run's text, read at each of the four alignments: a key's base64 glued to other base64
 // characters (`xyz` + base64 of a key) decodes to noise at the run's own alignment only.
 function base64Readings(run: string): string[] {
-  const clean = run.includes('\\') || run.includes('\n') ? run.replace(/\\[rn]|[\r\n]/g, '') : run;
+  const clean = run.includes('\\') || run.includes('\n') || run.includes('\r') ? run.replace(/\\[rn]|\\u000[adAD]|[\r\n]/g, '') : run;
   const readings = [Buffer.from(clean, 'base64').toString('latin1')];
   for (let offset = 1; offset < 4 && offset < clean.length; offset++) readings.push(Buffer.from(clean.slice(offset), 'base64').toString('latin1'));
   return readings;
@@ -174,7 +178,7 @@ const CONTEXT_NAME = /api[-_]?key|subscription[-_]key|azure|aws|secret/i;
  * It may say true for text that holds none (then the rules decide).
  */
 export function mayHoldSecret(text: string): boolean {
-  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeEscaped(text) || text.includes('\u0000') || mayBeBase64(text);
+  return PLAIN_ANCHOR.test(text) || text.includes('%') || mayBeEscaped(text) || text.includes('\u0000') || LOOKALIKE.test(text) || mayBeBase64(text);
 }
 
 /**
@@ -184,6 +188,15 @@ export function mayHoldSecret(text: string): boolean {
  * 32-hex or 40-character value is a key.
  */
 export function secretSpans(text: string, context?: string): SecretSpan[] {
+  return spansAt(text, context, 0);
+}
+
+// What one decoding gives is read as text again, so two encodings stacked are found (HTML
+// references of a percent-encoded key, base64 of `\u` escapes, base64 twice); what a second
+// decoding gives is only looked at for a key as written.
+const MAX_DECODINGS = 2;
+
+function spansAt(text: string, context: string | undefined, depth: number): SecretSpan[] {
   if (!mayHoldSecret(text) && (context === undefined || !CONTEXT_NAME.test(context))) return [];
   const spans: SecretSpan[] = [];
   if (context !== undefined && CONTEXT_NAME.test(context)) {
@@ -193,60 +206,91 @@ export function secretSpans(text: string, context?: string): SecretSpan[] {
       if (index + span.length > 0) spans.push({ rule: span.rule, index: Math.max(0, index), length: span.length + Math.min(0, index) });
     }
   } else if (PLAIN_ANCHOR.test(text)) spans.push(...plainSpans(text));
-  if (text.includes('%')) encodedSpans(text, PERCENT_RUN, percentDecode, 'url-encoded', spans);
-  if (mayBeEscaped(text)) encodedSpans(text, ESCAPED_RUN, unescapeRun, 'escaped', spans);
+  if (text.includes('%')) encodedSpans(text, PERCENT_RUN, percentDecode, 'url-encoded', spans, depth);
+  if (mayBeEscaped(text)) encodedSpans(text, ESCAPED_RUN, unescapeRun, 'escaped', spans, depth);
   if (mayBeBase64(text)) {
     for (const [start, end] of base64Runs(text, false)) {
-      const rule = ruleInBase64(text.slice(start, end), 0);
+      const rule = ruleInBase64(text.slice(start, end), depth);
       if (rule !== undefined) spans.push({ rule, index: start, length: end - start });
     }
   }
-  if (text.includes('\u0000')) spans.push(...spansWithoutNuls(text, context));
+  if (text.includes('\u0000')) spans.push(...spansWithout(text, context, depth, 'utf-16', (code) => (code === 0 ? '' : undefined)));
+  if (LOOKALIKE.test(text)) spans.push(...spansWithout(text, context, depth, 'lookalike', lookalikeOf));
   return withoutOverlaps(spans);
 }
 
+// What a decoded run holds: read as text again while decodings remain, else as written.
+function innerSpans(decoded: string, depth: number): SecretSpan[] {
+  if (depth + 1 < MAX_DECODINGS) return spansAt(decoded, undefined, depth + 1);
+  return PLAIN_ANCHOR.test(decoded) ? plainSpans(decoded) : [];
+}
+
+// Characters that stand in for a key's own: zero-width characters (dropped), fullwidth forms
+// (`ｓｋ－` for `sk-`), the Unicode hyphens and the minus sign. Not the en and em dashes: prose
+// is full of them, and no key is written with one.
+const LOOKALIKE = /[\u200b-\u200d\u2060\ufeff\uff01-\uff5e\u2010\u2011\u2212]/;
+function lookalikeOf(code: number): string | undefined {
+  if ((code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff) return '';
+  if (code >= 0xff01 && code <= 0xff5e) return String.fromCharCode(code - 0xfee0);
+  if (code === 0x2010 || code === 0x2011 || code === 0x2212) return '-';
+  return undefined;
+}
+
 // UTF-16 (or UTF-32) text of an ASCII key, read as bytes or stored as text (`k\u0000e\u0000y`),
-// at any alignment: the key is what is left without the NULs. Each span found there covers the
-// characters it came from.
-function spansWithoutNuls(text: string, context: string | undefined): SecretSpan[] {
-  const stripped = text.replaceAll('\u0000', '');
-  const found = secretSpans(stripped, context);
-  if (found.length === 0) return found;
+// at any alignment, is the key without its NULs; a key written with lookalikes is the key with
+// them replaced. `replace` gives a character's stand-in ('' to drop it), or undefined to keep it.
+// Each span found covers the characters it came from.
+function spansWithout(text: string, context: string | undefined, depth: number, what: string, replace: (code: number) => string | undefined): SecretSpan[] {
+  let changed = '';
   const rawIndex: number[] = [];
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) !== 0) rawIndex.push(index);
+  if (what === 'utf-16') {
+    // NULs fill a binary body: dropped natively, mapped back only when a key is found.
+    changed = text.replaceAll('\u0000', '');
+  } else {
+    for (let index = 0; index < text.length; index++) {
+      const stand = replace(text.charCodeAt(index));
+      if (stand === '') continue;
+      changed += stand ?? text[index];
+      rawIndex.push(index);
+    }
+  }
+  const found = spansAt(changed, context, depth);
+  if (found.length === 0) return found;
+  if (what === 'utf-16') for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) !== 0) rawIndex.push(index);
   return found.map((span) => {
     const start = rawIndex[span.index]!;
     const end = rawIndex[span.index + span.length - 1]! + 1;
-    return { rule: span.rule.endsWith(' utf-16') ? span.rule : `${span.rule} utf-16`, index: start, length: end - start };
+    return { rule: span.rule.endsWith(` ${what}`) ? span.rule : `${span.rule} ${what}`, index: start, length: end - start };
   });
 }
 
-// The rule a base64 run hides a key under, or undefined: decoded at each alignment, and once more
-// when what it decodes to holds base64 again (a key encoded twice).
+// Decoded bytes that read as text (printable ASCII, mostly) are worth reading again; an id's or a
+// hash's bytes are noise.
+function readsAsText(decoded: string): boolean {
+  const length = Math.min(decoded.length, 128);
+  let printable = 0;
+  for (let index = 0; index < length; index++) {
+    const code = decoded.charCodeAt(index);
+    if ((code >= 0x20 && code < 0x7f) || code === 9 || code === 10 || code === 13) printable++;
+  }
+  return printable >= length * 0.9;
+}
+
+// The rule a base64 run hides a key under, or undefined: decoded at each alignment; what reads as
+// text is read again (a key encoded twice, percent-encoded or escaped, then base64-encoded).
 function ruleInBase64(run: string, depth: number): string | undefined {
   for (const reading of base64Readings(run)) {
-    // A percent-encoded key in base64 (a query string stored so) is read decoded too.
-    for (const decoded of reading.includes('%') ? [reading, percentDecode(reading)] : [reading]) {
-      if (!PLAIN_ANCHOR.test(decoded)) continue;
-      const inner = plainSpans(decoded);
-      if (inner.length > 0) return `${inner[0]!.rule} base64`;
-    }
-    const decoded = reading;
-    if (depth === 0 && decoded.length >= BASE64_MIN_RUN) {
-      for (const [start, end] of base64Runs(decoded, false)) {
-        const rule = ruleInBase64(decoded.slice(start, end), 1);
-        if (rule !== undefined) return `${rule} twice`;
-      }
-    }
+    const inner = readsAsText(reading) ? innerSpans(reading, depth) : PLAIN_ANCHOR.test(reading) ? plainSpans(reading) : [];
+    if (inner.length > 0) return inner[0]!.rule.endsWith(' base64') ? `${inner[0]!.rule} twice` : `${inner[0]!.rule} base64`;
   }
   return undefined;
 }
 
-// The same question, asked of a tape line: only whether some reading shows an anchor.
+// The same question, asked of a tape line: only whether some reading may hold a key.
 function base64HidesAnchor(run: string, depth: number): boolean {
   for (const decoded of base64Readings(run)) {
-    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000') || (decoded.includes('%') && PLAIN_ANCHOR.test(percentDecode(decoded)))) return true;
-    if (depth === 0 && decoded.length >= BASE64_MIN_RUN && base64Runs(decoded, false).some(([start, end]) => base64HidesAnchor(decoded.slice(start, end), 1))) return true;
+    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000')) return true;
+    if (depth + 1 < MAX_DECODINGS && readsAsText(decoded) && mayHoldSecret(decoded)) return true;
   }
   return false;
 }
@@ -336,7 +380,7 @@ export function findSecrets(value: unknown, root = '', serialized?: string): Sec
 }
 
 function lineMayHoldSecret(line: string): boolean {
-  if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line)) return true;
+  if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line) || LOOKALIKE.test(line)) return true;
   for (const [start, end] of base64Runs(line, false)) {
     if (base64HidesAnchor(line.slice(start, end), 0)) return true;
   }
@@ -566,12 +610,12 @@ function plainSpans(text: string): SecretSpan[] {
 }
 
 // A run of encoded text that decodes to a key is a key: the whole run is its span.
-function encodedSpans(text: string, run: RegExp, decode: (run: string) => string, encoding: string, spans: SecretSpan[]): void {
-  run.lastIndex = 0;
-  for (let match = run.exec(text); match !== null; match = run.exec(text)) {
+function encodedSpans(text: string, run: RegExp, decode: (run: string) => string, encoding: string, spans: SecretSpan[], depth: number): void {
+  // matchAll works on a copy of `run`: reading a decoded run again may use the same expression.
+  for (const match of text.matchAll(run)) {
     const decoded = decode(match[0]);
-    if (decoded === match[0] || !PLAIN_ANCHOR.test(decoded)) continue;
-    const inner = plainSpans(decoded);
+    if (decoded === match[0]) continue;
+    const inner = innerSpans(decoded, depth);
     if (inner.length > 0) spans.push({ rule: `${inner[0]!.rule} ${encoding}`, index: match.index, length: match[0].length });
   }
 }
