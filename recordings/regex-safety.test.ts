@@ -148,11 +148,10 @@ const DELIMITED = [
 ];
 
 describe('a normalizer pattern that can backtrack catastrophically', () => {
-  test.each(EVIL)('%s is refused, fast, with the reason and the rewrite', (pattern) => {
-    const started = performance.now();
+  // The check reads the pattern once and never runs it: a hang would be the test's timeout.
+  test.each(EVIL)('%s is refused, with the reason and the rewrite', (pattern) => {
     expect(backtrackingRisk(pattern)).toBeDefined();
     expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringMatching(/can backtrack catastrophically .*: the repeat ".+" (sits inside another repeat|holds alternatives).*Rewrite it so that/) }));
-    expect(performance.now() - started).toBeLessThan(50);
   });
 
   test('under the i flag, alternatives differing only in case overlap', () => {
@@ -167,12 +166,10 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
 
   // A timed run on a string that makes these slow would be a slow test: what matters is that
   // no such pattern is ever run, so the proof is the refusal, naming the two repeats.
-  test.each(SIDE_BY_SIDE)('%s is refused, fast, naming the repeats %s and %s', (pattern, first, second) => {
-    const started = performance.now();
+  test.each(SIDE_BY_SIDE)('%s is refused, naming the repeats %s and %s', (pattern, first, second) => {
     const reason = `the repeats "${first}" and "${second}" can match the same characters side by side (polynomial backtracking)`;
     expect(backtrackingRisk(pattern)).toBe(reason);
     expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }));
-    expect(performance.now() - started).toBeLessThan(50);
   });
 
   test.each(ACROSS_ROUNDS)('%s is refused: the end of one round meets the start of the next', (pattern, reason) => {
@@ -180,12 +177,10 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
     expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(reason) }));
   });
 
-  // Timed as above: no such pattern is ever run.
-  test.each(CHAINS)('%s is refused, fast: a chain of short repeats', (pattern, reason) => {
-    const started = performance.now();
+  // As above: no such pattern is ever run.
+  test.each(CHAINS)('%s is refused: a chain of short repeats', (pattern, reason) => {
     expect(backtrackingRisk(pattern)).toBe(reason);
     expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }));
-    expect(performance.now() - started).toBeLessThan(50);
   });
 
   // About 250 ways take 15 to 36 ms on 10,000 "a" that end without "!", 500 ways 45 to 65 ms.
