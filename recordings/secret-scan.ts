@@ -214,8 +214,8 @@ function spansAt(text: string, context: string | undefined, depth: number): Secr
       if (rule !== undefined) spans.push({ rule, index: start, length: end - start });
     }
   }
-  if (text.includes('\u0000')) spans.push(...spansWithout(text, context, depth, 'utf-16', (code) => (code === 0 ? '' : undefined)));
-  if (LOOKALIKE.test(text)) spans.push(...spansWithout(text, context, depth, 'lookalike', lookalikeOf));
+  if (text.includes('\u0000')) spans.push(...spansWithoutNuls(text, context, depth));
+  if (LOOKALIKE.test(text)) spans.push(...spansOfLookalikes(text, context, depth));
   return withoutOverlaps(spans);
 }
 
@@ -237,26 +237,31 @@ function lookalikeOf(code: number): string | undefined {
 }
 
 // UTF-16 (or UTF-32) text of an ASCII key, read as bytes or stored as text (`k\u0000e\u0000y`),
-// at any alignment, is the key without its NULs; a key written with lookalikes is the key with
-// them replaced. `replace` gives a character's stand-in ('' to drop it), or undefined to keep it.
-// Each span found covers the characters it came from.
-function spansWithout(text: string, context: string | undefined, depth: number, what: string, replace: (code: number) => string | undefined): SecretSpan[] {
+// at any alignment, is the key without its NULs. NULs fill a binary body: they are dropped
+// natively, and positions are mapped back only when a key is found.
+function spansWithoutNuls(text: string, context: string | undefined, depth: number): SecretSpan[] {
+  const found = spansAt(text.replaceAll('\u0000', ''), context, depth);
+  if (found.length === 0) return found;
+  const rawIndex: number[] = [];
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) !== 0) rawIndex.push(index);
+  return mappedBack(found, rawIndex, 'utf-16');
+}
+
+// A key written with lookalikes is the key with them replaced (zero-width ones dropped).
+function spansOfLookalikes(text: string, context: string | undefined, depth: number): SecretSpan[] {
   let changed = '';
   const rawIndex: number[] = [];
-  if (what === 'utf-16') {
-    // NULs fill a binary body: dropped natively, mapped back only when a key is found.
-    changed = text.replaceAll('\u0000', '');
-  } else {
-    for (let index = 0; index < text.length; index++) {
-      const stand = replace(text.charCodeAt(index));
-      if (stand === '') continue;
-      changed += stand ?? text[index];
-      rawIndex.push(index);
-    }
+  for (let index = 0; index < text.length; index++) {
+    const stand = lookalikeOf(text.charCodeAt(index));
+    if (stand === '') continue;
+    changed += stand ?? text[index];
+    rawIndex.push(index);
   }
-  const found = spansAt(changed, context, depth);
-  if (found.length === 0) return found;
-  if (what === 'utf-16') for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) !== 0) rawIndex.push(index);
+  return mappedBack(spansAt(changed, context, depth), rawIndex, 'lookalike');
+}
+
+// Spans found in a changed text, over the characters of the original they came from.
+function mappedBack(found: SecretSpan[], rawIndex: readonly number[], what: string): SecretSpan[] {
   return found.map((span) => {
     const start = rawIndex[span.index]!;
     const end = rawIndex[span.index + span.length - 1]! + 1;
