@@ -33,7 +33,7 @@ export { backtrackingRisk, BACKTRACKING_ADVICE } from './regex-safety.js';
 export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
 export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined, type EncodeBodyOptions, type DecodeBodyOptions, type BodyMismatch } from './body-encoding.js';
-export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isSecretHeader, isSecretQueryParameter, isSecretQueryPair, redactPathParameters, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
+export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isFramingHeader, isSecretHeader, isSecretQueryParameter, isSecretQueryPair, redactPathParameters, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
 export { SECRET_RULES, SECRET_PATTERNS, findSecrets, mayHoldSecret, secretSpans, maskSecrets, maskValue, secretMarker, excerpt, type SecretRule, type SecretSpan } from './secret-scan.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';

@@ -38,6 +38,15 @@ export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
   'host',
 ]);
 
+/**
+ * True for a header that frames one connection's bytes (hop-by-hop, or `content-length`): never
+ * recorded, and never served from a tape, where it would contradict the bytes replay sends.
+ */
+export function isFramingHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return HOP_BY_HOP_HEADERS.has(lower) || lower === 'content-length';
+}
+
 // Response headers that hold a URL: a token in their query is redacted, the header kept.
 const URL_HEADERS: ReadonlySet<string> = new Set(['location', 'content-location', 'link', 'refresh']);
 

@@ -1,7 +1,7 @@
 import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
 import type { TapeProblem } from './errors.js';
 import { propertyPath } from './json-path.js';
-import { HOP_BY_HOP_HEADERS } from './redaction.js';
+import { isFramingHeader } from './redaction.js';
 import { excerpt } from './secret-scan.js';
 import { READABLE_TAPE_SCHEMA_VERSIONS } from './tape-format.js';
 
@@ -154,7 +154,7 @@ function responseHeaderProblems(value: unknown, file: string, line: number): Tap
       problems.push({ file, line, field, message: `${JSON.stringify(name)} is not a header name HTTP allows (letters, digits and !#$%&'*+.^_\`|~-), so no replay could send it. Fix the name or delete the line.` });
       continue;
     }
-    if (HOP_BY_HOP_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === 'content-length') {
+    if (isFramingHeader(name)) {
       problems.push({ file, line, field, message: `"${field}" describes one connection's framing, which modeltape never records (replay frames each answer itself, and this header would contradict it). Delete the header.` });
       continue;
     }

@@ -1,4 +1,4 @@
-import { HOP_BY_HOP_HEADERS, decodeBody, type Frame, type RecordedResponse, type StreamFormat } from '../recordings/index.js';
+import { decodeBody, isFramingHeader, type Frame, type RecordedResponse, type StreamFormat } from '../recordings/index.js';
 
 /**
  * A recorded response made ready to serve, once per exchange: headers, the whole body (a plain
@@ -22,10 +22,7 @@ export function prepareResponse(recorded: RecordedResponse): PreparedResponse {
   // Framing is this connection's: a hand-edited `transfer-encoding` or `content-length` would
   // contradict the bytes served (`verify` names such a line).
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(recorded.headers)) {
-    const lower = name.toLowerCase();
-    if (!HOP_BY_HOP_HEADERS.has(lower) && lower !== 'content-length') headers[name] = value;
-  }
+  for (const [name, value] of Object.entries(recorded.headers)) if (!isFramingHeader(name)) headers[name] = value;
   if (recorded.stream) {
     const frames = recorded.stream.frames.map((frame) => ({ atMs: frame.atMs, bytes: frameBytes(frame) }));
     return { status: recorded.status, headers, hasDate: 'date' in headers, body: Buffer.concat(frames.map((frame) => frame.bytes)), frames, format: recorded.stream.format };
