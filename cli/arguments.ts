@@ -1,4 +1,4 @@
-import { InvalidChoiceError, ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError, checkChoice } from '../recordings/index.js';
 import { nearestName } from '../schema/index.js';
 
 /** One flag a command accepts. */
@@ -81,7 +81,7 @@ export function parseArguments(argv: readonly string[], specs: readonly FlagSpec
       value = next;
       index++;
     }
-    if (spec.choices && !spec.choices.includes(value)) throw new InvalidChoiceError(`--${name}`, value, spec.choices);
+    if (spec.choices) checkChoice(`--${name}`, value, spec.choices);
     if (spec.kind === 'integer') {
       if (!/^\d+$/.test(value)) throw new UsageError(`Flag --${name} needs a whole number, got ${JSON.stringify(value)}.`);
       parsed.flags[name] = Number(value);

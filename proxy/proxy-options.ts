@@ -17,12 +17,20 @@ import { buildUpstreamTable, type Upstream } from './upstream-table.js';
  * - `auto`: replays what the tape holds and records the rest.
  * - `passthrough`: forwards everything and writes nothing.
  */
-export type ProxyMode = 'replay' | 'record' | 'auto' | 'passthrough';
-export const PROXY_MODES: readonly ProxyMode[] = ['replay', 'record', 'auto', 'passthrough'];
+export const PROXY_MODES = ['replay', 'record', 'auto', 'passthrough'] as const;
+export type ProxyMode = (typeof PROXY_MODES)[number];
 
 /** How recorded streams are timed on replay: all at once, or with their recorded gaps. */
-export type Pace = 'instant' | 'recorded';
-export const PACES: readonly Pace[] = ['instant', 'recorded'];
+export const PACES = ['instant', 'recorded'] as const;
+export type Pace = (typeof PACES)[number];
+
+/** What a miss answers in replay (see {@link ProxyOptions.onMiss}). */
+export const MISS_POLICIES = ['error', 'nearest'] as const;
+export type MissPolicy = (typeof MISS_POLICIES)[number];
+
+/** What replay does with a tape that does not exist (see {@link ProxyOptions.missingTape}). */
+export const MISSING_TAPE_POLICIES = ['error', 'empty'] as const;
+export type MissingTapePolicy = (typeof MISSING_TAPE_POLICIES)[number];
 
 /**
  * The key of the proxy's internal file-system seam (a test makes the tape's writes fail as a full
@@ -97,13 +105,13 @@ export interface ProxyOptions {
    * `modeltape drift` does). Either way the miss is counted and explained.
    * @default 'error'
    */
-  onMiss?: 'error' | 'nearest';
+  onMiss?: MissPolicy;
   /**
    * In replay, a tape that does not exist is an error (`error`), or an empty tape every request
    * misses (`empty`: `modeltape run` without --tape, whose command may replay from its own tapes).
    * @default 'error'
    */
-  missingTape?: 'error' | 'empty';
+  missingTape?: MissingTapePolicy;
   /** In auto mode: when the proxy closes, drop from the tape every exchange this run did not use. @default false */
   prune?: boolean;
   /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
@@ -138,8 +146,8 @@ export interface ResolvedProxyOptions {
   keyRules: CompiledKeyRules | undefined;
   tapeNotes: Record<`_${string}`, unknown>;
   requireLive: boolean;
-  onMiss: 'error' | 'nearest';
-  missingTape: 'error' | 'empty';
+  onMiss: MissPolicy;
+  missingTape: MissingTapePolicy;
   advice: MissAdvice;
   configFile: string | undefined;
   prune: boolean;
@@ -199,8 +207,8 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     keyRules,
     tapeNotes: options.tapeNotes ?? {},
     requireLive: options.requireLive === true,
-    onMiss: checkChoice('miss policy', options.onMiss ?? 'error', ['error', 'nearest'] as const),
-    missingTape: checkChoice('missing tape policy', options.missingTape ?? 'error', ['error', 'empty'] as const),
+    onMiss: checkChoice('miss policy', options.onMiss ?? 'error', MISS_POLICIES),
+    missingTape: checkChoice('missing tape policy', options.missingTape ?? 'error', MISSING_TAPE_POLICIES),
     advice: options.advice ?? CLI_MISS_ADVICE,
     configFile: options.configFile,
     prune: options.prune === true,

@@ -25,7 +25,7 @@ import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type Pre
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
 import { providerHosts } from './upstream-table.js';
-import { TAPE_FILE_SYSTEM, resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { TAPE_FILE_SYSTEM, resolveProxyOptions, type Pace, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { ResponseRecording, describeBytes } from './response-recording.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
@@ -577,7 +577,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: 'instant' | 'recorded'): void {
+function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: Pace): void {
   if (!prepared.hasDate) response.sendDate = false;
   response.writeHead(prepared.status, prepared.headers);
   if (prepared.frames === undefined || pace === 'instant') {

@@ -88,7 +88,8 @@ export type PatternNormalizer = Notes & {
 export const DEFAULT_KEY_HEADERS: readonly string[] = ['anthropic-beta', 'anthropic-version', 'openai-beta'];
 
 /** Where an exchange came from. */
-export type ExchangeSource = 'live' | 'fake';
+export const EXCHANGE_SOURCES = ['live', 'fake'] as const;
+export type ExchangeSource = (typeof EXCHANGE_SOURCES)[number];
 
 /**
  * The response header every modeltape FakeProvider response carries. A recorder that sees it
@@ -227,7 +228,8 @@ export type RecordedResponse = Notes & {
 };
 
 /** The format of a streamed response, from its content type. */
-export type StreamFormat = 'sse' | 'ndjson' | 'chunks';
+export const STREAM_FORMATS = ['sse', 'ndjson', 'chunks'] as const;
+export type StreamFormat = (typeof STREAM_FORMATS)[number];
 
 export type RecordedStream = Notes & {
   /** `sse` for text/event-stream, `ndjson` for application/x-ndjson, `chunks` otherwise. */

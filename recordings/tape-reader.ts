@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ModeltapeError, TapeFormatError, type TapeProblem } from './errors.js';
-import type { Exchange, ExchangeSource, LoadedExchange, TapeHeader } from './tape-format.js';
+import { EXCHANGE_SOURCES, type Exchange, type ExchangeSource, type LoadedExchange, type TapeHeader } from './tape-format.js';
 import { MAX_JSON_DEPTH, abbreviatePath, exchangeTooDeepAt } from './json-depth.js';
 import { checkExchangeLine, checkHeaderLine } from './tape-schema.js';
 
@@ -171,7 +171,8 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
 // A canonical exchange line names its key and ordinal first and its source and upstream last
 // (the format's fields are sorted), so these are found without parsing the rest.
 const CANONICAL_HEAD = /^\{"key":"([0-9a-f]{64})","ordinal":(0|[1-9][0-9]{0,14}),"request":\{/;
-const CANONICAL_TAIL = /\},"source":"(live|fake)","upstream":"([a-z0-9][a-z0-9_-]{0,80})"\}$/;
+// The sources are plain words (no regex syntax), so they are joined as they are.
+const CANONICAL_TAIL = new RegExp(`\\},"source":"(${EXCHANGE_SOURCES.join('|')})","upstream":"([a-z0-9][a-z0-9_-]{0,80})"\\}$`);
 
 /**
  * An exchange found by {@link readTape} with `lazy`: its key, ordinal, upstream and source are

@@ -3,7 +3,7 @@ import type { TapeProblem } from './errors.js';
 import { propertyPath } from './json-path.js';
 import { isFramingHeader } from './redaction.js';
 import { excerpt } from './secret-scan.js';
-import { READABLE_TAPE_SCHEMA_VERSIONS } from './tape-format.js';
+import { EXCHANGE_SOURCES, READABLE_TAPE_SCHEMA_VERSIONS, STREAM_FORMATS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
 const notes = { '^_': {} };
@@ -81,7 +81,7 @@ const exchangeSchema = closed(
     key: sha256,
     ordinal: { type: 'integer', minimum: 0 },
     upstream: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
-    source: { enum: ['live', 'fake'] },
+    source: { enum: [...EXCHANGE_SOURCES] },
     request: closed(
       {
         method: { type: 'string', pattern: '^[A-Z]+$' },
@@ -105,7 +105,7 @@ const exchangeSchema = closed(
         },
         body: responseBody,
         stream: closed(
-          { format: { enum: ['sse', 'ndjson', 'chunks'] }, frames: { type: 'array', items: frame } },
+          { format: { enum: [...STREAM_FORMATS] }, frames: { type: 'array', items: frame } },
           ['format', 'frames'],
         ),
       },

@@ -22,8 +22,8 @@ import { diffJson, type Difference } from './json-diff.js';
 import { NEAREST_INDEX_MINIMUM, NEAREST_SHORTLIST, NearestIndex, comparedValues, type ComparedValues } from './nearest-index.js';
 
 /** What happens when identical requests outnumber their recordings. */
-export type RepeatPolicy = 'none' | 'last';
-export const REPEAT_POLICIES: readonly RepeatPolicy[] = ['none', 'last'];
+export const REPEAT_POLICIES = ['none', 'last'] as const;
+export type RepeatPolicy = (typeof REPEAT_POLICIES)[number];
 
 /** One exchange the engine can answer with. `line` is undefined for one recorded by this run. */
 export interface ReplayEntry {

@@ -10,8 +10,8 @@
  * `0.1.tool`; its data is `{ request, step, previousCalls }`, the last a count of the run's tool
  * starts before it, which are the calls its view listed).
  */
-export type EffectKind = 'model' | 'tool' | 'now' | 'id' | 'policy';
-export const EFFECT_KINDS: readonly EffectKind[] = ['model', 'tool', 'now', 'id', 'policy'];
+export const EFFECT_KINDS = ['model', 'tool', 'now', 'id', 'policy'] as const;
+export type EffectKind = (typeof EFFECT_KINDS)[number];
 
 /** `start` before an effect is performed; then `complete` with its result, or `fail` with its error. */
 export type JournalRecordType = 'start' | 'complete' | 'fail';

@@ -5,8 +5,8 @@ import type { Json } from './journal-store.js';
 import type { Tool } from './tool-box.js';
 
 /** The wire format a provider speaks. */
-export type ModelApi = 'openai-chat' | 'anthropic-messages';
-export const MODEL_APIS: readonly ModelApi[] = ['openai-chat', 'anthropic-messages'];
+export const MODEL_APIS = ['openai-chat', 'anthropic-messages'] as const;
+export type ModelApi = (typeof MODEL_APIS)[number];
 
 /**
  * How the runtime reaches a provider: through a `fetch` (the FakeProvider's `fake.fetch` in

@@ -75,8 +75,8 @@ export interface RuntimeOptions {
  * threw), its end not yet journaled. `AfterToolFinished`: its end is journaled. `AfterResumed`: a
  * resume holds the lease. `AfterInterrupted`: an interrupted call waits for an operator.
  */
-export type RuntimePoint = 'AfterStepStarted' | 'AfterDecided' | 'AfterAllowed' | 'AfterToolStarted' | 'AfterToolEffect' | 'AfterToolFinished' | 'AfterResumed' | 'AfterInterrupted';
-export const RUNTIME_POINTS: readonly RuntimePoint[] = ['AfterStepStarted', 'AfterDecided', 'AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterResumed', 'AfterInterrupted'];
+export const RUNTIME_POINTS = ['AfterStepStarted', 'AfterDecided', 'AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterResumed', 'AfterInterrupted'] as const;
+export type RuntimePoint = (typeof RUNTIME_POINTS)[number];
 
 export interface PointDetail {
   runId: string;
@@ -90,8 +90,8 @@ export interface PointDetail {
   owner: string;
 }
 
-export type ReplayMode = 'strict' | 'resume';
-export const REPLAY_MODES: readonly ReplayMode[] = ['strict', 'resume'];
+export const REPLAY_MODES = ['strict', 'resume'] as const;
+export type ReplayMode = (typeof REPLAY_MODES)[number];
 
 /** What one effect did in one invocation. */
 export interface EffectSummary {

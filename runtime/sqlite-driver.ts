@@ -1,4 +1,4 @@
-import { InvalidChoiceError, ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError, checkChoice } from '../recordings/index.js';
 import { BETTER_SQLITE3_VERSION, loadBetterSqlite3 } from './better-sqlite3-driver.js';
 import { loadNodeSqlite } from './node-sqlite-driver.js';
 
@@ -54,9 +54,9 @@ export class SqliteDriverMissingError extends ModeltapeError {
  * loads one, and better-sqlite3 is an optional peer dependency.
  */
 export function openSqlite(path: string, driver: SqliteDriverName | 'auto' = 'auto', loaders: SqliteDriverLoaders = LOADERS): { connection: SqliteConnection; driver: SqliteDriverName } {
-  if (driver !== 'auto' && !SQLITE_DRIVERS.includes(driver)) throw new InvalidChoiceError('SQLite driver', driver, ['auto', ...SQLITE_DRIVERS]);
+  const chosen = checkChoice('SQLite driver', driver, ['auto', ...SQLITE_DRIVERS]);
   const reasons: Partial<Record<SqliteDriverName, string>> = {};
-  for (const name of driver === 'auto' ? SQLITE_DRIVERS : [driver]) {
+  for (const name of chosen === 'auto' ? SQLITE_DRIVERS : [chosen]) {
     const load = loaders[name]();
     if (load.available) return { connection: load.open(path), driver: name };
     reasons[name] = load.reason;

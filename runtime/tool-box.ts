@@ -4,8 +4,8 @@ import type { Json } from './journal-store.js';
 import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 
 /** What a tool does to the world, from nothing to something that cannot be undone. */
-export type SideEffectClass = 'read' | 'local_mutation' | 'remote_mutation' | 'destructive';
-export const SIDE_EFFECT_CLASSES: readonly SideEffectClass[] = ['read', 'local_mutation', 'remote_mutation', 'destructive'];
+export const SIDE_EFFECT_CLASSES = ['read', 'local_mutation', 'remote_mutation', 'destructive'] as const;
+export type SideEffectClass = (typeof SIDE_EFFECT_CLASSES)[number];
 
 /** What a tool is handed while it runs. */
 export interface ToolContext {
