@@ -1,9 +1,50 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+// Tests that launch a real Chromium through playwright-core (in Node, not Vitest's browser mode).
+const browserTests = ['test/session/drift-report-reads-well-in-a-browser.test.ts', 'test/support/find-chromium.test.ts'];
+
+/**
+ * Four projects; `vitest run` runs them all, each test file in exactly one.
+ * - unit: the tests beside their source. They import the source, not `dist/`, so
+ *   `npm run test:unit` needs no build and runs in seconds.
+ * - integration: `test/`, through the package's exports (the built `dist/`).
+ * - cli: `test/cli/`, the built command, in process through `main(argv, io)` or spawned.
+ * - browser: the tests that open a page in Chromium.
+ */
 export default defineConfig({
   test: {
-    include: ['{guard,schema,recordings,replay,fake-provider,proxy,session,runtime,testkit,cli,test}/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{guard,schema,recordings,replay,fake-provider,proxy,session,runtime,testkit,cli}/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/cli/**', ...browserTests],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: browserTests,
+        },
+      },
+    ],
   },
 });

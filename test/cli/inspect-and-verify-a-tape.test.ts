@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape inspect and verify', () => {
@@ -21,7 +21,7 @@ describe('modeltape inspect and verify', () => {
   });
 
   test('inspect lists exchanges by upstream, endpoint and model, with streamed counts, sizes and sources', async () => {
-    const result = await runCli(['inspect', tape]);
+    const result = await runMain(['inspect', tape]);
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe(`${tape}: 4 exchanges (tape schemaVersion 2, written by modeltape@0.1.0)`);
@@ -29,12 +29,12 @@ describe('modeltape inspect and verify', () => {
     expect(lines.find((line) => line.includes('gpt-4.1-nano'))).toMatch(/openai\s+POST \/v1\/chat\/completions\s+gpt-4\.1-nano\s+2\s+0\s+[\d.]+ B\s+[\d.]+ KB\s+2 live/);
     expect(lines.find((line) => line.includes('gpt-4o '))).toMatch(/\s1\s+1\s/);
     expect(lines.find((line) => line.includes('claude-opus-4-8'))).toMatch(/anthropic\s+POST \/v1\/messages/);
-    const json = JSON.parse((await runCli(['inspect', tape, '--json'])).stdout) as { groups: Array<{ exchanges: number }> };
+    const json = JSON.parse((await runMain(['inspect', tape, '--json'])).stdout) as { groups: Array<{ exchanges: number }> };
     expect(json.groups.map((group) => group.exchanges)).toEqual([2, 1, 1]);
   });
 
   test('verify accepts a good tape', async () => {
-    const result = await runCli(['verify', tape]);
+    const result = await runMain(['verify', tape]);
     expect(result.stdout).toBe(`${tape}: ok, 4 exchanges\n`);
     expect(result.code).toBe(0);
   });
@@ -46,7 +46,7 @@ describe('modeltape inspect and verify', () => {
     lines[2] = lines[2]!.replace('"content":"two"', '"content":"two, edited by hand"');
     lines[3] = lines[3]!.replace('"content":"three"', '"content":"sk-proj-FAKEFAKEFAKEFAKEFAKEFAKE-leaked"');
     writeFileSync(broken, `${lines.join('\n')}\n`);
-    const result = await runCli(['verify', broken]);
+    const result = await runMain(['verify', broken]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`${broken}:2: unknown field ".request.bodySha265" in exchange; did you mean ".request.bodySha256"?`);
     expect(result.stdout).toContain(`${broken}:3: stored key`);
