@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests that launch a real Chromium through playwright-core (in Node, not Vitest's browser mode).
-const browserTests = ['test/session/drift-report-reads-well-in-a-browser.test.ts', 'test/support/find-chromium.test.ts'];
+const browserTests = ['test/replay/drift-report-reads-well-in-a-browser.test.ts', 'test/support/find-chromium.test.ts'];
 
 /**
  * Four projects; `vitest run` runs them all, each test file in exactly one.
@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{guard,schema,recordings,replay,fake-provider,proxy,session,runtime,testkit,cli}/**/*.test.ts'],
+          include: ['{core,schema,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,cli}/**/*.test.ts'],
         },
       },
       {

@@ -9,11 +9,11 @@
 // Run after `npm run build`:  node --expose-gc bench/nearest.mjs [exchanges] [misses] [full-scan misses]
 // (defaults 100000, 100, 20; BENCH_TRACE=1 also names the slowest misses).
 import { performance } from 'node:perf_hooks';
-import { captureRequest, compileKeyRules, exchangeKey, keyInputs } from '../dist/recordings/index.js';
-import { ReplayEngine } from '../dist/replay/index.js';
-import { seededRandom } from '../dist/schema/index.js';
-import { compareInputs, textDistance } from '../dist/replay/replay-engine.js';
-import { NearestIndex, comparedValues } from '../dist/replay/nearest-index.js';
+import { captureRequest, compileKeyRules, exchangeKey, keyInputs } from '../dist/recordings/internal.js';
+import { ReplayEngine } from '../dist/lookup/internal.js';
+import { seededRandom } from '../dist/schema/internal.js';
+import { compareInputs, textDistance } from '../dist/lookup/replay-engine.js';
+import { NearestIndex, comparedValues } from '../dist/lookup/nearest-index.js';
 
 const EXCHANGES = Number(process.argv[2] ?? 100_000);
 const MISSES = Number(process.argv[3] ?? 100);

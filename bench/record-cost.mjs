@@ -4,19 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  FrameSplitter,
-  TapeWriter,
-  canonicalJson,
-  captureRequest,
-  compileKeyRules,
-  encodeBody,
-  exchangeKey,
-  mayHoldSecret,
-  redactResponseHeaders,
-  serializeLine,
-} from '../dist/recordings/index.js';
-import { ReplayEngine } from '../dist/replay/index.js';
+import { FrameSplitter, TapeWriter, canonicalJson, captureRequest, compileKeyRules, encodeBody, exchangeKey, redactResponseHeaders, serializeLine } from '../dist/recordings/internal.js';
+import { mayHoldSecret } from '../dist/core/internal.js';
+import { ReplayEngine } from '../dist/lookup/internal.js';
 import { JSON_RESPONSE, SSE_FRAMES, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
 const ITERATIONS = Number(process.argv[2] ?? 20_000);

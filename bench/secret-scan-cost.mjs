@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameSplitter, TapeWriter, captureRequest, compileKeyRules, encodeBody, exchangeKey, findSecrets, redactResponseHeaders, serializeLine } from '../dist/recordings/index.js';
+import { FrameSplitter, TapeWriter, captureRequest, compileKeyRules, encodeBody, exchangeKey, redactResponseHeaders, serializeLine } from '../dist/recordings/internal.js';
+import { findSecrets } from '../dist/core/internal.js';
 import { JSON_RESPONSE, SSE_FRAMES, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
 const ITERATIONS = Number(process.argv[2] ?? 5_000);

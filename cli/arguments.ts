@@ -1,5 +1,5 @@
-import { ModeltapeError, checkChoice } from '../recordings/index.js';
-import { nearestName } from '../schema/index.js';
+import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { nearestName } from '../schema/internal.js';
 
 /** One flag a command accepts. */
 export interface FlagSpec {

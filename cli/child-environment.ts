@@ -1,5 +1,5 @@
-import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../guard/index.js';
-import { REPLAY_PLACEHOLDER_KEY, type ProxyMode } from '../proxy/index.js';
+import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../guard/internal.js';
+import { REPLAY_PLACEHOLDER_KEY, type ProxyMode } from '../proxy/internal.js';
 
 /**
  * The variables clients read for where a provider is, by provider: every name a client in

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatEscapes } from '../proxy/index.js';
-import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../session/index.js';
+import { formatEscapes } from '../proxy/internal.js';
+import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';

@@ -1,5 +1,5 @@
-import { ModeltapeError } from '../recordings/index.js';
-import { FakeProvider } from '../fake-provider/index.js';
+import { ModeltapeError } from '../core/internal.js';
+import { FakeProvider } from '../fake-provider/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 

@@ -1,5 +1,5 @@
-import { decodeBody, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/index.js';
-import { unusedExchange, unusedTable } from '../session/index.js';
+import { decodeBody, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
+import { unusedExchange, unusedTable } from '../replay/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { runUnderProxy } from './run-under-proxy.js';

@@ -1,4 +1,4 @@
-import { maskSecrets } from '../recordings/index.js';
+import { maskSecrets } from '../core/internal.js';
 
 /** Where a command writes, and the environment it reads. Lets tests run commands in process. */
 export interface CommandIo {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ModeltapeError, MODELTAPE_VERSION } from '../recordings/index.js';
-import { nearestName } from '../schema/index.js';
+import { MODELTAPE_VERSION } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { nearestName } from '../schema/internal.js';
 import { exitStatusOf, UsageError } from './arguments.js';
 import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';

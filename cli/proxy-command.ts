@@ -1,4 +1,4 @@
-import { formatSummary, startProxy, summaryFailed } from '../proxy/index.js';
+import { formatSummary, startProxy, summaryFailed } from '../proxy/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';

@@ -1,5 +1,5 @@
-import { LIMIT_FLAGS, PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyLimits, type ProxyOptions } from '../proxy/index.js';
-import { REPEAT_POLICIES } from '../replay/index.js';
+import { LIMIT_FLAGS, PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyLimits, type ProxyOptions } from '../proxy/internal.js';
+import { REPEAT_POLICIES } from '../lookup/internal.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 
 /** The flags `proxy` and `run` share. */

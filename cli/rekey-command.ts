@@ -1,8 +1,9 @@
 import { existsSync, lstatSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { ModeltapeError, canonicalJson, compileKeyRules, createHeader, loadTape, writeTapeFile, type CompiledKeyRules, type Exchange } from '../recordings/index.js';
-import { loadConfig } from '../proxy/index.js';
-import { ReplayEngine } from '../replay/index.js';
+import { canonicalJson, compileKeyRules, createHeader, loadTape, writeTapeFile, type CompiledKeyRules, type Exchange } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { loadConfig } from '../proxy/internal.js';
+import { ReplayEngine } from '../lookup/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { CommandIo } from './io.js';
 

@@ -1,5 +1,5 @@
-import type { RunReport, SessionReport } from '../guard/index.js';
-import { formatSummary, summaryFailed, type ProxySummary } from '../proxy/index.js';
+import type { RunReport, SessionReport } from '../guard/internal.js';
+import { formatSummary, summaryFailed, type ProxySummary } from '../proxy/internal.js';
 
 /** Requests a session or a proxy saw, of any kind. */
 function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'>): number {

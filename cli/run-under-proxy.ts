@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constants } from 'node:os';
-import { readRunReport, type RunReport } from '../guard/index.js';
-import { providerHosts, startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/index.js';
+import { readRunReport, type RunReport } from '../guard/internal.js';
+import { providerHosts, startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/internal.js';
 import { childEnvironment } from './child-environment.js';
 import type { CommandIo } from './io.js';
 

@@ -1,19 +1,5 @@
-import {
-  ModeltapeError,
-  compileKeyRules,
-  firstDuplicateMember,
-  decodeBody,
-  exchangeKey,
-  findSecrets,
-  readTape,
-  serializeLine,
-  type CompiledKeyRules,
-  type DuplicateMember,
-  type Exchange,
-  type LoadedExchange,
-  type TapeHeader,
-  type TapeProblem,
-} from '../recordings/index.js';
+import { compileKeyRules, firstDuplicateMember, decodeBody, exchangeKey, readTape, serializeLine, type CompiledKeyRules, type DuplicateMember, type Exchange, type LoadedExchange, type TapeHeader, type TapeProblem } from '../recordings/internal.js';
+import { ModeltapeError, findSecrets } from '../core/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { progressReporter, type CommandIo } from './io.js';
 

@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError } from '../core/internal.js';
 
 /** What a bounded history hands out: the entries it kept, and how many it no longer has. */
 export type KeptEntries<T> = T[] & {

@@ -1,5 +1,6 @@
-import { ModeltapeError, excerpt, isSecretHeader, maskSecrets, maskValue, redactPathQuery } from '../recordings/index.js';
-import { generateValue } from '../schema/index.js';
+import { isSecretHeader, redactPathQuery } from '../recordings/internal.js';
+import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/internal.js';
+import { generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
@@ -12,10 +13,10 @@ import { openaiError } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
 import { fetchResponse } from './fetch-adapter.js';
+import type { FakeRequest } from './fake-request.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
 import { readFakeScript } from './script-file.js';
-import type { IdKind, RenderContext, Surface } from './surface.js';
-import { failTurn, readToolChoice } from './surface.js';
+import { failTurn, type IdKind, readToolChoice, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -59,18 +60,6 @@ export interface FakeCall {
   body: unknown;
   /** The status the fake answered with (0 for a dropped or hung connection). */
   status: number;
-}
-
-/** A request as the fake takes it, from a socket or from `fetch`. */
-export interface FakeRequest {
-  method: string;
-  /** Path and query. */
-  path: string;
-  headers: Record<string, string>;
-  /** The body as text. */
-  body: string;
-  /** The exact body bytes, when the transport has them (a tape keys on bytes). */
-  bytes?: Uint8Array;
 }
 
 /** A fake's own error: the script ran out, or a scripted answer did not fit the request. */

@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FakeRequest } from './fake-provider.js';
+import type { FakeRequest } from './fake-request.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
 export interface ListenOptions {

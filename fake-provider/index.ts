@@ -1,9 +1,10 @@
 /**
- * fake-provider/: a deterministic model provider in the OpenAI Chat Completions, OpenAI
- * Responses and Anthropic Messages wire formats, served in process (`fake.fetch`) or over HTTP
- * (`fake.listen()`), scripted or unscripted, never mistaken for the real thing.
+ * `modeltape/fake-provider`: a deterministic provider that answers from a script or a tape in each
+ * provider's real wire format, in process (`fake.fetch`) or over HTTP (`fake.listen()`); see docs/fake-provider.md.
  */
-export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall, type FakeRequest } from './fake-provider.js';
+export { ModeltapeError, type ErrorCode } from '../core/internal.js';
+export { FakeProvider, RuleBuilder, FakeScriptError, type FakeProviderOptions, type FakeCall } from './fake-provider.js';
+export type { FakeRequest } from './fake-request.js';
 export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
 export { failures, FAILURE_KINDS, type Failure } from './failures.js';
 export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
@@ -13,5 +14,3 @@ export type { FakeServer, ListenOptions } from './http-listener.js';
 export { FAKE_HEADER, type WireResponse } from './wire-response.js';
 export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
 export { embed } from './openai-embeddings.js';
-export { TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
-export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';

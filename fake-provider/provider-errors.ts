@@ -1,4 +1,4 @@
-import { maskSecrets } from '../recordings/index.js';
+import { maskSecrets } from '../core/internal.js';
 import type { Failure } from './failures.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 

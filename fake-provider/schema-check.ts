@@ -1,5 +1,5 @@
-import { canonicalJson, pointerToPath } from '../recordings/index.js';
-import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
+import { canonicalJson, pointerToPath } from '../recordings/internal.js';
+import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/internal.js';
 
 /** One way a value fails a schema: where in the value, and which schema rule. */
 export interface SchemaMismatch {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ModeltapeError, TapeFormatError, describeSchemaErrors, type TapeProblem } from '../recordings/index.js';
-import { createValidator } from '../schema/index.js';
+import { TapeFormatError, describeSchemaErrors, type TapeProblem } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { createValidator } from '../schema/internal.js';
 import { FAILURE_KINDS, type Failure } from './failures.js';
 import type { Chunking, Matcher, StepOptions } from './script.js';
 

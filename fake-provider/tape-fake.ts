@@ -1,10 +1,10 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
-import { captureRequest, exchangeKey, type CompiledKeyRules } from '../recordings/index.js';
-import { ReplayEngine, explainMiss, guessProviderFlavor, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../replay/index.js';
+import { captureRequest, exchangeKey, type CompiledKeyRules } from '../recordings/internal.js';
+import { ReplayEngine, explainMiss, guessProviderFlavor, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../lookup/internal.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
-import type { FakeRequest } from './fake-provider.js';
+import type { FakeRequest } from './fake-request.js';
 
 export interface TapeFakeOptions {
   /** Past the last recording of a request: miss (`none`) or reuse it (`last`). @default 'none' */

@@ -15,7 +15,7 @@ export interface WireResponse {
   delayMs?: number;
 }
 
-import { FAKE_RESPONSE_HEADER } from '../recordings/index.js';
+import { FAKE_RESPONSE_HEADER } from '../recordings/internal.js';
 
 /** The marker every fake response carries, so it can never pass for a real provider's. */
 export const FAKE_HEADER = FAKE_RESPONSE_HEADER;

@@ -1,8 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module';
 import workerThreads, { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
 import { onConnect } from './connect-hook.js';
-import type { Escape } from './escape.js';
-import { ConnectionBlockedError } from './escape.js';
+import { ConnectionBlockedError, type Escape } from './escape.js';
 import { hostMatcher } from './hosts.js';
 import { watchProviderRequests } from './request-hook.js';
 import { appendRunReport, describeThisProcess } from './run-report.js';

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ModeltapeError, compileNormalizers, describeSchemaErrors, isSecretHeader, pointerToPath, type Normalizer } from '../recordings/index.js';
-import { createValidator } from '../schema/index.js';
+import { compileNormalizers, describeSchemaErrors, isSecretHeader, pointerToPath, type Normalizer } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { createValidator } from '../schema/internal.js';
 import type { ProxyLimits } from './proxy-options.js';
 
 /** The name `modeltape` looks for in the working directory. */

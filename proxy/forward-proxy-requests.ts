@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { hostMatcher, isLoopbackHost, parseAuthority, type Escape, type OutsideConnection } from '../guard/index.js';
+import { hostMatcher, isLoopbackHost, parseAuthority, type Escape, type OutsideConnection } from '../guard/internal.js';
 
 /**
  * What the proxy does with requests meant for a forward proxy — `CONNECT host:port` and

@@ -1,13 +1,6 @@
-import {
-  ModeltapeError,
-  checkChoice,
-  compileKeyRules,
-  type CompiledKeyRules,
-  type TapeFileSystem,
-  type KeyRules,
-  type Normalizer,
-} from '../recordings/index.js';
-import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../replay/index.js';
+import { compileKeyRules, type CompiledKeyRules, type TapeFileSystem, type KeyRules, type Normalizer } from '../recordings/internal.js';
+import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../lookup/internal.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
 
 /**

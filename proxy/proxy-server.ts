@@ -1,35 +1,18 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { existsSync } from 'node:fs';
-import {
-  JsonTooDeepError,
-  MAX_JSON_DEPTH,
-  abbreviatePath,
-  SecretInTapeError,
-  TapeNotFoundError,
-  TapeWriter,
-  captureRequest,
-  compileKeyRules,
-  exchangeKey,
-  headerValue,
-  HOP_BY_HOP_HEADERS,
-  redactPathQuery,
-  maskSecrets,
-  type CompiledKeyRules,
-  type Exchange,
-  type TapeWriteFailure,
-} from '../recordings/index.js';
-import type { Escape, OutsideConnection } from '../guard/index.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, SecretInTapeError, TapeNotFoundError, TapeWriter, captureRequest, compileKeyRules, exchangeKey, headerValue, HOP_BY_HOP_HEADERS, redactPathQuery, type CompiledKeyRules, type Exchange, type TapeWriteFailure } from '../recordings/internal.js';
+import { maskSecrets } from '../core/internal.js';
+import type { Escape, OutsideConnection } from '../guard/internal.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
-import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse, type ReplayMissError } from '../replay/index.js';
+import { ReplayEngine, explainMiss, prepareResponse, providerErrorBody, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import { pruneTape } from './prune-tape.js';
-import { providerHosts } from './upstream-table.js';
+import { type ProviderFlavor, providerHosts, type Upstream } from './upstream-table.js';
 import { TAPE_FILE_SYSTEM, resolveProxyOptions, type Pace, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
 import { ResponseRecording, describeBytes } from './response-recording.js';
 import { routeRequest, type Route } from './router.js';
 import { UpstreamClient, type UpstreamHandler } from './upstream.js';
-import type { ProviderFlavor, Upstream } from './upstream-table.js';
 
 /** What a proxy did, for its summary and for assertions. */
 export interface ProxySummary {

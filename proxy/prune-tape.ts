@@ -1,6 +1,6 @@
 import { renameSync, rmSync } from 'node:fs';
-import { loadTape, writeTapeFile } from '../recordings/index.js';
-import type { ReplayEngine } from '../replay/index.js';
+import { loadTape, writeTapeFile } from '../recordings/internal.js';
+import type { ReplayEngine } from '../lookup/internal.js';
 
 /**
  * Drops from a tape the exchanges this run loaded and never used. The tape is read again first,

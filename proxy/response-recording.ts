@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { FAKE_RESPONSE_HEADER, FrameSplitter, ModeltapeError, encodeBody, headerValue, redactResponseHeaders, streamFormatOf, type RecordedResponse } from '../recordings/index.js';
+import { FAKE_RESPONSE_HEADER, FrameSplitter, encodeBody, headerValue, redactResponseHeaders, streamFormatOf, type RecordedResponse } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
 import { contentCodings, decodeContent } from './content-coding.js';
 import { TERMINAL_EVENTS, endsWithTerminalEvent } from './stream-end.js';
 

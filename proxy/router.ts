@@ -1,4 +1,4 @@
-import { providerPath } from '../replay/index.js';
+import { providerPath } from '../lookup/internal.js';
 import type { Upstream } from './upstream-table.js';
 
 /** Where a proxied request goes. */

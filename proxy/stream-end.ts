@@ -1,4 +1,4 @@
-import type { Frame } from '../recordings/index.js';
+import type { Frame } from '../recordings/internal.js';
 
 // The events that end a provider's stream: OpenAI chat's `data: [DONE]`, Anthropic's
 // `message_stop` (or an `error` event), the Responses API's terminal `response.*` events, and

@@ -1,4 +1,4 @@
-import { describeEscape, sideChannelOf } from '../guard/index.js';
+import { describeEscape, sideChannelOf } from '../guard/internal.js';
 import type { ProxySummary } from './proxy-server.js';
 
 /**

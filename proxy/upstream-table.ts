@@ -1,7 +1,7 @@
-import { SIDE_CHANNELS } from '../guard/index.js';
-import { ModeltapeError } from '../recordings/index.js';
+import { SIDE_CHANNELS } from '../guard/internal.js';
+import { ModeltapeError } from '../core/internal.js';
 
-import { guessProviderFlavor, type ProviderFlavor } from '../replay/index.js';
+import { guessProviderFlavor, type ProviderFlavor } from '../lookup/internal.js';
 
 export type { ProviderFlavor };
 

@@ -1,7 +1,7 @@
 // The one file in modeltape that opens sockets to providers. Replay never reaches it: undici is
 // loaded only when a proxy that forwards starts (it also costs ~150 ms of startup).
 import type { Dispatcher, Pool } from 'undici';
-import { asProxyConnection } from '../guard/index.js';
+import { asProxyConnection } from '../guard/internal.js';
 import type { Upstream } from './upstream-table.js';
 
 export type UpstreamHandler = Dispatcher.DispatchHandler;

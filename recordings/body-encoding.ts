@@ -1,8 +1,7 @@
 import { sha256Hex } from './exchange-key.js';
-import { excerpt } from './secret-scan.js';
+import { excerpt, parseJsonPath } from '../core/internal.js';
 import { jsonLayout } from './json-layout.js';
 import { hasLossyNumber } from './lossy-numbers.js';
-import { parseJsonPath } from './json-path.js';
 import { keyOrderFits, literalFits, renderJson } from './render-json.js';
 import type { Body, JsonBody, JsonLayout } from './tape-format.js';
 

@@ -1,4 +1,4 @@
-import { indexPath, propertyPath } from './json-path.js';
+import { indexPath, propertyPath } from '../core/internal.js';
 
 /** A member name given twice in one JSON object. */
 export interface DuplicateMember {

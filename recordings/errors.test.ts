@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { InvalidChoiceError, ModeltapeError, SecretInTapeError, TapeFormatError, checkChoice, type TapeProblem } from './errors.js';
+import { SecretInTapeError, TapeFormatError, type TapeProblem } from './errors.js';
+import { InvalidChoiceError, ModeltapeError, checkChoice } from '../core/internal.js';
 
 describe('ModeltapeError', () => {
   test('carries a stable code, its subclass name and a cause', () => {

@@ -1,20 +1,4 @@
-import { maskSecrets } from './secret-scan.js';
-
-/**
- * The base of every error modeltape throws on purpose. Its message never holds a credential:
- * anything key-shaped in it is masked (`[openai-key 44 chars]`), so every message printed,
- * logged or kept in a summary is safe. `code` is stable across versions, so
- * callers and tests can branch on it; the message is for people and may be reworded.
- */
-export class ModeltapeError extends Error {
-  readonly code: string;
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(maskSecrets(message), options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
+import { ModeltapeError, type SecretLocation } from '../core/internal.js';
 
 /** One problem found in a tape line, addressed by file, line and field. */
 export interface TapeProblem {
@@ -42,20 +26,6 @@ export class TapeFormatError extends ModeltapeError {
   }
 }
 
-/** Where a key-shaped string was found in an exchange that was about to be written. */
-export interface SecretLocation {
-  /**
-   * JSON access path inside the exchange, e.g. `.request.body.json.messages[0].content`,
-   * `.request.query[0][1]`, `.response.body.base64 (decoded)`; a key used as a property name is
-   * masked in it.
-   */
-  path: string;
-  /** Which rule matched: `openai-key`, `anthropic-key`, `bearer-token`, `google-key`, … (see SECRET_RULES). */
-  rule: string;
-  /** The marker that stands for it, e.g. `[openai-key 44 chars]`: its kind and size, never any part of it. */
-  masked: string;
-}
-
 /** An exchange held something shaped like a credential, so it was not written. */
 export class SecretInTapeError extends ModeltapeError {
   readonly locations: SecretLocation[];
@@ -71,24 +41,4 @@ export class SecretInTapeError extends ModeltapeError {
     );
     this.locations = locations;
   }
-}
-
-/** An option given a value outside its closed set. The message lists the valid values. */
-export class InvalidChoiceError extends ModeltapeError {
-  readonly option: string;
-  readonly value: unknown;
-  readonly choices: readonly string[];
-
-  constructor(option: string, value: unknown, choices: readonly string[]) {
-    super('invalid_choice', `Invalid ${option} ${JSON.stringify(value)}: expected one of ${choices.join(', ')}`);
-    this.option = option;
-    this.value = value;
-    this.choices = choices;
-  }
-}
-
-/** Returns `value` typed as one of `choices`, or throws {@link InvalidChoiceError}. */
-export function checkChoice<T extends string>(option: string, value: unknown, choices: readonly T[]): T {
-  if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
-  throw new InvalidChoiceError(option, value, choices);
 }

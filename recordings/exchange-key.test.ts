@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 import { captureRequest, type RawRequest } from './capture-request.js';
-import { ModeltapeError } from './errors.js';
+import { ModeltapeError } from '../core/internal.js';
 import { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, type CompiledKeyRules } from './exchange-key.js';
 import type { Exchange, KeyRules, RecordedRequest } from './tape-format.js';
 import { createHeader, serializeTape } from './tape-line.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
-import { ModeltapeError } from './errors.js';
+import { ModeltapeError } from '../core/internal.js';
 import { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
 import { isSecretHeader } from './redaction.js';
 import { checkKeyRules } from './tape-schema.js';

@@ -1,12 +1,16 @@
 /**
- * recordings/: the tape format and everything that reads, keys, redacts or writes it.
- * The spec of modeltape's data; every other part builds on these exports.
+ * `modeltape/recordings`: the tape format and the tools to read, key and write it. The spec of
+ * modeltape's data: a tape is a header line and one canonical JSON exchange per line (see
+ * docs/tape-format.md). Everything here is stable across minor versions.
  */
+export { ModeltapeError, ERROR_CODES, InvalidChoiceError, parseJsonPath, findSecrets, maskSecrets, secretSpans, SECRET_RULES, type ErrorCode, type PathSegment, type SecretRule, type SecretSpan, type SecretLocation } from '../core/internal.js';
 export {
   TAPE_SCHEMA_VERSION,
   READABLE_TAPE_SCHEMA_VERSIONS,
   DEFAULT_KEY_HEADERS,
+  EXCHANGE_SOURCES,
   FAKE_RESPONSE_HEADER,
+  STREAM_FORMATS,
   type Body,
   type Exchange,
   type ExchangeSource,
@@ -25,22 +29,12 @@ export {
   type StreamFormat,
   type TapeHeader,
 } from './tape-format.js';
-export { ModeltapeError, TapeFormatError, SecretInTapeError, InvalidChoiceError, checkChoice, type TapeProblem, type SecretLocation } from './errors.js';
-export { canonicalJson, sortKeys } from './canonical-json.js';
+export { TapeFormatError, SecretInTapeError, type TapeProblem } from './errors.js';
+export { canonicalJson } from './canonical-json.js';
 export { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, type CompiledKeyRules, type KeyInputs } from './exchange-key.js';
-export { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
-export { backtrackingRisk, BACKTRACKING_ADVICE } from './regex-safety.js';
-export { parseJsonPath, propertyPath, indexPath, type PathSegment } from './json-path.js';
-export { captureRequest, headerValue, type RawRequest } from './capture-request.js';
-export { encodeBody, decodeBody, isJsonContentType, utf8OrUndefined, type EncodeBodyOptions, type DecodeBodyOptions, type BodyMismatch } from './body-encoding.js';
-export { SECRET_HEADERS, HOP_BY_HOP_HEADERS, isFramingHeader, isSecretHeader, isSecretQueryParameter, isSecretQueryPair, redactPathParameters, redactQuery, redactPathQuery, redactResponseHeaders } from './redaction.js';
-export { SECRET_RULES, SECRET_PATTERNS, findSecrets, mayHoldSecret, secretSpans, maskSecrets, maskValue, secretMarker, excerpt, type SecretRule, type SecretSpan } from './secret-scan.js';
-export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
+export { captureRequest, type RawRequest } from './capture-request.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
-export { writeTapeFile } from './write-tape-file.js';
-export { MAX_JSON_DEPTH, JsonTooDeepError, abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
-export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
-export { loadTape, readTape, parseTape, LazyLoadedExchange, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
+export { MAX_JSON_DEPTH, JsonTooDeepError } from './json-depth.js';
+export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
 export { TapeWriter, type TapeWriterOptions, type TapeWriteFailure, type TapeFileSystem } from './tape-writer.js';
-export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
-export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';
+export { MODELTAPE_VERSION } from './version.js';

@@ -1,5 +1,4 @@
-import { ModeltapeError } from './errors.js';
-import { indexPath, propertyPath } from './json-path.js';
+import { indexPath, ModeltapeError, propertyPath } from '../core/internal.js';
 import type { Exchange } from './tape-format.js';
 
 /**

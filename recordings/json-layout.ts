@@ -1,4 +1,4 @@
-import { indexPath, propertyPath } from './json-path.js';
+import { indexPath, propertyPath } from '../core/internal.js';
 import { quoteJson, renderJson } from './render-json.js';
 import type { JsonLayout } from './tape-format.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ModeltapeError } from './errors.js';
+import { ModeltapeError } from '../core/internal.js';
 import { compileNormalizers, normalizeBody } from './normalize-body.js';
 import type { Normalizer } from './tape-format.js';
 

@@ -1,5 +1,4 @@
-import { ModeltapeError } from './errors.js';
-import { parseJsonPath, type PathSegment } from './json-path.js';
+import { ModeltapeError, parseJsonPath, type PathSegment } from '../core/internal.js';
 import { BACKTRACKING_ADVICE, backtrackingRisk } from './regex-safety.js';
 import type { Normalizer } from './tape-format.js';
 

@@ -1,4 +1,4 @@
-import { secretSpans } from './secret-scan.js';
+import { secretSpans } from '../core/internal.js';
 
 /**
  * What reaches disk. Redaction is separate from matching (exchange-key.ts decides identity):

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { ModeltapeError, TapeFormatError, type TapeProblem } from './errors.js';
+import { TapeFormatError, type TapeProblem } from './errors.js';
+import { ModeltapeError } from '../core/internal.js';
 import { EXCHANGE_SOURCES, type Exchange, type ExchangeSource, type LoadedExchange, type TapeHeader } from './tape-format.js';
 import { MAX_JSON_DEPTH, abbreviatePath, exchangeTooDeepAt } from './json-depth.js';
 import { checkExchangeLine, checkHeaderLine } from './tape-schema.js';

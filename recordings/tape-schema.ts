@@ -1,8 +1,7 @@
-import { createValidator, nearestName, type ErrorObject } from '../schema/index.js';
+import { createValidator, nearestName, type ErrorObject } from '../schema/internal.js';
 import type { TapeProblem } from './errors.js';
-import { propertyPath } from './json-path.js';
+import { excerpt, propertyPath } from '../core/internal.js';
 import { isFramingHeader } from './redaction.js';
-import { excerpt } from './secret-scan.js';
 import { EXCHANGE_SOURCES, READABLE_TAPE_SCHEMA_VERSIONS, STREAM_FORMATS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.

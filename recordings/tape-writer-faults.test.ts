@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { captureRequest } from './capture-request.js';
-import { ModeltapeError } from './errors.js';
+import { ModeltapeError } from '../core/internal.js';
 import { compileKeyRules, exchangeKey } from './exchange-key.js';
 import type { Exchange } from './tape-format.js';
 import { loadTape } from './tape-reader.js';

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
-import { ModeltapeError, SecretInTapeError, TapeFormatError } from './errors.js';
+import { SecretInTapeError, TapeFormatError } from './errors.js';
+import { findSecrets, ModeltapeError } from '../core/internal.js';
 import { exchangeKey, type CompiledKeyRules } from './exchange-key.js';
-import { findSecrets } from './secret-scan.js';
 import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
 import { parseTape, readTape } from './tape-reader.js';

@@ -1,9 +1,16 @@
 /**
- * replay/: answers requests from a tape, strictly, and explains every miss with the nearest
- * recording and the first differing JSON paths.
+ * `modeltape/replay`: replay for tests. Open a tape in a test (`openTape`), hand its `fetch` or
+ * base URLs to the official SDKs (or `interceptProviders` for clients you cannot configure), and
+ * prove what replay promises with the assertions and matchers (see docs/replay.md).
  */
-export { ReplayEngine, KeyRulesMismatchError, REPEAT_POLICIES, type KeyChange, type RepeatPolicy, type ReplayEntry, type LookupResult, type NearestRecording, type ReplayEngineOptions } from './replay-engine.js';
-export { ReplayMissError, explainMiss, CLI_MISS_ADVICE, type MissAdvice } from './replay-miss.js';
-export { diffJson, formatDifferences, formatDifference, describeStringChange, abbreviate, type Difference, type DiffOptions, type FormatOptions } from './json-diff.js';
-export { providerErrorBody, providerPath, guessProviderFlavor, type ProviderFlavor } from './provider-error-body.js';
-export { prepareResponse, type PreparedResponse } from './recorded-response.js';
+export { ModeltapeError, diffJson, formatDifferences, type Difference, type ErrorCode } from '../core/internal.js';
+export { ReplayMissError, KeyRulesMismatchError, REPEAT_POLICIES, type RepeatPolicy, type NearestRecording, type KeyChange } from '../lookup/internal.js';
+export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES } from '../proxy/internal.js';
+export { buildDriftReport, formatDriftReport, renderDriftHtml, type DriftReport, type DriftItem, type DriftEndpoint, type DriftRequest } from '../drift-report/internal.js';
+export { openTape, EscapeError, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
+export { interceptProviders, type ProviderInterception, type InterceptOptions } from './intercept-providers.js';
+export { type Escape, type OutsideConnection } from './escape-guard.js';
+export { ReplayAssertionError, assertNeverCalledUpstream, assertAllConsumed, assertNoDrift, assertReplayedStrictly, assertRenderedExactly, type ReplayEvidence } from './assertions.js';
+export { modeltapeMatchers, type ModeltapeMatchers } from './matchers.js';
+export { assertRenderedSnapshot, type RenderedSnapshotOptions, type RenderedSnapshotResult } from './rendered-snapshot.js';
+export { tapeForCurrentTest, currentTest, safeFileName, type CurrentTest } from './test-context.js';

@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError } from '../core/internal.js';
 import type { RunOutcome } from './runtime.js';
 
 /** Thrown by {@link assertReplayWasNotBackstopped}. */

@@ -1,7 +1,7 @@
 // The one file that loads better-sqlite3, an optional peer dependency: only the journal store
 // needs it, and only on a Node without node:sqlite.
 import { createRequire } from 'node:module';
-import type { SqliteConnection, SqliteDriverLoad } from './sqlite-driver.js';
+import type { SqliteConnection, SqliteDriverLoad } from './sqlite-connection.js';
 
 /** The version of better-sqlite3 the store is tested with, named in the install hint. */
 export const BETTER_SQLITE3_VERSION = '12.11.1';

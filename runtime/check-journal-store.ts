@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError } from '../core/internal.js';
 import { CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, StoreFaultError } from './faulty.js';
 import { RUN_STATUSES, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type RunRecord } from './journal-store.js';
 

@@ -1,5 +1,4 @@
-import { ModeltapeError, maskSecrets } from '../recordings/index.js';
-import { formatDifferences, type Difference } from '../replay/index.js';
+import { formatDifferences, maskSecrets, ModeltapeError, type Difference, type ErrorCode } from '../core/internal.js';
 import type { EffectKind, Json } from './journal-store.js';
 
 /** An effect as the code asked for it, or as the journal holds it. */
@@ -107,7 +106,7 @@ export type JournalStorageProblem = (typeof JOURNAL_STORAGE_PROBLEMS)[number];
 
 const READS = ['getRun', 'read', 'backstopRejections', 'getLease', 'approvals'];
 
-const STORAGE: Record<JournalStorageProblem, { code: string; what: string; next: string }> = {
+const STORAGE: Record<JournalStorageProblem, { code: ErrorCode; what: string; next: string }> = {
   full: {
     code: 'journal_full',
     what: 'the disk is full, or the journal reached its maxSizeBytes',
@@ -185,7 +184,7 @@ export class JournalFileError extends ModeltapeError {
       newer_schema: 'Upgrade modeltape to the version that wrote it, or open another journal.',
       corrupt: `Restore it from a backup, or salvage what SQLite can read (sqlite3 ${path} .recover), or move it aside to start a new journal (its runs are then lost).`,
     };
-    super(`journal_${problem}`, `Cannot use ${path} as the journal: it is ${found}. It was left as it was.\n${next[problem]}`, cause === undefined ? undefined : { cause });
+    super(`journal_${problem}` satisfies ErrorCode, `Cannot use ${path} as the journal: it is ${found}. It was left as it was.\n${next[problem]}`, cause === undefined ? undefined : { cause });
     this.path = path;
     this.problem = problem;
     this.found = found;

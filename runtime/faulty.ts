@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError } from '../core/internal.js';
 import { JournalStorageError } from './errors.js';
 import { ForwardingJournalStore, type AppendOutcome, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type Lease, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
 

@@ -1,13 +1,11 @@
 /**
- * runtime/: a journaled agent runtime on SQLite. Every model call, tool call, clock read and new
- * id is an effect, journaled before and after it happens; replay reads effects back and performs
- * none. With the backstop assertion, deterministic store faults, leases and the journal store
- * conformance battery.
+ * `modeltape/runtime`: the journaled agent runtime. Every model call, tool call and clock read is an
+ * effect written to a journal, and replay reads them back (see docs/runtime.md).
  */
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, checkDecision, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { ModeltapeError, type ErrorCode } from '../core/internal.js';
+export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
 export {
   ForwardingJournalStore,
-  effectKey,
   EFFECT_KINDS,
   RUN_STATUSES,
   TERMINAL_STATUSES,
@@ -42,10 +40,10 @@ export {
   type JournalFileProblem,
 } from './errors.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal-file.js';
-export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';
-export { ToolBox, acceptRaw, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
+export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
+export { SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass } from './tool-box.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
-export { MODEL_APIS, renderModelRequest, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
+export { MODEL_APIS, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';
 export { assertReplayWasNotBackstopped, BackstopAssertionError } from './assert-replay-was-not-backstopped.js';
 export { checkJournalStore, JournalStoreConformanceError, type JournalStoreFactory, type JournalStoreReport, type JournalStoreCheck } from './check-journal-store.js';

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { excerpt } from '../recordings/index.js';
+import { excerpt } from '../core/internal.js';
 import { JournalFileError, JournalStorageError, type JournalStorageProblem } from './errors.js';
 import { sqliteCode, type SqliteConnection } from './sqlite-driver.js';
 

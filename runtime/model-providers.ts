@@ -1,4 +1,4 @@
-import { ModeltapeError, excerpt } from '../recordings/index.js';
+import { ModeltapeError, excerpt } from '../core/internal.js';
 import { ModelCallError } from './errors.js';
 import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 import type { Json } from './journal-store.js';

@@ -1,5 +1,5 @@
 // The one file that loads node:sqlite.
-import type { SqliteConnection, SqliteDriverLoad } from './sqlite-driver.js';
+import type { SqliteConnection, SqliteDriverLoad } from './sqlite-connection.js';
 
 // @types/node 20 has no node:sqlite: the part the store uses, as Node 22 and 24 document it.
 interface NodeSqlite {

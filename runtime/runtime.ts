@@ -1,6 +1,6 @@
-import { canonicalJson, excerpt, ModeltapeError } from '../recordings/index.js';
-import { diffJson } from '../replay/index.js';
-import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/index.js';
+import { canonicalJson } from '../recordings/internal.js';
+import { diffJson, excerpt, ModeltapeError } from '../core/internal.js';
+import { compileForeignSchema, createLenientValidator, type ValidateFunction } from '../schema/internal.js';
 import { JournalFileError, JournalStorageError, JournalWriteError, LeaseLostError, ModelCallError, NondeterminismError, RunLeasedError, RunNotFoundError } from './errors.js';
 import { SimulatedCrash } from './faulty.js';
 import { recordId, systemClock, ulidIds, type Clock, type IdSource } from './ids.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { InvalidChoiceError } from '../recordings/index.js';
+import { InvalidChoiceError } from '../core/internal.js';
 import { immediateTransaction, openSqlite, SqliteDriverMissingError, uniqueViolation, type SqliteConnection, type SqliteDriverLoad, type SqliteDriverLoaders } from './sqlite-driver.js';
 
 /** A connection that only records the SQL it was given. */

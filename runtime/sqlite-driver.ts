@@ -1,31 +1,13 @@
-import { ModeltapeError, checkChoice } from '../recordings/index.js';
+import { ModeltapeError, checkChoice } from '../core/internal.js';
 import { BETTER_SQLITE3_VERSION, loadBetterSqlite3 } from './better-sqlite3-driver.js';
 import { loadNodeSqlite } from './node-sqlite-driver.js';
+import type { SqliteConnection, SqliteDriverLoad } from './sqlite-connection.js';
+
+export type { SqliteConnection, SqliteDriverLoad, SqliteStatement, SqliteValue } from './sqlite-connection.js';
 
 /** The SQLite drivers the journal store runs on, in the order `'auto'` tries them. */
 export const SQLITE_DRIVERS = ['node:sqlite', 'better-sqlite3'] as const;
 export type SqliteDriverName = (typeof SQLITE_DRIVERS)[number];
-
-/** A value SQLite binds: what the store passes as parameters. */
-export type SqliteValue = string | number | null;
-
-/** A prepared statement: the part of the API both drivers share. */
-export interface SqliteStatement {
-  run(...parameters: SqliteValue[]): { changes: number | bigint };
-  get(...parameters: SqliteValue[]): unknown;
-  all(...parameters: SqliteValue[]): unknown[];
-}
-
-/** One connection: the part of the API both drivers share. */
-export interface SqliteConnection {
-  /** Runs one or more statements, ignoring any rows (schema, pragmas, BEGIN/COMMIT). */
-  exec(sql: string): void;
-  prepare(sql: string): SqliteStatement;
-  close(): void;
-}
-
-/** What a driver file gives: a way to open a connection, or why it cannot. */
-export type SqliteDriverLoad = { available: true; open(path: string): SqliteConnection } | { available: false; reason: string };
 
 /** How the store finds its drivers; tests pass their own to see every outcome. */
 export type SqliteDriverLoaders = Record<SqliteDriverName, () => SqliteDriverLoad>;

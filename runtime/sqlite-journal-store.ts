@@ -1,4 +1,4 @@
-import { ModeltapeError } from '../recordings/index.js';
+import { ModeltapeError } from '../core/internal.js';
 import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
 import { checkJournalSchema, inspectJournalFile, journalFailure, JOURNAL_SCHEMA_VERSION } from './journal-file.js';
 import { immediateTransaction, openSqlite, uniqueViolation, type SqliteConnection, type SqliteDriverName } from './sqlite-driver.js';

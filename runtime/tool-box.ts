@@ -1,5 +1,6 @@
-import { ModeltapeError, pointerToPath } from '../recordings/index.js';
-import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/index.js';
+import { pointerToPath } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/internal.js';
 import type { Json } from './journal-store.js';
 import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 

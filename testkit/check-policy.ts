@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson, excerpt, ModeltapeError } from '../recordings/index.js';
-import { checkDecision, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/index.js';
-import { generateValue } from '../schema/index.js';
+import { canonicalJson } from '../recordings/internal.js';
+import { excerpt, ModeltapeError } from '../core/internal.js';
+import { checkDecision, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/internal.js';
+import { generateValue } from '../schema/internal.js';
 
 /** Stands for arguments the runtime refuses before the policy sees them (unknown tool, arguments that fail the schema). */
 export const Refused = 'refused (before the policy)' as const;

@@ -1,7 +1,7 @@
-import { canonicalJson, ModeltapeError } from '../recordings/index.js';
-import { abbreviate } from '../replay/index.js';
-import { acceptRaw, ARGUMENT_DEPTH_CAP, parseToolArguments, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/index.js';
-import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/index.js';
+import { canonicalJson } from '../recordings/internal.js';
+import { abbreviate, ModeltapeError } from '../core/internal.js';
+import { acceptRaw, ARGUMENT_DEPTH_CAP, parseToolArguments, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/internal.js';
+import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/internal.js';
 
 /** The keywords the kit generates values for. Any other is refused by name. */
 export const FUZZ_KEYWORDS = [

@@ -1,6 +1,6 @@
 /**
- * testkit/ (`modeltape/testkit`): tests a team writes for its own tools, policy and agent on the
- * runtime: the crash harness at named points and its invariants, and policy conformance.
+ * `modeltape/testkit`: proofs for code on the runtime: crash scenarios at named points, policy
+ * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md).
  */
 export { runScenario, crashAt, CRASH_POINTS, Approve, Reject, Leave, ScenarioViolationError, type Scenario, type Crash, type CrashPoint, type OperatorAnswer, type ScenarioResult, type ScenarioCall, type ScenarioCrash, type ScenarioRender } from './run-scenario.js';
 export {

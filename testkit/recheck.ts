@@ -1,6 +1,5 @@
-import { ModeltapeError } from '../recordings/index.js';
-import { diffJson, formatDifferences, type Difference } from '../replay/index.js';
-import { checkDecision, type JournalStore, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from '../runtime/index.js';
+import { type Difference, diffJson, formatDifferences, ModeltapeError } from '../core/internal.js';
+import { checkDecision, type JournalStore, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from '../runtime/internal.js';
 
 /** One journaled policy evaluation, evaluated again. */
 export interface RecheckedEvaluation {

@@ -1,6 +1,5 @@
-import { ModeltapeError } from '../recordings/index.js';
-import { diffJson, formatDifference } from '../replay/index.js';
-import { DEFAULT_MAX_TOKENS, renderModelRequest, type Agent, type Json, type ModelApi, type Tool, type Turn } from '../runtime/index.js';
+import { diffJson, formatDifference, ModeltapeError } from '../core/internal.js';
+import { DEFAULT_MAX_TOKENS, renderModelRequest, type Agent, type Json, type ModelApi, type Tool, type Turn } from '../runtime/internal.js';
 import { runScenario, type Crash, type Scenario, type ScenarioResult } from './run-scenario.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeProvider, type AskedTurn } from '../fake-provider/index.js';
-import { ModeltapeError } from '../recordings/index.js';
+import { FakeProvider, type AskedTurn } from '../fake-provider/internal.js';
+import { ModeltapeError } from '../core/internal.js';
 import {
   RunLeasedError,
   Runtime,
@@ -26,7 +26,7 @@ import {
   type StoredRecord,
   type Tool,
   type ToolContext,
-} from '../runtime/index.js';
+} from '../runtime/internal.js';
 
 /** Where a crash can be placed: the runtime's named points. */
 export type CrashPoint = RuntimePoint;

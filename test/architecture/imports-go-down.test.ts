@@ -5,26 +5,21 @@ import { describe, expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-// An import goes down this list, never up (DESIGN.md, STYLE.md).
-const MAY_IMPORT: Record<string, string[]> = {
-  // The floor: the replay guard and its preload, Node's own modules only (see below).
-  guard: [],
-  schema: [],
-  recordings: ['schema'],
-  replay: ['recordings', 'schema'],
-  'fake-provider': ['replay', 'recordings', 'schema'],
-  proxy: ['guard', 'replay', 'recordings', 'schema'],
-  // The test-facing replay API: it starts proxies, so it sits above them.
-  session: ['guard', 'proxy', 'fake-provider', 'replay', 'recordings', 'schema'],
-  runtime: ['fake-provider', 'replay', 'recordings', 'schema'],
-  testkit: ['runtime', 'fake-provider', 'replay', 'recordings', 'schema'],
-  cli: ['guard', 'session', 'proxy', 'runtime', 'testkit', 'fake-provider', 'replay', 'recordings', 'schema'],
-};
+// The parts and their arrows, as docs/architecture.md states them: the test holds the page true.
+const ARCHITECTURE = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+const MAY_IMPORT: Record<string, string[]> = Object.fromEntries(
+  ARCHITECTURE.split('<!-- dependency-table')[1]!
+    .split('\n')
+    .map((line) => /^\| `([a-z-]+)\/` \|[^|]*\| ([^|]*) \|$/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => [match[1]!, match[2]!.trim() === '—' ? [] : match[2]!.split(',').map((part) => part.trim().replace(/^`|\/`$/g, ''))]),
+);
+const PARTS = Object.keys(MAY_IMPORT);
 
 // Each dependency lives behind one file.
 const ONLY_FILE_IMPORTING: Record<string, string> = {
   undici: 'proxy/upstream.ts',
-  msw: 'session/intercept-providers.ts',
+  msw: 'replay/intercept-providers.ts',
   ajv: 'schema/ajv.ts',
   'fast-json-stable-stringify': 'recordings/canonical-json.ts',
   'better-sqlite3': 'runtime/better-sqlite3-driver.ts',
@@ -33,7 +28,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
 
 function sourceFiles(): string[] {
   const files: string[] = [];
-  for (const part of Object.keys(MAY_IMPORT)) {
+  for (const part of PARTS) {
     const walk = (dir: string): void => {
       let names: string[];
       try {
@@ -60,12 +55,15 @@ function importsOf(file: string): string[] {
 describe('the architecture', () => {
   const files = sourceFiles();
 
-  test('has source files in every part it checks', () => {
-    expect(files.length).toBeGreaterThan(25);
-    for (const part of ['guard', 'schema', 'recordings', 'replay', 'fake-provider', 'proxy', 'session', 'runtime', 'testkit', 'cli']) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
+  test('the page names every top-level folder of source, and each has files', () => {
+    expect(PARTS.length).toBe(12);
+    const folders = readdirSync(ROOT).filter((name) => !['node_modules', 'dist', 'test', 'bench', 'examples', 'docs'].includes(name) && !name.startsWith('.') && statSync(join(ROOT, name)).isDirectory() && readdirSync(join(ROOT, name)).some((file) => file.endsWith('.ts')));
+    expect(folders.sort()).toEqual([...PARTS].sort());
+    expect(files.length).toBeGreaterThan(100);
+    for (const part of PARTS) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
   });
 
-  test('imports go down the layers and cross a part only through its index.ts', () => {
+  test('imports go down the table and cross a part only through its internal.ts', () => {
     const violations: string[] = [];
     for (const file of files) {
       const part = file.split('/')[0]!;
@@ -75,10 +73,52 @@ describe('the architecture', () => {
         const targetPart = target[0]!;
         if (targetPart === part) continue;
         if (!MAY_IMPORT[part]!.includes(targetPart)) violations.push(`${file} imports ${specifier}: ${part}/ may not import ${targetPart}/`);
-        else if (target.slice(1).join('/') !== 'index.js') violations.push(`${file} imports ${specifier}: cross into ${targetPart}/ through its index.js`);
+        else if (target.slice(1).join('/') !== 'internal.js') violations.push(`${file} imports ${specifier}: cross into ${targetPart}/ through its internal.js`);
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  test('every arrow the page allows is one some file uses, and the arrows never loop', () => {
+    const used = new Set<string>();
+    for (const file of files) {
+      const part = file.split('/')[0]!;
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('..')) continue;
+        const targetPart = join(file, '..', specifier).split('/')[0]!;
+        if (targetPart !== part) used.add(`${part} -> ${targetPart}`);
+      }
+    }
+    const allowed = PARTS.flatMap((part) => MAY_IMPORT[part]!.map((target) => `${part} -> ${target}`));
+    expect(allowed.length).toBeGreaterThan(30);
+    expect(allowed.filter((arrow) => !used.has(arrow))).toEqual([]);
+    // Each part may import only parts listed above it, so the table is an order with no loop.
+    for (const [index, part] of PARTS.entries()) for (const target of MAY_IMPORT[part]!) expect(PARTS.indexOf(target), `${part} -> ${target}`).toBeLessThan(index);
+  });
+
+  test('no file imports a file that imports it back, not even for a type', () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file).filter((specifier) => specifier.startsWith('.')).map((specifier) => join(file, '..', specifier).replace(/\.js$/, '.ts'))]));
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) {
+        if (!graph.has(next)) continue;
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+        else if (!state.has(next)) visit(next, [...path, next]);
+      }
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file, [file]);
+    expect(graph.size).toBeGreaterThan(100);
+    expect(cycles).toEqual([]);
+  });
+
+  test('no part imports another part\'s public index.ts, which is the package\'s entry only', () => {
+    const publicEntries = PARTS.filter((part) => files.includes(`${part}/index.ts`));
+    expect(publicEntries.sort()).toEqual(['fake-provider', 'proxy', 'recordings', 'replay', 'runtime', 'testkit']);
+    const offenders = files.flatMap((file) => importsOf(file).filter((specifier) => /^\.\.\/[a-z-]+\/index\.js$/.test(specifier)).map((specifier) => `${file} imports ${specifier}`));
+    expect(offenders).toEqual([]);
   });
 
   test('guard/ imports only Node\'s own modules and its own files, so its preload stays light', () => {
@@ -100,11 +140,17 @@ describe('the architecture', () => {
     expect([...new Set(importers.get('undici'))]).toEqual(['proxy/upstream.ts']);
   });
 
-  test('the package exports one subpath per part, each with an index', () => {
+  test('the package exports each public part from the folder of its name, and nothing else', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
-    for (const part of ['recordings', 'fake-provider', 'proxy']) expect(manifest.exports[`./${part}`], part).toMatchObject({ default: `./dist/${part}/index.js`, types: `./dist/${part}/index.d.ts` });
-    // modeltape/replay is the test-facing session API, which carries the replay engine too.
-    expect(manifest.exports['./replay']).toMatchObject({ default: './dist/session/index.js', types: './dist/session/index.d.ts' });
+    const subpaths = Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json');
+    expect(subpaths.sort()).toEqual(['./fake-provider', './proxy', './recordings', './replay', './runtime', './testkit']);
+    for (const subpath of subpaths) expect(manifest.exports[subpath], subpath).toEqual({ types: `./dist/${subpath.slice(2)}/index.d.ts`, default: `./dist/${subpath.slice(2)}/index.js` });
+  });
+
+  test('a public entry lists its exports by name: no export * in any index.ts or internal.ts', () => {
+    const barrels = files.filter((file) => /\/(index|internal)\.ts$/.test(file));
+    expect(barrels.length).toBeGreaterThanOrEqual(PARTS.length);
+    expect(barrels.filter((file) => /^export \*/m.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([]);
   });
 
   test('the version written into tapes is the package version', async () => {

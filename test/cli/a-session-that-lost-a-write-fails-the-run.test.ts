@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runVerdict } from '../../cli/run-summary.js';
-import type { SessionReport } from '../../guard/index.js';
-import type { ProxySummary } from '../../proxy/index.js';
+import type { SessionReport } from '../../guard/internal.js';
+import type { ProxySummary } from '../../proxy/internal.js';
 
 const runProxy: ProxySummary = {
   tape: 'tapes/run.jsonl',

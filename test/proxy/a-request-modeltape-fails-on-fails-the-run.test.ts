@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { startProxy, summaryFailed } from '../../proxy/index.js';
-import { loadTape, serializeTape } from '../../recordings/index.js';
+import { startProxy, summaryFailed } from '../../proxy/internal.js';
+import { loadTape, serializeTape } from '../../recordings/internal.js';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { runCli } from '../support/cli.js';
 import { recordTape } from '../support/record-tape.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
-import { providerErrorBody } from 'modeltape/replay';
+import { providerErrorBody } from '../../lookup/internal.js';
 import { loadTape } from 'modeltape/recordings';
 import { tempDir } from '../support/temp-dir.js';
 

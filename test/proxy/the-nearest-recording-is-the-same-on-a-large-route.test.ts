@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { captureRequest, compileKeyRules, exchangeKey, type Exchange, type RecordedRequest } from 'modeltape/recordings';
-import { ReplayEngine } from 'modeltape/replay';
+import { ReplayEngine } from '../../lookup/internal.js';
 
 const rules = compileKeyRules();
 const request = (content: string): RecordedRequest =>

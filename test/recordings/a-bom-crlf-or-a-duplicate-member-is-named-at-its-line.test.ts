@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { readTape, serializeLine } from 'modeltape/recordings';
-import { ReplayEngine } from '../../replay/index.js';
+import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
 import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';

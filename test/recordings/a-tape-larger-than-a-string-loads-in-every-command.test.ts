@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { compileKeyRules, serializeLine, type Exchange } from 'modeltape/recordings';
 import { pruneTape } from 'modeltape/proxy';
-import { ReplayEngine } from '../../replay/index.js';
+import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
 import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';

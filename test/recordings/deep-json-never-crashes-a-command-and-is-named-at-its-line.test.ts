@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { MAX_JSON_DEPTH, TapeWriter, captureRequest, loadTape, readTape, serializeLine, type Exchange } from 'modeltape/recordings';
-import { ReplayEngine } from '../../replay/index.js';
+import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
 import { RULES, chatExchange, lineWith, nestedText, writeTape } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';

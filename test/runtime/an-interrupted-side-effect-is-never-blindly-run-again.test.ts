@@ -175,7 +175,7 @@ describe('an approval this runtime did not consume', () => {
 
 describe('tool definitions', () => {
   test('a timeout Node cannot hold, or a negative retry count, is refused when the tool is added', async () => {
-    const { ToolBox } = await import('modeltape/runtime');
+    const { ToolBox } = await import('../../runtime/internal.js');
     const base = { name: 'slow', description: 'x', sideEffect: 'read' as const, parameters: { type: 'object' }, run: () => null };
     expect(() => new ToolBox([{ ...base, timeoutMs: Number.POSITIVE_INFINITY }])).toThrow('Tool "slow" has timeoutMs Infinity: expected a number of milliseconds above 0 and at most 2147483647');
     expect(() => new ToolBox([{ ...base, retries: -1 }])).toThrow('Tool "slow" has retries -1: expected a whole number, 0 or more.');

@@ -1,0 +1,14 @@
+/**
+ * core/: the floor every part stands on, importing no part of its own. The error base class and
+ * the one union of error codes, the check of a closed set, the JSON type and helpers, JSON access
+ * paths, the structural diff, and the secret scan (the base class masks every message with it).
+ * Internal: the package's public entries re-export what users need by name.
+ */
+export { ERROR_CODES, type ErrorCode } from './error-codes.js';
+export { ModeltapeError } from './modeltape-error.js';
+export { InvalidChoiceError, checkChoice } from './invalid-choice-error.js';
+export { isRecord, type Json } from './json.js';
+export { propertyPath, indexPath, type PathSegment } from './json-path.js';
+export { parseJsonPath } from './parse-json-path.js';
+export { diffJson, formatDifferences, formatDifference, describeStringChange, abbreviate, type Difference, type DiffOptions, type FormatOptions } from './json-diff.js';
+export { SECRET_RULES, SECRET_PATTERNS, findSecrets, mayHoldSecret, secretSpans, maskSecrets, maskValue, secretMarker, excerpt, type SecretRule, type SecretSpan, type SecretLocation } from './secret-scan.js';

@@ -1,0 +1,125 @@
+import { type Exchange, type RecordedRequest } from '../recordings/internal.js';
+import { type Difference, formatDifferences, maskValue, ModeltapeError } from '../core/internal.js';
+import type { LookupResult, NearestRecording, ReplayEngine, ReplayEntry } from './replay-engine.js';
+
+/** A request that replay could not answer: never recorded, or called more often than recorded. */
+export class ReplayMissError extends ModeltapeError {
+  readonly tape: string;
+  readonly upstream: string;
+  readonly request: RecordedRequest;
+  readonly key: string;
+  /** `unrecorded`: no exchange has this key. `exhausted`: every recording of it was used. */
+  readonly reason: 'unrecorded' | 'exhausted';
+  /** For `exhausted`: the 0-based call that found no recording left. */
+  readonly call: number | undefined;
+  readonly nearest: { line: number | undefined; key: string } | undefined;
+  /** The nearest recording itself (its request and response), when there is one. */
+  readonly nearestExchange: Exchange | undefined;
+  readonly differences: Difference[];
+  /** How many leaves differ from the nearest recording in all (`differences` may be cut short). */
+  readonly totalDifferences: number;
+
+  constructor(fields: {
+    message: string;
+    tape: string;
+    upstream: string;
+    request: RecordedRequest;
+    key: string;
+    reason: 'unrecorded' | 'exhausted';
+    call?: number;
+    nearest?: NearestRecording;
+  }) {
+    super('replay_miss', fields.message);
+    this.tape = fields.tape;
+    this.upstream = fields.upstream;
+    // A miss is printed, kept in summaries and drift reports: what it holds of the request is masked.
+    this.request = maskValue(fields.request);
+    this.key = fields.key;
+    this.reason = fields.reason;
+    this.call = fields.call;
+    this.nearest = fields.nearest ? { line: fields.nearest.entry.line, key: fields.nearest.entry.exchange.key } : undefined;
+    this.nearestExchange = fields.nearest?.entry.exchange;
+    this.differences = maskValue(fields.nearest?.differences ?? []);
+    this.totalDifferences = fields.nearest?.total ?? 0;
+  }
+}
+
+/**
+ * How a miss tells the user to record or to repeat, where they are: flags on the command line
+ * (the default), an environment variable and an option inside a test.
+ */
+export interface MissAdvice {
+  /** @example '--mode auto' or 'MODELTAPE_MODE=auto npx vitest run test/chat.test.ts' */
+  record: string;
+  /** @example '--repeat last' or "openTape(file, { repeat: 'last' })" */
+  repeat: string;
+}
+
+export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--repeat last' };
+
+/**
+ * Builds the error for a lookup that did not hit, with the evidence and the next step:
+ * the tape, the key, the nearest recording (file:line) and the first differing JSON paths.
+ * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`).
+ */
+export function explainMiss(
+  engine: ReplayEngine,
+  upstream: string,
+  unmasked: RecordedRequest,
+  key: string,
+  result: Exclude<LookupResult, { kind: 'hit' }>,
+  displayPath: string,
+  advise: MissAdvice = CLI_MISS_ADVICE,
+): ReplayMissError {
+  // Masked before it is compared: a key split across strings is one marker in every difference.
+  const request = maskValue(unmasked);
+  const head = `Failed to replay ${request.method} ${displayPath}`;
+  const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
+  if (result.kind === 'exhausted') {
+    const lines = result.entries.map((entry) => lineOf(engine, entry)).join(', ');
+    const count = result.entries.length;
+    return new ReplayMissError({
+      message:
+        `${head}: this request was recorded ${count === 1 ? 'once' : `${count} times`} and this is call ${result.call + 1} (ordinal ${result.call}).\n` +
+        `  tape: ${tape}; recorded at ${lines})\n` +
+        `  key: ${key}\n` +
+        `Identical requests replay their recorded answers in order. Pass ${advise.repeat} to reuse the last answer, or record the extra call with ${advise.record}.`,
+      tape: engine.file,
+      upstream,
+      request,
+      key,
+      reason: 'exhausted',
+      call: result.call,
+      // Called more often than recorded: the nearest is the last recording of the same request.
+      ...(result.entries.length > 0 ? { nearest: { entry: result.entries[result.entries.length - 1]!, differences: [], total: 0 } } : {}),
+    });
+  }
+  const nearest = engine.nearest(upstream, request);
+  let evidence: string;
+  let advice = `Record it with ${advise.record}, or declare a normalizer if the differing field is volatile.`;
+  if (nearest === undefined) {
+    const routes = engine.routes().map(({ route, count }) => `${count}× ${route}`);
+    evidence = `  tape: ${tape})\n  key: ${key}\n  nothing was recorded for ${request.method} ${request.path} (${upstream}); the tape holds ${routes.length > 0 ? routes.slice(0, 5).join(', ') : 'no exchanges'}`;
+  } else {
+    evidence = `  tape: ${tape}, nearest at ${lineOf(engine, nearest.entry)})\n  key: ${key}\n`;
+    if (nearest.total === 0) {
+      evidence += `  the nearest recording has the same method, path, headers and body, but its stored key (${nearest.entry.exchange.key.slice(0, 12)}…) differs: the tape was edited by hand or keyed with other rules.`;
+      advice = `Run modeltape verify ${engine.file} to find the stale keys.`;
+    } else {
+      evidence += formatDifferences(nearest.differences, nearest.total).map((line) => `  ${line}`).join('\n');
+    }
+  }
+  return new ReplayMissError({
+    message: `${head}: no recorded exchange matches.\n${evidence}\n${advice}`,
+    tape: engine.file,
+    upstream,
+    request,
+    key,
+    reason: 'unrecorded',
+    ...(nearest ? { nearest } : {}),
+  });
+}
+
+function lineOf(engine: ReplayEngine, entry: ReplayEntry): string {
+  return entry.line === undefined ? `${engine.file} (recorded by this run)` : `${engine.file}:${entry.line}`;
+}

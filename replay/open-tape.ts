@@ -1,0 +1,263 @@
+import { appendRunReport, describeEscape, describeThisProcess, installRunGuard, runEnvironment, runGuardInstalled, type Escape, type OutsideConnection } from '../guard/internal.js';
+import { TapeNotFoundError, describeExchange, type Exchange } from '../recordings/internal.js';
+import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { askedTurnOf } from '../fake-provider/internal.js';
+import { BUILT_IN_UPSTREAMS, PROXY_MODES, isCi, loadConfig, providerHosts, startProxy, type ModeltapeConfig, type ProxyMode, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/internal.js';
+import { buildDriftReport } from '../drift-report/internal.js';
+import { EscapeGuard } from './escape-guard.js';
+import { testCommandAdvice } from './test-context.js';
+
+export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'host' | 'mode'> {
+  /**
+   * `replay` (the default), `record`, `auto` or `passthrough`. When not given, `MODELTAPE_MODE`
+   * decides (so `MODELTAPE_MODE=auto npx vitest` records what is missing); recording is refused
+   * where CI is set, as for the proxy.
+   */
+  mode?: ProxyMode;
+  /** A config file to read, or `false` for none. @default modeltape.config.json in the working directory, if any */
+  config?: string | false;
+  /**
+   * In replay mode, stop and count every request to a provider host that tries to leave the
+   * machine (the session's close() then fails). @default true
+   */
+  guard?: boolean;
+}
+
+/** What a session saw. */
+export interface SessionSummary extends ProxySummary {
+  /** Connections and requests to provider hosts that tried to leave the machine during a replay (stopped), by the guard or the proxy. */
+  escapes: Escape[];
+  /** Connections that left loopback for hosts that are not providers (let through, listed). */
+  outside: OutsideConnection[];
+}
+
+/** A recorded exchange the session never used. */
+export interface UnusedExchange {
+  line: number | undefined;
+  /** e.g. `POST /v1/chat/completions (openai)` */
+  endpoint: string;
+  ordinal: number;
+  /** The first line of the prompt it recorded (system or first message), for recognising it. */
+  prompt: string;
+}
+
+/**
+ * A tape opened for a test: the official SDKs reach it through `session.fetch` (their `fetch`
+ * option) or `session.baseUrls` (a proxy it started on port 0). Both go through the same proxy,
+ * so every request is keyed, replayed, recorded and counted the same way.
+ */
+export interface TapeSession {
+  readonly file: string;
+  readonly mode: ProxyMode;
+  /**
+   * A `fetch` for the SDKs' `fetch` option. It sends requests for provider hosts
+   * (`api.openai.com`, `api.anthropic.com`, …, and configured upstreams) to the session's proxy.
+   */
+  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; url: string };
+  /** The proxy behind the session. */
+  readonly proxy: RunningProxy;
+  /** The replay guard (active in replay mode unless `guard: false`). */
+  readonly guard: EscapeGuard;
+  summary(): SessionSummary;
+  /** Recorded exchanges no request of this session used, in tape order. */
+  unused(): UnusedExchange[];
+  /**
+   * Stops the proxy, flushes the tape, and reports. Throws {@link EscapeError} when a request to
+   * a provider tried to leave the machine during a replay. With `{ prune: true }` in auto mode,
+   * drops from the tape the exchanges this session never used (and logs which), if it was clean.
+   * Call it in a `finally` (or an `afterEach`): a session never keeps the process alive, so a
+   * test that fails before close() does not hang its runner, but only close() reports.
+   */
+  close(options?: { prune?: boolean }): Promise<SessionSummary>;
+}
+
+/** Requests to provider hosts left the machine's code during a replay (and were stopped). */
+export class EscapeError extends ModeltapeError {
+  readonly escapes: Escape[];
+
+  constructor(file: string, escapes: Escape[]) {
+    const lines = escapes.slice(0, 10).map((escape) => `  ${describeEscape(escape)}`);
+    super(
+      'request_escaped',
+      `${escapes.length} request${escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine while replaying ${file}, and ${escapes.length === 1 ? 'was' : 'were'} stopped:\n${lines.join('\n')}\n` +
+        "Give the client the session's fetch (fetch: session.fetch) or base URL (session.baseUrls), or call interceptProviders(session) for clients you cannot configure.",
+    );
+    this.escapes = escapes;
+  }
+}
+
+// The hosts of the built-in upstreams, by name.
+const BUILT_IN_HOSTS: ReadonlyMap<string, string> = new Map(Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl }]) => [new URL(baseUrl).host, name]));
+
+/**
+ * Opens a tape for a test. Close the session when the test (or file) is done.
+ *
+ * Under `modeltape run` or `modeltape drift` (the command's environment names the run), the
+ * session follows the run's mode, answers requests its clients send to the run's proxy (they
+ * read `OPENAI_BASE_URL` while their `fetch` is the session's), reports what it saw to the run,
+ * and under `drift` collects every drifted request instead of failing at the first.
+ */
+export async function openTape(file: string, options: OpenTapeOptions = {}): Promise<TapeSession> {
+  const env = options.env ?? process.env;
+  const run = runEnvironment(env);
+  const mode = checkChoice('tape session mode', options.mode ?? (env.MODELTAPE_MODE || 'replay'), PROXY_MODES);
+  // Under a replay run the whole process must stay on the machine: its guard is installed here
+  // too (a process whose NODE_OPTIONS lost the preload), and no session may record.
+  const underReplayRun = run.reportFile !== undefined && run.guardHosts.length > 0;
+  if (underReplayRun) {
+    installRunGuard(env);
+    if (mode !== 'replay') {
+      throw new ModeltapeError(
+        'recording_in_replay_run',
+        `openTape(${JSON.stringify(file)}) asks for mode ${mode} inside a replay run (modeltape run), which never calls a provider. Leave the mode out (sessions follow the run), or record with modeltape run --mode auto -- <the same command>.`,
+      );
+    }
+  }
+  const config: ModeltapeConfig = options.config === false ? {} : loadConfig(options.config).config;
+  const { config: _config, guard: guardOption, ...proxyOptions } = options;
+  const advice = testCommandAdvice({ underRun: run.proxyUrl !== undefined, ci: isCi(env) });
+  let proxy: RunningProxy;
+  try {
+    proxy = await startProxy({
+      ...proxyOptions,
+      tape: file,
+      mode,
+      ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
+      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })" },
+      ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
+      upstreams: { ...config.upstreams, ...options.upstreams },
+      ...(options.normalizers ?? config.normalizers ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+      ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+    });
+  } catch (error) {
+    if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape);
+    throw error;
+  }
+
+  // Which upstream a URL belongs to: configured upstreams by origin and base path (the longest
+  // that matches, so two upstreams behind one gateway origin stay apart), then the built-in hosts.
+  const routes: Array<{ origin: string; basePath: string; name: string }> = [];
+  for (const upstream of proxy.options.upstreams.values()) routes.push({ origin: upstream.origin, basePath: upstream.basePath, name: upstream.name });
+  for (const [host, name] of BUILT_IN_HOSTS) routes.push({ origin: `https://${host}`, basePath: '', name });
+  routes.sort((a, b) => b.basePath.length - a.basePath.length);
+  const routeOf = (url: URL): { name: string; basePath: string } | undefined =>
+    routes.find((route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)));
+  const proxyOrigin = new URL(proxy.url).origin;
+  // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
+  // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.
+  const runOrigin = run.proxyUrl === undefined ? undefined : safeOrigin(run.proxyUrl);
+  // Every upstream's host and port, the built-in provider hosts (session.fetch routes them even
+  // when an upstream is overridden) and their side channels: in replay not one request to them is expected.
+  const guard = new EscapeGuard(providerHosts(proxy.options.upstreams));
+  if (mode === 'replay' && guardOption !== false) guard.start();
+
+  const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // As fetch itself does: init, when given, overrides what the Request carries.
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    let target: string;
+    if (url.origin === proxyOrigin) {
+      target = url.toString();
+    } else if (url.origin === runOrigin) {
+      target = `${proxy.url}${url.pathname}${url.search}`;
+    } else {
+      const upstream = routeOf(url);
+      if (upstream === undefined) {
+        throw new ModeltapeError(
+          'unknown_provider_url',
+          `session.fetch got a request for ${url.origin}${url.pathname}, which is none of the session's upstreams (${[...proxy.options.upstreams.keys()].join(', ')}). Add it with openTape(file, { upstreams: { name: "${url.origin}" } }).`,
+        );
+      }
+      target = `${proxy.url}/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
+    }
+    // Framing and connection headers belong to the hop the request came in on, not to this one.
+    const headers = new Headers(request.headers);
+    for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
+    // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    return loopbackFetch(target, { method: request.method, headers, body, signal: request.signal });
+  };
+
+  const summary = (): SessionSummary => {
+    const own = proxy.summary();
+    return { ...own, escapes: [...own.escapes, ...guard.escapes()], outside: [...own.outside, ...guard.outside()] };
+  };
+  // Under a run, the session tells the run what it saw: when it closes, or when its process
+  // exits first (a test that failed before close()).
+  const reportFile = run.reportFile;
+  let reported = false;
+  const report = (closed: boolean): void => {
+    if (reportFile === undefined || reported) return;
+    reported = true;
+    const seen = summary();
+    const drifts = seen.missErrors.length > 0 ? buildDriftReport(seen, []).drifts.map((drift) => ({ ...drift, tape: file })) : [];
+    appendRunReport(reportFile, {
+      kind: 'session',
+      session: {
+        tape: file,
+        mode,
+        process: describeThisProcess(),
+        hits: seen.hits,
+        misses: seen.misses,
+        recorded: seen.recorded,
+        passthrough: seen.passthrough,
+        refused: seen.refused,
+        writeErrors: seen.writeErrors,
+        upstreamErrors: seen.upstreamErrors,
+        internalErrors: seen.internalErrors,
+        upstreamConnections: seen.upstreamConnections,
+        problems: seen.problems.slice(0, 5),
+        drifts,
+        closed,
+      },
+    });
+    // The run's own guard, when this process has it, has reported each escape already.
+    if (!runGuardInstalled()) for (const escape of guard.escapes()) appendRunReport(reportFile, { kind: 'escape', escape: { ...escape, process: describeThisProcess() } });
+  };
+  const onExit = (): void => report(false);
+  if (reportFile !== undefined) process.once('exit', onExit);
+  let closed: Promise<SessionSummary> | undefined;
+  return {
+    file,
+    mode,
+    fetch: sessionFetch,
+    baseUrls: { ...proxy.baseUrls, url: proxy.url },
+    proxy,
+    guard,
+    summary,
+    unused: () => (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line)),
+    close: (closeOptions = {}) => {
+      closed ??= (async () => {
+        await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
+        guard.stop();
+        process.off('exit', onExit);
+        report(true);
+        const result = summary();
+        if (result.escapes.length > 0) throw new EscapeError(file, result.escapes);
+        return result;
+      })();
+      return closed;
+    },
+  };
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+// The session talks to its own proxy on loopback with the fetch the process started with, so
+// interceptProviders (which patches the global fetch) never sees these requests.
+const loopbackFetch: typeof fetch = globalThis.fetch.bind(globalThis);
+
+/** How a recorded exchange reads in a table: endpoint, ordinal, and the first line of its prompt. */
+export function unusedExchange(exchange: Exchange, line: number | undefined): UnusedExchange {
+  const body = exchange.request.body !== undefined && 'json' in exchange.request.body ? exchange.request.body.json : undefined;
+  const prompt = askedTurnOf(exchange.request.path, body)?.prompt.split('\n', 1)[0] ?? '';
+  return { line, endpoint: describeExchange(exchange), ordinal: exchange.ordinal, prompt };
+}

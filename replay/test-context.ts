@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import { ModeltapeError } from '../core/internal.js';
+
+/** The running test, as Vitest's and Jest's `expect.getState()` tell it. */
+export interface CurrentTest {
+  /** e.g. `checkout > pays with a card` (Vitest) or `checkout pays with a card` (Jest). */
+  name: string;
+  /** The test file. */
+  file: string;
+}
+
+/** The running Vitest or Jest test, or undefined outside one. */
+export function currentTest(): CurrentTest | undefined {
+  // Jest (and Vitest with globals) put `expect` on globalThis; Vitest always keeps its global
+  // expect under Symbol.for('expect-global').
+  type ExpectLike = { getState?: () => { currentTestName?: string; testPath?: string } };
+  const holder = globalThis as unknown as Record<string | symbol, ExpectLike | undefined>;
+  const state = (holder.expect ?? holder[Symbol.for('expect-global')])?.getState?.();
+  if (!state?.currentTestName || !state.testPath) return undefined;
+  return { name: state.currentTestName, file: state.testPath };
+}
+
+/**
+ * A tape path named after the running test, so each recording maps back to its test:
+ * `<test dir>/__tapes__/<test file>/<test name>.jsonl` (or under `dir`). Works in Vitest and Jest
+ * (it reads `expect.getState()`); with `node:test`, pass the name yourself.
+ *
+ * @example const session = await openTape(tapeForCurrentTest());
+ */
+export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}): string {
+  const test = currentTest();
+  const name = options.name ?? test?.name;
+  if (name === undefined) {
+    throw new ModeltapeError('no_current_test', 'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, or pass { name }.');
+  }
+  const base = options.dir ?? (test ? join(dirname(test.file), '__tapes__', basename(test.file, extname(test.file))) : '__tapes__');
+  return join(base, `${safeFileName(name)}.jsonl`);
+}
+
+/**
+ * A test name as a file name: letters and digits of any script kept, everything else turned to
+ * `-`. When anything was replaced or the name was cut, a short hash of the whole name is added,
+ * so two different names never share a file ("refund €10" and "refund $10" stay apart).
+ */
+export function safeFileName(name: string): string {
+  const cleaned = name
+    .replace(/\s+>\s+/g, '--')
+    .replace(/[^\p{L}\p{N}._-]+/gu, '-')
+    .replace(/-{3,}/g, '--')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  const readable = cleaned.slice(0, 120);
+  const lossless = readable === name;
+  if (lossless && readable !== '') return readable;
+  return `${readable || 'test'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+}
+
+/** How to record from where a session was opened, for its errors to say. */
+export interface TestCommandAdvice {
+  /** Completes "Record it with …": the variable and the command, e.g. `MODELTAPE_MODE=auto npx vitest run test/chat.test.ts (with a real key set)`. */
+  record: string;
+  /** The whole advice for a tape that does not exist yet. */
+  recordTape: string;
+}
+
+/**
+ * The command that records from inside a test: the runner (Vitest, Jest or node:test, told by
+ * the variables each sets in its workers) and the test file, with `MODELTAPE_MODE=auto` in
+ * front — or, under `modeltape run`, the run's own `--mode auto`, since sessions follow the run.
+ */
+export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?: Readonly<Record<string, string | undefined>> }): TestCommandAdvice {
+  const env = where.env ?? process.env;
+  const test = currentTest();
+  const file = test ? relativeToCwd(test.file) : process.argv[1] !== undefined ? relativeToCwd(process.argv[1]) : undefined;
+  let command: string;
+  // The innermost runner first: a node:test or Jest process started from a Vitest test inherits VITEST.
+  if (env.NODE_TEST_CONTEXT) command = `node --test${file ? ` ${file}` : ''}`;
+  else if (env.JEST_WORKER_ID) command = `npx jest${file ? ` ${file}` : ''}`;
+  else if (env.VITEST) command = `npx vitest run${file ? ` ${file}` : ''}`;
+  else command = '<your test command>';
+  const record = where.underRun
+    ? `the run's mode: modeltape run --mode auto -- <the same command> (sessions inside a run follow it), with a real key set`
+    : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
+  return {
+    record: where.ci ? `${record} on your machine (CI only replays)` : record,
+    recordTape: `${where.ci ? 'CI only replays, so on your machine: record' : 'Record'} it with ${record}, then commit the tape.`,
+  };
+}
+
+function relativeToCwd(file: string): string {
+  const path = relative(process.cwd(), file);
+  return path.startsWith('..') ? file : path;
+}
