@@ -25,7 +25,7 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, CrashAtWrite, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
 export {
   NondeterminismError,
   RunLeasedError,
