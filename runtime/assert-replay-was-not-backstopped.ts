@@ -1,5 +1,5 @@
 import { ModeltapeError } from '../recordings/index.js';
-import type { RunOutcome } from './runtime.js';
+import type { RunOutcome } from './run-outcome.js';
 
 /** Thrown by {@link assertReplayWasNotBackstopped}. */
 export class BackstopAssertionError extends ModeltapeError {

@@ -4,7 +4,11 @@
  * none. With the backstop assertion, deterministic store faults, leases and the journal store
  * conformance battery.
  */
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, checkDecision, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { Runtime, type RuntimeOptions } from './runtime.js';
+export { DEFAULT_MAX_TOKENS, type Agent } from './agent.js';
+export { REPLAY_MODES, type RunOutcome, type EffectSummary, type ReplayMode } from './run-outcome.js';
+export { RUNTIME_POINTS, type RuntimePoint, type PointDetail } from './runtime-points.js';
+export { checkDecision } from './check-decision.js';
 export {
   ForwardingJournalStore,
   effectKey,
@@ -37,6 +41,7 @@ export {
   JOURNAL_STORAGE_PROBLEMS,
   JOURNAL_FILE_PROBLEMS,
   ModelCallError,
+  RecordedFailure,
   type EffectRequest,
   type JournalStorageProblem,
   type JournalFileProblem,
