@@ -1,5 +1,5 @@
 import { ModeltapeError } from '../core/internal.js';
-import type { RunOutcome } from './runtime.js';
+import type { RunOutcome } from './run-outcome.js';
 
 /** Thrown by {@link assertReplayWasNotBackstopped}. */
 export class BackstopAssertionError extends ModeltapeError {

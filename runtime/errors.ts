@@ -209,3 +209,13 @@ function instant(ms: number): string {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? `clock reading ${ms}` : date.toISOString();
 }
+
+/** A failure the journal holds for an effect (or one just recorded): read back, it is thrown again. */
+export class RecordedFailure extends ModeltapeError {
+  readonly data: Json;
+  constructor(data: Json) {
+    const { name, message } = (data ?? {}) as { name?: string; message?: string };
+    super('effect_failed', `${name ?? 'Error'}: ${message ?? 'the effect failed'}`);
+    this.data = data;
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { Crash, CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, Latency, SimulatedCrash, StoreFaultError } from './faulty.js';
+import { CrashAtWrite, CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, Latency, SimulatedCrash, StoreFaultError } from './faulty.js';
 import { SqliteJournalStore } from './sqlite-journal-store.js';
 import type { JournalRecord } from './journal-store.js';
 
@@ -19,9 +19,9 @@ describe('Faulty', () => {
     expect(store.injected.map(({ write, fault }) => `${write} ${fault.kind}`)).toEqual(['2 fail_before_commit', '3 committed_then_lost', '4 latency']);
   });
 
-  test('after a Crash, every call on the handle fails, reads included, and the write that crashed is not stored', async () => {
+  test('after a CrashAtWrite, every call on the handle fails, reads included, and the write that crashed is not stored', async () => {
     const inner = SqliteJournalStore.memory();
-    const store = new Faulty(inner, FaultSchedule.explicit().at(2, Crash));
+    const store = new Faulty(inner, FaultSchedule.explicit().at(2, CrashAtWrite));
     await store.append([record(1)]);
     await expect(store.append([record(2)])).rejects.toBeInstanceOf(SimulatedCrash);
     expect(store.crashed).toBe(true);
@@ -53,7 +53,7 @@ describe('Faulty', () => {
   });
 
   test('refuses a schedule it cannot follow', () => {
-    expect(() => FaultSchedule.explicit().at(0, Crash)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
+    expect(() => FaultSchedule.explicit().at(0, CrashAtWrite)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
     expect(() => FaultSchedule.seeded(1, { rate: 2 })).toThrow('A fault rate must be between 0 and 1, got 2.');
   });
 });

@@ -18,7 +18,11 @@ export type Fault =
 
 export const FailBeforeCommit: Fault = Object.freeze({ kind: 'fail_before_commit' });
 export const CommittedThenLost: Fault = Object.freeze({ kind: 'committed_then_lost' });
-export const Crash: Fault = Object.freeze({ kind: 'crash' });
+/**
+ * The process dies at this store write (the {@link Fault} `crash`). Not to be confused with the testkit's
+ * crash points, which stop the loop at a named point (`RUNTIME_POINTS`) rather than at a write.
+ */
+export const CrashAtWrite: Fault = Object.freeze({ kind: 'crash' });
 export const DiskFull: Fault = Object.freeze({ kind: 'disk_full' });
 export function Latency(ms: number): Fault {
   return { kind: 'latency', ms };
@@ -44,7 +48,7 @@ export class StoreFaultError extends ModeltapeError {
 }
 
 /**
- * The process "stopped" at an injected Crash. Nothing after it may run: the runtime rethrows it
+ * The process "stopped" at an injected CrashAtWrite. Nothing after it may run: the runtime rethrows it
  * at once, without releasing its lease or writing anything, as a dead process would.
  */
 export class SimulatedCrash extends ModeltapeError {
@@ -82,7 +86,7 @@ export class FaultSchedule {
 
   /**
    * Faults drawn from a seed: each write gets one with probability `rate`, chosen among `faults`.
-   * @default rate 0.1; faults FailBeforeCommit, CommittedThenLost, Latency(2) (no Crash unless given)
+   * @default rate 0.1; faults FailBeforeCommit, CommittedThenLost, Latency(2) (no CrashAtWrite unless given)
    */
   static seeded(seed: number, options: { rate?: number; faults?: readonly Fault[] } = {}): FaultSchedule {
     const rate = options.rate ?? 0.1;
@@ -154,7 +158,7 @@ export class Faulty extends ForwardingJournalStore {
     return this.#writes;
   }
 
-  /** Whether an injected Crash stopped it. */
+  /** Whether an injected CrashAtWrite stopped it. */
   get crashed(): boolean {
     return this.#crashed !== undefined;
   }

@@ -3,7 +3,10 @@
  * effect written to a journal, and replay reads them back (see docs/runtime.md).
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { Runtime, type RuntimeOptions } from './runtime.js';
+export { type Agent } from './agent.js';
+export { REPLAY_MODES, type RunOutcome, type EffectSummary, type ReplayMode } from './run-outcome.js';
+export { RUNTIME_POINTS, type RuntimePoint, type PointDetail } from './runtime-points.js';
 export {
   ForwardingJournalStore,
   EFFECT_KINDS,
@@ -23,7 +26,7 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, CrashAtWrite, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
 export {
   NondeterminismError,
   RunLeasedError,
@@ -35,6 +38,7 @@ export {
   JOURNAL_STORAGE_PROBLEMS,
   JOURNAL_FILE_PROBLEMS,
   ModelCallError,
+  RecordedFailure,
   type EffectRequest,
   type JournalStorageProblem,
   type JournalFileProblem,

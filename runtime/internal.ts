@@ -5,7 +5,11 @@
  * none. With the backstop assertion, deterministic store faults, leases and the journal store
  * conformance battery.
  */
-export { Runtime, RecordedFailure, REPLAY_MODES, RUNTIME_POINTS, DEFAULT_MAX_TOKENS, checkDecision, type Agent, type RuntimeOptions, type RunOutcome, type EffectSummary, type ReplayMode, type RuntimePoint, type PointDetail } from './runtime.js';
+export { Runtime, type RuntimeOptions } from './runtime.js';
+export { DEFAULT_MAX_TOKENS, type Agent } from './agent.js';
+export { REPLAY_MODES, type RunOutcome, type EffectSummary, type ReplayMode } from './run-outcome.js';
+export { RUNTIME_POINTS, type RuntimePoint, type PointDetail } from './runtime-points.js';
+export { checkDecision } from './check-decision.js';
 export {
   ForwardingJournalStore,
   effectKey,
@@ -26,7 +30,7 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, Crash, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, CrashAtWrite, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
 export {
   NondeterminismError,
   RunLeasedError,
@@ -38,6 +42,7 @@ export {
   JOURNAL_STORAGE_PROBLEMS,
   JOURNAL_FILE_PROBLEMS,
   ModelCallError,
+  RecordedFailure,
   type EffectRequest,
   type JournalStorageProblem,
   type JournalFileProblem,

@@ -318,7 +318,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   let resumes = 0;
   let outcome: RunOutcome | undefined;
   try {
-    /** The invocation's outcome, or undefined when it crashed (parked at a point, or a Faulty store's Crash). */
+    /** The invocation's outcome, or undefined when it crashed (parked at a point, or a Faulty store's CrashAtWrite). */
     const drive = async (invocation: () => Promise<RunOutcome>): Promise<RunOutcome | undefined> => {
       const parked = new Promise<undefined>((resolve) => {
         park = () => resolve(undefined);

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import {
   CommittedThenLost,
-  Crash,
+  CrashAtWrite,
   DiskFull,
   FailBeforeCommit,
   FaultSchedule,
@@ -189,7 +189,7 @@ describe('a run hit by a store error', () => {
     expect((await interrupted.getRun('run-1'))?.status).toBe('interrupted');
 
     const crashed = SqliteJournalStore.memory();
-    const dead = parcelRuntime({ store: new Faulty(crashed, FaultSchedule.explicit().at(write, Crash)), fake: parcelRules(new FakeProvider()) });
+    const dead = parcelRuntime({ store: new Faulty(crashed, FaultSchedule.explicit().at(write, CrashAtWrite)), fake: parcelRules(new FakeProvider()) });
     expect(await dead.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)).toBeInstanceOf(SimulatedCrash);
     expect((await crashed.getRun('run-1'))?.status).toBe('running');
 

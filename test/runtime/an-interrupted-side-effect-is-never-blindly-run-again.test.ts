@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { Crash, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
+import { CrashAtWrite, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore, type Json } from 'modeltape/runtime';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
@@ -13,7 +13,7 @@ async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake
   const sendEnd = records.findIndex((record) => record.effectKey === '1.1.tool' && record.type === 'complete');
   const write = 2 + sendEnd + 1; // createRun, acquireLease, then one append per record
   const fake = parcelRules(new FakeProvider());
-  const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, Crash)), fake, lease: { ttlMs: 1 } });
+  const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, CrashAtWrite)), fake, lease: { ttlMs: 1 } });
   await expect(crashing.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toBeInstanceOf(SimulatedCrash);
   expect(crashing.runs.send).toHaveLength(1); // the message went out; its end was never recorded
   // A second runtime, after the first one died: another owner, a day later (its lease long expired).

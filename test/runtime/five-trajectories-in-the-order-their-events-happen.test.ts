@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { FaultSchedule, Faulty, Crash, SqliteJournalStore, type PointDetail, type RuntimePoint } from 'modeltape/runtime';
+import { FaultSchedule, Faulty, CrashAtWrite, SqliteJournalStore, type PointDetail, type RuntimePoint } from 'modeltape/runtime';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Every point the loop passes live, as `<point> <tool|step>`, in order. */
@@ -102,7 +102,7 @@ describe('runtime trajectories', () => {
     const database = SqliteJournalStore.memory();
     const clock = { now: Date.UTC(2026, 0, 1) };
     const read = (): number => clock.now++;
-    const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(9, Crash)), fake: parcelRules(new FakeProvider()), clock: read, lease: { ttlMs: 100 } });
+    const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(9, CrashAtWrite)), fake: parcelRules(new FakeProvider()), clock: read, lease: { ttlMs: 100 } });
     await expect(first.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toThrow('Simulated crash at write #9');
     clock.now += 1000;
     const { trace, onPoint } = tracer();

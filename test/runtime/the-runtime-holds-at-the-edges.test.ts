@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { Crash, FaultSchedule, Faulty, RunLeasedError, SqliteJournalStore, type Policy } from 'modeltape/runtime';
+import { CrashAtWrite, FaultSchedule, Faulty, RunLeasedError, SqliteJournalStore, type Policy } from 'modeltape/runtime';
 import { fuzz } from 'modeltape/testkit';
 import { parcelAgent, parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
@@ -67,7 +67,7 @@ describe('the runtime at its edges', () => {
     const probe = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit());
     await parcelRuntime({ store: probe, fake: parcelRules(new FakeProvider()) }).runtime.run('parcel-desk', 'Where is parcel P-1?');
     const sendEnd = (await probe.read('run-1')).findIndex((record) => record.effectKey === '1.1.tool' && record.type === 'complete');
-    const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(2 + sendEnd + 1, Crash)), fake: parcelRules(new FakeProvider()), lease: { ttlMs: 1 } });
+    const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(2 + sendEnd + 1, CrashAtWrite)), fake: parcelRules(new FakeProvider()), lease: { ttlMs: 1 } });
     await expect(crashing.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toThrow('Simulated crash');
     const resumer = parcelRuntime({
       store: database.connect(),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CommittedThenLost, Crash, FailBeforeCommit, FaultSchedule, Faulty, RunLeasedError, SimulatedCrash, SqliteJournalStore, type Fault, type StoredRecord } from 'modeltape/runtime';
+import { CommittedThenLost, CrashAtWrite, FailBeforeCommit, FaultSchedule, Faulty, RunLeasedError, SimulatedCrash, SqliteJournalStore, type Fault, type StoredRecord } from 'modeltape/runtime';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
@@ -74,13 +74,13 @@ describe('the runtime on a faulty store', () => {
     expect(Array.from({ length: 200 }, (_, index) => schedule.faultAt(index + 1)?.kind ?? '-')).toEqual(Array.from({ length: 200 }, (_, index) => FaultSchedule.seeded(11, { rate: 0.3 }).faultAt(index + 1)?.kind ?? '-'));
   });
 
-  test('after a Crash at any write, a new runtime waits out the lease the refusal names, resumes, and runs nothing twice unless an operator approves it', async () => {
+  test('after a CrashAtWrite fault at any write, a new runtime waits out the lease the refusal names, resumes, and runs nothing twice unless an operator approves it', async () => {
     const clean = await cleanRun();
     let sawApproval = 0;
     for (let write = 2; write <= clean.writes; write++) {
       const database = SqliteJournalStore.memory();
       const clock = movableClock();
-      const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, Crash)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: 60_000 } });
+      const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, CrashAtWrite)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: 60_000 } });
       const crash = await first.runtime.run('parcel-desk', 'Where is parcel P-1?').catch((error: unknown) => error);
       expect(crash, `crash at write ${write}`).toBeInstanceOf(SimulatedCrash);
       const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: 60_000 } });
