@@ -1,7 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { FAKE_RESPONSE_HEADER, FrameSplitter, encodeBody, headerValue, redactResponseHeaders, streamFormatOf, type RecordedResponse } from '../recordings/internal.js';
+import { FAKE_RESPONSE_HEADER, FrameSplitter, SecretInTapeError, encodeBody, exchangeKey, headerValue, redactResponseHeaders, streamFormatOf, type Exchange, type RecordedResponse, type TapeWriter } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
+import type { ReplayEngine } from '../lookup/internal.js';
 import { contentCodings, decodeContent } from './content-coding.js';
+import type { ProxyRequest } from './proxy-request.js';
+import type { RequestKeys } from './request-keys.js';
+import type { Route } from './router.js';
 import { TERMINAL_EVENTS, endsWithTerminalEvent } from './stream-end.js';
 
 /**
@@ -115,6 +119,83 @@ export class ResponseRecording {
 
   #elapsed(): number {
     return Math.max(0, Math.round(this.#clock() - this.#startedAt));
+  }
+}
+
+/** What an {@link ExchangeRecorder} writes to, and whom it tells. */
+export interface ExchangeRecorderOptions {
+  /** `auto` replays what it recorded to later identical requests; `record` only counts it. */
+  mode: 'record' | 'auto';
+  engine: ReplayEngine;
+  writer: TapeWriter;
+  keys: RequestKeys;
+  /** An exchange was appended (a failed write is reported by the writer). */
+  onRecorded(): void;
+  /** An exchange was not recorded: a secret in it, or a response that cannot be recorded faithfully. */
+  onRefused(message: string): void;
+}
+
+/**
+ * Turns forwarded responses into exchanges on the tape, each after its response has gone to the
+ * client, so the client never waits for the tape.
+ */
+export class ExchangeRecorder {
+  #options: ExchangeRecorderOptions;
+  #pending = 0;
+  #settled: (() => void) | undefined;
+
+  constructor(options: ExchangeRecorderOptions) {
+    this.#options = options;
+  }
+
+  /** Records the exchange at the next turn of the event loop, once Node has sent the response. */
+  recordAfterSend(route: Route, request: ProxyRequest, recording: ResponseRecording): void {
+    this.#pending++;
+    setImmediate(() => {
+      try {
+        this.#record(route, request, recording);
+      } finally {
+        this.#pending--;
+        if (this.#pending === 0) this.#settled?.();
+      }
+    });
+  }
+
+  /** Waits for the recordings still pending, then closes the tape. */
+  async close(): Promise<void> {
+    if (this.#pending > 0) {
+      await new Promise<void>((resolve) => {
+        this.#settled = resolve;
+      });
+    }
+    this.#options.writer.close();
+  }
+
+  #record(route: Route, request: ProxyRequest, recording: ResponseRecording): void {
+    const { mode, engine, writer, keys } = this.#options;
+    // Everything here runs after the response was sent, outside any request handler: a failure
+    // (a body that does not decode, a line that does not fit the schema) is counted and told,
+    // never thrown, or it would take the whole proxy down with it.
+    try {
+      const recordedRequest = keys.capture(route, request);
+      const key = exchangeKey(route.upstream.name, recordedRequest, keys.rules);
+      const exchange: Exchange = {
+        key,
+        ordinal: engine.nextOrdinal(key),
+        upstream: route.upstream.name,
+        source: recording.fromFake ? 'fake' : 'live',
+        request: recordedRequest,
+        response: recording.finish(),
+      };
+      writer.append(exchange);
+      // Auto mode replays what it recorded to later identical requests; record mode only
+      // needs the ordinals.
+      if (mode === 'auto') engine.addRecorded(exchange);
+      else engine.countRecorded(exchange);
+      this.#options.onRecorded();
+    } catch (error) {
+      this.#options.onRefused(error instanceof SecretInTapeError ? error.message : `Could not record ${request.method} ${route.path}: ${(error as Error).message}`);
+    }
   }
 }
 
