@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildUpstreamTable, providerHosts } from 'modeltape/proxy';
 import { EscapeGuard } from 'modeltape/replay';
@@ -61,22 +60,32 @@ const PROGRAMS = BLOCKS.filter((block) => RUNNABLE.has(block.language));
 const TO_RUN = PROGRAMS.filter((block) => !block.flags.includes('no-run'));
 const where = (block: Block, offset = 0) => `${block.file}:${block.line + offset}`;
 
-/** The value imports of a program: specifier, the names it takes, and the line each is on. */
+/**
+ * The value imports of a program: specifier, the names it takes, and the line each is on.
+ * Examples write plain `import … from '…'` statements (one or several lines); `import type`
+ * and `type` names are left out, as TypeScript erases them.
+ */
 function importsOf(block: Block): Array<{ specifier: string; names: string[]; line: number }> {
-  const source = ts.createSourceFile('example.ts', block.code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const found: Array<{ specifier: string; names: string[]; line: number }> = [];
-  for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
-    const clause = statement.importClause;
+  for (const match of block.code.matchAll(/^import\s+(type\s+)?([^'"]*?)\s*from\s*['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm)) {
+    const line = block.code.slice(0, match.index).split('\n').length;
+    if (match[4] !== undefined) {
+      found.push({ specifier: match[4], names: [], line });
+      continue;
+    }
     const names: string[] = [];
-    if (clause && !clause.isTypeOnly) {
-      if (clause.name) names.push('default');
-      const bindings = clause.namedBindings;
-      if (bindings && ts.isNamedImports(bindings)) {
-        for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
+    if (match[1] === undefined) {
+      const clause = match[2]!;
+      const named = /\{([^}]*)\}/.exec(clause);
+      const before = clause.replace(/\{[^}]*\}/, '').replace(/\*\s+as\s+\w+/, '').replace(/,/g, ' ').trim();
+      if (before !== '') names.push('default');
+      for (const part of named?.[1]?.split(',') ?? []) {
+        const words = part.trim().split(/\s+/).filter(Boolean);
+        if (words.length === 0 || words[0] === 'type') continue;
+        names.push(words[0]!);
       }
     }
-    found.push({ specifier: statement.moduleSpecifier.text, names, line: source.getLineAndCharacterOfPosition(statement.getStart()).line + 1 });
+    found.push({ specifier: match[3]!, names, line });
   }
   return found;
 }
