@@ -129,6 +129,8 @@ async function run(block: Block): Promise<void> {
   const previous = process.cwd();
   const guard = new EscapeGuard(providerHosts(buildUpstreamTable()));
   guard.start();
+  // Examples use relative paths (tapes/…, journal.sqlite): each gets its own working directory.
+  // (process.chdir needs Vitest's default forks pool; worker threads cannot change directory.)
   process.chdir(cwd);
   try {
     await import(pathToFileURL(script).href);
@@ -181,6 +183,27 @@ describe('every example in the docs runs', () => {
     const links = [...readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThan(0);
     for (const link of links) expect(PAGES, `README links to ${link}`).toContain(link);
+  });
+
+  test('every link between the pages reaches a page and a heading that exist', () => {
+    // GitHub's heading anchors: lower case, punctuation dropped, each space a hyphen.
+    const slug = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    const anchors = new Map(PAGES.map((page) => [page, new Set(readFileSync(join(ROOT, page), 'utf8').split('\n').filter((line) => /^#{1,6} /.test(line)).map((line) => slug(line.replace(/^#+ /, ''))))]));
+    const broken: string[] = [];
+    let checked = 0;
+    for (const page of PAGES) {
+      readFileSync(join(ROOT, page), 'utf8').split('\n').forEach((text, index) => {
+        for (const [, target, anchor] of text.matchAll(/\]\(([^)#\s]*\.md)?(?:#([^)\s]+))?\)/g)) {
+          if (target === undefined && anchor === undefined) continue;
+          const file = target === undefined ? page : join(page.includes('/') ? page.slice(0, page.lastIndexOf('/')) : '', target).replace(/^\.\//, '');
+          checked++;
+          if (!anchors.has(file)) broken.push(`${page}:${index + 1}: no page ${file}`);
+          else if (anchor !== undefined && !anchors.get(file)!.has(anchor)) broken.push(`${page}:${index + 1}: ${file} has no heading #${anchor}`);
+        }
+      });
+    }
+    expect(broken).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
   });
 
   test('ran every example it found, and found some', () => {
