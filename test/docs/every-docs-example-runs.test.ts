@@ -154,9 +154,13 @@ describe('every example in the docs runs', () => {
     await run(block);
   });
 
-  test('no-run fragments still import only what the package exports', async () => {
+  test('no-run fragments say why they do not run, and still import only what the package exports', async () => {
     const fragments = PROGRAMS.filter((block) => block.flags.includes('no-run'));
-    for (const block of fragments) await checkImports(block);
+    for (const block of fragments) {
+      const before = readFileSync(join(ROOT, block.file), 'utf8').split('\n')[block.line - 2] ?? '';
+      expect(before, `${where(block)}: a no-run fragment is preceded by an HTML comment saying why`).toMatch(/^<!--.*-->$/);
+      await checkImports(block);
+    }
   });
 
   test('json and jsonl blocks parse', () => {
