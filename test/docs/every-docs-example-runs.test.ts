@@ -10,15 +10,18 @@ import { EscapeGuard } from 'modeltape/replay';
 /**
  * Every code example in README.md and docs/*.md runs, so the docs cannot rot.
  *
- * The convention (written at the top of docs/README.md too):
+ * The convention (docs/README.md, "Examples run", says the same to the reader):
  * - a fenced block whose info string starts with `ts` or `js` is a program: it is run, in
  *   process, as an ES module importing the package through its public exports (`modeltape/…`
  *   resolves to the built dist/ through package.json `exports`: run `npm run build` first);
  * - `ts no-run` / `js no-run` marks a fragment that is shown, not run (it names things the
- *   reader has, like their agent): its imports are still checked against the exports;
+ *   reader has, like their agent), with an HTML comment on the line before saying why: its
+ *   imports are still checked against the exports;
  * - `json` blocks must parse, `jsonl` blocks must parse line by line;
  * - every `modeltape <command> …` in a `sh` block or an inline code span names a command the
  *   CLI has, and only flags that command's `--help` names (flags after `--` belong to CMD).
+ * - every link between the pages reaches a page and a heading that exist, and the README has a
+ *   program importing each public entry.
  * Each example runs in a fresh temporary working directory, with CI, MODELTAPE_* and the
  * provider keys unset (as on a developer's machine), under a guard that stops and counts any
  * connection to a provider, and fails on any connection that leaves loopback.
@@ -128,6 +131,11 @@ async function run(block: Block): Promise<void> {
   for (const name of UNSET) delete process.env[name];
   const previous = process.cwd();
   const guard = new EscapeGuard(providerHosts(buildUpstreamTable()));
+  // An example is a program, not a test: hide this test from modeltape's currentTest(), or
+  // tapeForCurrentTest() and assertRenderedSnapshot() would write beside this file.
+  const runner = (globalThis as unknown as Record<symbol, { getState(): Record<string, unknown>; setState(state: Record<string, unknown>): void }>)[Symbol.for('expect-global')]!;
+  const { currentTestName, testPath } = runner.getState();
+  runner.setState({ currentTestName: undefined, testPath: undefined });
   guard.start();
   // Examples use relative paths (tapes/…, journal.sqlite): each gets its own working directory.
   // (process.chdir needs Vitest's default forks pool; worker threads cannot change directory.)
@@ -142,6 +150,7 @@ async function run(block: Block): Promise<void> {
   } finally {
     process.chdir(previous);
     guard.stop();
+    runner.setState({ currentTestName, testPath });
     for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
   }
   expect(guard.escapes(), `${where(block)}: the example tried to reach a provider`).toEqual([]);
