@@ -14,3 +14,5 @@ export type { FakeServer, ListenOptions } from './http-listener.js';
 export { FAKE_HEADER, type WireResponse } from './wire-response.js';
 export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
 export { embed } from './openai-embeddings.js';
+export { type TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
+export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';

@@ -37,4 +37,4 @@ export { serializeLine, serializeTape, createHeader, describeExchange } from './
 export { MAX_JSON_DEPTH, JsonTooDeepError } from './json-depth.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
 export { TapeWriter, type TapeWriterOptions, type TapeWriteFailure, type TapeFileSystem } from './tape-writer.js';
-export { MODELTAPE_VERSION } from './version.js';
+export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';

@@ -19,7 +19,7 @@ describe('prune and a second writer', () => {
       await ask(client, 'stale');
     });
     const provider = await startStandInUpstream();
-    // Two test files (workers) on one tape: README says parallel workers can record into one tape.
+    // Two test files (workers) on one tape: docs/proxy.md says parallel workers can record into one tape.
     const pruning = await openTape(tape, { mode: 'auto', prune: true, allowRecordInCi: true, config: false, upstreams: { openai: provider.url } });
     const other = await openTape(tape, { mode: 'auto', allowRecordInCi: true, config: false, upstreams: { openai: provider.url } });
     await ask(new OpenAI({ apiKey: 'k', fetch: pruning.fetch, maxRetries: 0 }), 'used');

@@ -8,23 +8,20 @@ import { expect, test } from 'vitest';
 import { SqliteJournalStore } from 'modeltape/runtime';
 import { tempDir } from '../support/temp-dir.js';
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const PAGE = fileURLToPath(new URL('../../docs/runtime.md', import.meta.url));
 
-/** The first ```ts block of the README's "## Runtime" section, as the reader copies it. */
+/** The first ```ts block of docs/runtime.md, as the reader copies it. */
 function runtimeSnippet(): string {
-  const readme = readFileSync(README, 'utf8');
-  const start = readme.indexOf('\n## Runtime');
-  expect(start, 'the README has a "## Runtime" section').toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(code, 'the Runtime section has a ```ts block').toBeDefined();
+  const page = readFileSync(PAGE, 'utf8');
+  const code = /```ts\n([\s\S]*?)```/.exec(page)?.[1];
+  expect(code, 'docs/runtime.md has a ```ts block').toBeDefined();
   return code!;
 }
 
 // In the project's scratch folder, so the snippet's `modeltape/...` imports resolve to this package.
 const dir = tempDir({ inProject: true });
 
-test('the README runtime snippet runs twice in a row on one journal file, each run under a fresh id', async () => {
+test('the runtime page\'s first snippet runs twice in a row on one journal file, each run under a fresh id', async () => {
   const snippet = runtimeSnippet();
   expect(snippet).toContain("SqliteJournalStore.open('journal.sqlite')");
   const script = join(dir, 'runtime-snippet.mjs');
