@@ -2,6 +2,7 @@ import { createValidator, type ErrorObject, type Validator } from './ajv.js';
 import { patternExample } from './pattern-example.js';
 import { seededRandom, type Random } from './seeded-random.js';
 import { fitsNumberFormat, NUMBER_FORMATS, STRING_FORMATS } from './string-formats.js';
+import { UnsupportedSchemaError } from './unsupported-schema-error.js';
 
 /** A JSON Schema: an object of keywords, `true` (anything is valid) or `false` (nothing is). */
 export type JsonSchema = boolean | { [keyword: string]: unknown };
@@ -52,35 +53,6 @@ interface ResolvedGenerateOptions {
   maxItems: number;
   maxLength: number;
   useExamples: boolean;
-}
-
-/**
- * The schema asks for something the generator cannot produce a valid value for, so it refuses
- * rather than guess: a keyword it does not honour (`not`, `if`, `contains`, an unknown keyword), a
- * `pattern` it cannot write text for, or constraints that contradict each other.
- */
-export class UnsupportedSchemaError extends Error {
-  /** Stable across versions, like the `code` of every modeltape error. */
-  readonly code = 'unsupported_schema';
-  /** The keywords at fault, e.g. `['not']` or `['minimum', 'maximum']`; empty for the schema `false`. */
-  readonly keywords: string[];
-  /** Where in the schema, in JSON access syntax (`.properties.city`); empty for the root. */
-  readonly path: string;
-  /** Why, in words. */
-  readonly reason: string;
-
-  constructor(keywords: string[], path: string, reason: string, options?: { cause?: unknown }) {
-    const named = keywords.length === 0 ? '' : `\n  keywords: ${keywords.join(', ')}`;
-    super(
-      `Cannot generate a value for the schema at ${path === '' ? 'its root' : path}: ${reason}.${named}\n` +
-        'Simplify that part of the schema, or give it an "examples" entry that is valid against it.',
-      options,
-    );
-    this.name = 'UnsupportedSchemaError';
-    this.keywords = keywords;
-    this.path = path;
-    this.reason = reason;
-  }
 }
 
 /**

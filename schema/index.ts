@@ -1,4 +1,5 @@
 export { createValidator, createLenientValidator, compileForeignSchema, type ErrorObject, type ValidateFunction, type Validator } from './ajv.js';
 export { nearestName, editDistance } from './nearest-name.js';
 export { seededRandom, type Random } from './seeded-random.js';
-export { generateValue, UnsupportedSchemaError, type GenerateOptions, type JsonSchema } from './generate-value.js';
+export { generateValue, type GenerateOptions, type JsonSchema } from './generate-value.js';
+export { UnsupportedSchemaError } from './unsupported-schema-error.js';
