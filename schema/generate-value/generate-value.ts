@@ -1,5 +1,4 @@
-import { createValidator, type Validator } from '../ajv.js';
-import { fitsNumberFormat, NUMBER_FORMATS, STRING_FORMATS } from '../string-formats.js';
+import { GenerationCache } from './generation-cache.js';
 import { Generation } from './generation.js';
 import type { JsonSchema } from './json-schema.js';
 import { prepareSchema } from './prepare-schema.js';
@@ -39,9 +38,17 @@ export interface GenerateOptions {
    * @default true
    */
   useExamples?: boolean;
+  /**
+   * What this call shares with the other calls given the same cache: the ajv instance values are
+   * checked with, and the values made before (the same schema and options give the same value, so
+   * it is reused). Give each thing that generates again and again (a fake provider, a policy
+   * check) its own, so that what one of them does cannot reach another.
+   * @default the one cache shared by every call that is given none
+   */
+  cache?: GenerationCache;
 }
 
-/** {@link GenerateOptions} with every default filled in and checked. */
+/** {@link GenerateOptions} with every default filled in and checked; `cache` apart. */
 export interface ResolvedGenerateOptions {
   seed: number;
   maxDepth: number;
@@ -79,41 +86,30 @@ export interface ResolvedGenerateOptions {
  */
 export function generateValue(schema: JsonSchema, options: GenerateOptions = {}): unknown {
   const resolved = resolveGenerateOptions(options);
+  const cache = options.cache ?? (defaultCache ??= new GenerationCache());
   // Generation is deterministic, and compiling with ajv costs about a millisecond: the same
-  // schema and options (a fake answering the same tool every turn) reuse the value made before.
+  // schema and options given the same cache (a fake answering the same tool every turn) reuse
+  // the value made before.
   const memoKey = JSON.stringify([schema, resolved]);
-  const remembered = generated.get(memoKey);
-  if (remembered !== undefined) return structuredClone(remembered.value);
-  const validator = generationValidator();
+  const remembered = cache.recall(memoKey);
+  if (remembered !== undefined) return remembered.value;
+  const validator = cache.validator();
   try {
     const prepared = prepareSchema(schema, validator);
     const value = new Generation(prepared, resolved, validator).generateRoot();
-    if (generated.size >= GENERATED_LIMIT) generated.clear();
-    generated.set(memoKey, { value: structuredClone(value) });
+    cache.remember(memoKey, value);
     return value;
   } finally {
-    // The validator is shared between calls; keep only its meta-schemas, formats and keywords.
+    // The validator is shared between the calls given this cache; keep only its meta-schemas, formats and keywords.
     validator.removeSchema();
   }
 }
 
-const GENERATED_LIMIT = 200;
-const generated = new Map<string, { value: unknown }>();
-
-let sharedValidator: Validator | undefined;
-
-function generationValidator(): Validator {
-  if (sharedValidator) return sharedValidator;
-  const validator = createValidator();
-  // Valid JSON Schema that strict mode still refuses: a named property a patternProperties
-  // pattern also matches. Set before anything is compiled; ajv reads its options at compile time.
-  validator.opts.allowMatchingProperties = true;
-  for (const [name, format] of STRING_FORMATS) validator.addFormat(name, { type: 'string', validate: format.isValid });
-  for (const [name, format] of NUMBER_FORMATS) validator.addFormat(name, { type: 'number', validate: (value: number) => fitsNumberFormat(format, value) });
-  validator.addKeyword('strict');
-  sharedValidator = validator;
-  return validator;
-}
+// For callers that pass no cache, which today is all of them (fake-provider/, testkit/): they
+// share one, as every call did before the cache could be passed in. A cache per call would set
+// ajv up every time, about 35 ms, and made the policy checks' tests five times slower. Once each
+// caller holds its own, this default can become a cache per call.
+let defaultCache: GenerationCache | undefined;
 
 /** Fills in the defaults of {@link GenerateOptions}; throws a RangeError naming a bad value. */
 function resolveGenerateOptions(options: GenerateOptions): ResolvedGenerateOptions {

@@ -33,7 +33,7 @@ export interface Site {
 /**
  * One call of generateValue: the prepared schema, the resolved options, the one random stream
  * every choice draws from (in a fixed order, so a seed always gives the same value), and what the
- * call has worked out so far. Lives for that call only.
+ * call has worked out so far. Lives for that call only; what calls share is a GenerationCache.
  */
 export class Generation {
   readonly random: Random;
