@@ -4,7 +4,9 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import { zodSchema } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { generateValue, UnsupportedSchemaError, type GenerateOptions, type JsonSchema } from './generate-value.js';
+import { UnsupportedSchemaError } from '../unsupported-schema-error.js';
+import { generateValue, type GenerateOptions } from './generate-value.js';
+import type { JsonSchema } from './json-schema.js';
 
 // The check is independent of the generator: its own ajv instances and its own format checks,
 // written from the RFCs with Node's parsers rather than shared with string-formats.ts.
