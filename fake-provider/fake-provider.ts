@@ -1,6 +1,6 @@
 import { isSecretHeader, redactPathQuery } from '../recordings/internal.js';
 import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/internal.js';
-import { generateValue } from '../schema/internal.js';
+import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
@@ -87,6 +87,8 @@ export class FakeProvider {
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
   readonly #seed: number;
+  // This fake's own memo of generated values: what one fake generates never reaches another.
+  readonly #generated = new GenerationCache();
   readonly #embeddingDimensions: number;
   readonly #anthropicPlatform: 'anthropic' | 'bedrock';
   #callCount = 0;
@@ -433,7 +435,7 @@ export class FakeProvider {
   #unscripted(turn: AskedTurn): Answer {
     if (turn.responseSchema !== undefined) {
       try {
-        return { kind: 'structured', value: generateValue(turn.responseSchema.schema as never, { seed: this.#seed }) };
+        return { kind: 'structured', value: generateValue(turn.responseSchema.schema as never, { seed: this.#seed, cache: this.#generated }) };
       } catch {
         // A schema the generator cannot satisfy gets text, which the check above does not apply to.
       }
@@ -445,7 +447,7 @@ export class FakeProvider {
     if (tool !== undefined && callTool) {
       let args: unknown = {};
       try {
-        args = generateValue((tool.parameters ?? {}) as never, { seed: this.#seed });
+        args = generateValue((tool.parameters ?? {}) as never, { seed: this.#seed, cache: this.#generated });
       } catch {
         args = {};
       }

@@ -1,5 +1,6 @@
 import { GenerationCache } from './generation-cache.js';
-import { Generation } from './generation.js';
+import { generateSite } from './generate-site.js';
+import { Generation, type ResolvedGenerateOptions } from './generation.js';
 import type { JsonSchema } from './json-schema.js';
 import { prepareSchema } from './prepare-schema.js';
 
@@ -48,15 +49,6 @@ export interface GenerateOptions {
   cache?: GenerationCache;
 }
 
-/** {@link GenerateOptions} with every default filled in and checked; `cache` apart. */
-export interface ResolvedGenerateOptions {
-  seed: number;
-  maxDepth: number;
-  maxItems: number;
-  maxLength: number;
-  useExamples: boolean;
-}
-
 /**
  * A JSON value valid against `schema`, made deterministically from `options.seed`.
  *
@@ -96,7 +88,7 @@ export function generateValue(schema: JsonSchema, options: GenerateOptions = {})
   const validator = cache.validator();
   try {
     const prepared = prepareSchema(schema, validator);
-    const value = new Generation(prepared, resolved, validator).generateRoot();
+    const value = new Generation(prepared, resolved, validator, generateSite).generateRoot();
     cache.remember(memoKey, value);
     return value;
   } finally {
@@ -105,10 +97,9 @@ export function generateValue(schema: JsonSchema, options: GenerateOptions = {})
   }
 }
 
-// For callers that pass no cache, which today is all of them (fake-provider/, testkit/): they
-// share one, as every call did before the cache could be passed in. A cache per call would set
-// ajv up every time, about 35 ms, and made the policy checks' tests five times slower. Once each
-// caller holds its own, this default can become a cache per call.
+// For callers that pass no cache (testkit/'s policy checks and fuzzing, which generate in short
+// bursts): they share one. A cache per call would set ajv up every time, about 35 ms, and made
+// the policy checks' tests five times slower. The FakeProvider holds its own.
 let defaultCache: GenerationCache | undefined;
 
 /** Fills in the defaults of {@link GenerateOptions}; throws a RangeError naming a bad value. */

@@ -1,10 +1,17 @@
 import type { ErrorObject, Validator } from '../ajv.js';
 import { seededRandom, type Random } from '../seeded-random.js';
 import { UnsupportedSchemaError } from '../unsupported-schema-error.js';
-import type { ResolvedGenerateOptions } from './generate-value.js';
-import { generateSite } from './generate-site.js';
 import type { JsonSchema, SchemaObject } from './json-schema.js';
 import { resolvePrepared } from './prepared-reference.js';
+
+/** generateValue's options with every default filled in and checked; `cache` apart. */
+export interface ResolvedGenerateOptions {
+  seed: number;
+  maxDepth: number;
+  maxItems: number;
+  maxLength: number;
+  useExamples: boolean;
+}
 
 /** A `$ref` target entered while making a value, and the depth it was entered at. */
 export interface ReferenceEntry {
@@ -50,6 +57,8 @@ export class Generation {
     readonly root: JsonSchema,
     readonly options: ResolvedGenerateOptions,
     private readonly validator: Validator,
+    // Passed in rather than imported: the steps that make a value call back into this class.
+    private readonly generateSite: (generation: Generation, site: Site) => unknown,
   ) {
     this.random = seededRandom(options.seed);
   }
@@ -60,7 +69,7 @@ export class Generation {
   }
 
   generate(site: Site): unknown {
-    return generateSite(this, site);
+    return this.generateSite(this, site);
   }
 
   /**
