@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli, runMain } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape inspect and verify', () => {
@@ -60,7 +60,7 @@ describe('modeltape inspect and verify', () => {
     const lines = readFileSync(tape, 'utf8').trimEnd().split('\n');
     lines[4] = lines[4]!.replace('"ordinal"', '"ordinl"');
     writeFileSync(broken, `${lines.join('\n')}\n`);
-    const result = await runCli(['run', '--tape', broken, '--', process.execPath, '-e', '']);
+    const result = await runMain(['run', '--tape', broken, '--', process.execPath, '-e', '']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${broken}:5: unknown field ".ordinl" in exchange; did you mean ".ordinal"?`);
   });
