@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
 import { runMain } from '../support/cli.js';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { startForwardProxyStandIn } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -10,7 +11,7 @@ import { tempDir } from '../support/temp-dir.js';
 // before its fix. Provider names never resolve here, and nothing below may reach one anyway.
 describe('modeltape run against the ways around its guard', () => {
   const dir = tempDir({ inProject: true });
-  const FAKE_KEY = 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000';
+  const FAKE_KEY = fakeOpenAiKey();
 
   test('a CONNECT tunnel through a local forward proxy is stopped before the proxy hears of it', async () => {
     const forward = await startForwardProxyStandIn();

@@ -5,7 +5,8 @@ import { expect, test } from 'vitest';
 import { ModeltapeError, readTape, serializeLine } from '../../recordings/index.js';
 import { ReplayEngine } from '../../replay/index.js';
 import { runMain } from '../support/cli.js';
-import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
+import { HEADER_LINE, RULES } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir({ scope: 'file' });
