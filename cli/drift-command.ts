@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { formatEscapes } from '../proxy/internal.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { CommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
 import { runUnderProxy } from './run-under-proxy.js';
@@ -24,7 +24,7 @@ request beside its nearest recording, differences highlighted). Exits 1 when any
 
 ${describeFlags(FLAGS)}`;
 
-export async function driftCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export async function driftCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'drift');
   if (parsed.flags.help === true) {
     io.stdout.write(`${DRIFT_USAGE}\n`);
@@ -32,11 +32,11 @@ export async function driftCommand(argv: readonly string[], io: CommandIo, signa
   }
   if (parsed.command === undefined || parsed.command.length === 0) throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --.`);
-  const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
+  const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
   // Without --tape the command may replay from its own tapes (openTape in its tests).
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
   const json = parsed.flags.json === true;
-  const { summary, report: runReport, commandStatus } = await runUnderProxy(options, parsed.command, io, signals, json ? 'stderr' : 'inherit');
+  const { summary, report: runReport, commandStatus } = await runUnderProxy(options, parsed.command, io, json ? 'stderr' : 'inherit');
   const report = buildDriftReport(summary, [...parsed.command], runReport.sessions);
   const escapes = formatEscapes(summary);
   if (escapes.length > 0) io.stderr.write(`${escapes.join('\n')}\n`);

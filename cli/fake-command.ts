@@ -1,7 +1,7 @@
 import { ModeltapeError } from '../core/internal.js';
 import { FakeProvider } from '../fake-provider/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { CommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'port', kind: 'integer', value: 'N', description: 'port to listen on; 0 picks a free one (default 0)' },
@@ -23,7 +23,7 @@ running out of it is an error (it never repeats its last answer).
 
 ${describeFlags(FLAGS)}`;
 
-export async function fakeCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'fake');
   if (parsed.flags.help === true) {
     io.stdout.write(`${FAKE_USAGE}\n`);
@@ -43,8 +43,8 @@ export async function fakeCommand(argv: readonly string[], io: CommandIo, signal
   io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
   io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);
   await new Promise<void>((resolve) => {
-    signals.once('SIGINT', resolve);
-    signals.once('SIGTERM', resolve);
+    io.signals.once('SIGINT', resolve);
+    io.signals.once('SIGTERM', resolve);
   });
   await server.close();
   const calls = fake.callCount;

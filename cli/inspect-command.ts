@@ -3,7 +3,7 @@ import { unusedExchange, unusedTable } from '../replay/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { runUnderProxy } from './run-under-proxy.js';
-import { progressReporter, type CommandIo } from './io.js';
+import { progressReporter, type ResolvedCommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'json', kind: 'boolean', description: 'print the groups as JSON' },
@@ -35,7 +35,7 @@ export interface InspectGroup {
   lines: number[];
 }
 
-export async function inspectCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export async function inspectCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'inspect');
   if (parsed.flags.help === true) {
     io.stdout.write(`${INSPECT_USAGE}\n`);
@@ -48,8 +48,8 @@ export async function inspectCommand(argv: readonly string[], io: CommandIo, sig
       throw new UsageError('modeltape inspect --unused needs the command that uses the tape, after --: modeltape inspect tapes/a.jsonl --unused -- npm test');
     }
     // The same upstreams and key rules as modeltape run (flags, then modeltape.config.json).
-    const options = { ...proxyOptionsFrom(parsed, { tape: file, port: 0 }), tape: file, mode: 'replay' as const, log: () => undefined };
-    const { proxy, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
+    const options = { ...proxyOptionsFrom(parsed, { tape: file, port: 0 }, io.cwd), tape: file, mode: 'replay' as const, log: () => undefined };
+    const { proxy, commandStatus } = await runUnderProxy(options, parsed.command, io);
     const unused = (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line));
     io.stdout.write(`${file}: ${unused.length} of ${proxy.engine?.size ?? 0} exchanges unused by ${parsed.command.join(' ')}\n`);
     if (unused.length > 0) io.stdout.write(`${unusedTable(unused).replace(/^/gm, '  ')}\n`);

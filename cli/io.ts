@@ -1,21 +1,51 @@
 import { maskSecrets } from '../core/internal.js';
 
-/** Where a command writes, and the environment it reads. Lets tests run commands in process. */
+/**
+ * Where a command writes, and what it reads of its process: the environment, the directory and
+ * the signals. Lets tests run commands in process without touching the test's own process.
+ */
 export interface CommandIo {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /**
+   * Where the command writes its output. CMD (of `run`, `drift`, `inspect --unused`) writes to
+   * the same descriptor when the stream has one (`process.stdout`); otherwise its output is
+   * piped into the stream.
+   */
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
+  /** Where the command writes errors, the summary and progress; CMD's stderr too (see `stdout`). */
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
+  /** The environment the command reads (`CI`) and passes on to CMD. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The directory the command works in: where `modeltape.config.json` is looked up and where CMD
+   * starts. Paths on the command line are opened as given.
+   * @default process.cwd()
+   */
+  cwd?: string;
+  /**
+   * Where SIGINT and SIGTERM come from: `proxy` and `fake` stop on one; `run`, `drift` and
+   * `inspect --unused` pass it on to CMD.
+   * @default process
+   */
+  signals?: NodeJS.EventEmitter;
 }
 
-export function processIo(): CommandIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+/** A command's io with every default filled in, as the commands take it. */
+export type ResolvedCommandIo = Required<CommandIo>;
+
+export function processIo(): ResolvedCommandIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signals: process };
+}
+
+/** The io given to `main`, with the process's directory and signals where none are given. */
+export function resolveCommandIo(io: CommandIo): ResolvedCommandIo {
+  return { ...io, cwd: io.cwd ?? process.cwd(), signals: io.signals ?? process };
 }
 
 /**
  * The same io with every string written to stdout and stderr masked (`[openai-key 44 chars]`):
  * the one place every command's output passes, so no message, table or report prints a key.
  */
-export function maskedIo(io: CommandIo): CommandIo {
+export function maskedIo(io: ResolvedCommandIo): ResolvedCommandIo {
   return { ...io, stdout: maskedStream(io.stdout), stderr: maskedStream(io.stderr) };
 }
 

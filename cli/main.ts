@@ -9,12 +9,12 @@ import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';
 import { rekeyCommand } from './rekey-command.js';
 import { inspectCommand } from './inspect-command.js';
-import { maskedIo, processIo, type CommandIo } from './io.js';
+import { maskedIo, processIo, resolveCommandIo, type CommandIo, type ResolvedCommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
 import { runCommand } from './run-command.js';
 import { verifyCommand } from './verify-command.js';
 
-const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CommandIo) => Promise<number> }> = {
+const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: ResolvedCommandIo) => Promise<number> }> = {
   proxy: { summary: 'run the recording proxy until stopped', run: proxyCommand },
   run: { summary: 'run a command with the proxy in front of its SDKs', run: runCommand },
   fake: { summary: 'serve the FakeProvider over HTTP until stopped', run: fakeCommand },
@@ -52,7 +52,7 @@ Run modeltape <command> --help for its flags.`;
  * signal's number when a signal ended it, 127 when it could not be started).
  */
 export async function main(argv: readonly string[], unmaskedIo: CommandIo = processIo()): Promise<number> {
-  const io = maskedIo(unmaskedIo);
+  const io = maskedIo(resolveCommandIo(unmaskedIo));
   const [name, ...rest] = argv;
   if (name === undefined) {
     // Asked for nothing: a usage error, so the usage goes where errors go.

@@ -1,6 +1,6 @@
 import { formatSummary, startProxy, summaryFailed } from '../proxy/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { CommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 
 const FLAGS: readonly FlagSpec[] = [
@@ -19,7 +19,7 @@ or an exchange was lost to a failed write (a full disk, a read-only tape).
 
 ${describeFlags(FLAGS)}`;
 
-export async function proxyCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export async function proxyCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'proxy');
   if (parsed.flags.help === true) {
     io.stdout.write(`${PROXY_USAGE}\n`);
@@ -27,7 +27,7 @@ export async function proxyCommand(argv: readonly string[], io: CommandIo, signa
   }
   if (parsed.flags.tape === undefined) throw new UsageError('modeltape proxy needs --tape FILE: the tape to replay from or record to.');
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "proxy". See modeltape proxy --help.`);
-  const options = proxyOptionsFrom(parsed, { tape: parsed.flags.tape as string });
+  const options = proxyOptionsFrom(parsed, { tape: parsed.flags.tape as string }, io.cwd);
   const proxy = await startProxy({ ...options, env: io.env, log: (message) => io.stderr.write(`${message}\n`) });
   io.stdout.write(`modeltape proxy listening on ${proxy.url}\n`);
   io.stdout.write(`mode ${proxy.options.mode}, tape ${proxy.options.tape}\n`);
@@ -36,8 +36,8 @@ export async function proxyCommand(argv: readonly string[], io: CommandIo, signa
   // lets its runner exit); this command is the proxy, so it holds it until a signal.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   const signal = await new Promise<string>((resolve) => {
-    signals.once('SIGINT', () => resolve('SIGINT'));
-    signals.once('SIGTERM', () => resolve('SIGTERM'));
+    io.signals.once('SIGINT', () => resolve('SIGINT'));
+    io.signals.once('SIGTERM', () => resolve('SIGTERM'));
   });
   clearInterval(keepAlive);
   io.stderr.write(`modeltape: ${signal}: finishing in-flight requests…\n`);

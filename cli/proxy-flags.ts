@@ -24,9 +24,12 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
 
 const LIMIT_FLAG_NAMES = (Object.entries(LIMIT_FLAGS) as [keyof ProxyLimits, string][]).map(([name, flag]) => [flag.slice(2), name] as const);
 
-/** Proxy options from parsed flags. Values are checked again, once, by resolveProxyOptions. */
-export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: string; port?: number }): ProxyOptions {
-  const { config } = loadConfig(parsed.flags.config as string | undefined);
+/**
+ * Proxy options from parsed flags, with modeltape.config.json (or --config) read from `cwd`.
+ * Values are checked again, once, by resolveProxyOptions.
+ */
+export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: string; port?: number }, cwd: string): ProxyOptions {
+  const { config } = loadConfig(parsed.flags.config as string | undefined, cwd);
   const upstreams: Record<string, string> = { ...config.upstreams };
   for (const value of (parsed.flags.upstream as string[] | undefined) ?? []) {
     const { name, baseUrl } = parseUpstreamFlag(value);

@@ -5,7 +5,7 @@ import { ModeltapeError } from '../core/internal.js';
 import { loadConfig } from '../proxy/internal.js';
 import { ReplayEngine } from '../lookup/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { CommandIo } from './io.js';
+import type { CommandIo, ResolvedCommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'config', kind: 'string', value: 'FILE', description: 'the rules to apply (default modeltape.config.json, if present; else the default rules)' },
@@ -28,7 +28,7 @@ ${describeFlags(FLAGS)}`;
 /** How many changed keys are listed per tape. */
 const CHANGES_LISTED = 50;
 
-export async function rekeyCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+export async function rekeyCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'rekey');
   if (parsed.flags.help === true) {
     io.stdout.write(`${REKEY_USAGE}\n`);
@@ -46,7 +46,7 @@ export async function rekeyCommand(argv: readonly string[], io: CommandIo): Prom
   if (unmatched.length > 0) {
     throw new UsageError(`modeltape rekey: no tape matches ${unmatched.map((pattern) => JSON.stringify(pattern)).join(', ')}${files.length > 0 ? ` (the other arguments match ${files.length} file${files.length === 1 ? '' : 's'}; nothing was rekeyed)` : ''}. Check the path, or quote a glob: 'tapes/**/*.jsonl'.`);
   }
-  const { config } = loadConfig(parsed.flags.config as string | undefined);
+  const { config } = loadConfig(parsed.flags.config as string | undefined, io.cwd);
   const rules = compileKeyRules({ headers: config.keyHeaders ?? compileKeyRules().rules.headers, normalizers: config.normalizers ?? [] });
   const dryRun = parsed.flags['dry-run'] === true;
 

@@ -1,5 +1,5 @@
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { CommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { runUnderProxy } from './run-under-proxy.js';
 import { runVerdict } from './run-summary.js';
@@ -32,7 +32,7 @@ Prints a summary on stderr. The tape defaults to ${DEFAULT_RUN_TAPE}.
 
 ${describeFlags(FLAGS)}`;
 
-export async function runCommand(argv: readonly string[], io: CommandIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export async function runCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'run');
   if (parsed.flags.help === true) {
     io.stdout.write(`${RUN_USAGE}\n`);
@@ -44,11 +44,11 @@ export async function runCommand(argv: readonly string[], io: CommandIo, signals
   if (parsed.positionals.length > 0) {
     throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --: modeltape run [flags] -- ${parsed.positionals.join(' ')}`);
   }
-  const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 });
+  const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd);
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
   // default tape is then an empty one, and any request that reaches it misses.
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
-  const { summary, report, commandStatus } = await runUnderProxy(options, parsed.command, io, signals);
+  const { summary, report, commandStatus } = await runUnderProxy(options, parsed.command, io);
   const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true });
   io.stderr.write(`${verdict.lines.join('\n')}\n`);
   if (commandStatus !== 0) return commandStatus;

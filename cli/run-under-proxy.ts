@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { readRunReport, type RunReport } from '../guard/internal.js';
 import { providerHosts, startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/internal.js';
 import { childEnvironment } from './child-environment.js';
-import type { CommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
 
 /** How the command ended, and what the proxy and every process of the command saw. */
 export interface ProxiedRun {
@@ -19,16 +19,16 @@ export interface ProxiedRun {
 }
 
 /**
- * Starts a proxy on a free port and runs `command` under it (see `childEnvironment` for what it
- * is given), forwards SIGINT and SIGTERM to it, and closes the proxy when it exits. The
+ * Starts a proxy on a free port and runs `command` under it in `io.cwd` (see `childEnvironment`
+ * for what it is given), forwards SIGINT and SIGTERM from `io.signals` to it, and closes the
+ * proxy when it exits. The
  * processes of the command report to a file in a private temporary folder, read and removed
  * when the command ends. `run`, `drift` and `inspect --unused` use it.
  */
 export async function runUnderProxy(
   options: ProxyOptions,
   command: readonly string[],
-  io: CommandIo,
-  signals: NodeJS.EventEmitter,
+  io: ResolvedCommandIo,
   childOutput: 'inherit' | 'stderr' = 'inherit',
 ): Promise<ProxiedRun> {
   const proxy = await startProxy({ ...options, env: io.env, log: options.log ?? ((message) => io.stderr.write(`${message}\n`)) });
@@ -50,19 +50,26 @@ export async function runUnderProxy(
   try {
     exit = await new Promise((resolve) => {
       // With 'stderr' the command's own output goes to stderr, so stdout carries only our report.
-      const child = spawn(file!, args, { stdio: childOutput === 'inherit' ? 'inherit' : ['inherit', process.stderr, 'inherit'], env });
+      const outputs = [childOutput === 'inherit' ? io.stdout : io.stderr, io.stderr] as const;
+      const stdio = outputs.map(childStdio);
+      const child = spawn(file!, args, { stdio: ['inherit', ...stdio], env, cwd: io.cwd });
+      // Buffers, written as they come: the masking of io's streams is for strings (our own
+      // messages), and CMD's output is passed on as it would reach a descriptor.
+      if (child.stdout) child.stdout.on('data', (chunk: Buffer) => outputs[0].write(chunk));
+      if (child.stderr) child.stderr.on('data', (chunk: Buffer) => outputs[1].write(chunk));
       const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
       const onInt = forward('SIGINT');
       const onTerm = forward('SIGTERM');
-      signals.on('SIGINT', onInt);
-      signals.on('SIGTERM', onTerm);
+      io.signals.on('SIGINT', onInt);
+      io.signals.on('SIGTERM', onTerm);
       const done = (result: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {
-        signals.off('SIGINT', onInt);
-        signals.off('SIGTERM', onTerm);
+        io.signals.off('SIGINT', onInt);
+        io.signals.off('SIGTERM', onTerm);
         resolve(result);
       };
       child.once('error', (error) => done({ code: 127, signal: null, error }));
-      child.once('exit', (code, signal) => done({ code, signal }));
+      // Piped output is all passed on only at 'close'; on descriptors 'exit' is the end.
+      child.once(stdio.includes('pipe') ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => done({ code, signal }));
     });
   } finally {
     report = readRunReport(reportFile);
@@ -82,4 +89,12 @@ export async function runUnderProxy(
     commandStatus = exit.code ?? 1;
   }
   return { proxy, summary, report, commandStatus };
+}
+
+/**
+ * How CMD gets one of io's streams: the stream's own descriptor when it has one (the process's
+ * stdout or stderr, as for the bin), else a pipe whose data is written into it (a test's stream).
+ */
+function childStdio(stream: ResolvedCommandIo['stdout']): number | 'pipe' {
+  return typeof stream.fd === 'number' ? stream.fd : 'pipe';
 }

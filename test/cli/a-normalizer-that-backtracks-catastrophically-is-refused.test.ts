@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { createHeader, serializeLine } from 'modeltape/recordings';
 import { runMain } from '../support/cli.js';
-import { chatExchange } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir();

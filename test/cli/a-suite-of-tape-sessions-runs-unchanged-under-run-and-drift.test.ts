@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // A node:test file written the in-process way: its own tape, its client given the session's
@@ -62,7 +62,7 @@ describe('a suite of openTape sessions', () => {
 
   test('runs unchanged under modeltape run: its clients replay from their own tape, and the run counts that traffic', async () => {
     const { tape, suite } = await setUp();
-    const result = await runCli(['run', '--', process.execPath, '--test', '--test-reporter=tap', suite], { env: { SUITE_TAPE: tape } });
+    const result = await runMain(['run', '--', process.execPath, '--test', '--test-reporter=tap', suite], { env: { SUITE_TAPE: tape } });
     expect(result.stdout).toMatch(/# pass 1/);
     expect(result.stderr).toContain('1 tape session opened inside the command (openTape): 1 request');
     expect(result.stderr).toContain(`replay ${tape}: 1 hit, 0 misses, 0 recorded`);
@@ -73,7 +73,7 @@ describe('a suite of openTape sessions', () => {
 
   test('under modeltape drift, the drift inside the sessions is reported, with the tape it drifted from', async () => {
     const { tape, suite } = await setUp();
-    const result = await runCli(['drift', '--json', '--', process.execPath, '--test', '--test-reporter=tap', suite], { env: { SUITE_TAPE: tape, SUITE_PROMPT: 'Ship to Lyon' } });
+    const result = await runMain(['drift', '--json', '--', process.execPath, '--test', '--test-reporter=tap', suite], { env: { SUITE_TAPE: tape, SUITE_PROMPT: 'Ship to Lyon' } });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { totals: { requests: number; drifted: number }; drifts: Array<{ tape?: string; differences: Array<{ path: string }> }> };
     expect(report.totals).toMatchObject({ requests: 1, drifted: 1 });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // An agent that sends three requests; the drifted run changes two of them.
@@ -33,7 +33,7 @@ describe('modeltape drift', () => {
   });
 
   test('runs the whole command despite misses, reports every drift grouped by endpoint, and exits 1', async () => {
-    const result = await runCli(['drift', '--tape', tape, '--', process.execPath, agent], { env: { CITY: 'Lyon', LAST: 'Thank you!' }, cwd: process.cwd() });
+    const result = await runMain(['drift', '--tape', tape, '--', process.execPath, agent], { env: { CITY: 'Lyon', LAST: 'Thank you!' }, cwd: process.cwd() });
     expect(result.stdout).toContain('agent done');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`modeltape drift ${tape}: 3 requests, 1 replayed, 2 drifted`);
@@ -45,7 +45,7 @@ describe('modeltape drift', () => {
 
   test('--json prints the report for machines, and --html writes a page', async () => {
     const html = `${dir}/report/drift.html`;
-    const result = await runCli(['drift', '--tape', tape, '--json', '--html', html, '--', process.execPath, agent], { env: { CITY: 'Lyon' }, cwd: process.cwd() });
+    const result = await runMain(['drift', '--tape', tape, '--json', '--html', html, '--', process.execPath, agent], { env: { CITY: 'Lyon' }, cwd: process.cwd() });
     expect(result.code).toBe(1);
     // stdout holds the report alone: the command's own output went to stderr.
     expect(result.stderr).toContain('agent done');
@@ -60,7 +60,7 @@ describe('modeltape drift', () => {
   });
 
   test('exits 0 with "no drift" when the run matches the tape', async () => {
-    const result = await runCli(['drift', '--tape', tape, '--', process.execPath, agent], { cwd: process.cwd() });
+    const result = await runMain(['drift', '--tape', tape, '--', process.execPath, agent], { cwd: process.cwd() });
     expect(result.stderr).toContain('3 requests, 3 replayed, 0 drifted');
     expect(result.stderr).toContain('no drift');
     expect(result.code).toBe(0);

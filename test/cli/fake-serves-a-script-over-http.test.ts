@@ -2,11 +2,13 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { runCli, startCli } from '../support/cli.js';
+import { runMain, startMain } from '../support/cli.js';
+import { closeAfterEach } from '../support/close-after-each.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape fake', () => {
   const dir = tempDir();
+  const running = closeAfterEach();
 
   test('prints its address first, serves a script file, and reports on SIGTERM', async () => {
     const script = `${dir}/script.jsonl`;
@@ -19,7 +21,7 @@ describe('modeltape fake', () => {
         '{"when":{"prompt":"*ping*"},"always":true,"say":"pong","_note":"a rule"}',
       ].join('\n'),
     );
-    const fake = await startCli(['fake', '--script', script]);
+    const fake = running(await startMain(['fake', '--script', script]));
     expect(fake.firstLine).toMatch(/^modeltape fake listening on http:\/\/127\.0\.0\.1:\d+$/);
     const url = fake.firstLine.slice('modeltape fake listening on '.length);
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: `${url}/v1`, maxRetries: 0 });
@@ -29,24 +31,23 @@ describe('modeltape fake', () => {
     expect(first.choices[0]!.message).toMatchObject({ content: 'Checking.', tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
     const second = await client.chat.completions.create({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'weather?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: 'call_1', content: 'rain' }] });
     expect(second.choices[0]!.message.content).toBe('It rains.');
-    fake.child.kill('SIGTERM');
-    expect(await fake.exited).toBe(0);
-    expect(fake.output().stdout).toContain('modeltape fake: 3 calls, 3 model turns, 0 problems');
+    const result = await fake.stop('SIGTERM');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('modeltape fake: 3 calls, 3 model turns, 0 problems');
   });
 
   test('with no script it is unscripted', async () => {
-    const fake = await startCli(['fake']);
+    const fake = running(await startMain(['fake']));
     const url = fake.firstLine.slice('modeltape fake listening on '.length);
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: `${url}/openai/v1`, maxRetries: 0 });
     expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(/fake answer/);
-    fake.child.kill('SIGINT');
-    expect(await fake.exited).toBe(0);
+    expect((await fake.stop('SIGINT')).code).toBe(0);
   });
 
   test('a script file with an unknown field fails with file:line, the field and the nearest known one', async () => {
     const script = `${dir}/bad.jsonl`;
     writeFileSync(script, '{"say":"ok"}\n{"sya":"typo"}\n{"say":"a","answer":1}\n');
-    const result = await runCli(['fake', '--script', script]);
+    const result = await runMain(['fake', '--script', script]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Invalid FakeProvider script: 2 problems.');
     expect(result.stderr).toContain(`${script}:2: unknown field ".sya" in script step; did you mean ".say"?`);

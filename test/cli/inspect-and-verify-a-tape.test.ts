@@ -3,7 +3,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli, runMain } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape inspect and verify', () => {
@@ -44,7 +45,7 @@ describe('modeltape inspect and verify', () => {
     const lines = readFileSync(tape, 'utf8').trimEnd().split('\n');
     lines[1] = lines[1]!.replace('"bodySha256"', '"bodySha265"');
     lines[2] = lines[2]!.replace('"content":"two"', '"content":"two, edited by hand"');
-    lines[3] = lines[3]!.replace('"content":"three"', '"content":"sk-proj-FAKEFAKEFAKEFAKEFAKEFAKE-leaked"');
+    lines[3] = lines[3]!.replace('"content":"three"', `"content":"${fakeOpenAiKey(`${'FAKE'.repeat(6)}-leaked`)}"`);
     writeFileSync(broken, `${lines.join('\n')}\n`);
     const result = await runMain(['verify', broken]);
     expect(result.code).toBe(1);
@@ -60,7 +61,7 @@ describe('modeltape inspect and verify', () => {
     const lines = readFileSync(tape, 'utf8').trimEnd().split('\n');
     lines[4] = lines[4]!.replace('"ordinal"', '"ordinl"');
     writeFileSync(broken, `${lines.join('\n')}\n`);
-    const result = await runCli(['run', '--tape', broken, '--', process.execPath, '-e', '']);
+    const result = await runMain(['run', '--tape', broken, '--', process.execPath, '-e', '']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${broken}:5: unknown field ".ordinl" in exchange; did you mean ".ordinal"?`);
   });

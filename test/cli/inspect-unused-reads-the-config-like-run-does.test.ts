@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('inspect --unused and modeltape.config.json', () => {
@@ -20,10 +20,10 @@ describe('inspect --unused and modeltape.config.json', () => {
     const script = `${dir}/uses-vllm.mjs`;
     writeFileSync(script, `const response = await fetch(process.env.MODELTAPE_URL + '/vllm/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(body)} });\nif (response.status !== 200) { console.error('status', response.status, await response.text()); process.exit(1); }\n`);
 
-    const run = await runCli(['run', '--tape', tape, '--', process.execPath, script], { cwd: dir });
+    const run = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: dir });
     expect(run.code).toBe(0);
     // Today: 404 modeltape_unknown_upstream for /vllm, so the command fails and the one exchange is "unused".
-    const unused = await runCli(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: dir });
+    const unused = await runMain(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: dir });
     expect(unused.stdout).toContain(`${tape}: 0 of 1 exchanges unused`);
     expect(unused.code).toBe(0);
   });

@@ -5,7 +5,7 @@ import { loadTape } from 'modeltape/recordings';
 import { openTape } from 'modeltape/replay';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const withTime = (time: string, requestId: string) => ({ model: 'gpt-4o', metadata: { request_id: requestId }, messages: [{ role: 'user', content: `It is ${time}. What should I do today?` }] });
@@ -43,15 +43,15 @@ describe('keeping tapes fresh', () => {
     // Replaying with rules the tape was not keyed with is refused, and says how to fix it.
     await expect(openTape(tape, { config })).rejects.toThrow(`Run modeltape rekey ${tape} --config ${config} to re-key it`);
 
-    const dry = await runCli(['rekey', tape, '--config', config, '--dry-run']);
+    const dry = await runMain(['rekey', tape, '--config', config, '--dry-run']);
     expect(dry.stdout).toContain(`${tape}: 1 of 2 keys changed (new key rules)`);
     expect(dry.stdout).toMatch(/line 2: [0-9a-f]{12}… → [0-9a-f]{12}…/);
     expect(loadTape(tape).header.keyRules.normalizers).toEqual([]);
 
-    const applied = await runCli(['rekey', tape, '--config', config]);
+    const applied = await runMain(['rekey', tape, '--config', config]);
     expect(applied.stdout).toContain(`${tape}: rewritten`);
     expect(loadTape(tape).header.keyRules.normalizers).toEqual([{ path: '.metadata.request_id' }]);
-    expect((await runCli(['verify', tape])).stdout).toBe(`${tape}: ok, 2 exchanges\n`);
+    expect((await runMain(['verify', tape])).stdout).toBe(`${tape}: ok, 2 exchanges\n`);
     const replay = await openTape(tape, { config });
     await new OpenAI({ apiKey: 'k', fetch: replay.fetch, maxRetries: 0 }).chat.completions.create(withTime('2026-11-30T09:00:00.000Z', 'another-id') as never);
     expect(await replay.close()).toMatchObject({ hits: 1, misses: 0 });
@@ -66,24 +66,24 @@ describe('keeping tapes fresh', () => {
     });
     const script = `${dir}/uses-one.mjs`;
     writeFileSync(script, "import OpenAI from 'openai';\nawait new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'kept' }] });\n");
-    const unused = await runCli(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: process.cwd() });
+    const unused = await runMain(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: process.cwd() });
     expect(unused.code).toBe(0);
     expect(unused.stdout).toContain(`${tape}: 1 of 2 exchanges unused by`);
     expect(unused.stdout).toMatch(/3\s+POST \/v1\/chat\/completions \(openai\)\s+0\s+user: stale/);
 
     const before = readFileSync(tape, 'utf8').split('\n');
     // Auto mode may go upstream for a miss, so it gets no placeholder key: the script brings one.
-    const pruned = await runCli(['run', '--tape', tape, '--mode', 'auto', '--prune', '--', process.execPath, script], { cwd: process.cwd(), env: { OPENAI_API_KEY: 'fake-key' } });
+    const pruned = await runMain(['run', '--tape', tape, '--mode', 'auto', '--prune', '--', process.execPath, script], { cwd: process.cwd(), env: { OPENAI_API_KEY: 'fake-key' } });
     expect(pruned.code).toBe(0);
     const after = readFileSync(tape, 'utf8').split('\n');
     expect(after).toEqual([before[0], before[1], '']);
-    expect((await runCli(['run', '--tape', tape, '--prune', '--', process.execPath, script])).stderr).toContain('--prune drops the exchanges a run did not use, so it needs --mode auto');
+    expect((await runMain(['run', '--tape', tape, '--prune', '--', process.execPath, script])).stderr).toContain('--prune drops the exchanges a run did not use, so it needs --mode auto');
   });
 
   test('a config file with an unknown field names it and the nearest known one', async () => {
     const config = `${dir}/bad.config.json`;
     writeFileSync(config, JSON.stringify({ normalisers: [] }));
-    const result = await runCli(['run', '--config', config, '--', process.execPath, '-e', '']);
+    const result = await runMain(['run', '--config', config, '--', process.execPath, '-e', '']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown field ".normalisers" in config; did you mean ".normalizers"?');
   });
@@ -91,9 +91,9 @@ describe('keeping tapes fresh', () => {
   test('a config path that is a directory, or not JSON, or missing, is named with what to do', async () => {
     const notJson = `${dir}/not-json.config.json`;
     writeFileSync(notJson, '{ normalizers: [] }');
-    const asDirectory = await runCli(['run', '--config', dir, '--', process.execPath, '-e', '']);
-    const asText = await runCli(['run', '--config', notJson, '--', process.execPath, '-e', '']);
-    const missing = await runCli(['run', '--config', `${dir}/nowhere.json`, '--', process.execPath, '-e', '']);
+    const asDirectory = await runMain(['run', '--config', dir, '--', process.execPath, '-e', '']);
+    const asText = await runMain(['run', '--config', notJson, '--', process.execPath, '-e', '']);
+    const missing = await runMain(['run', '--config', `${dir}/nowhere.json`, '--', process.execPath, '-e', '']);
     expect([asDirectory.code, asText.code, missing.code]).toEqual([1, 1, 1]);
     expect(asDirectory.stderr).toContain(`Config file ${dir} is a directory, not a file. Pass a JSON file with --config`);
     expect(asText.stderr).toContain(`Config file ${notJson} is not valid JSON`);

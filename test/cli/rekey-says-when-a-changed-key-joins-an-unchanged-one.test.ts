@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { loadTape } from 'modeltape/recordings';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape rekey and colliding keys', () => {
@@ -18,7 +18,7 @@ describe('modeltape rekey and colliding keys', () => {
     });
     const config = `${dir}/cities.config.json`;
     writeFileSync(config, JSON.stringify({ normalizers: [{ pattern: 'Paris|Lyon', placeholder: '<city>' }] }));
-    const result = await runCli(['rekey', tape, '--config', config]);
+    const result = await runMain(['rekey', tape, '--config', config]);
     expect(result.stdout).toContain('1 of 2 keys changed');
     const keys = loadTape(tape).exchanges.map(({ exchange }) => `${exchange.key}#${exchange.ordinal}`);
     expect(new Set(keys.map((key) => key.split('#')[0])).size).toBe(1); // they do share a key now

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { captureRequest, compileKeyRules, createHeader, exchangeKey, loadTape, serializeTape, type Exchange } from 'modeltape/recordings';
+import { compileKeyRules, createHeader, loadTape, serializeTape, type Exchange } from 'modeltape/recordings';
 import { runMain } from '../support/cli.js';
+import { capturedChatRequest, exchangeOf } from '../support/exchanges.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const modeltape = runMain;
@@ -11,8 +12,7 @@ function writeTape(file: string, contents: string[], withId: number[] = []): voi
   const rules = compileKeyRules();
   const exchanges: Exchange[] = contents.map((content, index) => {
     const body = { model: 'gpt-4o', ...(withId.includes(index) ? { metadata: { request_id: `r-${index}` } } : {}), messages: [{ role: 'user', content }] };
-    const request = captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) }, rules);
-    return { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: { index } } } };
+    return exchangeOf(capturedChatRequest(body, rules), { index }, rules);
   });
   writeFileSync(file, serializeTape(createHeader(rules.rules), exchanges));
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('modeltape run', () => {
@@ -19,7 +19,7 @@ describe('modeltape run', () => {
     const script = `${dir}/print-env.mjs`;
     writeFileSync(script, "console.log(JSON.stringify(process.env))\n");
     // The script asks nothing: --allow-empty accepts a replay no request reached.
-    const result = await runCli(['run', '--tape', tape, '--allow-empty', '--', process.execPath, script], { env: { NODE_OPTIONS: '--max-old-space-size=512', OPENAI_API_BASE: 'https://api.openai.com/v1' } });
+    const result = await runMain(['run', '--tape', tape, '--allow-empty', '--', process.execPath, script], { env: { NODE_OPTIONS: '--max-old-space-size=512', OPENAI_API_BASE: 'https://api.openai.com/v1' } });
     expect(result.code).toBe(0);
     const env = JSON.parse(result.stdout.trim()) as Record<string, string>;
     expect(env.MODELTAPE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -40,7 +40,7 @@ describe('modeltape run', () => {
   test('fails a replay that no request reached: it proved nothing', async () => {
     const tape = `${dir}/empty-run.jsonl`;
     await recordHello(tape);
-    const result = await runCli(['run', '--tape', tape, '--', process.execPath, '-e', '0']);
+    const result = await runMain(['run', '--tape', tape, '--', process.execPath, '-e', '0']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('modeltape replay');
     expect(result.stderr).toContain('no request reached a tape: a replay that replayed nothing proved nothing.');
@@ -52,7 +52,7 @@ describe('modeltape run', () => {
     await recordHello(tape);
     const script = `${dir}/ask.mjs`;
     writeFileSync(script, "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content.slice(0, 40));\n");
-    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
+    const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
     expect(result.stderr).toContain('1 hit, 0 misses');
     expect(result.stdout).toContain('Galaxy Day');
     expect(result.code).toBe(0);
@@ -63,7 +63,7 @@ describe('modeltape run', () => {
     await recordHello(tape);
     const script = `${dir}/swallow.mjs`;
     writeFileSync(script, "import OpenAI from 'openai';\ntry { await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'drifted' }] }); } catch { console.log('swallowed'); }\n");
-    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
+    const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
     expect(result.stdout).toContain('swallowed');
     expect(result.stderr).toContain('0 hits, 1 miss');
     expect(result.stderr).toContain('at .messages[0].content: recorded "hi" sent "drifted"');
@@ -71,16 +71,17 @@ describe('modeltape run', () => {
     expect(result.code).toBe(1);
   });
 
-  test("passes the command's own failure status through", async () => {
+  test("passes the command's own failure status through, as the bin's exit status", async () => {
     const tape = `${dir}/status.jsonl`;
     await recordHello(tape);
+    // Spawned: the status is the process's own, set by the bin from what main returned.
     const result = await runCli(['run', '--tape', tape, '--', process.execPath, '-e', 'process.exit(7)']);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain('exited with status 7');
   });
 
   test('refuses to record in CI before starting the command', async () => {
-    const result = await runCli(['run', '--tape', `${dir}/ci.jsonl`, '--mode', 'record', '--', process.execPath, '-e', 'console.log("ran")'], { env: { CI: 'true' } });
+    const result = await runMain(['run', '--tape', `${dir}/ci.jsonl`, '--mode', 'record', '--', process.execPath, '-e', 'console.log("ran")'], { env: { CI: 'true' } });
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('ran');
     expect(result.stderr).toContain('Refusing to record (--mode record) in CI');

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { startForwardProxyStandIn } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -10,7 +11,7 @@ import { tempDir } from '../support/temp-dir.js';
 // before its fix. Provider names never resolve here, and nothing below may reach one anyway.
 describe('modeltape run against the ways around its guard', () => {
   const dir = tempDir({ inProject: true });
-  const FAKE_KEY = 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000';
+  const FAKE_KEY = fakeOpenAiKey();
 
   test('a CONNECT tunnel through a local forward proxy is stopped before the proxy hears of it', async () => {
     const forward = await startForwardProxyStandIn();
@@ -24,7 +25,7 @@ for (const url of ['https://api.openai.com/v1/models', 'http://api.anthropic.com
 }
 `,
     );
-    const result = await runCli(['run', '--allow-empty', '--', process.execPath, script], { env: { CORP_PROXY: forward.url } });
+    const result = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { CORP_PROXY: forward.url } });
     await forward.close();
     expect(result.stdout.trim().split('\n')).toEqual(['MODELTAPE_BLOCKED', 'MODELTAPE_BLOCKED']);
     expect(forward.heard).toEqual([]);
@@ -45,7 +46,7 @@ console.log('fullwidth', await failed(net.connect({ host: '\\uff41\\uff50\\uff49
 console.log('hex port', await failed(new net.Socket().connect('0x1bb', 'api.openai.com')));
 `,
     );
-    const result = await runCli(['run', '--allow-empty', '--', process.execPath, script]);
+    const result = await runMain(['run', '--allow-empty', '--', process.execPath, script]);
     expect(result.stdout.trim().split('\n')).toEqual(['localhost MODELTAPE_BLOCKED', '[::1] MODELTAPE_BLOCKED', '0.0.0.0 MODELTAPE_BLOCKED', 'fullwidth MODELTAPE_BLOCKED', 'hex port MODELTAPE_BLOCKED']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('5 connections to a provider tried to leave the machine');
@@ -73,7 +74,7 @@ await session.close().catch(() => undefined);
 console.log('child', child.stdout.trim(), child.stderr.trim().slice(0, 200));
 `,
     );
-    const result = await runCli(['run', '--allow-empty', '--', process.execPath, script]);
+    const result = await runMain(['run', '--allow-empty', '--', process.execPath, script]);
     expect(result.stdout).toContain('worker MODELTAPE_BLOCKED');
     expect(result.stdout).toMatch(/child MODELTAPE_BLOCKED/);
     expect(result.code).toBe(1);
@@ -86,12 +87,12 @@ console.log('child', child.stdout.trim(), child.stderr.trim().slice(0, 200));
     const tape = `${dir}/recording.jsonl`;
     const script = `${dir}/records.mjs`;
     writeFileSync(script, `import { openTape } from 'modeltape/replay';\ntry { await openTape(${JSON.stringify(tape)}, { mode: 'auto', config: false }); console.log('OPENED'); } catch (error) { console.log(error.code); }\n`);
-    const refused = await runCli(['run', '--allow-empty', '--', process.execPath, script]);
+    const refused = await runMain(['run', '--allow-empty', '--', process.execPath, script]);
     expect(refused.stdout.trim()).toBe('recording_in_replay_run');
 
     const cleaner = `${dir}/cleans.mjs`;
     writeFileSync(cleaner, "import { rmSync } from 'node:fs';\nimport { dirname } from 'node:path';\nrmSync(dirname(process.env.MODELTAPE_REPORT), { recursive: true, force: true });\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\n");
-    const cleaned = await runCli(['run', '--allow-empty', '--', process.execPath, cleaner]);
+    const cleaned = await runMain(['run', '--allow-empty', '--', process.execPath, cleaner]);
     expect(cleaned.code).toBe(1);
     expect(cleaned.stderr).toContain("the run's report file was removed while the command ran");
   });
@@ -99,7 +100,7 @@ console.log('child', child.stdout.trim(), child.stderr.trim().slice(0, 200));
   test('no key reaches the summary: not from an argument, a failing command line, or a user-agent', async () => {
     const script = `${dir}/leaky.mjs`;
     writeFileSync(script, "import { execFileSync } from 'node:child_process';\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\ntry { execFileSync('curl', ['-sS', '--max-time', '5', '-A', `curl/8 ${process.argv[1]}`, 'https://api.anthropic.com/v1/models']); } catch {}\nprocess.exit(3);\n");
-    const result = await runCli(['run', '--', process.execPath, '-e', `import(${JSON.stringify(script)})`, FAKE_KEY]);
+    const result = await runMain(['run', '--', process.execPath, '-e', `import(${JSON.stringify(script)})`, FAKE_KEY]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('tried to leave the machine');
     expect(result.stderr).toContain('(user-agent curl/8)');

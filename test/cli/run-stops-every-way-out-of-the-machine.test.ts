@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // No network here: DNS fails for every name but loopback, which is exactly the offline CI case
@@ -49,7 +49,7 @@ const grandchild = spawnSync(process.execPath, ['-e', "fetch('https://api.anthro
 console.log('grandchild', grandchild.stdout.trim());
 `,
     );
-    const result = await runCli(['run', '--', process.execPath, script]);
+    const result = await runMain(['run', '--', process.execPath, script]);
     // Each way out failed as a refused connection, with the guard's code, and asked no DNS.
     for (const name of ['fetch', 'undici', 'https', 'net', 'ollama']) expect(result.stdout, name).toContain(`${name} MODELTAPE_BLOCKED`);
     for (const name of ['openai', 'anthropic']) expect(result.stdout, name).toMatch(new RegExp(`${name} (APIConnectionError|MODELTAPE_BLOCKED)`));
@@ -107,7 +107,7 @@ except Exception as error:
         '',
       ].join('\n'),
     );
-    const result = await runCli(['run', '--allow-empty', '--', 'sh', script]);
+    const result = await runMain(['run', '--allow-empty', '--', 'sh', script]);
     expect(result.stdout).toMatch(/curl 56\b/); // curl: CONNECT refused by the proxy (a 403)
     expect(result.stdout).toContain('403');
     expect(result.stdout).not.toContain('ANSWERED');
@@ -123,12 +123,12 @@ except Exception as error:
     const script = `${dir}/agents.mjs`;
     writeFileSync(script, "import { withTrace, getGlobalTraceProvider } from '@openai/agents';\nawait withTrace('a replayed run', async () => {});\nawait getGlobalTraceProvider().forceFlush();\n");
     // The SDK also turns tracing off under NODE_ENV=test, which the test runner sets.
-    const traced = await runCli(['run', '--allow-empty', '--', process.execPath, script], { env: { OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' } });
+    const traced = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' } });
     expect(traced.code).toBe(1);
     expect(traced.stderr).toMatch(/fetch → api\.openai\.com\/v1\/traces\/ingest \(pid \d+ node [^)]*agents\.mjs\): the OpenAI Agents SDK's trace exporter \(it ignores OPENAI_BASE_URL\)/);
     expect(traced.stderr).toContain('OPENAI_AGENTS_DISABLE_TRACING=1');
 
-    const quiet = await runCli(['run', '--allow-empty', '--', process.execPath, script], { env: { NODE_ENV: 'development' } });
+    const quiet = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { NODE_ENV: 'development' } });
     expect(quiet.stderr).not.toContain('tried to leave the machine');
     expect(quiet.code).toBe(0);
   });
@@ -142,7 +142,7 @@ except Exception as error:
       // Asynchronously: the recording proxy answers from this process.
       await promisify(execFile)(process.execPath, [script], { env: { ...process.env, OPENAI_API_BASE: openai, OPENAI_API_KEY: 'fake-key' } });
     });
-    const result = await runCli(['run', '--tape', tape, '--', process.execPath, script], { env: { OPENAI_API_BASE: 'https://api.openai.com/v1' } });
+    const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { env: { OPENAI_API_BASE: 'https://api.openai.com/v1' } });
     expect(result.stderr).toContain('1 hit, 0 misses');
     expect(result.stdout).toContain('answer ');
     expect(result.code).toBe(0);

@@ -1,20 +1,18 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 
-// Built at runtime: an obviously fake key in a real key's shape.
-const key = ['sk', 'proj', 'FAKEq7bK2mX9vL4pR8tW1nY5cF3hJ6dG0sA'].join('-');
+// An obviously fake key in a real key's shape.
+const key = fakeOpenAiKey('FAKEq7bK2mX9vL4pR8tW1nY5cF3hJ6dG0sA');
 // Eight characters of the secret part: what a leak is.
 const secretPart = key.slice(8, 16);
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
+const closing = closeAfterEach();
 
 async function listening(fake: FakeProvider): Promise<string> {
   const server = await fake.listen({ port: 0 });
-  close = () => server.close();
+  closing(server);
   return server.url;
 }
 

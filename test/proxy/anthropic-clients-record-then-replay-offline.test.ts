@@ -4,10 +4,11 @@ import { generateText } from 'ai';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
+import { fakeAnthropicKey } from '../support/fake-keys.js';
 import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const FAKE_ANTHROPIC_KEY = 'sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE-0000';
+const FAKE_ANTHROPIC_KEY = fakeAnthropicKey();
 
 const weatherTool = { name: 'get_weather', description: 'Weather for a place', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] } };
 

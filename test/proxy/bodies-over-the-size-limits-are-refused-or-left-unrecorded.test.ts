@@ -168,7 +168,7 @@ describe('the limits are set', () => {
       { name: 'max-connections', kind: 'integer' },
     ] as const;
     const parsed = parseArguments(['--config', `${dir}/modeltape.config.json`, '--max-request-body', '4096', '--headers-timeout', '500'], flags as never, 'proxy');
-    const options = proxyOptionsFrom(parsed, { tape: `${dir}/t.jsonl` });
+    const options = proxyOptionsFrom(parsed, { tape: `${dir}/t.jsonl` }, process.cwd());
     expect(options.limits).toEqual({ requestBodyBytes: 4096, responseBodyBytes: 2000, maxConnections: 7, headersTimeoutMs: 500 });
     return expect(startProxy({ tape: `${dir}/t.jsonl`, mode: 'passthrough', log: () => undefined, limits: { requestTimeoutMs: 0 } })).rejects.toThrow(/Invalid --request-timeout \(limits\.requestTimeoutMs\) 0: expected a whole number above 0/);
   });

@@ -1,22 +1,20 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
-import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const NUMBERS = ['1e400', '-0', '1.0', '123456789012345678901234567890', '-1E-400', '9007199254740993', '0.10000000000000000001'];
 
 describe('numbers JSON.parse would change', () => {
   const dir = tempDir();
-  const running: (RunningProxy | StandInUpstream)[] = [];
-  afterEach(async () => {
-    for (const server of running.splice(0).reverse()) await server.close();
-  });
+  const closing = closeAfterEach();
 
   test('replay byte for byte in the response that carried them, and each request keys apart from its neighbour', async () => {
     // The stand-in echoes the number it was sent inside an answer written by hand.
     const upstream = await startStandInUpstream((request) => ({ body: `{"id":"chatcmpl-n","usage":{"n":${/"n":([^,}]+)/.exec(request.body)![1]}},"score": 1.0}` }));
-    running.push(upstream);
+    closing(upstream);
     const tape = `${dir}/numbers.jsonl`;
     const ask = async (proxy: RunningProxy, number: string) => {
       const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"gpt-4o","n":${number}}` });
@@ -31,7 +29,7 @@ describe('numbers JSON.parse would change', () => {
     expect(keys.size).toBe(NUMBERS.length);
 
     const replayer = await startProxy({ tape, mode: 'replay', log: () => undefined });
-    running.push(replayer);
+    closing(replayer);
     for (const [index, number] of NUMBERS.entries()) {
       const replayed = await ask(replayer, number);
       expect(replayed.status).toBe(200);

@@ -2,11 +2,12 @@ import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // An obviously fake key, shaped like a real one so redaction is really exercised.
-const FAKE_OPENAI_KEY = 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000';
+const FAKE_OPENAI_KEY = fakeOpenAiKey();
 
 const weatherTool = {
   type: 'function' as const,

@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { describe, expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
+import { closeAfterEach } from '../support/close-after-each.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -26,11 +27,7 @@ const ask = (client: OpenAI) => client.chat.completions.create({ model: 'gpt-4.1
 
 describe('identical repeated requests', () => {
   const dir = tempDir();
-  let proxy: RunningProxy | undefined;
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
+  const closing = closeAfterEach();
 
   test('replay their recorded answers in recorded order, and a call past the last is a miss naming the ordinal', async () => {
     const tape = `${dir}/repeat.jsonl`;
@@ -41,7 +38,7 @@ describe('identical repeated requests', () => {
     expect(recorded).toEqual(['answer 1', 'answer 2']);
     expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.ordinal)).toEqual([0, 1]);
 
-    proxy = await startProxy({ tape });
+    const proxy = closing(await startProxy({ tape }));
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
     expect([await ask(client), await ask(client)]).toEqual(['answer 1', 'answer 2']);
     await expect(ask(client)).rejects.toThrow(/this request was recorded 2 times and this is call 3 \(ordinal 2\)[\s\S]*--repeat last/);
@@ -51,7 +48,7 @@ describe('identical repeated requests', () => {
   test('with --repeat last, reuse the last answer instead of missing', async () => {
     const tape = `${dir}/repeat-last.jsonl`;
     await recordTape(tape, async ({ openai }) => ask(new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 })), { reply: countingReply() });
-    proxy = await startProxy({ tape, repeat: 'last' });
+    const proxy = closing(await startProxy({ tape, repeat: 'last' }));
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
     expect([await ask(client), await ask(client), await ask(client)]).toEqual(['answer 1', 'answer 1', 'answer 1']);
     expect(await proxy.close()).toMatchObject({ hits: 3, misses: 0 });

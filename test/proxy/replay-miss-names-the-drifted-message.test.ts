@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, test } from 'vitest';
-import { startProxy, type RunningProxy } from 'modeltape/proxy';
+import { describe, expect, test } from 'vitest';
+import { startProxy } from 'modeltape/proxy';
+import { closeAfterEach } from '../support/close-after-each.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -12,11 +13,7 @@ const conversation = (city: string) => [
 
 describe('a request that was not recorded', () => {
   const dir = tempDir();
-  let proxy: RunningProxy | undefined;
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
+  const closing = closeAfterEach();
 
   test('makes the openai SDK throw, once, an error naming the tape, the nearest line and .messages[1].content', async () => {
     const tape = `${dir}/drift.jsonl`;
@@ -26,7 +23,7 @@ describe('a request that was not recorded', () => {
       await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Paris') });
     });
 
-    proxy = await startProxy({ tape });
+    const proxy = closing(await startProxy({ tape }));
     // Default retries on: a retryable status would show up as three misses.
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai });
     const error = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Lyon') }).then(
@@ -52,7 +49,7 @@ describe('a request that was not recorded', () => {
       await client.messages.create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Paris' }] });
     });
 
-    proxy = await startProxy({ tape });
+    const proxy = closing(await startProxy({ tape }));
     const client = new Anthropic({ apiKey: 'fake-key', baseURL: proxy.baseUrls.anthropic });
     const error = await client.messages.create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Lyon' }] }).then(
       () => undefined,
@@ -69,7 +66,7 @@ describe('a request that was not recorded', () => {
     await recordTape(tape, async ({ openai }) => {
       await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Paris'), temperature: 0.2 });
     });
-    proxy = await startProxy({ tape });
+    const proxy = closing(await startProxy({ tape }));
     const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

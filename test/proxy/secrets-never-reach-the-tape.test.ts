@@ -4,15 +4,16 @@ import { expect, test } from 'vitest';
 import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
 import { closeAfterEach } from '../support/close-after-each.js';
+import { fakeAnthropicKey, fakeGoogleKey, fakeOpenAiKey } from '../support/fake-keys.js';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Real-looking, obviously fake credentials: one for every place a secret travels.
 const FAKE = {
-  openaiKey: 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE1111',
-  anthropicKey: 'sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE-2222',
+  openaiKey: fakeOpenAiKey(`${'FAKE'.repeat(8)}1111`),
+  anthropicKey: fakeAnthropicKey(`${'FAKE'.repeat(7)}-2222`),
   azureKey: 'FAKEazureKEYFAKEazureKEY3333',
-  googleKey: 'AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE444',
+  googleKey: fakeGoogleKey(`${'FAKE'.repeat(8)}444`),
   cookie: 'session=FAKEcookieFAKE5555',
   organization: 'org-FAKEorganization6666',
   project: 'proj_FAKEproject7777',

@@ -1,16 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { captureRequest, compileKeyRules, exchangeKey, type Exchange, type RecordedRequest } from 'modeltape/recordings';
+import { compileKeyRules, type RecordedRequest } from 'modeltape/recordings';
 import { ReplayEngine } from '../../lookup/internal.js';
+import { capturedChatRequest, exchangeOf } from '../support/exchanges.js';
 
 const rules = compileKeyRules();
-const request = (content: string): RecordedRequest =>
-  captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] })) }, rules);
+const request = (content: string): RecordedRequest => capturedChatRequest({ model: 'gpt-4o', messages: [{ role: 'user', content }] }, rules);
 
 function engineOf(count: number): ReplayEngine {
   const loaded = Array.from({ length: count }, (_, index) => {
     const recorded = request(`Where is parcel #${index} today? Ship it to Paris.`);
-    const exchange: Exchange = { key: exchangeKey('openai', recorded, rules), ordinal: 0, upstream: 'openai', source: 'live', request: recorded, response: { status: 200, headers: {}, body: { json: { index } } } };
-    return { exchange, line: index + 2 };
+    return { exchange: exchangeOf(recorded, { index }, rules), line: index + 2 };
   });
   return new ReplayEngine({ file: 'tapes/parcels.jsonl', keyRules: rules }, loaded);
 }

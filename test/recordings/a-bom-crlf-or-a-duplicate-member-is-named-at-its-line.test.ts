@@ -4,7 +4,8 @@ import { expect, test } from 'vitest';
 import { readTape, serializeLine } from 'modeltape/recordings';
 import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
-import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
+import { HEADER_LINE, RULES } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir();

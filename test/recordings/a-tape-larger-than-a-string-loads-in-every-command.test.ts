@@ -5,7 +5,8 @@ import { compileKeyRules, serializeLine, type Exchange } from 'modeltape/recordi
 import { pruneTape } from 'modeltape/proxy';
 import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
-import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
+import { HEADER_LINE, RULES } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Node cannot hold a string over 512 MiB (0x1fffffe8 characters): a tape larger than that used

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { startProxy } from 'modeltape/proxy';
 import { TAPE_SCHEMA_VERSION, loadTape, serializeLine, type Exchange } from 'modeltape/recordings';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { sample, startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -25,7 +25,7 @@ describe('a version 1 tape', () => {
     expect(TAPE_SCHEMA_VERSION).toBe(2);
     expect(loadTape(tape).header.schemaVersion).toBe(1);
 
-    const verified = await runCli(['verify', tape]);
+    const verified = await runMain(['verify', tape]);
     expect(verified.stdout).toMatch(/: ok, 1 exchange\n$/);
 
     const standIn = await startStandInUpstream(() => ({ body: ANSWER }));

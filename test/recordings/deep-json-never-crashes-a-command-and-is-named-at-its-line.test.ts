@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { MAX_JSON_DEPTH, TapeWriter, captureRequest, loadTape, readTape, serializeLine, type Exchange } from 'modeltape/recordings';
 import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
-import { RULES, chatExchange, lineWith, nestedText, writeTape } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
+import { RULES, lineWith, nestedText, writeTape } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir();

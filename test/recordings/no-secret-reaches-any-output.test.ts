@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { startProxy } from 'modeltape/proxy';
 import { serializeTape, loadTape } from 'modeltape/recordings';
 import { assertRenderedSnapshot } from 'modeltape/replay';
+import { runMain } from '../support/cli.js';
 import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
-
-const run = promisify(execFile);
-const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 
 // Fake keys in every shape the detector knows without context, built at runtime so this file
 // holds none, each row's own (so a leak names its row). `secret` is the part after the
@@ -263,7 +259,8 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     const [header, sample] = [loadTape(tape).header, loadTape(tape).exchanges[0]!.exchange];
     writeFileSync(tainted, serializeTape(header, ROWS.slice(0, Object.keys(SHAPES).length).map((row) => ({ ...sample, request: { ...sample.request, path: `/v1/files/${row.key}`, body: { json: { note: row.key } } } }))));
     const cli = async (name: string, args: string[]) => {
-      const result = await run(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, CI: 'true' }, maxBuffer: 64 << 20 }).catch((error: { stdout: string; stderr: string }) => error);
+      // An error main throws is printed with its stack by the bin: it is output too.
+      const result = await runMain(args, { cwd: dir, env: { CI: 'true' } }).catch((error: Error) => ({ stdout: '', stderr: `modeltape: unexpected error: ${error.stack ?? String(error)}` }));
       outputs[name] = `${result.stdout}\n${result.stderr}`;
     };
     await Promise.all([

@@ -6,7 +6,8 @@ import { readTape, serializeLine } from '../../recordings/internal.js';
 import { ModeltapeError } from '../../core/internal.js';
 import { ReplayEngine } from '../../lookup/internal.js';
 import { runMain } from '../support/cli.js';
-import { HEADER_LINE, RULES, chatExchange } from '../support/tape-lines.js';
+import { chatExchange } from '../support/exchanges.js';
+import { HEADER_LINE, RULES } from '../support/tape-lines.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir({ scope: 'file' });

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { startProxy } from 'modeltape/proxy';
 import { recordTape } from '../support/record-tape.js';
-import { runCli } from '../support/cli.js';
+import { runMain } from '../support/cli.js';
 import { sample } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -40,14 +40,14 @@ describe('modeltape verify on JSON answers', () => {
 
   test('accepts a recorded tape: every answer gives back its recorded bytes', async () => {
     expect(lines[1]).toContain(`"sha256":"${sha256(ANSWER)}"`);
-    const result = await runCli(['verify', tapeWith('untouched', () => undefined)]);
+    const result = await runMain(['verify', tapeWith('untouched', () => undefined)]);
     expect(result.stdout).toMatch(/: ok, 2 exchanges\n$/);
     expect(result.code).toBe(0);
   });
 
   test('names file:line and .response.body.json for an edited answer, and the sha256 that accepts the edit', async () => {
     const file = tapeWith('edited', (edited) => (edited[2] = edited[2]!.replace('Galaxy Day', 'Nebula Day')));
-    const result = await runCli(['verify', file]);
+    const result = await runMain(['verify', file]);
     expect(result.code).toBe(1);
     const problem = result.stdout.split('\n').find((line) => line.startsWith(`${file}:3: `));
     expect(problem).toContain('the response body no longer gives back the bytes it was recorded from');
@@ -57,7 +57,7 @@ describe('modeltape verify on JSON answers', () => {
     // The fix it suggests makes the edit the recorded answer.
     const accepted = /set "\.response\.body\.sha256" to "([0-9a-f]{64})"/.exec(problem!)![1]!;
     const fixed = tapeWith('fixed', (edited) => (edited[2] = edited[2]!.replace('Galaxy Day', 'Nebula Day').replace(sha256(ANSWER), accepted)));
-    const again = await runCli(['verify', fixed]);
+    const again = await runMain(['verify', fixed]);
     expect(again.stdout).toMatch(/: ok, 2 exchanges\n$/);
     expect(again.code).toBe(0);
     expect(accepted).toBe(sha256(ANSWER.toString('utf8').replace('Galaxy Day', 'Nebula Day')));
@@ -65,7 +65,7 @@ describe('modeltape verify on JSON answers', () => {
 
   test('names the member when an edited number no longer fits its recorded literal, and replay serves the edit', async () => {
     const file = tapeWith('seed', (edited) => (edited[1] = edited[1]!.replace('"seed":9007199254740992', '"seed":42')));
-    const result = await runCli(['verify', file]);
+    const result = await runMain(['verify', file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`${file}:2: the response body no longer gives back the bytes it was recorded from (sha256 ${sha256(ANSWER).slice(0, 12)}…): at .response.body.json.seed: json holds 42; layout.literals[".seed"] was recorded as 9007199254740993.`);
 

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { captureRequest, compileKeyRules, createHeader, exchangeKey, loadTape, serializeTape, type Exchange } from 'modeltape/recordings';
+import { compileKeyRules, createHeader, loadTape, serializeTape, type Exchange } from 'modeltape/recordings';
+import { capturedChatRequest, exchangeOf } from '../support/exchanges.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,8 +42,7 @@ describe('recording into a tape keyed with other rules', () => {
     const tape = `${dir}/shared.jsonl`;
     const old = compileKeyRules();
     const exchanges: Exchange[] = Array.from({ length: 30 }, (_, index) => {
-      const request = captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `old ${index}` }] })) }, old);
-      return { key: exchangeKey('openai', request, old), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: { old: index } } } };
+      return exchangeOf(capturedChatRequest({ model: 'gpt-4o', messages: [{ role: 'user', content: `old ${index}` }] }, old), { old: index }, old);
     });
     writeFileSync(tape, serializeTape(createHeader(old.rules), exchanges));
     const oldLines = readFileSync(tape, 'utf8').trimEnd().split('\n').slice(1);

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { assertRenderedSnapshot } from 'modeltape/replay';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Shaped like an OpenAI project key: "sk-proj-" and 40 characters, none of them real.
-const KEY = `sk-proj-${'FAKE0123456789'.repeat(3).slice(0, 40)}`;
+const KEY = fakeOpenAiKey('FAKE0123456789'.repeat(3).slice(0, 40));
 const quiet = { log: () => undefined };
 
 const request = (prompt: string): unknown => ({

@@ -1,13 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { ReplayAssertionError, assertRenderedSnapshot, tapeForCurrentTest } from 'modeltape/replay';
+import { fakeGoogleKey, fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const request = {
   method: 'POST',
-  url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini:generateContent?key=AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE123',
+  url: `https://generativelanguage.googleapis.com/v1beta/models/gemini:generateContent?key=${fakeGoogleKey(`${'FAKE'.repeat(8)}123`)}`,
   headers: { authorization: 'Bearer FAKEFAKEFAKEFAKEFAKEFAKE', 'content-type': 'application/json' },
-  body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }], note: 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKE' }),
+  body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }], note: fakeOpenAiKey('FAKE'.repeat(7)) }),
 };
 
 describe('assertRenderedSnapshot', () => {

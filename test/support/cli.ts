@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI, run the way `npx modeltape` runs it. */
@@ -11,7 +14,7 @@ export interface CliResult {
 }
 
 /** Runs `modeltape ARGS…` to completion. The environment has no CI unless given. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
     let stdout = '';
@@ -56,19 +59,76 @@ function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** How a test runs `modeltape`, spawned or in process. */
+export interface CliOptions {
+  /** Added to the environment the command gets: the test's own, without CI or provider keys. */
+  env?: NodeJS.ProcessEnv;
+  /** The directory the command works in (its config file, where CMD starts). @default process.cwd() */
+  cwd?: string;
+}
+
+type Main = (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; cwd?: string; signals?: NodeJS.EventEmitter }) => Promise<number>;
+
 /**
  * Runs `modeltape ARGS…` in process through the built CLI's `main(argv, io)`, as `npx modeltape`
- * would, with an empty environment, collecting what it prints.
+ * would: the environment and directory of `runCli`, what it prints (CMD's output too) collected,
+ * and its signals its own, so nothing reaches or stays on the test's process.
  */
-export async function runMain(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { PassThrough } = await import('node:stream');
-  const { main } = (await import('../../dist/cli/main.js')) as { main: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number> };
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
+export async function runMain(args: string[], options: CliOptions = {}): Promise<CliResult & { code: number }> {
+  const started = await startMainIo(args, options);
+  return started.exited;
+}
+
+/**
+ * Starts a long-running `modeltape` command (proxy, fake) in process and resolves with its first
+ * stdout line. `stop(signal)` sends it the signal, as a terminal would, and resolves with its
+ * result; `close()` stops it with SIGTERM, so `closeAfterEach` can register it.
+ */
+export async function startMain(args: string[], options: CliOptions = {}): Promise<{ firstLine: string; output: () => CliResult; stop: (signal?: 'SIGTERM' | 'SIGINT') => Promise<CliResult & { code: number }>; close: () => Promise<unknown> }> {
+  const started = await startMainIo(args, options);
+  const firstLine = await Promise.race([
+    started.firstLine,
+    started.exited.then((result) => {
+      throw new Error(`modeltape ${args.join(' ')} exited with ${result.code} before printing a line:\n${result.stderr}`);
+    }),
+  ]);
+  let stopped: Promise<CliResult & { code: number }> | undefined;
+  const stop = (signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM') => {
+    if (stopped === undefined) {
+      started.signals.emit(signal);
+      stopped = started.exited;
+    }
+    return stopped;
+  };
+  return { firstLine, output: started.output, stop, close: () => stop() };
+}
+
+async function startMainIo(args: string[], options: CliOptions) {
+  const { main } = (await import('../../dist/cli/main.js')) as { main: Main };
+  const signals = new EventEmitter();
   let out = '';
   let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(args, { stdout, stderr, env: {} });
-  return { code, stdout: out, stderr: err };
+  let lineFound!: (line: string) => void;
+  const firstLine = new Promise<string>((resolve) => (lineFound = resolve));
+  const stdout = collector((text) => {
+    out += text;
+    const newline = out.indexOf('\n');
+    if (newline >= 0) lineFound(out.slice(0, newline));
+  });
+  const stderr = collector((text) => (err += text));
+  const exited = main(args, { stdout, stderr, env: cliEnv(options.env), ...(options.cwd === undefined ? {} : { cwd: options.cwd }), signals }).then((code) => ({ code, stdout: out, stderr: err }));
+  return { firstLine, exited, signals, output: (): CliResult => ({ code: null, stdout: out, stderr: err }) };
+}
+
+// A stream that hands over what is written at once (a PassThrough's 'data' can come a tick after
+// main has returned), decoding bytes across chunks as a terminal would.
+function collector(take: (text: string) => void): Writable {
+  const decoder = new StringDecoder('utf8');
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      take(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+      done();
+    },
+  });
 }
