@@ -64,7 +64,7 @@ try {
   const callsBefore = fake.calls().length;
   const runsBefore = counts.lookup + counts.send;
   const replayed = await runtime.replay(outcome.runId, 'strict');
-  assertReplayWasNotBackstopped('demo replay', replayed);
+  assertReplayWasNotBackstopped(replayed, 'demo replay');
   const same = replayed.output === outcome.output;
   console.log(`strict replay: ${same ? 'identical output' : 'DIFFERENT OUTPUT'}, ${fake.calls().length - callsBefore} model calls, ${counts.lookup + counts.send - runsBefore} tool runs, ${replayed.backstopHits} backstop hits`);
   await store.close();

@@ -45,8 +45,13 @@ export interface RenderedSnapshotResult {
  *
  * `request` is a body (any JSON value), a request `{ method, url | path, headers, body }`, or a
  * recorded request from a tape.
+ *
+ * Like every modeltape assertion, it takes what is checked first: `(request, name, options?)`.
  */
-export function assertRenderedSnapshot(name: string, request: unknown, options: RenderedSnapshotOptions = {}): RenderedSnapshotResult {
+export function assertRenderedSnapshot(request: unknown, name: string, options: RenderedSnapshotOptions = {}): RenderedSnapshotResult {
+  if (typeof name !== 'string') {
+    throw new TypeError(`assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is ${typeof name === 'object' ? 'an object' : typeof name}. Before 0.2 the name came first: swap the two arguments.`);
+  }
   const env = options.env ?? process.env;
   const update = env.MODELTAPE_UPDATE === '1' && !isCi(env);
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));

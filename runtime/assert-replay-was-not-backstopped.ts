@@ -14,8 +14,15 @@ export class BackstopAssertionError extends ModeltapeError {
  * start, so the index never fires; an outcome can look right (same output, no duplicate in the
  * world) while only the index held, and only this assertion tells the two apart.
  * Also fails when the outcome is not a replay's, or saw no effect at all (it would prove nothing).
+ *
+ * Like every modeltape assertion, it takes what is checked first: `(outcome, label?)`. `label`
+ * starts each message; it defaults to the run's id.
  */
-export function assertReplayWasNotBackstopped(label: string, outcome: RunOutcome): void {
+export function assertReplayWasNotBackstopped(outcome: RunOutcome, label?: string): void {
+  if (typeof outcome === 'string' || typeof outcome !== 'object' || outcome === null) {
+    throw new TypeError(`assertReplayWasNotBackstopped(outcome, label?) takes the replay's outcome first; it was given ${typeof outcome === 'string' ? `the string ${JSON.stringify(outcome)}` : String(outcome)}. Before 0.2 the label came first: swap the two arguments.`);
+  }
+  label ??= `run ${outcome.runId}`;
   if (outcome.mode === 'run') {
     throw new BackstopAssertionError(`${label}: outcome of run ${outcome.runId} is a first run, not a replay. Pass the outcome of runtime.replay(runId, 'strict' | 'resume').`);
   }

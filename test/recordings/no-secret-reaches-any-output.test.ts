@@ -279,7 +279,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     const snapshots = join(dir, 'snapshots');
     requests.forEach((request, index) => {
       const binary = !/json|text|form/.test(request.headers['content-type'] ?? '') || request.headers['content-encoding'] !== undefined;
-      assertRenderedSnapshot(`row-${index}`, { method: 'POST', url: `https://api.openai.com${request.path}`, headers: request.headers, body: binary ? new Uint8Array(request.body) : request.body.toString('utf8') }, { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+      assertRenderedSnapshot({ method: 'POST', url: `https://api.openai.com${request.path}`, headers: request.headers, body: binary ? new Uint8Array(request.body) : request.body.toString('utf8') }, `row-${index}`, { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     });
     const files = readdirSync(join(snapshots, '__snapshots__'));
     expect(files).toHaveLength(ROWS.length);

@@ -56,11 +56,11 @@ describe('assertRenderedSnapshot across machines', () => {
     // Vercel ai names the runtime's version (in full on Node 20, the major alone on 22 and later).
     expect(here.vercel.headers['user-agent']).toMatch(new RegExp(`runtime/node\\.js/(${process.version.replace(/\./g, '\\.')}|${process.versions.node.split('.')[0]})\\b`));
     const entries = Object.entries(here);
-    for (const [name, request] of entries) assertRenderedSnapshot(name, request, { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+    for (const [name, request] of entries) assertRenderedSnapshot(request, name, { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     for (const [name, request] of entries) {
       const there = onAnotherMachine(request);
       expect(there.headers).not.toEqual(request.headers);
-      expect(assertRenderedSnapshot(name, there, { dir, env: { CI: 'true' } })).toEqual({ file: `${dir}/__snapshots__/${name}.request.json`, wrote: undefined });
+      expect(assertRenderedSnapshot(there, name, { dir, env: { CI: 'true' } })).toEqual({ file: `${dir}/__snapshots__/${name}.request.json`, wrote: undefined });
     }
     expect(entries).toHaveLength(3);
 
@@ -74,9 +74,9 @@ describe('assertRenderedSnapshot across machines', () => {
 
   test('a header the code under test sets stays in the snapshot, so changing it still fails', async () => {
     const { openai } = await renderedRequests({ 'x-tenant': 'acme' });
-    assertRenderedSnapshot('tenant', openai, { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+    assertRenderedSnapshot(openai, 'tenant', { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     const { openai: changed } = await renderedRequests({ 'x-tenant': 'globex' });
-    expect(() => assertRenderedSnapshot('tenant', onAnotherMachine(changed), { dir, env: { CI: 'true' } })).toThrow(/at \.headers\["x-tenant"\]: recorded "acme" sent "globex"/);
+    expect(() => assertRenderedSnapshot(onAnotherMachine(changed), 'tenant', { dir, env: { CI: 'true' } })).toThrow(/at \.headers\["x-tenant"\]: recorded "acme" sent "globex"/);
   });
 
   test('a snapshot an older modeltape wrote with per-machine headers still matches', async () => {
@@ -86,6 +86,6 @@ describe('assertRenderedSnapshot across machines', () => {
     const older = { method: 'POST', url: openai.url, headers, body: JSON.parse(openai.body) as unknown };
     mkdirSync(`${dir}/__snapshots__`, { recursive: true });
     writeFileSync(`${dir}/__snapshots__/older.request.json`, `${JSON.stringify(older, null, 2)}\n`);
-    expect(() => assertRenderedSnapshot('older', openai, { dir, env: { CI: 'true' } })).not.toThrow();
+    expect(() => assertRenderedSnapshot(openai, 'older', { dir, env: { CI: 'true' } })).not.toThrow();
   });
 });

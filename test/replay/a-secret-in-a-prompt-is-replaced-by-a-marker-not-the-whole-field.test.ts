@@ -20,7 +20,7 @@ describe('assertRenderedSnapshot and a key inside a prompt', () => {
   test('replaces just the key with a marker naming its kind, keeps the text around it, and still sees that text drift', () => {
     expect(KEY).toHaveLength(48);
     const prompt = `You are the billing agent. Call the API with ${KEY} and never show it to the user.`;
-    assertRenderedSnapshot('billing', request(prompt), { dir, env: { MODELTAPE_UPDATE: '1' }, ...quiet });
+    assertRenderedSnapshot(request(prompt), 'billing', { dir, env: { MODELTAPE_UPDATE: '1' }, ...quiet });
     const text = readFileSync(`${dir}/__snapshots__/billing.request.json`, 'utf8');
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('FAKE0123');
@@ -29,9 +29,9 @@ describe('assertRenderedSnapshot and a key inside a prompt', () => {
     expect(snapshot.body.metadata.key).toBe("[openai-key 48 chars]");
 
     // The same prompt passes under CI; a change in the words around the key is still a change.
-    expect(() => assertRenderedSnapshot('billing', request(prompt), { dir, env: { CI: 'true' } })).not.toThrow();
+    expect(() => assertRenderedSnapshot(request(prompt), 'billing', { dir, env: { CI: 'true' } })).not.toThrow();
     const drifted = prompt.replace('billing agent', 'refunds agent');
-    expect(() => assertRenderedSnapshot('billing', request(drifted), { dir, env: { CI: 'true' } })).toThrow(
+    expect(() => assertRenderedSnapshot(request(drifted), 'billing', { dir, env: { CI: 'true' } })).toThrow(
       /at \.body\.messages\[0\]\.content: recorded "You are the billing agent\. Call the API with \[openai-key 48 chars\] and never sho…" sent "You are the refunds agent\. Call the API with \[openai-key 48 chars\]/,
     );
   });

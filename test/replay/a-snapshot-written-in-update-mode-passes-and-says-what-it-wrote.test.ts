@@ -13,22 +13,22 @@ describe('assertRenderedSnapshot in update mode', () => {
     const said: string[] = [];
     const options = { dir, env: { MODELTAPE_UPDATE: '1' }, log: (message: string) => said.push(message) };
 
-    expect(assertRenderedSnapshot('checkout', ask('Ship to Paris'), options)).toEqual({ file: file('checkout'), wrote: 'created' });
+    expect(assertRenderedSnapshot(ask('Ship to Paris'), 'checkout', options)).toEqual({ file: file('checkout'), wrote: 'created' });
     expect(said).toEqual([`modeltape: wrote the rendered-request snapshot ${file('checkout')} (new, MODELTAPE_UPDATE=1). Review it and commit it.`]);
 
-    expect(assertRenderedSnapshot('checkout', ask('Ship to Lyon'), options)).toEqual({ file: file('checkout'), wrote: 'rewritten' });
+    expect(assertRenderedSnapshot(ask('Ship to Lyon'), 'checkout', options)).toEqual({ file: file('checkout'), wrote: 'rewritten' });
     expect(said[1]).toContain(`modeltape: rewrote the rendered-request snapshot ${file('checkout')} (MODELTAPE_UPDATE=1):`);
     expect(said[1]).toContain('at .body.messages[0].content: recorded "Ship to Paris" sent "Ship to Lyon"');
     expect(JSON.parse(readFileSync(file('checkout'), 'utf8'))).toMatchObject({ body: { messages: [{ content: 'Ship to Lyon' }] } });
 
-    expect(assertRenderedSnapshot('checkout', ask('Ship to Lyon'), options)).toEqual({ file: file('checkout'), wrote: undefined });
+    expect(assertRenderedSnapshot(ask('Ship to Lyon'), 'checkout', options)).toEqual({ file: file('checkout'), wrote: undefined });
     expect(said).toHaveLength(2);
   });
 
   test('says so on stderr by default', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      assertRenderedSnapshot('stderr', ask('hi'), { dir, env: { MODELTAPE_UPDATE: '1' } });
+      assertRenderedSnapshot(ask('hi'), 'stderr', { dir, env: { MODELTAPE_UPDATE: '1' } });
       expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([`modeltape: wrote the rendered-request snapshot ${file('stderr')} (new, MODELTAPE_UPDATE=1). Review it and commit it.\n`]);
     } finally {
       stderr.mockRestore();
@@ -37,11 +37,11 @@ describe('assertRenderedSnapshot in update mode', () => {
 
   test('stays strict under CI: it compares, never writes, and fails on a change even with MODELTAPE_UPDATE=1', () => {
     const said: string[] = [];
-    assertRenderedSnapshot('ci', ask('Ship to Paris'), { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+    assertRenderedSnapshot(ask('Ship to Paris'), 'ci', { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     const ci = { dir, env: { CI: 'true', MODELTAPE_UPDATE: '1' }, log: (message: string) => said.push(message) };
-    expect(() => assertRenderedSnapshot('ci', ask('Ship to Lyon'), ci)).toThrow(/differs from its snapshot[\s\S]*recorded "Ship to Paris" sent "Ship to Lyon"/);
+    expect(() => assertRenderedSnapshot(ask('Ship to Lyon'), 'ci', ci)).toThrow(/differs from its snapshot[\s\S]*recorded "Ship to Paris" sent "Ship to Lyon"/);
     expect(JSON.parse(readFileSync(file('ci'), 'utf8'))).toMatchObject({ body: { messages: [{ content: 'Ship to Paris' }] } });
-    expect(() => assertRenderedSnapshot('ci-new', ask('hi'), ci)).toThrow(/Under CI snapshots are only compared, never written/);
+    expect(() => assertRenderedSnapshot(ask('hi'), 'ci-new', ci)).toThrow(/Under CI snapshots are only compared, never written/);
     expect(existsSync(file('ci-new'))).toBe(false);
     expect(said).toEqual([]);
   });

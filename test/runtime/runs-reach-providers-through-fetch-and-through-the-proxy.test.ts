@@ -28,7 +28,7 @@ describe('a run', () => {
     const replayed = await runtime.replay(outcome.runId, 'strict');
     expect(replayed.output).toBe(outcome.output);
     expect(fake.calls()).toHaveLength(3);
-    assertReplayWasNotBackstopped('anthropic', replayed);
+    assertReplayWasNotBackstopped(replayed, 'anthropic');
   });
 
   test('with an output schema asks for it in response_format and returns the parsed, checked answer', async () => {

@@ -41,7 +41,7 @@ describe('assertReplayWasNotBackstopped', () => {
     expect(replayed.effects.filter((effect) => effect.status === 'backstopped').map((effect) => effect.key)).toEqual(['0.0.model', '0.1.policy', '0.1.tool', '1.0.model', '1.1.policy', '1.1.tool', '2.0.model']);
     let thrown: unknown;
     try {
-      assertReplayWasNotBackstopped('replay without read-back', replayed);
+      assertReplayWasNotBackstopped(replayed, 'replay without read-back');
     } catch (error) {
       thrown = error;
     }
@@ -50,15 +50,20 @@ describe('assertReplayWasNotBackstopped', () => {
 
     // The real replay reads back and passes.
     const honest = await runtime.replay(first.runId, 'strict');
-    expect(() => assertReplayWasNotBackstopped('replay with read-back', honest)).not.toThrow();
+    expect(() => assertReplayWasNotBackstopped(honest, 'replay with read-back')).not.toThrow();
     expect(honest.backstopHits).toBe(0);
   });
 
   test('fails on a first run and on a replay that saw no effect, which prove nothing', async () => {
     const { runtime } = parcelRuntime();
     const first = await runtime.run('parcel-desk', 'Where is parcel P-1?');
-    expect(() => assertReplayWasNotBackstopped('first run', first)).toThrow(/is a first run, not a replay/);
+    expect(() => assertReplayWasNotBackstopped(first, 'first run')).toThrow(/is a first run, not a replay/);
     const replayed = await runtime.replay(first.runId, 'strict');
-    expect(() => assertReplayWasNotBackstopped('nothing', { ...replayed, effects: [] })).toThrow(/saw no effect at all, so it proves nothing/);
+    expect(() => assertReplayWasNotBackstopped({ ...replayed, effects: [] }, 'nothing')).toThrow(/saw no effect at all, so it proves nothing/);
+  });
+
+  test('takes the outcome first, like every assertion, and says so when given the label first (the order before 0.2)', () => {
+    expect(() => (assertReplayWasNotBackstopped as (...args: unknown[]) => void)('replay', { mode: 'strict' })).toThrow('assertReplayWasNotBackstopped(outcome, label?) takes the replay\'s outcome first; it was given the string "replay". Before 0.2 the label came first: swap the two arguments.');
+    expect(() => assertReplayWasNotBackstopped({ mode: 'run', runId: 'run-7', effects: [], backstopHits: 0 } as never)).toThrow(/^run run-7: outcome of run run-7 is a first run, not a replay/);
   });
 });

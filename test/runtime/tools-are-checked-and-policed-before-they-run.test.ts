@@ -108,7 +108,7 @@ describe('tool calls', () => {
     expect(replayed.output).toBe(done.output);
     expect(runs.send).toHaveLength(1);
     expect(fake.calls()).toHaveLength(2);
-    assertReplayWasNotBackstopped('after approval', replayed);
+    assertReplayWasNotBackstopped(replayed, 'after approval');
   });
 
   test('that an operator rejects are reported to the model as rejected', async () => {
