@@ -36,21 +36,28 @@ const WORDS = (
   'please thanks could would should when where how why what cost price delivery delayed damaged cancel change update track ' +
   'weather forecast rain sunny meeting calendar schedule reminder email draft summary report quarterly revenue growth customer'
 ).split(' ');
-const SYSTEM_PROMPTS = Array.from({ length: 12 }, (_, index) =>
-  `You are assistant #${index} for Example Corp. ${Array.from({ length: 10 + index * 2 }, (_, word) => WORDS[(index * 7 + word * 3) % WORDS.length]).join(' ')}. Answer briefly and ask for missing details.`,
+const SYSTEM_PROMPTS = Array.from(
+  { length: 12 },
+  (_, index) =>
+    `You are assistant #${index} for Example Corp. ${Array.from({ length: 10 + index * 2 }, (_, word) => WORDS[(index * 7 + word * 3) % WORDS.length]).join(' ')}. Answer briefly and ask for missing details.`,
 );
-const TOOLS = ['get_weather', 'track_parcel', 'create_ticket', 'search_docs', 'refund_order', 'send_email', 'lookup_customer', 'schedule_meeting'].map((name, index) => ({
-  type: 'function',
-  function: {
-    name,
-    description: `Calls ${name.replace(/_/g, ' ')} for the user; use it when the user asks about that.`,
-    parameters: {
-      type: 'object',
-      properties: { query: { type: 'string', description: 'What to look up, in the user\'s words' }, limit: { type: 'integer', minimum: 1, maximum: 5 + index } },
-      required: index % 2 === 0 ? ['query'] : ['query', 'limit'],
+const TOOLS = ['get_weather', 'track_parcel', 'create_ticket', 'search_docs', 'refund_order', 'send_email', 'lookup_customer', 'schedule_meeting'].map(
+  (name, index) => ({
+    type: 'function',
+    function: {
+      name,
+      description: `Calls ${name.replace(/_/g, ' ')} for the user; use it when the user asks about that.`,
+      parameters: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: "What to look up, in the user's words" },
+          limit: { type: 'integer', minimum: 1, maximum: 5 + index },
+        },
+        required: index % 2 === 0 ? ['query'] : ['query', 'limit'],
+      },
     },
-  },
-}));
+  }),
+);
 
 const sentence = () => {
   const words = Array.from({ length: 6 + integer(14) }, () => pick(WORDS));
@@ -59,7 +66,13 @@ const sentence = () => {
 
 /** One agent session: a conversation that grows by an assistant reply and a user turn per request. */
 function* session() {
-  const base = { model: pick(MODELS), messages: [{ role: 'system', content: pick(SYSTEM_PROMPTS) }, { role: 'user', content: sentence() }] };
+  const base = {
+    model: pick(MODELS),
+    messages: [
+      { role: 'system', content: pick(SYSTEM_PROMPTS) },
+      { role: 'user', content: sentence() },
+    ],
+  };
   if (random() < 0.6) base.tools = TOOLS.filter(() => random() < 0.25);
   if (random() < 0.5) base.temperature = pick([0, 0.2, 0.7, 1]);
   if (random() < 0.3) base.max_tokens = pick([256, 512, 1024]);
@@ -72,10 +85,19 @@ function* session() {
 }
 
 function request(body) {
-  return captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) }, keyRules);
+  return captureRequest(
+    { method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) },
+    keyRules,
+  );
 }
 
-const RESPONSE = { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { id: 'chatcmpl-bench', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] } } };
+const RESPONSE = {
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: {
+    json: { id: 'chatcmpl-bench', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] },
+  },
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -105,7 +127,10 @@ function misses(bodies, recordedKeys, count) {
     },
     'next turn': (body) => ({ ...body, messages: [...body.messages, { role: 'assistant', content: sentence() }, { role: 'user', content: sentence() }] }),
     // History trimmed to fit a context window: the oldest exchange dropped.
-    'one turn less': (body) => (body.messages.length > 3 ? { ...body, messages: [body.messages[0], ...body.messages.slice(3)] } : { ...body, messages: [...body.messages, { role: 'user', content: sentence() }] }),
+    'one turn less': (body) =>
+      body.messages.length > 3
+        ? { ...body, messages: [body.messages[0], ...body.messages.slice(3)] }
+        : { ...body, messages: [...body.messages, { role: 'user', content: sentence() }] },
     model: (body) => ({ ...body, model: pick(MODELS.filter((model) => model !== body.model)) }),
     tools: (body) => ({ ...body, tools: [...(body.tools ?? []).slice(1), pick(TOOLS)] }),
     'system prompt': (body) => ({ ...body, messages: [{ role: 'system', content: `${body.messages[0].content} Be concise.` }, ...body.messages.slice(1)] }),
@@ -199,7 +224,15 @@ for (const { request: sent } of queries) {
   indexed.push(nearest);
 }
 const perMiss = summary(times);
-if (process.env.BENCH_TRACE) process.stderr.write(`slowest: ${times.map((time, at) => [at, time]).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([at, time]) => `#${at} ${queries[at].drift} ${ms(time)}`).join(", ")}\n`);
+if (process.env.BENCH_TRACE)
+  process.stderr.write(
+    `slowest: ${times
+      .map((time, at) => [at, time])
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([at, time]) => `#${at} ${queries[at].drift} ${ms(time)}`)
+      .join(', ')}\n`,
+  );
 process.stderr.write(`misses after warm-up: p50 ${ms(perMiss.p50)} ms, p99 ${ms(perMiss.p99)} ms, max ${ms(perMiss.max)} ms\n`);
 
 // The index alone, for its size and build time without the engine around it.
@@ -227,7 +260,9 @@ for (let at = 0; at < scanned; at++) {
   const best = fullScan(bucket, comparedOf, sent);
   scanTimes.push(performance.now() - started);
   if (best.total !== indexed[at].total || best.entry !== indexed[at].entry) {
-    throw new Error(`miss ${at} (${queries[at].drift}): the index chose line ${indexed[at].entry.line} with ${indexed[at].total} differences, the full scan line ${best.entry.line} with ${best.total}`);
+    throw new Error(
+      `miss ${at} (${queries[at].drift}): the index chose line ${indexed[at].entry.line} with ${indexed[at].total} differences, the full scan line ${best.entry.line} with ${best.total}`,
+    );
   }
   agreed++;
 }

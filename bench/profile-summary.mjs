@@ -17,7 +17,12 @@ const TOP = topIndex >= 0 ? Number(args.splice(topIndex, 2)[1]) : 25;
 let files = args;
 if (files.length === 0) {
   const dir = join(here, 'results', 'profiles');
-  files = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort().map((name) => join(dir, name)) : [];
+  files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.cpuprofile'))
+        .sort()
+        .map((name) => join(dir, name))
+    : [];
 }
 if (files.length === 0) {
   console.error('No profiles. Run: BENCH_PROFILE=1 npm run bench');
@@ -87,7 +92,9 @@ function summarize(file) {
     }
   }
   const pct = (time) => `${((100 * time) / busy).toFixed(1).padStart(5)}%`;
-  const lines = [`== ${relative(process.cwd(), file)}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (${((100 * busy) / total).toFixed(0)}%)`];
+  const lines = [
+    `== ${relative(process.cwd(), file)}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (${((100 * busy) / total).toFixed(0)}%)`,
+  ];
   lines.push(`-- top ${TOP} by self time (% of busy)`);
   for (const [name, time] of [...selfByLabel].sort((a, b) => b[1] - a[1]).slice(0, TOP)) lines.push(`${pct(time)}  ${name}`);
   lines.push(`-- modeltape and bench functions by inclusive time (% of busy)`);

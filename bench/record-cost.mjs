@@ -4,17 +4,48 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameSplitter, TapeWriter, canonicalJson, captureRequest, compileKeyRules, encodeBody, exchangeKey, redactResponseHeaders, serializeLine } from '../dist/recordings/internal.js';
+import {
+  FrameSplitter,
+  TapeWriter,
+  canonicalJson,
+  captureRequest,
+  compileKeyRules,
+  encodeBody,
+  exchangeKey,
+  redactResponseHeaders,
+  serializeLine,
+} from '../dist/recordings/internal.js';
 import { mayHoldSecret } from '../dist/core/internal.js';
 import { ReplayEngine } from '../dist/lookup/internal.js';
 import { JSON_RESPONSE, SSE_FRAMES, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
 const ITERATIONS = Number(process.argv[2] ?? 20_000);
 const keyRules = compileKeyRules();
-const requestHeaders = { host: '127.0.0.1:1', connection: 'keep-alive', 'content-type': 'application/json', 'content-length': '70', 'user-agent': 'autocannon' };
+const requestHeaders = {
+  host: '127.0.0.1:1',
+  connection: 'keep-alive',
+  'content-type': 'application/json',
+  'content-length': '70',
+  'user-agent': 'autocannon',
+};
 const responseHeaders = {
-  json: { 'content-type': 'application/json', 'content-length': String(JSON_RESPONSE.length), 'x-request-id': 'req_bench', date: new Date().toUTCString(), connection: 'keep-alive', 'keep-alive': 'timeout=5' },
-  sse: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_bench', date: new Date().toUTCString(), connection: 'keep-alive', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked' },
+  json: {
+    'content-type': 'application/json',
+    'content-length': String(JSON_RESPONSE.length),
+    'x-request-id': 'req_bench',
+    date: new Date().toUTCString(),
+    connection: 'keep-alive',
+    'keep-alive': 'timeout=5',
+  },
+  sse: {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': 'req_bench',
+    date: new Date().toUTCString(),
+    connection: 'keep-alive',
+    'keep-alive': 'timeout=5',
+    'transfer-encoding': 'chunked',
+  },
 };
 
 // A faster canonical JSON to compare with fast-json-stable-stringify: copy with sorted keys, then
@@ -71,10 +102,14 @@ try {
     time('mayHoldSecret over the line (one regex pass)', () => mayHoldSecret(line), results);
 
     const writer = TapeWriter.open(join(dir, `${payload}.jsonl`), { keyRules });
-    time('TapeWriter.append + flush (serializeLine + mayHoldSecret again, the schema check if any, writeSync)', () => {
-      writer.append(exchange);
-      writer.flush();
-    }, results);
+    time(
+      'TapeWriter.append + flush (serializeLine + mayHoldSecret again, the schema check if any, writeSync)',
+      () => {
+        writer.append(exchange);
+        writer.flush();
+      },
+      results,
+    );
     writer.close();
 
     const engine = new ReplayEngine({ file: 'x', keyRules });
@@ -82,11 +117,15 @@ try {
     const heapBefore = process.memoryUsage().heapUsed;
     // Newer builds count record-mode exchanges without keeping them (countRecorded).
     const counts = typeof engine.countRecorded === 'function';
-    time(counts ? 'engine.nextOrdinal + countRecorded' : 'engine.nextOrdinal + addRecorded (keeps every exchange)', () => {
-      const copy = { ...exchange, ordinal: engine.nextOrdinal(key) };
-      if (counts) engine.countRecorded(copy);
-      else engine.addRecorded(copy);
-    }, results);
+    time(
+      counts ? 'engine.nextOrdinal + countRecorded' : 'engine.nextOrdinal + addRecorded (keeps every exchange)',
+      () => {
+        const copy = { ...exchange, ordinal: engine.nextOrdinal(key) };
+        if (counts) engine.countRecorded(copy);
+        else engine.addRecorded(copy);
+      },
+      results,
+    );
     globalThis.gc?.();
     const retained = (process.memoryUsage().heapUsed - heapBefore) / ITERATIONS;
 
@@ -96,7 +135,12 @@ try {
     console.log(`\n${payload}: record-mode work per exchange (${ITERATIONS} iterations; µs)`);
     for (const [label, micros] of results) console.log(`${micros.toFixed(1).padStart(8)}  ${label}`);
     console.log(`${total.toFixed(1).padStart(8)}  total (append counted once)`);
-    console.log(`          sorted copy + native JSON.stringify is ${(serializeMicros / nativeMicros).toFixed(1)}× faster than serializeLine` + (globalThis.gc ? `; heap kept per recorded exchange by the engine: ~${(retained / 1024).toFixed(2)} KB (this loop shares one exchange's objects; a live proxy keeps each exchange's own)` : ' (run with --expose-gc to see the heap the engine retains)'));
+    console.log(
+      `          sorted copy + native JSON.stringify is ${(serializeMicros / nativeMicros).toFixed(1)}× faster than serializeLine` +
+        (globalThis.gc
+          ? `; heap kept per recorded exchange by the engine: ~${(retained / 1024).toFixed(2)} KB (this loop shares one exchange's objects; a live proxy keeps each exchange's own)`
+          : ' (run with --expose-gc to see the heap the engine retains)'),
+    );
     void canonicalJson;
   }
 } finally {

@@ -68,7 +68,10 @@ function positive(name, fallback) {
 function list(name, all) {
   const raw = process.env[name];
   if (!raw) return all;
-  const picked = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const picked = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   for (const item of picked) if (!all.includes(item)) throw new Error(`${name}: unknown ${JSON.stringify(item)}; expected some of ${all.join(', ')}`);
   return all.filter((item) => picked.includes(item));
 }
@@ -251,11 +254,15 @@ async function measure(port, payload, pids, check = { expectBody: expectedBody(p
   latencies.sort((a, b) => a - b);
   const codes = Object.keys(result.statusCodeStats ?? {});
   const problems = [];
-  for (const [label, run] of [['warm-up', warm.result], ['measured', result]]) {
+  for (const [label, run] of [
+    ['warm-up', warm.result],
+    ['measured', result],
+  ]) {
     if (run.errors) problems.push(`${label}: ${run.errors} errors`);
     if (run.timeouts) problems.push(`${label}: ${run.timeouts} timeouts`);
     if (run.non2xx) problems.push(`${label}: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodeStats)})`);
-    if (run.mismatches) problems.push(`${label}: ${run.mismatches} responses with a body other than the expected bytes${check.verifyBody ? ' (ids aside)' : ''}`);
+    if (run.mismatches)
+      problems.push(`${label}: ${run.mismatches} responses with a body other than the expected bytes${check.verifyBody ? ' (ids aside)' : ''}`);
   }
   if (codes.some((code) => code !== '200')) problems.push(`status codes ${codes.join(', ')}`);
   if (result.requests.total === 0) problems.push('no request completed');
@@ -292,7 +299,8 @@ async function recordReplayTape(payload, barePort) {
     if (response.statusCode !== 200) throw new Error(`recording the replay tape (${payload}) got ${response.statusCode}: ${body}`);
   } finally {
     const summary = await stopChild(proxy);
-    if (summary?.recorded !== 1) throw new Error(`recording the replay tape (${payload}) recorded ${summary?.recorded} exchanges: ${JSON.stringify(summary)}\n${proxy.stderrText}`);
+    if (summary?.recorded !== 1)
+      throw new Error(`recording the replay tape (${payload}) recorded ${summary?.recorded} exchanges: ${JSON.stringify(summary)}\n${proxy.stderrText}`);
   }
   if (body !== expectedBody(payload)) throw new Error(`recording the replay tape (${payload}): the proxy returned other bytes than the upstream sent`);
   const lines = readFileSync(tape, 'utf8').trimEnd().split('\n').length;
@@ -335,7 +343,8 @@ async function runFake(payload) {
       // autocannon counts the responses it read; a run's last requests (one a connection) may be
       // answered after it stopped counting.
       const served = row.requests + row.warmupRequests + 2;
-      if (summary.calls < served || summary.calls > served + 2 * CONNECTIONS) row.problems.push(`the fake answered ${summary.calls} calls for ${served} requests`);
+      if (summary.calls < served || summary.calls > served + 2 * CONNECTIONS)
+        row.problems.push(`the fake answered ${summary.calls} calls for ${served} requests`);
       const others = Object.entries(summary.statuses).filter(([status]) => status !== '200');
       if (others.length > 0) row.problems.push(`the fake answered statuses ${JSON.stringify(summary.statuses)}`);
       if (summary.problemCount > 0) row.problems.push(`the fake's own errors: ${summary.problemCount} (${summary.problems.join(' | ').slice(0, 300)})`);
@@ -383,7 +392,18 @@ function runFakeFetch(payload) {
       children.delete(child);
       if (result === undefined) return reject(new Error(`${name} exited without a result (code ${code}, signal ${signal})\n${stderr}`));
       const problems = [];
-      if (result.error) return resolve({ target: 'fake-fetch', payload, rps: NaN, usPerCall: NaN, cpuUs: NaN, meanLatencyUs: NaN, requests: 0, foreignCores: NaN, problems: [result.error.slice(0, 300)] });
+      if (result.error)
+        return resolve({
+          target: 'fake-fetch',
+          payload,
+          rps: NaN,
+          usPerCall: NaN,
+          cpuUs: NaN,
+          meanLatencyUs: NaN,
+          requests: 0,
+          foreignCores: NaN,
+          problems: [result.error.slice(0, 300)],
+        });
       if (result.bad > 0) problems.push(`${result.bad} calls answered other than the first (ids aside): ${result.firstBad}`);
       if (result.lastProblems.length > 0) problems.push(`the last call: ${result.lastProblems.join('; ')}`);
       if (!result.lastSameAsFirst) problems.push('the last call: other bytes than the first, ids aside');
@@ -617,21 +637,43 @@ function report(rows, fetchRows, meta) {
     fixed(row.foreignCores, 2),
     row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
   ]);
-  const notes = [...rows, ...fetchRows].filter((row) => row.note || row.stderr).map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
+  const notes = [...rows, ...fetchRows]
+    .filter((row) => row.note || row.stderr)
+    .map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
   const text = [
     '# modeltape proxy benchmark',
     '',
     `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${process.env.BENCH_FAKE_MODULE ? ` · fake from ${process.env.BENCH_FAKE_MODULE}` : ''}${process.env.BENCH_FAKE_CHUNKS === 'words' ? ' · fake streams a word a frame' : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
     '',
     markdownTable(
-      ['target', 'payload', 'req/s', ...(ROUNDS > 1 ? ['req/s by round'] : []), 'p50 ms', 'p99 ms', 'requests', 'CPU µs/req', '+ upstream', 'other load', 'check'],
+      [
+        'target',
+        'payload',
+        'req/s',
+        ...(ROUNDS > 1 ? ['req/s by round'] : []),
+        'p50 ms',
+        'p99 ms',
+        'requests',
+        'CPU µs/req',
+        '+ upstream',
+        'other load',
+        'check',
+      ],
       resultRows,
       ['l', 'l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     ),
     '',
     'CPU µs/req: CPU time of the server under test per measured request; + upstream: with the bare upstream behind it; other load: cores used by processes outside this benchmark during the run (some loopback kernel work lands here too; above ~0.3 the row was disturbed).',
     '',
-    markdownTable(['ratio (req/s)', 'payload', 'value', 'target', 'verdict', 'latency ratio p50 / p99', 'CPU efficiency'], ratioRows, ['l', 'l', 'r', 'r', 'l', 'r', 'r']),
+    markdownTable(['ratio (req/s)', 'payload', 'value', 'target', 'verdict', 'latency ratio p50 / p99', 'CPU efficiency'], ratioRows, [
+      'l',
+      'l',
+      'r',
+      'r',
+      'l',
+      'r',
+      'r',
+    ]),
     '',
     'CPU efficiency: CPU µs/req of the baseline divided by that of the target (above 1: the target spends less CPU per request than its baseline). Less sensitive to other load than req/s.',
     '',
@@ -646,18 +688,31 @@ function report(rows, fetchRows, meta) {
           `One child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured; each call is fake.fetch('http://fake.local/v1/chat/completions', POST) and reads its whole body (SSE: the whole stream). No target.`,
           '',
           markdownTable(
-            ['payload', 'calls/s', ...(ROUNDS > 1 ? ['calls/s by round'] : []), 'µs/call', 'CPU µs/call', `mean latency µs (${FETCH_CONCURRENCY} in flight)`, 'calls', 'other load', 'check'],
+            [
+              'payload',
+              'calls/s',
+              ...(ROUNDS > 1 ? ['calls/s by round'] : []),
+              'µs/call',
+              'CPU µs/call',
+              `mean latency µs (${FETCH_CONCURRENCY} in flight)`,
+              'calls',
+              'other load',
+              'check',
+            ],
             fetchTable,
             ['l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'l'],
           ),
           '',
-          'µs/call: wall time per call at that rate (1 / calls/s); CPU µs/call: the child\'s CPU time per call. Every body is checked as the fake row\'s are (the first call field by field, every later one equal to it ids aside, the last one field by field again).',
+          "µs/call: wall time per call at that rate (1 / calls/s); CPU µs/call: the child's CPU time per call. Every body is checked as the fake row's are (the first call field by field, every later one equal to it ids aside, the last one field by field again).",
           '',
         ]
       : []),
     `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v.startsWith('pass')) ? 'all targets met' : `${verdicts.filter((v) => !v.startsWith('pass')).length} of ${verdicts.length} ratios missed or invalid`}.`,
     ...(rows.some((row) => (row.cpu.foreignCores ?? 0) > DISTURBED_CORES)
-      ? ['', `Warning: processes outside the benchmark used more than ${DISTURBED_CORES} cores during some runs ("other load"); verdicts marked (disturbed) rest on those runs. Rerun on a quiet machine, or with BENCH_ROUNDS=3 for medians.`]
+      ? [
+          '',
+          `Warning: processes outside the benchmark used more than ${DISTURBED_CORES} cores during some runs ("other load"); verdicts marked (disturbed) rest on those runs. Rerun on a quiet machine, or with BENCH_ROUNDS=3 for medians.`,
+        ]
       : []),
     '',
   ].join('\n');
@@ -707,7 +762,9 @@ async function main() {
   }
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'latest.md'), text);
-  process.stdout.write(`\n${text}\nWritten to bench/results/latest.md (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`);
+  process.stdout.write(
+    `\n${text}\nWritten to bench/results/latest.md (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`,
+  );
 }
 
 try {

@@ -28,7 +28,14 @@ const dir = mkdtempSync(join(tmpdir(), 'modeltape-bench-runtime-'));
 function effect(runId, index) {
   const key = `${index}.0.tool`;
   return [
-    { id: `${runId}-${index}-s`, runId, effectKey: key, type: 'start', data: { tool: 'lookup_parcel', args: { parcel: `P-${index}` }, callId: `call_${index}` }, at: index },
+    {
+      id: `${runId}-${index}-s`,
+      runId,
+      effectKey: key,
+      type: 'start',
+      data: { tool: 'lookup_parcel', args: { parcel: `P-${index}` }, callId: `call_${index}` },
+      at: index,
+    },
     { id: `${runId}-${index}-c`, runId, effectKey: key, type: 'complete', data: { parcel: `P-${index}`, city: 'Lyon', eta: '2026-12-01' }, at: index },
   ];
 }
@@ -66,20 +73,47 @@ function instantProvider(steps) {
     const step = calls++;
     const message =
       step < steps - 1
-        ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${step}`, type: 'function', function: { name: 'tick', arguments: JSON.stringify({ n: step }) } }] }
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: `call_${step}`, type: 'function', function: { name: 'tick', arguments: JSON.stringify({ n: step }) } }],
+          }
         : { role: 'assistant', content: `done after ${steps} steps` };
-    return new Response(JSON.stringify({ id: `bench-${step}`, object: 'chat.completion', model: 'bench', choices: [{ index: 0, message, finish_reason: step < steps - 1 ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }), {
-      headers: { 'content-type': 'application/json' },
-    });
+    return new Response(
+      JSON.stringify({
+        id: `bench-${step}`,
+        object: 'chat.completion',
+        model: 'bench',
+        choices: [{ index: 0, message, finish_reason: step < steps - 1 ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+      {
+        headers: { 'content-type': 'application/json' },
+      },
+    );
   };
   return { fetch, calls: () => calls };
 }
 
-const tick = { name: 'tick', description: 'Counts.', parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, sideEffect: 'read', run: (args) => ({ n: args.n, ok: true }) };
+const tick = {
+  name: 'tick',
+  description: 'Counts.',
+  parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+  sideEffect: 'read',
+  run: (args) => ({ n: args.n, ok: true }),
+};
 const agent = { name: 'ticker', provider: 'bench', model: 'bench', system: 'Call tick until told to stop.', tools: ['tick'], maxSteps: STEPS + 1 };
 
 function runtimeOn(store, provider) {
-  return Runtime.build({ store, providers: { bench: { api: 'openai-chat', baseUrl: 'http://bench.invalid/v1', fetch: provider.fetch } }, agents: [agent], tools: [tick], clock: steppingClock(), ids: sequentialIds('run'), owner: 'bench' });
+  return Runtime.build({
+    store,
+    providers: { bench: { api: 'openai-chat', baseUrl: 'http://bench.invalid/v1', fetch: provider.fetch } },
+    agents: [agent],
+    tools: [tick],
+    clock: steppingClock(),
+    ids: sequentialIds('run'),
+    owner: 'bench',
+  });
 }
 
 async function runtimeEffects(count) {
@@ -96,15 +130,36 @@ async function runtimeEffects(count) {
   };
   let calls = 0;
   const fetch = async () => {
-    const message = calls++ === 0 ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_clock', type: 'function', function: { name: 'clock', arguments: '{}' } }] } : { role: 'assistant', content: 'ok' };
-    return new Response(JSON.stringify({ id: 'b', object: 'chat.completion', model: 'bench', choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }), { headers: { 'content-type': 'application/json' } });
+    const message =
+      calls++ === 0
+        ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_clock', type: 'function', function: { name: 'clock', arguments: '{}' } }] }
+        : { role: 'assistant', content: 'ok' };
+    return new Response(
+      JSON.stringify({
+        id: 'b',
+        object: 'chat.completion',
+        model: 'bench',
+        choices: [{ index: 0, message, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    );
   };
-  const runtime = Runtime.build({ store, providers: { bench: { api: 'openai-chat', fetch } }, agents: [{ name: 'clocks', provider: 'bench', model: 'bench', system: 's', tools: ['clock'] }], tools: [clockTool], clock: steppingClock(), ids: sequentialIds('run'), owner: 'bench' });
+  const runtime = Runtime.build({
+    store,
+    providers: { bench: { api: 'openai-chat', fetch } },
+    agents: [{ name: 'clocks', provider: 'bench', model: 'bench', system: 's', tools: ['clock'] }],
+    tools: [clockTool],
+    clock: steppingClock(),
+    ids: sequentialIds('run'),
+    owner: 'bench',
+  });
   const started = performance.now();
   const outcome = await runtime.run('clocks', 'go');
   const seconds = (performance.now() - started) / 1000;
   await store.close();
-  if (outcome.status !== 'completed' || outcome.effects.length !== count + 4) throw new Error(`runtime effects: ${outcome.status}, ${outcome.effects.length} effects`);
+  if (outcome.status !== 'completed' || outcome.effects.length !== count + 4)
+    throw new Error(`runtime effects: ${outcome.status}, ${outcome.effects.length} effects`);
   return count / seconds;
 }
 
@@ -127,7 +182,8 @@ async function strictReplay() {
     times.push(performance.now() - started);
     records = (await store.read(first.runId)).length;
     await store.close();
-    if (replayed.output !== first.output || replayed.backstopHits !== 0 || replayed.effects.length !== first.effects.length) throw new Error('the strict replay did not reproduce the run');
+    if (replayed.output !== first.output || replayed.backstopHits !== 0 || replayed.effects.length !== first.effects.length)
+      throw new Error('the strict replay did not reproduce the run');
     if (provider.calls() !== STEPS) throw new Error('the strict replay called the provider');
   }
   times.sort((a, b) => a - b);

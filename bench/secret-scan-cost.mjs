@@ -7,7 +7,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameSplitter, TapeWriter, captureRequest, compileKeyRules, encodeBody, exchangeKey, redactResponseHeaders, serializeLine } from '../dist/recordings/internal.js';
+import {
+  FrameSplitter,
+  TapeWriter,
+  captureRequest,
+  compileKeyRules,
+  encodeBody,
+  exchangeKey,
+  redactResponseHeaders,
+  serializeLine,
+} from '../dist/recordings/internal.js';
 import { findSecrets } from '../dist/core/internal.js';
 import { JSON_RESPONSE, SSE_FRAMES, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
@@ -33,7 +42,10 @@ const rows = [];
 try {
   for (const payload of ['json', 'sse']) {
     const body = Buffer.from(requestBody(payload));
-    const responseHeaders = payload === 'json' ? { 'content-type': 'application/json', 'x-request-id': 'req_bench' } : { 'content-type': 'text/event-stream', 'x-request-id': 'req_bench' };
+    const responseHeaders =
+      payload === 'json'
+        ? { 'content-type': 'application/json', 'x-request-id': 'req_bench' }
+        : { 'content-type': 'text/event-stream', 'x-request-id': 'req_bench' };
     const writer = TapeWriter.open(join(dir, `${payload}.jsonl`), { keyRules });
     let exchange;
     const record = () => {
@@ -75,5 +87,7 @@ console.log(`\nsecret scan per recorded exchange (${ITERATIONS} iterations × 5 
 console.log('| payload | line bytes | record path without scan | scan (findSecrets) | scan / record | target | verdict |');
 console.log('|---|---:|---:|---:|---:|---:|---|');
 for (const [payload, bytes, without, scan, share] of rows) {
-  console.log(`| ${payload} | ${bytes} | ${without.toFixed(1)} | ${scan.toFixed(1)} | ${(share * 100).toFixed(1)} % | ≤ ${BUDGET * 100} % | ${share <= BUDGET ? 'pass' : 'MISS'} |`);
+  console.log(
+    `| ${payload} | ${bytes} | ${without.toFixed(1)} | ${scan.toFixed(1)} | ${(share * 100).toFixed(1)} % | ≤ ${BUDGET * 100} % | ${share <= BUDGET ? 'pass' : 'MISS'} |`,
+  );
 }

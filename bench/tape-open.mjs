@@ -39,7 +39,14 @@ export async function writeBenchTape(file, exchanges) {
     }
     const body = { model: 'gpt-4o-mini', messages, temperature: 0, ...(streamed ? { stream: true } : {}) };
     const bodyText = JSON.stringify(body);
-    const request = { method: 'POST', path: '/v1/chat/completions', query: [], headers: { 'content-type': 'application/json' }, body: { json: body }, bodySha256: sha256Hex(bodyText) };
+    const request = {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: [],
+      headers: { 'content-type': 'application/json' },
+      body: { json: body },
+      bodySha256: sha256Hex(bodyText),
+    };
     const key = exchangeKey('openai', request, rules);
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
@@ -72,7 +79,11 @@ function streamedResponse(index, content) {
     `data: ${JSON.stringify({ id: `chatcmpl-bench${index}`, object: 'chat.completion.chunk', created: 1730000000 + index, model: 'gpt-4o-mini', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
   const words = content.split(' ').slice(0, 8);
   const frames = [chunk({ role: 'assistant', content: '' }), ...words.map((word) => chunk({ content: `${word} ` })), chunk({}, 'stop'), 'data: [DONE]\n\n'];
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: { format: 'sse', frames: frames.map((text, at) => ({ atMs: at * 20, text })) } };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    stream: { format: 'sse', frames: frames.map((text, at) => ({ atMs: at * 20, text })) },
+  };
 }
 
 /** Opens the tape in a fresh child: how long startProxy took to listen on it, the child's peak RSS. */
@@ -131,7 +142,7 @@ export function tapeOpenReport(row) {
     '|---:|---:|---:|---:|---:|---:|---|',
     `| ${row.exchanges.toLocaleString('en-US')} | ${mb(row.bytes)} | ${(row.ms / 1000).toFixed(2)} s | ${(row.cpuMs / 1000).toFixed(2)} s | ${mb(row.rss)} | ${row.rssRatio.toFixed(2)}× | ≤ 1.5 s, ≤ 2× ${row.ms <= 1500 && row.rssRatio <= 2 ? 'met' : 'MISSED'} |`,
     '',
-    'open is wall time, CPU is the child\'s user + system time during the open: on a busy machine the first exceeds the second.',
+    "open is wall time, CPU is the child's user + system time during the open: on a busy machine the first exceeds the second.",
     '',
   ].join('\n');
 }

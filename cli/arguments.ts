@@ -55,7 +55,8 @@ export function parseArguments(argv: readonly string[], specs: readonly FlagSpec
       break;
     }
     if (!argument.startsWith('--') || argument === '--') {
-      if (argument.startsWith('-') && argument.length > 1) throw new UsageError(`Unknown flag ${argument} for "${commandName}". Flags are spelled --name; see modeltape ${commandName} --help.`);
+      if (argument.startsWith('-') && argument.length > 1)
+        throw new UsageError(`Unknown flag ${argument} for "${commandName}". Flags are spelled --name; see modeltape ${commandName} --help.`);
       parsed.positionals.push(argument);
       continue;
     }
@@ -77,7 +78,8 @@ export function parseArguments(argv: readonly string[], specs: readonly FlagSpec
     if (equals >= 0) value = argument.slice(equals + 1);
     else {
       const next = argv[index + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`Flag --${name} needs a value${spec.value ? ` (${spec.value})` : ''}.`);
+      if (next === undefined || (next.startsWith('--') && next.length > 2))
+        throw new UsageError(`Flag --${name} needs a value${spec.value ? ` (${spec.value})` : ''}.`);
       value = next;
       index++;
     }

@@ -30,9 +30,15 @@ export async function driftCommand(argv: readonly string[], io: ResolvedCommandI
     io.stdout.write(`${DRIFT_USAGE}\n`);
     return 0;
   }
-  if (parsed.command === undefined || parsed.command.length === 0) throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
+  if (parsed.command === undefined || parsed.command.length === 0)
+    throw new UsageError('modeltape drift needs a command after --, e.g. modeltape drift --tape tapes/a.jsonl -- npm test');
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --.`);
-  const options = { ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd), mode: 'replay' as const, onMiss: 'nearest' as const, log: () => undefined };
+  const options = {
+    ...proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd),
+    mode: 'replay' as const,
+    onMiss: 'nearest' as const,
+    log: () => undefined,
+  };
   // Without --tape the command may replay from its own tapes (openTape in its tests).
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
   const json = parsed.flags.json === true;

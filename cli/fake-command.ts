@@ -29,7 +29,8 @@ export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo
     io.stdout.write(`${FAKE_USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "fake". See modeltape fake --help.`);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "fake". See modeltape fake --help.`);
   const port = (parsed.flags.port as number | undefined) ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ModeltapeError('invalid_port', `Invalid --port ${JSON.stringify(parsed.flags.port)}: expected an integer from 0 to 65535 (0 picks a free port)`);
@@ -51,7 +52,9 @@ export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo
   const problems = fake.problems();
   const turns = fake.asked({ latest: true });
   const problemCount = problems.length + problems.dropped;
-  io.stdout.write(`modeltape fake: ${calls} call${calls === 1 ? '' : 's'}, ${turns.length + turns.dropped} model turns, ${problemCount} problem${problemCount === 1 ? '' : 's'}\n`);
+  io.stdout.write(
+    `modeltape fake: ${calls} call${calls === 1 ? '' : 's'}, ${turns.length + turns.dropped} model turns, ${problemCount} problem${problemCount === 1 ? '' : 's'}\n`,
+  );
   for (const problem of problems) io.stdout.write(`  - ${problem.split('\n').join('\n    ')}\n`);
   if (problems.dropped > 0) io.stdout.write(`  … and ${problems.dropped} more, not kept\n`);
   if (script !== undefined && calls > 0) {

@@ -86,7 +86,9 @@ export async function inspectCommand(argv: readonly string[], io: ResolvedComman
     io.stdout.write(`${JSON.stringify({ file, header: contents.header, exchanges: total, groups: rows }, null, 2)}\n`);
     return 0;
   }
-  io.stdout.write(`${file}: ${total} exchange${total === 1 ? '' : 's'} (tape schemaVersion ${contents.header.schemaVersion}, written by ${contents.header.writtenBy})\n`);
+  io.stdout.write(
+    `${file}: ${total} exchange${total === 1 ? '' : 's'} (tape schemaVersion ${contents.header.schemaVersion}, written by ${contents.header.writtenBy})\n`,
+  );
   if (rows.length === 0) return 0;
   const table = [
     ['upstream', 'endpoint', 'model', 'exchanges', 'streamed', 'request', 'response', 'source'],
@@ -104,7 +106,12 @@ export async function inspectCommand(argv: readonly string[], io: ResolvedComman
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   const numeric = new Set([3, 4, 5, 6]);
   for (const row of table) {
-    io.stdout.write(`  ${row.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd()}\n`);
+    io.stdout.write(
+      `  ${row
+        .map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
   }
   return 0;
 }
@@ -121,7 +128,10 @@ function modelOf(exchange: Exchange): string {
 
 function responseBytes(exchange: Exchange): number {
   if (exchange.response.stream) {
-    return exchange.response.stream.frames.reduce((sum, frame) => sum + ('text' in frame ? Buffer.byteLength(frame.text) : Buffer.from(frame.base64, 'base64').length), 0);
+    return exchange.response.stream.frames.reduce(
+      (sum, frame) => sum + ('text' in frame ? Buffer.byteLength(frame.text) : Buffer.from(frame.base64, 'base64').length),
+      0,
+    );
   }
   return decodeBody(exchange.response.body).length;
 }

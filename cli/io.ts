@@ -51,7 +51,8 @@ export function maskedIo(io: ResolvedCommandIo): ResolvedCommandIo {
 
 function maskedStream<T extends NodeJS.WritableStream & { isTTY?: boolean }>(stream: T): T {
   const masked = Object.create(stream) as T & { write: (...args: unknown[]) => boolean };
-  masked.write = (chunk: unknown, ...rest: unknown[]) => (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? maskSecrets(chunk) : chunk, ...rest);
+  masked.write = (chunk: unknown, ...rest: unknown[]) =>
+    (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? maskSecrets(chunk) : chunk, ...rest);
   return masked;
 }
 
@@ -64,7 +65,10 @@ export function progressReporter(io: CommandIo, label: string): ((done: number, 
     const percent = Math.floor((done / total) * 100);
     if (percent === last) return;
     last = percent;
-    const amount = unit === 'bytes' ? `${(done / 1024 / 1024).toFixed(0)}/${(total / 1024 / 1024).toFixed(0)} MB` : `${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines`;
+    const amount =
+      unit === 'bytes'
+        ? `${(done / 1024 / 1024).toFixed(0)}/${(total / 1024 / 1024).toFixed(0)} MB`
+        : `${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines`;
     io.stderr.write(`\r${label} ${amount} (${percent}%)`);
   }) as ((done: number, total: number, unit?: 'bytes' | 'lines') => void) & { end(): void };
   report.end = () => {

@@ -21,7 +21,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   drift: { summary: 'run a command against a replay and report every drifted request', run: driftCommand },
   inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
-  rekey: { summary: 're-derive a tape\'s keys under the current key rules', run: rekeyCommand },
+  rekey: { summary: "re-derive a tape's keys under the current key rules", run: rekeyCommand },
 };
 
 export const USAGE = `modeltape ${MODELTAPE_VERSION}: record model-provider HTTP exchanges once, replay them strictly offline.
@@ -71,7 +71,9 @@ export async function main(argv: readonly string[], unmaskedIo: CommandIo = proc
   try {
     if (command === undefined) {
       const nearest = nearestName(name, Object.keys(COMMANDS));
-      throw new UsageError(`Unknown command ${JSON.stringify(name)}.${nearest ? ` Did you mean "${nearest}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See modeltape --help.`);
+      throw new UsageError(
+        `Unknown command ${JSON.stringify(name)}.${nearest ? ` Did you mean "${nearest}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See modeltape --help.`,
+      );
     }
     return await command.run(rest, io);
   } catch (error) {

@@ -26,7 +26,8 @@ export async function proxyCommand(argv: readonly string[], io: ResolvedCommandI
     return 0;
   }
   if (parsed.flags.tape === undefined) throw new UsageError('modeltape proxy needs --tape FILE: the tape to replay from or record to.');
-  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "proxy". See modeltape proxy --help.`);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} for "proxy". See modeltape proxy --help.`);
   const options = proxyOptionsFrom(parsed, { tape: parsed.flags.tape as string }, io.cwd);
   const proxy = await startProxy({ ...options, env: io.env, log: (message) => io.stderr.write(`${message}\n`) });
   io.stdout.write(`modeltape proxy listening on ${proxy.url}\n`);

@@ -34,7 +34,8 @@ export async function rekeyCommand(argv: readonly string[], io: ResolvedCommandI
     io.stdout.write(`${REKEY_USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length === 0) throw new UsageError('modeltape rekey needs at least one tape file or glob: modeltape rekey FILE… (e.g. modeltape rekey \'tapes/**/*.jsonl\')');
+  if (parsed.positionals.length === 0)
+    throw new UsageError("modeltape rekey needs at least one tape file or glob: modeltape rekey FILE… (e.g. modeltape rekey 'tapes/**/*.jsonl')");
   const files: string[] = [];
   const unmatched: string[] = [];
   for (const pattern of parsed.positionals) {
@@ -44,7 +45,9 @@ export async function rekeyCommand(argv: readonly string[], io: ResolvedCommandI
   }
   // Before any tape is touched: a pattern that matches nothing is most likely a typo.
   if (unmatched.length > 0) {
-    throw new UsageError(`modeltape rekey: no tape matches ${unmatched.map((pattern) => JSON.stringify(pattern)).join(', ')}${files.length > 0 ? ` (the other arguments match ${files.length} file${files.length === 1 ? '' : 's'}; nothing was rekeyed)` : ''}. Check the path, or quote a glob: 'tapes/**/*.jsonl'.`);
+    throw new UsageError(
+      `modeltape rekey: no tape matches ${unmatched.map((pattern) => JSON.stringify(pattern)).join(', ')}${files.length > 0 ? ` (the other arguments match ${files.length} file${files.length === 1 ? '' : 's'}; nothing was rekeyed)` : ''}. Check the path, or quote a glob: 'tapes/**/*.jsonl'.`,
+    );
   }
   const { config } = loadConfig(parsed.flags.config as string | undefined, io.cwd);
   const rules = compileKeyRules({ headers: config.keyHeaders ?? compileKeyRules().rules.headers, normalizers: config.normalizers ?? [] });
@@ -91,7 +94,8 @@ function rekeyTape(file: string, rules: CompiledKeyRules, dryRun: boolean, io: C
   const merged = new Set(exchanges.map((exchange) => exchange.key)).size < new Set(tape.exchanges.map(({ exchange }) => exchange.key)).size;
   const count = exchanges.length;
   io.stdout.write(`${file}: ${changes.length} of ${count} key${count === 1 ? '' : 's'} changed${rulesChanged ? ' (new key rules)' : ''}\n`);
-  for (const change of changes.slice(0, CHANGES_LISTED)) io.stdout.write(`  line ${change.line}: ${change.from.slice(0, 12)}… → ${change.to.slice(0, 12)}… ${change.endpoint}: ${change.causes.join('; ')}\n`);
+  for (const change of changes.slice(0, CHANGES_LISTED))
+    io.stdout.write(`  line ${change.line}: ${change.from.slice(0, 12)}… → ${change.to.slice(0, 12)}… ${change.endpoint}: ${change.causes.join('; ')}\n`);
   if (changes.length > CHANGES_LISTED) io.stdout.write(`  … and ${changes.length - CHANGES_LISTED} more\n`);
   if (merged) io.stdout.write('  some requests now share a key: they replay in tape order (ordinals renumbered)\n');
   const rewrite = changes.length > 0 || rulesChanged;
@@ -138,7 +142,9 @@ function expandGlob(pattern: string, cwd: string): string[] {
       }
       return;
     }
-    const names = GLOB_CHARACTERS.test(segment) ? entries(real).filter((name) => (!name.startsWith('.') || segment.startsWith('.')) && segmentPattern(segment).test(name)) : [segment];
+    const names = GLOB_CHARACTERS.test(segment)
+      ? entries(real).filter((name) => (!name.startsWith('.') || segment.startsWith('.')) && segmentPattern(segment).test(name))
+      : [segment];
     for (const name of names) {
       const [nextShown, nextReal] = child(name);
       const stat = statSync(nextReal, { throwIfNoEntry: false });
@@ -182,7 +188,11 @@ function segmentPattern(segment: string): RegExp {
         source += '\\{';
         continue;
       }
-      source += `(?:${segment.slice(index + 1, end).split(',').map((choice) => choice.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+      source += `(?:${segment
+        .slice(index + 1, end)
+        .split(',')
+        .map((choice) => choice.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('|')})`;
       index = end;
     } else source += char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   }

@@ -42,7 +42,9 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
     throw new UsageError('modeltape run needs a command after --, e.g. modeltape run --tape tapes/a.jsonl -- npm test');
   }
   if (parsed.positionals.length > 0) {
-    throw new UsageError(`Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --: modeltape run [flags] -- ${parsed.positionals.join(' ')}`);
+    throw new UsageError(
+      `Unexpected argument ${JSON.stringify(parsed.positionals[0])} before --. Put the command after --: modeltape run [flags] -- ${parsed.positionals.join(' ')}`,
+    );
   }
   const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd);
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing

@@ -8,7 +8,14 @@ function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'pa
 
 // Under a replay run a session that recorded or passed through reached a provider.
 function sessionFailed(session: SessionReport, replay: boolean): boolean {
-  return session.misses > 0 || session.refused > 0 || session.writeErrors > 0 || session.upstreamErrors > 0 || (session.internalErrors ?? 0) > 0 || (replay && (session.recorded > 0 || session.passthrough > 0));
+  return (
+    session.misses > 0 ||
+    session.refused > 0 ||
+    session.writeErrors > 0 ||
+    session.upstreamErrors > 0 ||
+    (session.internalErrors ?? 0) > 0 ||
+    (replay && (session.recorded > 0 || session.passthrough > 0))
+  );
 }
 
 /** What a `run` concluded: whether it fails by what the proxies saw, and the lines that say so. */
@@ -29,9 +36,15 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
   const sessions = report.sessions;
   if (sessions.length > 0) {
     const total = sessions.reduce((sum, session) => sum + traffic(session), 0);
-    lines.push(`  ${sessions.length} tape session${sessions.length === 1 ? '' : 's'} opened inside the command (openTape): ${total} request${total === 1 ? '' : 's'}`);
+    lines.push(
+      `  ${sessions.length} tape session${sessions.length === 1 ? '' : 's'} opened inside the command (openTape): ${total} request${total === 1 ? '' : 's'}`,
+    );
     for (const session of sessions.slice(0, 30)) {
-      const parts = [`${session.hits} hit${session.hits === 1 ? '' : 's'}`, `${session.misses} miss${session.misses === 1 ? '' : 'es'}`, `${session.recorded} recorded`];
+      const parts = [
+        `${session.hits} hit${session.hits === 1 ? '' : 's'}`,
+        `${session.misses} miss${session.misses === 1 ? '' : 'es'}`,
+        `${session.recorded} recorded`,
+      ];
       if (session.refused > 0) parts.push(`${session.refused} refused`);
       if (session.writeErrors > 0) parts.push(`${session.writeErrors} lost to write errors`);
       if (session.upstreamErrors > 0) parts.push(`${session.upstreamErrors} upstream errors`);
@@ -41,8 +54,14 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
     }
     if (sessions.length > 30) lines.push(`    … and ${sessions.length - 30} more`);
   }
-  if (report.lost === true) lines.push("  the run's report file was removed while the command ran (a clean-up of the temporary folder?): what its processes stopped or saw is unknown, so the run fails.");
-  if (report.unreadable > 0) lines.push(`  ${report.unreadable} report line${report.unreadable === 1 ? '' : 's'} from the command's processes could not be read (a process killed mid-write).`);
+  if (report.lost === true)
+    lines.push(
+      "  the run's report file was removed while the command ran (a clean-up of the temporary folder?): what its processes stopped or saw is unknown, so the run fails.",
+    );
+  if (report.unreadable > 0)
+    lines.push(
+      `  ${report.unreadable} report line${report.unreadable === 1 ? '' : 's'} from the command's processes could not be read (a process killed mid-write).`,
+    );
   const seen = traffic(summary) + sessions.reduce((sum, session) => sum + traffic(session), 0);
   const empty = summary.mode === 'replay' && seen === 0;
   let failed = summaryFailed(summary) || sessions.some((session) => sessionFailed(session, summary.mode === 'replay')) || report.lost === true;
@@ -52,13 +71,15 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
       failed = true;
       lines.push(
         '  no request reached a tape: a replay that replayed nothing proved nothing.\n' +
-          '  Check that the command\'s clients reach the proxy (OPENAI_BASE_URL and ANTHROPIC_BASE_URL are set for it, or give them session.fetch in tests), or pass --allow-empty if this run is meant to make no model call.',
+          "  Check that the command's clients reach the proxy (OPENAI_BASE_URL and ANTHROPIC_BASE_URL are set for it, or give them session.fetch in tests), or pass --allow-empty if this run is meant to make no model call.",
       );
     }
   } else if (summary.mode === 'replay') {
     const answered = summary.hits + sessions.reduce((sum, session) => sum + session.hits, 0);
     // Only what guarded processes saw: a Node process whose NODE_OPTIONS was replaced has no guard.
-    lines.push(`  offline: ${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)${summary.escapes.length === 0 && report.lost !== true ? ', and no guarded process reached a provider' : ''}.`);
+    lines.push(
+      `  offline: ${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)${summary.escapes.length === 0 && report.lost !== true ? ', and no guarded process reached a provider' : ''}.`,
+    );
   }
   return { failed, empty, lines };
 }

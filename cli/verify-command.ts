@@ -1,4 +1,17 @@
-import { compileKeyRules, firstDuplicateMember, decodeBody, exchangeKey, readTape, serializeLine, type CompiledKeyRules, type DuplicateMember, type Exchange, type LoadedExchange, type TapeHeader, type TapeProblem } from '../recordings/internal.js';
+import {
+  compileKeyRules,
+  firstDuplicateMember,
+  decodeBody,
+  exchangeKey,
+  readTape,
+  serializeLine,
+  type CompiledKeyRules,
+  type DuplicateMember,
+  type Exchange,
+  type LoadedExchange,
+  type TapeHeader,
+  type TapeProblem,
+} from '../recordings/internal.js';
 import { ModeltapeError, findSecrets } from '../core/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { progressReporter, type CommandIo } from './io.js';
@@ -50,7 +63,10 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
     }
     const id = `${exchange.key}#${exchange.ordinal}`;
     const previous = seen.get(id);
-    if (previous !== undefined) warnings.push(`${file}:${line}: warning: ordinal ${exchange.ordinal} of key ${exchange.key.slice(0, 12)}… is also at line ${previous} (two writers recorded the same request); replay uses tape order`);
+    if (previous !== undefined)
+      warnings.push(
+        `${file}:${line}: warning: ordinal ${exchange.ordinal} of key ${exchange.key.slice(0, 12)}… is also at line ${previous} (two writers recorded the same request); replay uses tape order`,
+      );
     else seen.set(id, line);
     if (`${text}\n` !== serializeLine(exchange)) {
       const duplicate = firstDuplicateMember(text);
@@ -63,7 +79,10 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   // Concatenated, never spread: a tape may hold hundreds of thousands of them.
   prepend(problems, contents.problems);
   problems.sort((a, b) => a.line - b.line);
-  prepend(warnings, contents.warnings.map((warning) => `${warning.file}:${warning.line}: warning: ${warning.message}`));
+  prepend(
+    warnings,
+    contents.warnings.map((warning) => `${warning.file}:${warning.line}: warning: ${warning.message}`),
+  );
   if (header !== undefined && `${header.text}\n` !== serializeLine(header.value)) {
     const duplicate = firstDuplicateMember(header.text);
     if (duplicate !== undefined) problems.unshift({ file, line: 1, field: duplicate.path, message: duplicateMessage(duplicate) });
@@ -76,7 +95,9 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
     io.stdout.write(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${contents.lineCount} lines\n`);
     return 1;
   }
-  io.stdout.write(`${file}: ok, ${count} exchange${count === 1 ? '' : 's'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}\n`);
+  io.stdout.write(
+    `${file}: ok, ${count} exchange${count === 1 ? '' : 's'}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}\n`,
+  );
   return 0;
 }
 
@@ -109,7 +130,12 @@ function checkExchange(exchange: Exchange, line: number, rules: CompiledKeyRules
     },
   });
   for (const secret of findSecrets(exchange)) {
-    problems.push({ file, line, field: secret.path, message: `holds a credential at ${secret.path} (${secret.masked}); remove it from the tape and revoke the key` });
+    problems.push({
+      file,
+      line,
+      field: secret.path,
+      message: `holds a credential at ${secret.path} (${secret.masked}); remove it from the tape and revoke the key`,
+    });
   }
   return problems;
 }

@@ -10,5 +10,27 @@ export { InvalidChoiceError, checkChoice } from './invalid-choice-error.js';
 export { isRecord, type Json } from './json.js';
 export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
-export { diffJson, formatDifferences, formatDifference, describeStringChange, abbreviate, type Difference, type DiffOptions, type FormatOptions } from './json-diff.js';
-export { SECRET_RULES, SECRET_PATTERNS, findSecrets, mayHoldSecret, secretSpans, maskSecrets, maskValue, secretMarker, excerpt, type SecretRule, type SecretSpan, type SecretLocation } from './secret-scan.js';
+export {
+  diffJson,
+  formatDifferences,
+  formatDifference,
+  describeStringChange,
+  abbreviate,
+  type Difference,
+  type DiffOptions,
+  type FormatOptions,
+} from './json-diff.js';
+export {
+  SECRET_RULES,
+  SECRET_PATTERNS,
+  findSecrets,
+  mayHoldSecret,
+  secretSpans,
+  maskSecrets,
+  maskValue,
+  secretMarker,
+  excerpt,
+  type SecretRule,
+  type SecretSpan,
+  type SecretLocation,
+} from './secret-scan.js';

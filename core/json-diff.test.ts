@@ -9,7 +9,9 @@ function chatRequest(): Record<string, unknown> {
       { role: 'user', content: 'Where is my parcel?' },
       { role: 'user', content: 'Ship to Paris' },
     ],
-    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+    tools: [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    ],
     temperature: 0,
   };
 }
@@ -32,7 +34,9 @@ describe('diffJson', () => {
     tools[0]!.function.parameters.properties.city = { type: 'string', description: 'A city' };
     expect(diffJson(chatRequest(), sent)).toEqual([{ path: '.tools[0].function.parameters.properties.city.description', change: 'added', sent: 'A city' }]);
     tools[0]!.function.parameters.properties.city = 'Paris';
-    expect(diffJson(chatRequest(), sent)).toEqual([{ path: '.tools[0].function.parameters.properties.city', change: 'kind', recorded: { type: 'string' }, sent: 'Paris' }]);
+    expect(diffJson(chatRequest(), sent)).toEqual([
+      { path: '.tools[0].function.parameters.properties.city', change: 'kind', recorded: { type: 'string' }, sent: 'Paris' },
+    ]);
   });
 
   test('reports a number on one side and text on the other as a change of kind', () => {
@@ -60,7 +64,10 @@ describe('diffJson', () => {
   });
 
   test('quotes property names that are not identifiers', () => {
-    expect(diffJson({ 'anthropic-beta': 'a', 'odd key': { x: 1 } }, { 'anthropic-beta': 'b', 'odd key': { x: 2 } }).map(({ path }) => path)).toEqual(['["anthropic-beta"]', '["odd key"].x']);
+    expect(diffJson({ 'anthropic-beta': 'a', 'odd key': { x: 1 } }, { 'anthropic-beta': 'b', 'odd key': { x: 2 } }).map(({ path }) => path)).toEqual([
+      '["anthropic-beta"]',
+      '["odd key"].x',
+    ]);
   });
 
   test('stops after the given number of differences', () => {
@@ -78,17 +85,23 @@ describe('diffJson', () => {
 
 describe('formatDifference', () => {
   test('shows a short text change with both values', () => {
-    expect(formatDifference({ path: '.messages[1].content', change: 'changed', recorded: 'Ship to Paris', sent: 'Ship to Lyon' })).toBe('at .messages[1].content: recorded "Ship to Paris" sent "Ship to Lyon"');
+    expect(formatDifference({ path: '.messages[1].content', change: 'changed', recorded: 'Ship to Paris', sent: 'Ship to Lyon' })).toBe(
+      'at .messages[1].content: recorded "Ship to Paris" sent "Ship to Lyon"',
+    );
   });
 
   test('says a number was sent as text', () => {
-    expect(formatDifference({ path: '.max_tokens', change: 'kind', recorded: 100, sent: '100' })).toBe('at .max_tokens: recorded a number (100) sent text ("100")');
+    expect(formatDifference({ path: '.max_tokens', change: 'kind', recorded: 100, sent: '100' })).toBe(
+      'at .max_tokens: recorded a number (100) sent text ("100")',
+    );
     expect(formatDifference({ path: '.tools', change: 'kind', recorded: [], sent: null })).toBe('at .tools: recorded an array ([]) sent null (null)');
   });
 
   test('says what was added and what was removed', () => {
     expect(formatDifference({ path: '.stream', change: 'added', sent: true })).toBe('at .stream: not recorded, sent true');
-    expect(formatDifference({ path: '.messages[3]', change: 'removed', recorded: { role: 'user' } })).toBe('at .messages[3]: recorded {"role":"user"}, not sent');
+    expect(formatDifference({ path: '.messages[3]', change: 'removed', recorded: { role: 'user' } })).toBe(
+      'at .messages[3]: recorded {"role":"user"}, not sent',
+    );
   });
 
   test('names the root when the whole value differs', () => {
@@ -145,7 +158,12 @@ describe('abbreviate', () => {
 
 describe('formatDifferences', () => {
   function many(count: number): Difference[] {
-    return Array.from({ length: count }, (_, index) => ({ path: `.messages[${index}].content`, change: 'changed' as const, recorded: `a${index}`, sent: `b${index}` }));
+    return Array.from({ length: count }, (_, index) => ({
+      path: `.messages[${index}].content`,
+      change: 'changed' as const,
+      recorded: `a${index}`,
+      sent: `b${index}`,
+    }));
   }
 
   test('shows at most 10 lines and counts the rest', () => {

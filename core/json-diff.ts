@@ -43,8 +43,10 @@ function walk(recorded: unknown, sent: unknown, path: string, out: Difference[],
     const right = sent as unknown[];
     const shared = Math.min(left.length, right.length);
     for (let index = 0; index < shared; index++) walk(left[index], right[index], indexPath(path, index), out, stopAfter);
-    for (let index = shared; index < left.length && out.length < stopAfter; index++) out.push({ path: indexPath(path, index), change: 'removed', recorded: left[index] });
-    for (let index = shared; index < right.length && out.length < stopAfter; index++) out.push({ path: indexPath(path, index), change: 'added', sent: right[index] });
+    for (let index = shared; index < left.length && out.length < stopAfter; index++)
+      out.push({ path: indexPath(path, index), change: 'removed', recorded: left[index] });
+    for (let index = shared; index < right.length && out.length < stopAfter; index++)
+      out.push({ path: indexPath(path, index), change: 'added', sent: right[index] });
     return;
   }
   if (recordedKind === 'object') {
@@ -114,7 +116,8 @@ export function formatDifference(difference: Difference, width = 80): string {
     case 'kind':
       return `${at}: recorded ${KIND_NAMES[kindOf(difference.recorded)]} (${abbreviate(difference.recorded, width)}) sent ${KIND_NAMES[kindOf(difference.sent)]} (${abbreviate(difference.sent, width)})`;
     case 'changed':
-      if (typeof difference.recorded === 'string' && typeof difference.sent === 'string') return `${at}: ${describeStringChange(difference.recorded, difference.sent, width)}`;
+      if (typeof difference.recorded === 'string' && typeof difference.sent === 'string')
+        return `${at}: ${describeStringChange(difference.recorded, difference.sent, width)}`;
       return `${at}: recorded ${abbreviate(difference.recorded, width)} sent ${abbreviate(difference.sent, width)}`;
   }
 }

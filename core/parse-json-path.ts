@@ -10,7 +10,10 @@ export function parseJsonPath(path: string): PathSegment[] {
   const segments: PathSegment[] = [];
   let position = 0;
   const fail = (why: string): never => {
-    throw new ModeltapeError('invalid_json_path', `Invalid JSON path ${JSON.stringify(path)} at character ${position}: ${why}. Use JSON access syntax such as .messages[0].content or .messages[*].content.`);
+    throw new ModeltapeError(
+      'invalid_json_path',
+      `Invalid JSON path ${JSON.stringify(path)} at character ${position}: ${why}. Use JSON access syntax such as .messages[0].content or .messages[*].content.`,
+    );
   };
   if (path === '.' || path === '') return segments;
   while (position < path.length) {

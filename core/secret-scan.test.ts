@@ -20,8 +20,25 @@ function exchange(): Exchange {
     ordinal: 0,
     upstream: 'openai',
     source: 'live',
-    request: { method: 'POST', path: '/v1/chat/completions', query: [['alt', 'sse']], headers: { 'content-type': 'application/json' }, bodySha256: '1'.repeat(64), body: { json: { messages: [{ role: 'user', content: 'hello' }] } } },
-    response: { status: 200, headers: { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' }, stream: { format: 'sse', frames: [{ atMs: 0, text: 'data: {"x":1}\n\n' }, { atMs: 3, text: 'data: [DONE]\n\n' }] } },
+    request: {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: [['alt', 'sse']],
+      headers: { 'content-type': 'application/json' },
+      bodySha256: '1'.repeat(64),
+      body: { json: { messages: [{ role: 'user', content: 'hello' }] } },
+    },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' },
+      stream: {
+        format: 'sse',
+        frames: [
+          { atMs: 0, text: 'data: {"x":1}\n\n' },
+          { atMs: 3, text: 'data: [DONE]\n\n' },
+        ],
+      },
+    },
   };
 }
 
@@ -38,8 +55,23 @@ describe('findSecrets', () => {
 
   test('covers every rule it declares', () => {
     expect([...new Set(SECRET_PATTERNS.map(({ rule }) => rule))].sort()).toEqual([
-      'anthropic-key', 'aws-access-key', 'aws-secret-key', 'azure-openai-key', 'basic-auth', 'bearer-token', 'github-token', 'google-key', 'groq-key',
-      'huggingface-token', 'jwt', 'openai-key', 'private-key', 'slack-token', 'stripe-key', 'url-credentials', 'xai-key',
+      'anthropic-key',
+      'aws-access-key',
+      'aws-secret-key',
+      'azure-openai-key',
+      'basic-auth',
+      'bearer-token',
+      'github-token',
+      'google-key',
+      'groq-key',
+      'huggingface-token',
+      'jwt',
+      'openai-key',
+      'private-key',
+      'slack-token',
+      'stripe-key',
+      'url-credentials',
+      'xai-key',
     ]);
   });
 
@@ -68,7 +100,9 @@ describe('findSecrets', () => {
   });
 
   test('starts paths at the given root', () => {
-    expect(findSecrets({ a: [FAKE.openai] }, '.request.body.json')).toEqual([{ path: '.request.body.json.a[0]', rule: 'openai-key', masked: expect.any(String) as string }]);
+    expect(findSecrets({ a: [FAKE.openai] }, '.request.body.json')).toEqual([
+      { path: '.request.body.json.a[0]', rule: 'openai-key', masked: expect.any(String) as string },
+    ]);
   });
 
   test('finds a key right after a newline or a tab', () => {
@@ -116,7 +150,15 @@ describe('mayHoldSecret', () => {
   });
 
   test('is a pre-filter that never says false where findSecrets finds a secret', () => {
-    const texts = ['SKU SK-1234567890ABCDEFGHIJKL', 'aiza' + 'x'.repeat(35), 'Order akia1234567890abcdef now', `bearer ${'x'.repeat(24)}1234`, FAKE.openai, `line\n${FAKE.openai}`, 'plain'];
+    const texts = [
+      'SKU SK-1234567890ABCDEFGHIJKL',
+      'aiza' + 'x'.repeat(35),
+      'Order akia1234567890abcdef now',
+      `bearer ${'x'.repeat(24)}1234`,
+      FAKE.openai,
+      `line\n${FAKE.openai}`,
+      'plain',
+    ];
     const found = texts.filter((text) => findSecrets(text).length > 0);
     expect(found.length).toBeGreaterThanOrEqual(3);
     for (const text of found) expect(mayHoldSecret(text), text).toBe(true);
@@ -162,7 +204,10 @@ describe('SECRET_RULES', () => {
   test.each(shapes)('finds %s in %j, after a word character and an escape too, and masks all of it', (rule, key) => {
     for (const text of [`see ${key} here`, `_${key}`, `9${key}`, `k:\\n${key}`]) {
       const spans = secretSpans(text);
-      expect(spans.map((span) => span.rule), text).toContain(rule);
+      expect(
+        spans.map((span) => span.rule),
+        text,
+      ).toContain(rule);
       const masked = maskSecrets(text);
       expect(masked).toContain(`[${rule} `);
       for (const slice of [tail.slice(4, 12), tail.slice(12, 20), 'MIIEFAKE']) if (key.includes(slice)) expect(masked).not.toContain(slice);
@@ -181,7 +226,13 @@ describe('SECRET_RULES', () => {
 
   test('finds keys percent-encoded and base64-encoded, and masks the whole encoded run', () => {
     const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
-    for (const text of [key.replace(/-/g, '%2D'), `%2573${key.slice(1)}`, Buffer.from(key).toString('base64'), Buffer.from(`x${key}`).toString('base64url'), `Basic ${Buffer.from(`user:${tail.slice(0, 20)}`).toString('base64')}`]) {
+    for (const text of [
+      key.replace(/-/g, '%2D'),
+      `%2573${key.slice(1)}`,
+      Buffer.from(key).toString('base64'),
+      Buffer.from(`x${key}`).toString('base64url'),
+      `Basic ${Buffer.from(`user:${tail.slice(0, 20)}`).toString('base64')}`,
+    ]) {
       expect(secretSpans(text), text).toHaveLength(1);
       expect(maskSecrets(text)).toMatch(/^(Basic )?\[[a-z-]+( base64| url-encoded)? \d+ chars\]$/);
     }
@@ -190,8 +241,18 @@ describe('SECRET_RULES', () => {
   test('finds a key split across array items, content parts and stream deltas, and masks every piece', () => {
     const key = `sk-${'proj'}-${tail.slice(0, 48)}`;
     expect(findSecrets({ stop: [key.slice(0, 2), key.slice(2)] }).map((found) => found.path)).toEqual(['.stop[*] (joined)']);
-    expect(findSecrets({ content: [{ type: 'text', text: key.slice(0, 9) }, { type: 'text', text: key.slice(9) }] }).map((found) => found.path)).toEqual(['.content[*].text (joined)']);
-    const frames = [key.slice(0, 1), key.slice(1, 20), key.slice(20)].map((piece, atMs) => ({ atMs, text: `data: {"delta":{"content":${JSON.stringify(piece)}}}\n\n` }));
+    expect(
+      findSecrets({
+        content: [
+          { type: 'text', text: key.slice(0, 9) },
+          { type: 'text', text: key.slice(9) },
+        ],
+      }).map((found) => found.path),
+    ).toEqual(['.content[*].text (joined)']);
+    const frames = [key.slice(0, 1), key.slice(1, 20), key.slice(20)].map((piece, atMs) => ({
+      atMs,
+      text: `data: {"delta":{"content":${JSON.stringify(piece)}}}\n\n`,
+    }));
     expect(findSecrets({ frames }).map((found) => found.path)).toEqual(['.frames[*] "content" (joined)']);
     expect(JSON.stringify(maskValue({ stop: [key.slice(0, 2), key.slice(2)] }))).not.toContain(key.slice(10, 18));
   });
@@ -217,9 +278,14 @@ describe('SECRET_RULES', () => {
     // A raw frame from an encoder that escapes slashes: the URL's credentials, and an AWS secret.
     const url = 'data: {"content":"https:\\/\\/bob:FAKEpassw0rd9@db.example.test\\/x"}';
     expect(maskSecrets(url)).not.toContain('FAKEpassw0rd9');
-    expect(findSecrets({ frames: [{ text: url }] }, '', JSON.stringify({ frames: [{ text: url }] })).map((found) => found.rule)).toEqual(['url-credentials escaped']);
+    expect(findSecrets({ frames: [{ text: url }] }, '', JSON.stringify({ frames: [{ text: url }] })).map((found) => found.rule)).toEqual([
+      'url-credentials escaped',
+    ]);
     for (const text of texts) {
-      expect(secretSpans(text).map((span) => span.rule), text).toEqual([expect.stringMatching(/^openai-key( escaped)?$/)]);
+      expect(
+        secretSpans(text).map((span) => span.rule),
+        text,
+      ).toEqual([expect.stringMatching(/^openai-key( escaped)?$/)]);
       const masked = maskSecrets(text);
       expect(masked).toMatch(/\[openai-key (escaped )?\d+ chars\]/);
       expect(masked).not.toContain(tail.slice(8, 16));
@@ -244,12 +310,17 @@ describe('SECRET_RULES', () => {
     const encoded = Buffer.from(key).toString('base64');
     for (const glue of ['', 'Q', 'QQ', 'QQQ', 'QQQQQ']) {
       const text = `file ${glue}${encoded} end`;
-      expect(secretSpans(text).map((span) => span.rule), glue).toEqual(['github-token base64']);
+      expect(
+        secretSpans(text).map((span) => span.rule),
+        glue,
+      ).toEqual(['github-token base64']);
       expect(maskSecrets(text)).toMatch(/^file \[github-token base64 \d+ chars\] end$/);
     }
     // A MIME part wraps base64 at 76 characters: the key straddles a line break, as written and as
     // a JSON string holds it.
-    const wrapped = Buffer.from(`${'x'.repeat(40)}${key}${'y'.repeat(60)}`).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const wrapped = Buffer.from(`${'x'.repeat(40)}${key}${'y'.repeat(60)}`)
+      .toString('base64')
+      .replace(/.{76}/g, '$&\r\n');
     expect(wrapped.split('\r\n').length).toBeGreaterThanOrEqual(3);
     const masked = maskSecrets(`Content-Transfer-Encoding: base64\r\n\r\n${wrapped}--XX--`);
     expect(masked).toMatch(/^Content-Transfer-Encoding: base64\r\n\r\n\[github-token base64 \d+ chars\]/);
@@ -292,7 +363,16 @@ describe('SECRET_RULES', () => {
     const unicode = (text: string) => [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
     const percent = (text: string) => [...text].map((character) => `%${character.charCodeAt(0).toString(16)}`).join('');
     const base64 = (text: string) => Buffer.from(text).toString('base64');
-    for (const text of [base64(html(key)), base64(unicode(key)), html(percent(key)), unicode(percent(key)), `${key.slice(0, 2)}\u200b${key.slice(2)}`, key.replace(/-/g, '\uff0d'), key.replace(/-/g, '\u2011'), `x\\v${legacy}`]) {
+    for (const text of [
+      base64(html(key)),
+      base64(unicode(key)),
+      html(percent(key)),
+      unicode(percent(key)),
+      `${key.slice(0, 2)}\u200b${key.slice(2)}`,
+      key.replace(/-/g, '\uff0d'),
+      key.replace(/-/g, '\u2011'),
+      `x\\v${legacy}`,
+    ]) {
       expect(secretSpans(text).length, text).toBe(1);
       expect(maskSecrets(text), text).not.toContain(tail.slice(8, 16));
       const value = { content: text };
@@ -307,7 +387,10 @@ describe('SECRET_RULES', () => {
     const encoded = Buffer.from(`${'x'.repeat(30)}\n${key}\n${'y'.repeat(40)}`).toString('base64');
     for (const wrap of ['\r', '\\u000a', '\\u000d\\u000a']) {
       const text = encoded.replace(/.{60}/g, `$&${wrap}`);
-      expect(secretSpans(text).map((span) => span.rule), wrap).toEqual([expect.stringMatching(/^github-token base64/)]);
+      expect(
+        secretSpans(text).map((span) => span.rule),
+        wrap,
+      ).toEqual([expect.stringMatching(/^github-token base64/)]);
       expect(maskSecrets(text), wrap).not.toContain(encoded.slice(60, 76));
     }
     expect(maskSecrets('see //:FAKEpassw0rd9@db.example.test/x')).toBe('see //[url-credentials 14 chars]@db.example.test/x');
@@ -328,7 +411,9 @@ describe('SECRET_RULES', () => {
 
   test('finds URL credentials with an empty user and an AWS key id glued to more capitals', () => {
     expect(maskSecrets('postgres://:FAKEpassw0rd@db.example.test/app')).toBe('postgres://[url-credentials 13 chars]@db.example.test/app');
-    expect(maskSecrets(`id ${'AK'}IAFAKEFAKEFAKE0000XYZ9 and ${'AS'}IAFAKEFAKEFAKE00001 end`)).toBe('id [aws-access-key 20 chars]XYZ9 and [aws-access-key 20 chars]1 end');
+    expect(maskSecrets(`id ${'AK'}IAFAKEFAKEFAKE0000XYZ9 and ${'AS'}IAFAKEFAKEFAKE00001 end`)).toBe(
+      'id [aws-access-key 20 chars]XYZ9 and [aws-access-key 20 chars]1 end',
+    );
   });
 
   test('decodes base64 payloads: gzip, UTF-16 and binary bytes', () => {

@@ -52,7 +52,11 @@ function looksRandom(secret: string): boolean {
 export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'anthropic-key', pattern: /sk-ant-[A-Za-z0-9_-]{20,}/g },
   { rule: 'openai-key', pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g },
-  { rule: 'openai-key', pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbfv])|(?<=\\u[0-9A-Fa-f]{4}))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
+  {
+    rule: 'openai-key',
+    pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbfv])|(?<=\\u[0-9A-Fa-f]{4}))sk-(?!ant-|proj-|svcacct-|admin-|None-)[A-Za-z0-9_-]{20,}/g,
+    accept: looksRandom,
+  },
   { rule: 'github-token', pattern: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}/g },
   { rule: 'github-token', pattern: /github_pat_[A-Za-z0-9_]{22,}/g },
   { rule: 'stripe-key', pattern: /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}/g },
@@ -78,7 +82,8 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
 
 // Every rule starts with one of these (or needs its context word). Case-sensitive, with the
 // spellings that occur, because a case-insensitive alternation costs twice as much per byte.
-const PLAIN_ANCHOR = /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
+const PLAIN_ANCHOR =
+  /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
 
 // A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
 // their text is looked at (ids and hashes decode to noise that holds no anchor).
@@ -156,13 +161,28 @@ const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g
 // A key's characters written as escapes: JSON and JavaScript (`\u0073k-…`, `\x73`, a raw SSE frame
 // keeps them as the provider wrote them) and HTML character references (`&#115;`, `&#x73;`,
 // `&hyphen;`). A run of key characters and escapes holding one is decoded and looked at.
-const ESCAPE = /\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\\/|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
+const ESCAPE =
+  /\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\\/|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&(?:hyphen|dash|lowbar|UnderBar|period|sol|plus|equals|colon|num|amp);/;
 // Its alternatives start apart (a key character, `\` then one letter or digit, `&#` or `&` then a
 // letter), so the run never backtracks far. A numeric reference may lack its `;` (browsers read
 // `&#115k` as `sk`) and pad its digits with zeros.
-const ESCAPED_RUN = /(?:[A-Za-z0-9._~+/=:@-]|\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\[nrtbf/"]|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&[A-Za-z]{2,8};)+/g;
-const ESCAPE_IN_RUN = /\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\x([0-9A-Fa-f]{2})|\\([0-7]{1,3})|\\([nrtbf/"])|&#([0-9]{1,12});?|&#[xX]([0-9A-Fa-f]{1,12});?|&([A-Za-z]{2,8});/g;
-const NAMED_CHARACTER: Record<string, string> = { hyphen: '-', dash: '-', lowbar: '_', UnderBar: '_', period: '.', sol: '/', plus: '+', equals: '=', colon: ':', num: '#', amp: '&' };
+const ESCAPED_RUN =
+  /(?:[A-Za-z0-9._~+/=:@-]|\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}|\\x[0-9A-Fa-f]{2}|\\[0-7]{1,3}|\\[nrtbf/"]|&#[0-9]{1,12};?|&#[xX][0-9A-Fa-f]{1,12};?|&[A-Za-z]{2,8};)+/g;
+const ESCAPE_IN_RUN =
+  /\\u([0-9A-Fa-f]{4})|\\u\{([0-9A-Fa-f]{1,6})\}|\\x([0-9A-Fa-f]{2})|\\([0-7]{1,3})|\\([nrtbf/"])|&#([0-9]{1,12});?|&#[xX]([0-9A-Fa-f]{1,12});?|&([A-Za-z]{2,8});/g;
+const NAMED_CHARACTER: Record<string, string> = {
+  hyphen: '-',
+  dash: '-',
+  lowbar: '_',
+  UnderBar: '_',
+  period: '.',
+  sol: '/',
+  plus: '+',
+  equals: '=',
+  colon: ':',
+  num: '#',
+  amp: '&',
+};
 const SHORT_ESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '/': '/', '"': '"' };
 
 // Cheap tests first: a stream's line is full of `\"`, which escapes nothing a key holds.
@@ -171,14 +191,17 @@ const mayBeEscaped = (text: string): boolean =>
   (text.includes('\\u') || text.includes('\\x') || text.includes('\\/') || text.includes('&') || OCTAL_ESCAPE.test(text)) && ESCAPE.test(text);
 
 function unescapeRun(run: string): string {
-  return run.replace(ESCAPE_IN_RUN, (escape, unicode?: string, braced?: string, hex?: string, octal?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
-    const code = unicode ?? braced ?? hex ?? hexReference;
-    if (code !== undefined) return codePoint(Number.parseInt(code, 16)) ?? escape;
-    if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8));
-    if (decimal !== undefined) return codePoint(Number.parseInt(decimal, 10)) ?? escape;
-    if (short !== undefined) return SHORT_ESCAPE[short]!;
-    return NAMED_CHARACTER[name!] ?? escape;
-  });
+  return run.replace(
+    ESCAPE_IN_RUN,
+    (escape, unicode?: string, braced?: string, hex?: string, octal?: string, short?: string, decimal?: string, hexReference?: string, name?: string) => {
+      const code = unicode ?? braced ?? hex ?? hexReference;
+      if (code !== undefined) return codePoint(Number.parseInt(code, 16)) ?? escape;
+      if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8));
+      if (decimal !== undefined) return codePoint(Number.parseInt(decimal, 10)) ?? escape;
+      if (short !== undefined) return SHORT_ESCAPE[short]!;
+      return NAMED_CHARACTER[name!] ?? escape;
+    },
+  );
 }
 
 const codePoint = (code: number): string | undefined => (code <= 0x10ffff ? String.fromCodePoint(code) : undefined);

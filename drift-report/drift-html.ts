@@ -21,25 +21,27 @@ export function renderDriftHtml(unmasked: DriftReport): string {
   const report = maskValue(unmasked);
   const drifted = report.drifts.length;
   const title = drifted === 0 ? `No drift — ${report.tape}` : `${count(report.totals.drifted, 'drifted request')} — ${report.tape}`;
-  return maskSecrets([
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    // Defence in depth: even a rendering bug could neither run a script nor fetch anything.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(`modeltape drift: ${title}`)}</title>`,
-    `<style>${STYLE}</style>`,
-    '</head>',
-    '<body>',
-    renderHeader(report),
-    drifted === 0 ? renderNoDrift(report) : report.drifts.map((item) => renderDrift(item, report)).join('\n'),
-    '<footer>Written by <code>modeltape drift --html</code>. Paths use JSON access syntax, as in the terminal report.</footer>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n'));
+  return maskSecrets(
+    [
+      '<!DOCTYPE html>',
+      '<html lang="en">',
+      '<head>',
+      '<meta charset="utf-8">',
+      // Defence in depth: even a rendering bug could neither run a script nor fetch anything.
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+      `<title>${escapeHtml(`modeltape drift: ${title}`)}</title>`,
+      `<style>${STYLE}</style>`,
+      '</head>',
+      '<body>',
+      renderHeader(report),
+      drifted === 0 ? renderNoDrift(report) : report.drifts.map((item) => renderDrift(item, report)).join('\n'),
+      '<footer>Written by <code>modeltape drift --html</code>. Paths use JSON access syntax, as in the terminal report.</footer>',
+      '</body>',
+      '</html>',
+      '',
+    ].join('\n'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -57,9 +59,15 @@ function renderHeader(report: DriftReport): string {
   html += `<dt>Command</dt><dd><code>${escapeHtml(report.command.length > 0 ? report.command.map(shellWord).join(' ') : '(none)')}</code></dd>\n`;
   html += `</dl>\n<p class="totals">${stats}</p>\n`;
   if (report.endpoints.length > 0) {
-    html += '<table class="endpoints">\n<caption>Drift by endpoint</caption>\n<thead><tr><th scope="col">Endpoint</th><th scope="col">Drifted</th><th scope="col">Paths that differed most</th></tr></thead>\n<tbody>\n';
+    html +=
+      '<table class="endpoints">\n<caption>Drift by endpoint</caption>\n<thead><tr><th scope="col">Endpoint</th><th scope="col">Drifted</th><th scope="col">Paths that differed most</th></tr></thead>\n<tbody>\n';
     for (const endpoint of report.endpoints) {
-      const paths = endpoint.topPaths.map(({ path, count: times }) => `<li><code>${escapeHtml(path === '' ? '(the whole body)' : path)}</code> <span class="times">×${number(times)}</span></li>`).join('');
+      const paths = endpoint.topPaths
+        .map(
+          ({ path, count: times }) =>
+            `<li><code>${escapeHtml(path === '' ? '(the whole body)' : path)}</code> <span class="times">×${number(times)}</span></li>`,
+        )
+        .join('');
       const unmatched = report.drifts.every((item) => item.endpoint !== endpoint.endpoint || item.nearest === undefined);
       const none = `<span class="muted">${unmatched ? 'no recording to compare with' : 'none'}</span>`;
       html += `<tr><td><code>${escapeHtml(endpoint.endpoint)}</code></td><td class="number">${number(endpoint.drifted)}</td><td>${paths === '' ? none : `<ul class="paths">${paths}</ul>`}</td></tr>\n`;
@@ -73,7 +81,8 @@ function renderHeader(report: DriftReport): string {
     html += '<nav class="index" aria-label="Drifts">\n<h2>Drifts</h2>\n<ol>\n';
     for (const item of report.drifts) {
       const first = item.differences[0];
-      const summary = item.nearest === undefined ? noRecordingSentence(item) : first === undefined ? 'the same as its nearest recording' : formatDifference(first, 60);
+      const summary =
+        item.nearest === undefined ? noRecordingSentence(item) : first === undefined ? 'the same as its nearest recording' : formatDifference(first, 60);
       html += `<li><a href="#${driftId(item)}">${escapeHtml(item.endpoint)}</a> ${reasonPill(item)} <span class="muted">${escapeHtml(summary)}</span></li>\n`;
     }
     html += '</ol>\n</nav>\n';
@@ -83,7 +92,10 @@ function renderHeader(report: DriftReport): string {
 
 function renderNoDrift(report: DriftReport): string {
   const { requests } = report.totals;
-  const sentence = requests === 0 ? 'The run sent no request to the replay.' : `Every request the run sent was on the tape: ${count(requests, 'request')}, ${count(report.totals.hits, 'hit')}.`;
+  const sentence =
+    requests === 0
+      ? 'The run sent no request to the replay.'
+      : `Every request the run sent was on the tape: ${count(requests, 'request')}, ${count(report.totals.hits, 'hit')}.`;
   return `<main>\n<section class="no-drift" aria-labelledby="no-drift-title">\n<h2 id="no-drift-title">No drift</h2>\n<p>${escapeHtml(sentence)}</p>\n</section>\n</main>`;
 }
 
@@ -120,7 +132,8 @@ function renderDifferenceList(item: DriftItem): string {
     return '<p class="differences-none">Method, path, headers and body are the same as the nearest recording; its stored key differs (see the miss message).</p>\n';
   }
   let html = `<h3>${count(item.totalDifferences, 'difference')}</h3>\n<ul class="differences">\n`;
-  for (const difference of item.differences) html += `<li data-path="${escapeHtml(difference.path)}" data-diff="${escapeHtml(difference.change)}"><code>${escapeHtml(formatDifference(difference, 100))}</code></li>\n`;
+  for (const difference of item.differences)
+    html += `<li data-path="${escapeHtml(difference.path)}" data-diff="${escapeHtml(difference.change)}"><code>${escapeHtml(formatDifference(difference, 100))}</code></li>\n`;
   const rest = item.totalDifferences - item.differences.length;
   if (rest > 0) html += `<li class="muted">… and ${count(rest, 'more difference')} not kept</li>\n`;
   return `${html}</ul>\n`;
@@ -209,7 +222,12 @@ function viewOf(request: DriftRequest): View {
     view.body.push({ kind: 'text', leaf: { path: '.text', value: body.text, mode: 'text' } });
   } else if ('base64' in body) {
     view.format = 'binary';
-    view.body.push({ kind: 'block', path: '.base64', label: `${count(base64Bytes(body.base64), 'byte')} of binary data (base64)`, leaf: { path: '.base64', value: body.base64, mode: 'brief' } });
+    view.body.push({
+      kind: 'block',
+      path: '.base64',
+      label: `${count(base64Bytes(body.base64), 'byte')} of binary data (base64)`,
+      leaf: { path: '.base64', value: body.base64, mode: 'brief' },
+    });
   } else {
     readJsonBody(view, body.json);
   }
@@ -297,7 +315,8 @@ function readChat(view: View, json: Record<string, unknown>): void {
     }
     const role = stringOr(message.role) ?? 'message';
     const entry: Entry = { path, style: styleOf(role), label: role, parts: contentParts(message.content, propertyPath(path, 'content'), toolNames) };
-    if (typeof message.refusal === 'string') entry.parts.push({ kind: 'text', label: 'refusal', leaf: { path: propertyPath(path, 'refusal'), value: message.refusal, mode: 'text' } });
+    if (typeof message.refusal === 'string')
+      entry.parts.push({ kind: 'text', label: 'refusal', leaf: { path: propertyPath(path, 'refusal'), value: message.refusal, mode: 'text' } });
     if (Array.isArray(message.tool_calls)) {
       message.tool_calls.forEach((call, callIndex) => {
         const callPath = indexPath(propertyPath(path, 'tool_calls'), callIndex);
@@ -343,7 +362,9 @@ function readResponses(view: View, json: Record<string, unknown>): void {
   (json.input as unknown[]).forEach((item, index) => {
     const path = indexPath('.input', index);
     if (!isRecord(item)) {
-      view.entries.push(typeof item === 'string' ? { path, style: 'user', label: 'user', parts: contentParts(item, path, toolNames) } : unknownEntry(path, item));
+      view.entries.push(
+        typeof item === 'string' ? { path, style: 'user', label: 'user', parts: contentParts(item, path, toolNames) } : unknownEntry(path, item),
+      );
       return;
     }
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
@@ -387,7 +408,8 @@ function readAnthropic(view: View, json: Record<string, unknown>): void {
   view.fields = fieldsOf(json, ['system', 'messages', 'tools']);
   view.tools = toolsOf(json.tools);
   const toolNames = new Map<string, string>();
-  if (json.system !== undefined) view.entries.push({ path: '.system', style: 'system', label: 'system', parts: contentParts(json.system, '.system', toolNames) });
+  if (json.system !== undefined)
+    view.entries.push({ path: '.system', style: 'system', label: 'system', parts: contentParts(json.system, '.system', toolNames) });
   (json.messages as unknown[]).forEach((message, index) => {
     const path = indexPath('.messages', index);
     if (!isRecord(message)) {
@@ -427,7 +449,9 @@ function blockParts(block: unknown, path: string, toolNames: Map<string, string>
   if (typeof block === 'string') return [{ kind: 'text', leaf: { path, value: block, mode: 'text' } }];
   if (!isRecord(block)) return [{ kind: 'block', path, label: 'part', leaf: { path, value: block, mode: 'json' } }];
   const type = stringOr(block.type) ?? 'part';
-  const text = (name: string, label?: string): Part[] => [{ kind: 'text', leaf: { path: propertyPath(path, name), value: block[name], mode: 'text' }, ...(label === undefined ? {} : { label }) }];
+  const text = (name: string, label?: string): Part[] => [
+    { kind: 'text', leaf: { path: propertyPath(path, name), value: block[name], mode: 'text' }, ...(label === undefined ? {} : { label }) },
+  ];
   switch (type) {
     case 'text':
     case 'input_text':
@@ -467,10 +491,25 @@ function blockParts(block: unknown, path: string, toolNames: Map<string, string>
       ];
     }
     case 'image_url':
-      if (isRecord(block.image_url)) return [{ kind: 'block', path, label: 'image', leaf: { path: propertyPath(propertyPath(path, 'image_url'), 'url'), value: block.image_url.url, mode: 'brief' } }];
+      if (isRecord(block.image_url))
+        return [
+          {
+            kind: 'block',
+            path,
+            label: 'image',
+            leaf: { path: propertyPath(propertyPath(path, 'image_url'), 'url'), value: block.image_url.url, mode: 'brief' },
+          },
+        ];
       break;
     case 'input_image':
-      return [{ kind: 'block', path, label: 'image', leaf: { path: propertyPath(path, block.image_url !== undefined ? 'image_url' : 'file_id'), value: block.image_url ?? block.file_id, mode: 'brief' } }];
+      return [
+        {
+          kind: 'block',
+          path,
+          label: 'image',
+          leaf: { path: propertyPath(path, block.image_url !== undefined ? 'image_url' : 'file_id'), value: block.image_url ?? block.file_id, mode: 'brief' },
+        },
+      ];
     case 'image':
     case 'document':
       return [{ kind: 'block', path, label: type, leaf: { path: propertyPath(path, 'source'), value: block.source, mode: 'brief' } }];
@@ -525,7 +564,10 @@ function renderComparison(item: DriftItem, recorded: View | undefined, sent: Vie
     const right = new Map(sentSection.rows.map((row) => [row.key, row.html]));
     const keys = mergeKeys([...left.keys()], [...right.keys()]);
     if (keys.length === 0) continue;
-    const title = recordedSection !== undefined && recordedSection.title !== sentSection.title ? `${sentSection.title} (recorded: ${recordedSection.title})` : sentSection.title;
+    const title =
+      recordedSection !== undefined && recordedSection.title !== sentSection.title
+        ? `${sentSection.title} (recorded: ${recordedSection.title})`
+        : sentSection.title;
     html += `<tr class="section"><th scope="rowgroup" colspan="2">${escapeHtml(title)}</th></tr>\n`;
     for (const key of keys) {
       html += `<tr>${cell('recorded', left.get(key), sentSection.absent)}${cell('sent', right.get(key), sentSection.absent)}</tr>\n`;
@@ -555,7 +597,10 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
   const fields: SectionRows = { id: 'fields', title: known ? 'Model and parameters' : 'Body (JSON)', absent: known ? 'not set' : 'not present', rows: [] };
   for (const { name, leaf } of view.fields) {
     const mark = highlight(side, leaf.path);
-    fields.rows.push({ key: leaf.path, html: `<div class="kv${mark.className}" data-path="${escapeHtml(leaf.path)}"${mark.attributes}><span class="k">${escapeHtml(name)}</span><span class="v">${valueHtml(leaf, side)}</span>${mark.badge}</div>` });
+    fields.rows.push({
+      key: leaf.path,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(leaf.path)}"${mark.attributes}><span class="k">${escapeHtml(name)}</span><span class="v">${valueHtml(leaf, side)}</span>${mark.badge}</div>`,
+    });
   }
   const tools: SectionRows = { id: 'tools', title: 'Tools offered', absent: 'not offered', rows: [] };
   for (const tool of view.tools) {
@@ -573,7 +618,10 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
   for (const part of view.body) body.rows.push({ key: partKey(part), html: partHtml(part, side) });
   const http: SectionRows = { id: 'http', title: 'HTTP request', absent: 'not sent', rows: [] };
   const { request } = view;
-  http.rows.push({ key: 'request line', html: `<div class="kv request-line"><span class="k">${escapeHtml(request.method)}</span><span class="v">${escapeHtml(request.path)}</span><span class="muted">upstream ${escapeHtml(request.upstream)}</span></div>` });
+  http.rows.push({
+    key: 'request line',
+    html: `<div class="kv request-line"><span class="k">${escapeHtml(request.method)}</span><span class="v">${escapeHtml(request.path)}</span><span class="muted">upstream ${escapeHtml(request.upstream)}</span></div>`,
+  });
   const seen = new Set<string>();
   for (const [name, value] of request.query) {
     const path = `query ${name}`;
@@ -581,12 +629,18 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
     seen.add(path);
     const mark = highlight(side, path);
     const leaf: Leaf = { path, value, mode: 'text' };
-    http.rows.push({ key, html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">?${escapeHtml(name)}</span><span class="v">${leafHtml(leaf, side)}</span>${mark.badge}</div>` });
+    http.rows.push({
+      key,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">?${escapeHtml(name)}</span><span class="v">${leafHtml(leaf, side)}</span>${mark.badge}</div>`,
+    });
   }
   for (const [name, value] of Object.entries(request.headers)) {
     const path = `header ${name.toLowerCase()}`;
     const mark = highlight(side, path);
-    http.rows.push({ key: path, html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">${escapeHtml(name)}:</span><span class="v">${leafHtml({ path, value, mode: 'text' }, side)}</span>${mark.badge}</div>` });
+    http.rows.push({
+      key: path,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">${escapeHtml(name)}:</span><span class="v">${leafHtml({ path, value, mode: 'text' }, side)}</span>${mark.badge}</div>`,
+    });
   }
   return [fields, tools, conversation, body, http];
 }
@@ -665,7 +719,9 @@ function highlight(side: Side, path: string): Highlight {
   const touching = side.differences.filter((difference) => relation(difference.path, path) !== undefined);
   if (touching.length === 0) return NO_HIGHLIGHT;
   // Added or removed as a whole (itself or an ancestor): the element exists on one side only.
-  const whole = touching.find((difference) => relation(difference.path, path) !== 'inside' && (difference.change === 'added' || difference.change === 'removed'));
+  const whole = touching.find(
+    (difference) => relation(difference.path, path) !== 'inside' && (difference.change === 'added' || difference.change === 'removed'),
+  );
   const change = whole?.change ?? 'changed';
   const badge = change === 'added' ? 'not recorded' : change === 'removed' ? 'not sent' : 'changed';
   const paths = [...new Set(touching.map((difference) => (difference.path === '' ? '(the whole body)' : difference.path)))];
@@ -736,7 +792,12 @@ function changedSpan(text: string, other: string): [number, number] {
   const textChanged = (): boolean => text.length - suffix > prefix;
   const otherChanged = (): boolean => other.length - suffix > prefix;
   while (prefix > 0 && word(text[prefix - 1]) && ((textChanged() && word(text[prefix])) || (otherChanged() && word(other[prefix])))) prefix--;
-  while (suffix > 0 && word(text[text.length - suffix]) && ((textChanged() && word(text[text.length - suffix - 1])) || (otherChanged() && word(other[other.length - suffix - 1])))) suffix--;
+  while (
+    suffix > 0 &&
+    word(text[text.length - suffix]) &&
+    ((textChanged() && word(text[text.length - suffix - 1])) || (otherChanged() && word(other[other.length - suffix - 1])))
+  )
+    suffix--;
   return [prefix, text.length - suffix];
 }
 

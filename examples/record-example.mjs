@@ -32,7 +32,13 @@ function standInReply(body) {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_standin_0001', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }], refusal: null, annotations: [] },
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_standin_0001', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+              refusal: null,
+              annotations: [],
+            },
             logprobs: null,
             finish_reason: 'tool_calls',
           },
@@ -43,9 +49,23 @@ function standInReply(body) {
       },
     };
   }
-  const chunk = (delta, finish = null) => ({ id: 'chatcmpl-standin-0002', object: 'chat.completion.chunk', created, model: 'gpt-4.1-mini-2025-04-14', service_tier: 'default', system_fingerprint: 'fp_standin', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const chunk = (delta, finish = null) => ({
+    id: 'chatcmpl-standin-0002',
+    object: 'chat.completion.chunk',
+    created,
+    model: 'gpt-4.1-mini-2025-04-14',
+    service_tier: 'default',
+    system_fingerprint: 'fp_standin',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    usage: null,
+  });
   const pieces = ['It is', ' 14', '°C', ' with', ' light', ' rain', ' in', ' Paris', '.'];
-  const events = [chunk({ role: 'assistant', content: '', refusal: null }), ...pieces.map((content) => chunk({ content })), chunk({}, 'stop'), { ...chunk({}), choices: [], usage: usage(96, 9) }];
+  const events = [
+    chunk({ role: 'assistant', content: '', refusal: null }),
+    ...pieces.map((content) => chunk({ content })),
+    chunk({}, 'stop'),
+    { ...chunk({}), choices: [], usage: usage(96, 9) },
+  ];
   return { sse: [...events.map((event) => `data: ${JSON.stringify(event)}\n\n`), 'data: [DONE]\n\n'] };
 }
 
@@ -75,7 +95,10 @@ export async function recordExample(tape = EXAMPLE_TAPE) {
     upstreams: { openai: `http://127.0.0.1:${standIn.address().port}` },
     // A fixed clock: frame timings are all 0, so the tape is the same bytes every time.
     clock: () => 0,
-    tapeNotes: { _note: 'Example tape, recorded by examples/record-example.mjs from a local stand-in upstream (no real model). Regenerate: npm run build && node examples/record-example.mjs' },
+    tapeNotes: {
+      _note:
+        'Example tape, recorded by examples/record-example.mjs from a local stand-in upstream (no real model). Regenerate: npm run build && node examples/record-example.mjs',
+    },
   });
   try {
     return await askForWeather(new OpenAI({ apiKey: 'stand-in-needs-no-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 }));

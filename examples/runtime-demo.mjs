@@ -55,10 +55,20 @@ try {
   const fake = model();
   const counts = { lookup: 0, send: 0 };
   const store = SqliteJournalStore.open(join(dir, 'journal.sqlite'));
-  const runtime = Runtime.build({ store, providers: { openai: { api: 'openai-chat', fetch: fake.fetch } }, agents: [agent], tools: tools(counts), clock: steppingClock(), ids: sequentialIds('run'), owner: 'demo-runtime' });
+  const runtime = Runtime.build({
+    store,
+    providers: { openai: { api: 'openai-chat', fetch: fake.fetch } },
+    agents: [agent],
+    tools: tools(counts),
+    clock: steppingClock(),
+    ids: sequentialIds('run'),
+    owner: 'demo-runtime',
+  });
   const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1?');
   const records = await store.read(outcome.runId);
-  console.log(`run ${outcome.runId}: ${outcome.status}: "${outcome.output}" (${fake.calls().length} model calls, ${counts.lookup + counts.send} tool runs, ${records.length} journal records)`);
+  console.log(
+    `run ${outcome.runId}: ${outcome.status}: "${outcome.output}" (${fake.calls().length} model calls, ${counts.lookup + counts.send} tool runs, ${records.length} journal records)`,
+  );
 
   // 2. Strict replay: every effect read back.
   const callsBefore = fake.calls().length;
@@ -66,15 +76,22 @@ try {
   const replayed = await runtime.replay(outcome.runId, 'strict');
   assertReplayWasNotBackstopped(replayed, 'demo replay');
   const same = replayed.output === outcome.output;
-  console.log(`strict replay: ${same ? 'identical output' : 'DIFFERENT OUTPUT'}, ${fake.calls().length - callsBefore} model calls, ${counts.lookup + counts.send - runsBefore} tool runs, ${replayed.backstopHits} backstop hits`);
+  console.log(
+    `strict replay: ${same ? 'identical output' : 'DIFFERENT OUTPUT'}, ${fake.calls().length - callsBefore} model calls, ${counts.lookup + counts.send - runsBefore} tool runs, ${replayed.backstopHits} backstop hits`,
+  );
   await store.close();
 
   // 3. The crash harness: the process dies right after the message went out.
   const harnessCounts = { lookup: 0, send: 0 };
-  const result = await runScenario({ tools: tools(harnessCounts), agent, model: model(), goal: 'Where is parcel P-1?' }, crashAt('AfterToolEffect', { tool: 'send_message' }));
+  const result = await runScenario(
+    { tools: tools(harnessCounts), agent, model: model(), goal: 'Where is parcel P-1?' },
+    crashAt('AfterToolEffect', { tool: 'send_message' }),
+  );
   const story = result.events.filter((event) => / (paused|resumed)|^crash|^operator/.test(event));
   console.log(`crash harness: ${story.join(' → ')}`);
-  console.log(`send_message ran ${harnessCounts.send} times (once more, under the approval); invariants: ${result.violations.length === 0 ? 'all 7 hold' : result.violations.join('; ')}`);
+  console.log(
+    `send_message ran ${harnessCounts.send} times (once more, under the approval); invariants: ${result.violations.length === 0 ? 'all 7 hold' : result.violations.join('; ')}`,
+  );
   if (!same || result.violations.length > 0 || replayed.backstopHits > 0) process.exitCode = 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });

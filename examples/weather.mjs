@@ -40,7 +40,11 @@ export async function askForWeather(client, city = 'Paris', onText = () => {}) {
   const stream = client.chat.completions.stream({ model: 'gpt-4.1-mini', messages, stream_options: { include_usage: true } });
   stream.on('content', onText);
   const final = await stream.finalChatCompletion();
-  return { toolCall: { name: call.function.name, arguments: JSON.parse(call.function.arguments) }, answer: final.choices[0].message.content, usage: final.usage };
+  return {
+    toolCall: { name: call.function.name, arguments: JSON.parse(call.function.arguments) },
+    answer: final.choices[0].message.content,
+    usage: final.usage,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -74,7 +74,4 @@ export interface ToolCallAnswer {
 }
 
 /** What a turn answers, before any wire format. */
-export type Answer =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool-calls'; calls: ToolCallAnswer[]; text?: string }
-  | { kind: 'structured'; value: unknown };
+export type Answer = { kind: 'text'; text: string } | { kind: 'tool-calls'; calls: ToolCallAnswer[]; text?: string } | { kind: 'structured'; value: unknown };

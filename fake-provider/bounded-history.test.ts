@@ -26,7 +26,10 @@ describe('BoundedHistory', () => {
   });
 
   test('refuses a limit that is not a whole number of entries', () => {
-    for (const limit of [-1, 1.5, Number.NaN]) expect(() => checkHistoryLimit(limit)).toThrow(`Invalid historyLimit ${limit}: expected a whole number of entries (0 or more), or Infinity to keep every one.`);
+    for (const limit of [-1, 1.5, Number.NaN])
+      expect(() => checkHistoryLimit(limit)).toThrow(
+        `Invalid historyLimit ${limit}: expected a whole number of entries (0 or more), or Infinity to keep every one.`,
+      );
     expect([checkHistoryLimit(0), checkHistoryLimit(Number.POSITIVE_INFINITY)]).toEqual([0, Number.POSITIVE_INFINITY]);
   });
 });

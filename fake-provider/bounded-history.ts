@@ -64,7 +64,10 @@ export class BoundedHistory<T> {
 /** A `historyLimit` is a whole number of entries, or Infinity. */
 export function checkHistoryLimit(limit: number): number {
   if (limit === Number.POSITIVE_INFINITY || (Number.isInteger(limit) && limit >= 0)) return limit;
-  throw new ModeltapeError('invalid_history_limit', `Invalid historyLimit ${String(limit)}: expected a whole number of entries (0 or more), or Infinity to keep every one.`);
+  throw new ModeltapeError(
+    'invalid_history_limit',
+    `Invalid historyLimit ${String(limit)}: expected a whole number of entries (0 or more), or Infinity to keep every one.`,
+  );
 }
 
 /**

@@ -9,13 +9,17 @@ export function cutIntoChunks(text: string, chunking: Chunking = 'words'): strin
   if (text.length === 0) return [];
   if (chunking === 'words') return text.match(/\s*\S+|\s+$/g) ?? [text];
   if ('size' in chunking) {
-    if (!Number.isInteger(chunking.size) || chunking.size < 1) throw new ModeltapeError('invalid_chunking', `Invalid chunk size ${chunking.size}: expected a whole number of characters, 1 or more.`);
+    if (!Number.isInteger(chunking.size) || chunking.size < 1)
+      throw new ModeltapeError('invalid_chunking', `Invalid chunk size ${chunking.size}: expected a whole number of characters, 1 or more.`);
     const pieces: string[] = [];
     for (let start = 0; start < text.length; start += chunking.size) pieces.push(text.slice(start, start + chunking.size));
     return pieces;
   }
   if (chunking.pieces.join('') !== text) {
-    throw new ModeltapeError('invalid_chunking', `The chunk pieces ${JSON.stringify(chunking.pieces)} do not join to the text ${JSON.stringify(text)}. Pieces must cover the text exactly.`);
+    throw new ModeltapeError(
+      'invalid_chunking',
+      `The chunk pieces ${JSON.stringify(chunking.pieces)} do not join to the text ${JSON.stringify(text)}. Pieces must cover the text exactly.`,
+    );
   }
   return chunking.pieces.filter((piece) => piece.length > 0);
 }

@@ -28,11 +28,31 @@ type Retry = { retryAfterMs?: number | null; message?: string };
 
 /** Builders for {@link Failure}s, for `fake.willFail(…)`. */
 export const failures = {
-  rateLimited: (options: Retry = {}): Failure => ({ kind: 'rate-limited', retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs, ...message(options) }),
-  serverError: (options: Retry = {}): Failure => ({ kind: 'server-error', retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs, ...message(options) }),
-  unavailable: (options: Retry = {}): Failure => ({ kind: 'unavailable', retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs, ...message(options) }),
-  overloaded: (options: Retry = {}): Failure => ({ kind: 'overloaded', retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs, ...message(options) }),
-  streamError: (options: { afterChunks?: number; message?: string } = {}): Failure => ({ kind: 'stream-error', afterChunks: options.afterChunks ?? 1, ...message(options) }),
+  rateLimited: (options: Retry = {}): Failure => ({
+    kind: 'rate-limited',
+    retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
+    ...message(options),
+  }),
+  serverError: (options: Retry = {}): Failure => ({
+    kind: 'server-error',
+    retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
+    ...message(options),
+  }),
+  unavailable: (options: Retry = {}): Failure => ({
+    kind: 'unavailable',
+    retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
+    ...message(options),
+  }),
+  overloaded: (options: Retry = {}): Failure => ({
+    kind: 'overloaded',
+    retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
+    ...message(options),
+  }),
+  streamError: (options: { afterChunks?: number; message?: string } = {}): Failure => ({
+    kind: 'stream-error',
+    afterChunks: options.afterChunks ?? 1,
+    ...message(options),
+  }),
   dropConnection: (options: { afterChunks?: number } = {}): Failure => ({ kind: 'drop-connection', afterChunks: options.afterChunks ?? 0 }),
   delay: (ms: number): Failure => ({ kind: 'delay', ms }),
   hang: (): Failure => ({ kind: 'hang' }),

@@ -131,7 +131,10 @@ export class FakeProvider {
     // Join the open turn only while it is still queued: once a call took it, this is a new turn.
     if (open !== undefined && open.answer.kind === 'tool-calls' && this.#script.steps.includes(open)) {
       if (options.saying !== undefined || options.chunks !== undefined || options.delayMs !== undefined) {
-        throw new FakeScriptError('options_on_parallel_call', `willCallTool(${JSON.stringify(name)}) joins the turn of ${open.origin} as a parallel call, so it cannot take saying, chunks or delayMs: give those on the first call of the turn, or call endTurn() first.`);
+        throw new FakeScriptError(
+          'options_on_parallel_call',
+          `willCallTool(${JSON.stringify(name)}) joins the turn of ${open.origin} as a parallel call, so it cannot take saying, chunks or delayMs: give those on the first call of the turn, or call endTurn() first.`,
+        );
       }
       open.answer.calls.push(call);
       open.origin += `+willCallTool(${JSON.stringify(name)})`;
@@ -180,7 +183,11 @@ export class FakeProvider {
       const value = entry.value;
       if (entry.kind === 'callTools') {
         for (const [index, call] of value.callTools!.entries()) {
-          target.willCallTool(call.name, call.arguments ?? {}, { ...entry.options, ...(call.id === undefined ? {} : { id: call.id }), ...(index === 0 && value.say !== undefined ? { saying: value.say } : {}) });
+          target.willCallTool(call.name, call.arguments ?? {}, {
+            ...entry.options,
+            ...(call.id === undefined ? {} : { id: call.id }),
+            ...(index === 0 && value.say !== undefined ? { saying: value.say } : {}),
+          });
         }
         if (target === fake) fake.endTurn();
       } else if (entry.kind === 'say') target.willSay(value.say!, entry.options);
@@ -238,7 +245,11 @@ export class FakeProvider {
   /** What each model turn was shown, in order (refused requests are not turns); bounded like {@link calls}. */
   asked(options: { latest?: boolean } = {}): KeptEntries<AskedTurn> {
     const kept = readHistory(this.#asked, 'asked', options);
-    return Object.defineProperty(kept.map((turn) => maskValue(turn)), 'dropped', { value: kept.dropped, enumerable: false }) as KeptEntries<AskedTurn>;
+    return Object.defineProperty(
+      kept.map((turn) => maskValue(turn)),
+      'dropped',
+      { value: kept.dropped, enumerable: false },
+    ) as KeptEntries<AskedTurn>;
   }
 
   /** The fake's own errors so far (the script ran out, an answer did not fit): the first `historyLimit`, with `.dropped` counting the rest. */
@@ -257,7 +268,10 @@ export class FakeProvider {
     for (const problem of this.#problems.entries()) issues.push(problem);
     if (this.#problems.dropped > 0) issues.push(`… and ${this.#problems.dropped} more problems, not kept (historyLimit ${this.#problems.limit})`);
     if (issues.length > 0) {
-      throw new FakeScriptError('fake_not_consumed', `FakeProvider script not consumed (${this.#callCount} call${this.#callCount === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`);
+      throw new FakeScriptError(
+        'fake_not_consumed',
+        `FakeProvider script not consumed (${this.#callCount} call${this.#callCount === 1 ? '' : 's'} made):\n${issues.map((issue) => `  - ${issue.split('\n').join('\n    ')}`).join('\n')}`,
+      );
     }
   }
 
@@ -271,7 +285,12 @@ export class FakeProvider {
       new Headers(init?.headers).forEach((value, name) => {
         headers[name] = value;
       });
-      const wire = await this.handle({ method: init?.method ?? 'GET', path: `${url.pathname}${url.search}`, headers, body: (init?.body as string | null | undefined) ?? '' });
+      const wire = await this.handle({
+        method: init?.method ?? 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers,
+        body: (init?.body as string | null | undefined) ?? '',
+      });
       return fetchResponse(wire, init?.signal ?? NEVER_ABORTED, this.#sleep);
     }
     const request = new Request(input, init);
@@ -304,7 +323,15 @@ export class FakeProvider {
     const shownPath = redactPathQuery(request.path);
     const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
     // Headers are copied without credentials when calls() is read, not on every call.
-    const call: FakeCall = { index, method: request.method.toUpperCase(), path: shownPath, endpoint: undefined, headers: request.headers, body: undefined, status: 0 };
+    const call: FakeCall = {
+      index,
+      method: request.method.toUpperCase(),
+      path: shownPath,
+      endpoint: undefined,
+      headers: request.headers,
+      body: undefined,
+      status: 0,
+    };
     this.#calls.push(call);
     let wire: WireResponse;
     try {
@@ -312,7 +339,12 @@ export class FakeProvider {
     } catch (error) {
       // A throw (a rule predicate, a schema ajv cannot compile, chunks that do not fit) is the
       // fake's own error: answered loudly, never as a connection failure the SDK would retry.
-      wire = this.#fail(surfaceFor(path) ?? openaiChatSurface, `FakeProvider call ${index} (${call.method} ${shownPath}) failed: ${(error as Error).message}`, 'fake_internal_error', context);
+      wire = this.#fail(
+        surfaceFor(path) ?? openaiChatSurface,
+        `FakeProvider call ${index} (${call.method} ${shownPath}) failed: ${(error as Error).message}`,
+        'fake_internal_error',
+        context,
+      );
     }
     call.status = wire.cut?.afterFrames === 0 && wire.frames === undefined ? 0 : wire.status;
     return wire;
@@ -323,20 +355,34 @@ export class FakeProvider {
     if (call.method === 'GET' && /^\/v1\/models(\/[^/]+)?$/.test(path)) {
       call.endpoint = 'models';
       const model = /^\/v1\/models\/([^/]+)$/.exec(path)?.[1];
-      return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: request.headers['anthropic-version'] !== undefined });
+      return modelsResponse(context, {
+        model: model === undefined ? undefined : decodeURIComponent(model),
+        anthropic: request.headers['anthropic-version'] !== undefined,
+      });
     }
     const surface = surfaceFor(path);
     if (call.method !== 'POST' || (surface === undefined && path !== '/v1/embeddings')) {
-      return openaiError(404, `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`, { code: 'unknown_url' }, context.headers);
+      return openaiError(
+        404,
+        `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`,
+        { code: 'unknown_url' },
+        context.headers,
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", context);
+      return (surface ?? openaiChatSurface).error(
+        400,
+        'invalid_request_error',
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+        context,
+      );
     }
     call.body = body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context);
     const record = body as Record<string, unknown>;
     if (surface === undefined) {
       call.endpoint = 'embeddings';
@@ -359,13 +405,19 @@ export class FakeProvider {
     }
     const step = pick?.step;
     const doesNotFit = (reason: string): WireResponse =>
-      this.#fail(surface, `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`, 'fake_answer_does_not_fit', context);
+      this.#fail(
+        surface,
+        `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
+        'fake_answer_does_not_fit',
+        context,
+      );
     context.chunking = step?.options.chunks;
     let wire: WireResponse;
     if (step === undefined) {
       wire = surface.respond(turn, this.#unscripted(turn), context);
     } else if (step.answer.kind === 'failure') {
-      if (step.answer.failure.kind === 'stream-error' && !turn.stream) return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
+      if (step.answer.failure.kind === 'stream-error' && !turn.stream)
+        return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
       wire = failTurn(surface, turn, step.answer.failure, this.#unscripted(turn), context);
     } else {
       const mismatch = this.#constrained ? this.#checkAnswer(turn, step.answer) : undefined;
@@ -397,21 +449,25 @@ export class FakeProvider {
     const schema = turn.responseSchema;
     const choice = readToolChoice(turn.toolChoice);
     if (answer.kind === 'tool-calls') {
-      if (choice.mode === 'none') return `  it calls ${answer.calls.map((call) => JSON.stringify(call.name)).join(', ')}, and the request's tool_choice forbids tool calls.`;
+      if (choice.mode === 'none')
+        return `  it calls ${answer.calls.map((call) => JSON.stringify(call.name)).join(', ')}, and the request's tool_choice forbids tool calls.`;
       for (const call of answer.calls) {
         const tool = turn.tools.find((offered) => offered.name === call.name);
         if (tool === undefined) {
           return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${turn.tools.map((offered) => offered.name).join(', ') || 'no tools'}).`;
         }
-        if (choice.name !== undefined && call.name !== choice.name) return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.`;
+        if (choice.name !== undefined && call.name !== choice.name)
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.`;
         // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked always.
         if (turn.provider === 'openai' && !tool.strict) continue;
         const mismatches = this.#schemaCheck.check(tool.parameters ?? {}, call.arguments);
-        if (mismatches.length > 0) return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}`;
+        if (mismatches.length > 0)
+          return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}`;
       }
       return undefined;
     }
-    if (choice.mode === 'required' && turn.tools.length > 0) return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.`;
+    if (choice.mode === 'required' && turn.tools.length > 0)
+      return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.`;
     if (schema === undefined) return undefined;
     let value: unknown;
     if (answer.kind === 'structured') value = answer.value;
@@ -423,7 +479,8 @@ export class FakeProvider {
       }
     }
     const mismatches = this.#schemaCheck.check(schema.schema, value);
-    if (mismatches.length > 0) return `  the value ${excerpt(JSON.stringify(value) ?? String(value), 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
+    if (mismatches.length > 0)
+      return `  the value ${excerpt(JSON.stringify(value) ?? String(value), 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
     return undefined;
   }
 
@@ -465,7 +522,13 @@ export class RuleBuilder {
 
   constructor(script: Script, matcher: Matcher, sticky: boolean) {
     this.#script = script;
-    this.#rule = { matcher, sticky, step: { answer: { kind: 'text', text: '' }, options: {}, origin: describeMatcher(matcher) }, uses: 0, origin: describeMatcher(matcher) };
+    this.#rule = {
+      matcher,
+      sticky,
+      step: { answer: { kind: 'text', text: '' }, options: {}, origin: describeMatcher(matcher) },
+      uses: 0,
+      origin: describeMatcher(matcher),
+    };
   }
 
   willSay(text: string, options: StepOptions = {}): this {
@@ -491,7 +554,11 @@ export class RuleBuilder {
   }
 
   #set(answer: Step['answer'], options: StepOptions): this {
-    if (this.#added) throw new FakeScriptError('rule_answer_twice', `The rule ${this.#rule.origin} already has an answer; a rule answers one way (several willCallTool calls make one turn of parallel calls).`);
+    if (this.#added)
+      throw new FakeScriptError(
+        'rule_answer_twice',
+        `The rule ${this.#rule.origin} already has an answer; a rule answers one way (several willCallTool calls make one turn of parallel calls).`,
+      );
     this.#rule.step = { answer, options, origin: this.#rule.origin };
     this.#script.addRule(this.#rule);
     this.#added = true;

@@ -29,7 +29,11 @@ export interface FakeServer {
 }
 
 /** Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says. */
-export async function serveOverHttp(handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>, options: ListenOptions, sleep: (milliseconds: number) => Promise<void>): Promise<FakeServer> {
+export async function serveOverHttp(
+  handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>,
+  options: ListenOptions,
+  sleep: (milliseconds: number) => Promise<void>,
+): Promise<FakeServer> {
   const sockets = new Set<Socket>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const server: Server = createServer({ noDelay: true }, (request, response) => {
@@ -56,12 +60,19 @@ export async function serveOverHttp(handle: (request: FakeRequest) => WireRespon
           return;
         }
         response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
-        response.end(JSON.stringify({ error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null } }));
+        response.end(
+          JSON.stringify({
+            error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null },
+          }),
+        );
       };
       const written = (wire: WireResponse): void => {
         // A response that cannot even be written (an invalid header value) closes the connection.
         try {
-          if (wire.delayMs) sleep(wire.delayMs).then(() => write(response, wire)).catch(() => response.socket?.destroy());
+          if (wire.delayMs)
+            sleep(wire.delayMs)
+              .then(() => write(response, wire))
+              .catch(() => response.socket?.destroy());
           else write(response, wire);
         } catch {
           response.socket?.destroy();

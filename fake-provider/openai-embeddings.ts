@@ -10,23 +10,39 @@ import { jsonResponse, type WireResponse } from './wire-response.js';
  * little-endian float32s.
  */
 export function embeddingsResponse(body: Record<string, unknown>, dimensionsDefault: number, context: RenderContext): WireResponse {
-  const refuse = (message: string, param: string | null, code: string | null = null): WireResponse => openaiError(400, message, { param, code }, context.headers);
+  const refuse = (message: string, param: string | null, code: string | null = null): WireResponse =>
+    openaiError(400, message, { param, code }, context.headers);
   if (typeof body.model !== 'string' || body.model === '') return refuse('you must provide a model parameter', null);
   if (body.input === undefined) return refuse("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
   const inputs = normalizeInput(body.input);
   if (inputs === undefined || inputs.length === 0 || inputs.some((input) => input === '')) {
     return refuse("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", null);
   }
-  if (inputs.length > 2048) return refuse(`Invalid 'input': array too long. Expected an array with maximum length 2048, but got an array with length ${inputs.length} instead.`, 'input', 'array_above_max_length');
+  if (inputs.length > 2048)
+    return refuse(
+      `Invalid 'input': array too long. Expected an array with maximum length 2048, but got an array with length ${inputs.length} instead.`,
+      'input',
+      'array_above_max_length',
+    );
   const format = body.encoding_format ?? 'float';
-  if (format !== 'float' && format !== 'base64') return refuse(`Invalid value: '${String(format)}'. Supported values are: 'float' and 'base64'.`, 'encoding_format', 'invalid_value');
+  if (format !== 'float' && format !== 'base64')
+    return refuse(`Invalid value: '${String(format)}'. Supported values are: 'float' and 'base64'.`, 'encoding_format', 'invalid_value');
   const dimensions = typeof body.dimensions === 'number' ? body.dimensions : dimensionsDefault;
-  if (!Number.isInteger(dimensions) || dimensions < 1) return refuse(`Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got ${String(body.dimensions)} instead.`, 'dimensions', 'integer_below_min_value');
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    return refuse(
+      `Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got ${String(body.dimensions)} instead.`,
+      'dimensions',
+      'integer_below_min_value',
+    );
   let tokens = 0;
   const data = inputs.map((input, index) => {
     tokens += countTokens(input);
     const vector = embed(input, dimensions);
-    return { object: 'embedding', index, embedding: format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : [...vector] };
+    return {
+      object: 'embedding',
+      index,
+      embedding: format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : [...vector],
+    };
   });
   return jsonResponse(200, { object: 'list', data, model: `fake-${body.model}`, usage: { prompt_tokens: tokens, total_tokens: tokens } }, context.headers);
 }
@@ -52,7 +68,8 @@ function normalizeInput(input: unknown): string[] | undefined {
   if (!Array.isArray(input)) return undefined;
   if (input.every((item) => typeof item === 'number')) return [input.join(' ')];
   if (input.every((item) => typeof item === 'string')) return input as string[];
-  if (input.every((item) => Array.isArray(item) && item.every((token) => typeof token === 'number'))) return (input as number[][]).map((tokens) => tokens.join(' '));
+  if (input.every((item) => Array.isArray(item) && item.every((token) => typeof token === 'number')))
+    return (input as number[][]).map((tokens) => tokens.join(' '));
   return undefined;
 }
 

@@ -31,7 +31,13 @@ export interface ScriptLine {
 }
 
 const notes = { '^_': {} };
-const closed = (properties: Record<string, object>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false, patternProperties: notes });
+const closed = (properties: Record<string, object>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+  patternProperties: notes,
+});
 
 const lineSchema = closed({
   when: closed({ prompt: { type: 'string' }, lastMessage: { type: 'string' }, model: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } }),
@@ -49,7 +55,13 @@ const lineSchema = closed({
     },
     ['kind'],
   ),
-  chunks: { anyOf: [{ const: 'words' }, closed({ size: { type: 'integer', minimum: 1 } }, ['size']), closed({ pieces: { type: 'array', items: { type: 'string' } } }, ['pieces'])] },
+  chunks: {
+    anyOf: [
+      { const: 'words' },
+      closed({ size: { type: 'integer', minimum: 1 } }, ['size']),
+      closed({ pieces: { type: 'array', items: { type: 'string' } } }, ['pieces']),
+    ],
+  },
   delayMs: { type: 'integer', minimum: 0 },
 });
 const headerSchema = closed({ schemaVersion: { const: 1 }, kind: { const: 'modeltape-fake-script' } }, ['schemaVersion', 'kind']);
@@ -106,7 +118,12 @@ export function parseFakeScript(text: string, file: string): ScriptEntry[] {
     const kinds = (['say', 'callTools', 'answer', 'fail'] as const).filter((kind) => step[kind] !== undefined);
     const valid = kinds.length === 1 || (kinds.length === 2 && kinds.includes('say') && kinds.includes('callTools'));
     if (!valid) {
-      problems.push({ file, line, field: '', message: `a step holds exactly one of "say", "callTools", "answer", "fail" ("say" may go with "callTools" as text before the calls); this one holds ${kinds.length === 0 ? 'none' : kinds.join(', ')}` });
+      problems.push({
+        file,
+        line,
+        field: '',
+        message: `a step holds exactly one of "say", "callTools", "answer", "fail" ("say" may go with "callTools" as text before the calls); this one holds ${kinds.length === 0 ? 'none' : kinds.join(', ')}`,
+      });
       continue;
     }
     if (step.always !== undefined && step.when === undefined) {

@@ -36,9 +36,7 @@ export interface Step {
  * - `tools`: names that must all be among the tools offered.
  * Every field given must match.
  */
-export type Matcher =
-  | ((turn: AskedTurn) => boolean)
-  | { prompt?: string; lastMessage?: string; model?: string; tools?: string[] };
+export type Matcher = ((turn: AskedTurn) => boolean) | { prompt?: string; lastMessage?: string; model?: string; tools?: string[] };
 
 export interface Rule {
   matcher: Matcher;

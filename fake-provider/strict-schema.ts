@@ -51,26 +51,39 @@ export const OPENAI_STRICT_LIMITS = { depth: 10, properties: 5000, enumValues: 1
 /** The first rule of OpenAI's strict mode the schema breaks, or undefined when it is accepted. */
 export function checkOpenAiStrictSchema(schema: unknown): SchemaViolation | undefined {
   if (!isObject(schema)) return { context: [], message: 'schema must be a JSON Schema object' };
-  if (schema.anyOf !== undefined && schema.type === undefined) return { context: [], message: "schema must be a JSON Schema of 'type: \"object\"', got 'anyOf'." };
-  if (schema.type !== 'object') return { context: [], message: `schema must be a JSON Schema of 'type: "object"', got 'type: ${JSON.stringify(schema.type ?? null)}'.` };
+  if (schema.anyOf !== undefined && schema.type === undefined)
+    return { context: [], message: "schema must be a JSON Schema of 'type: \"object\"', got 'anyOf'." };
+  if (schema.type !== 'object')
+    return { context: [], message: `schema must be a JSON Schema of 'type: "object"', got 'type: ${JSON.stringify(schema.type ?? null)}'.` };
   const totals = { properties: 0, enumValues: 0, characters: 0 };
   const violation = walkOpenAi(schema, [], 1, totals);
   if (violation) return violation;
-  if (totals.properties > OPENAI_STRICT_LIMITS.properties) return { context: [], message: `the schema has ${totals.properties} object properties in total; at most ${OPENAI_STRICT_LIMITS.properties} are allowed.` };
-  if (totals.enumValues > OPENAI_STRICT_LIMITS.enumValues) return { context: [], message: `the schema has ${totals.enumValues} enum values in total; at most ${OPENAI_STRICT_LIMITS.enumValues} are allowed.` };
+  if (totals.properties > OPENAI_STRICT_LIMITS.properties)
+    return { context: [], message: `the schema has ${totals.properties} object properties in total; at most ${OPENAI_STRICT_LIMITS.properties} are allowed.` };
+  if (totals.enumValues > OPENAI_STRICT_LIMITS.enumValues)
+    return { context: [], message: `the schema has ${totals.enumValues} enum values in total; at most ${OPENAI_STRICT_LIMITS.enumValues} are allowed.` };
   if (totals.characters > OPENAI_STRICT_LIMITS.characters) {
-    return { context: [], message: `the total string length of property names, definition names, enum values and const values is ${totals.characters}; at most ${OPENAI_STRICT_LIMITS.characters} is allowed.` };
+    return {
+      context: [],
+      message: `the total string length of property names, definition names, enum values and const values is ${totals.characters}; at most ${OPENAI_STRICT_LIMITS.characters} is allowed.`,
+    };
   }
   return undefined;
 }
 
-function walkOpenAi(schema: unknown, context: string[], depth: number, totals: { properties: number; enumValues: number; characters: number }): SchemaViolation | undefined {
+function walkOpenAi(
+  schema: unknown,
+  context: string[],
+  depth: number,
+  totals: { properties: number; enumValues: number; characters: number },
+): SchemaViolation | undefined {
   if (schema === true || schema === false || !isObject(schema)) return undefined;
   if (depth > OPENAI_STRICT_LIMITS.depth) return { context, message: `the schema nests more than ${OPENAI_STRICT_LIMITS.depth} levels deep.` };
   for (const keyword of Object.keys(schema)) {
     if (!OPENAI_SUPPORTED.has(keyword)) return { context, message: `'${keyword}' is not permitted.` };
   }
-  if (typeof schema.format === 'string' && !OPENAI_FORMATS.has(schema.format)) return { context, message: `'format' value '${schema.format}' is not supported; use one of ${[...OPENAI_FORMATS].join(', ')}.` };
+  if (typeof schema.format === 'string' && !OPENAI_FORMATS.has(schema.format))
+    return { context, message: `'format' value '${schema.format}' is not supported; use one of ${[...OPENAI_FORMATS].join(', ')}.` };
   if (Array.isArray(schema.enum)) {
     totals.enumValues += schema.enum.length;
     for (const value of schema.enum) totals.characters += String(value).length;
@@ -118,7 +131,8 @@ function walkOpenAi(schema: unknown, context: string[], depth: number, totals: {
 /** The first rule of Anthropic's strict mode the schema breaks, or undefined when it is accepted. */
 export function checkAnthropicStrictSchema(schema: unknown, context: string[] = []): SchemaViolation | undefined {
   if (schema === true || schema === false || !isObject(schema)) return undefined;
-  for (const keyword of ANTHROPIC_UNSUPPORTED) if (schema[keyword] !== undefined) return { context, message: `'${keyword}' is not supported in structured outputs.` };
+  for (const keyword of ANTHROPIC_UNSUPPORTED)
+    if (schema[keyword] !== undefined) return { context, message: `'${keyword}' is not supported in structured outputs.` };
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if ((types.includes('object') || isObject(schema.properties)) && schema.additionalProperties !== false) {
     return { context, message: "For 'object' type, 'additionalProperties' must be explicitly set to false" };

@@ -68,7 +68,12 @@ export function failTurn(surface: Surface, turn: AskedTurn, failure: Failure, pa
     case 'drop-connection':
       if (turn.stream) return surface.respond(turn, partial, context, failure);
       if (failure.kind === 'drop-connection') return { status: 0, headers: {}, cut: { kind: 'drop', afterFrames: 0 } };
-      return httpFailure(surface.provider, { kind: surface.provider === 'anthropic' ? 'overloaded' : 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) }, context.requestId, context.headers);
+      return httpFailure(
+        surface.provider,
+        { kind: surface.provider === 'anthropic' ? 'overloaded' : 'server-error', retryAfterMs: 0, ...(failure.message ? { message: failure.message } : {}) },
+        context.requestId,
+        context.headers,
+      );
     case 'hang':
       return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
     case 'delay':
@@ -116,7 +121,14 @@ export function askedTurn(
   body: Record<string, unknown>,
   read: Pick<AskedTurn, 'index' | 'provider' | 'endpoint' | 'system' | 'messages' | 'tools' | 'responseSchema' | 'exchanges'>,
 ): AskedTurn {
-  return { ...read, model: String(body.model), toolChoice: body.tool_choice, stream: body.stream === true, body, prompt: renderPrompt(read.system, read.messages) };
+  return {
+    ...read,
+    model: String(body.model),
+    toolChoice: body.tool_choice,
+    stream: body.stream === true,
+    body,
+    prompt: renderPrompt(read.system, read.messages),
+  };
 }
 
 /** The tool names and count OpenAI's APIs accept (Chat Completions and Responses alike). */

@@ -1,6 +1,16 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
 import { captureRequest, exchangeKey, type CompiledKeyRules } from '../recordings/internal.js';
-import { ReplayEngine, explainMiss, guessProviderFlavor, prepareResponse, providerErrorBody, providerPath, type PreparedResponse, type ProviderFlavor, type RepeatPolicy } from '../lookup/internal.js';
+import {
+  ReplayEngine,
+  explainMiss,
+  guessProviderFlavor,
+  prepareResponse,
+  providerErrorBody,
+  providerPath,
+  type PreparedResponse,
+  type ProviderFlavor,
+  type RepeatPolicy,
+} from '../lookup/internal.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
@@ -57,7 +67,10 @@ export class TapeFake {
     if (this.#summary.misses === 0 && unused.length === 0 && this.#summary.hits > 0) return;
     const lines = [
       ...(this.#summary.hits === 0 && this.#summary.misses === 0 ? ['no request reached the tape fake'] : []),
-      ...unused.map((entry) => `never used: ${this.engine.file}:${entry.line} ${entry.exchange.request.method} ${entry.exchange.request.path} (ordinal ${entry.exchange.ordinal})`),
+      ...unused.map(
+        (entry) =>
+          `never used: ${this.engine.file}:${entry.line} ${entry.exchange.request.method} ${entry.exchange.request.path} (ordinal ${entry.exchange.ordinal})`,
+      ),
       ...this.#problems.entries(),
       ...(this.#problems.dropped > 0 ? [`… and ${this.#problems.dropped} more misses, not kept`] : []),
     ];
@@ -72,11 +85,19 @@ export class TapeFake {
       headers[name] = value;
     });
     const body = Buffer.from(await request.arrayBuffer());
-    return fetchResponse(this.#answer({ method: request.method, path: `${url.pathname}${url.search}`, headers, body: '' }, body), request.signal, (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    return fetchResponse(
+      this.#answer({ method: request.method, path: `${url.pathname}${url.search}`, headers, body: '' }, body),
+      request.signal,
+      (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+    );
   };
 
   listen(options: ListenOptions = {}): Promise<FakeServer> {
-    return serveOverHttp(async (request) => this.#answer(request, Buffer.from(request.bytes ?? Buffer.from(request.body, 'utf8'))), options, (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    return serveOverHttp(
+      async (request) => this.#answer(request, Buffer.from(request.bytes ?? Buffer.from(request.body, 'utf8'))),
+      options,
+      (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+    );
   }
 
   #answer(request: FakeRequest, body: Buffer): WireResponse {
@@ -89,7 +110,11 @@ export class TapeFake {
       const error = explainMiss(this.engine, upstream, recorded, key, result, pathname);
       this.#summary.misses++;
       this.#problems.push(error.message);
-      return { status: 400, headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss', [FAKE_HEADER]: '1' }, body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message) };
+      return {
+        status: 400,
+        headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss', [FAKE_HEADER]: '1' },
+        body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message),
+      };
     }
     this.#summary.hits++;
     let prepared = this.#prepared.get(result.entry.exchange);

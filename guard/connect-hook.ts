@@ -44,7 +44,17 @@ const STATE_KEY = Symbol.for('modeltape.connect-hook');
 
 function state(): HookState {
   const holder = globalThis as unknown as Record<symbol, HookState | undefined>;
-  holder[STATE_KEY] ??= { listeners: new Set(), watched: new Set(), original: net.Socket.prototype.connect, patched: undefined, originalTls: tls.connect, patchedTls: undefined, paths: new Map(), proxyDepth: 0, refused: new WeakSet() };
+  holder[STATE_KEY] ??= {
+    listeners: new Set(),
+    watched: new Set(),
+    original: net.Socket.prototype.connect,
+    patched: undefined,
+    originalTls: tls.connect,
+    patchedTls: undefined,
+    paths: new Map(),
+    proxyDepth: 0,
+    refused: new WeakSet(),
+  };
   return holder[STATE_KEY];
 }
 
@@ -139,7 +149,15 @@ function install(hook: HookState): void {
   // such as a tunnel through a local forward proxy, is refused here even though its TCP peer
   // is loopback. A TLS connect without a socket of its own is checked by the socket wrapper.
   const patchedTls = function (this: unknown, ...args: unknown[]): tls.TLSSocket {
-    const options = (typeof args[0] === 'object' && args[0] !== null ? args[0] : typeof args[1] === 'object' && args[1] !== null ? args[1] : typeof args[2] === 'object' && args[2] !== null ? args[2] : {}) as { socket?: unknown; servername?: unknown; host?: unknown; port?: unknown };
+    const options = (
+      typeof args[0] === 'object' && args[0] !== null
+        ? args[0]
+        : typeof args[1] === 'object' && args[1] !== null
+          ? args[1]
+          : typeof args[2] === 'object' && args[2] !== null
+            ? args[2]
+            : {}
+    ) as { socket?: unknown; servername?: unknown; host?: unknown; port?: unknown };
     if (hook.listeners.size > 0 && options.socket !== undefined && typeof options.servername === 'string' && options.servername !== '') {
       const refusal = decide(hook, { host: canonicalHost(options.servername), port: Number(options.port ?? 443) || 443, path: undefined });
       if (refusal !== undefined) {
@@ -197,7 +215,12 @@ function targetOf(args: unknown[]): { host: string; port: number; path: string |
   if (typeof first === 'object' && first !== null) {
     const options = first as { path?: unknown; host?: unknown; hostname?: unknown; port?: unknown; pathname?: unknown };
     if (options.path) return undefined;
-    const host = typeof options.host === 'string' && options.host !== '' ? options.host : typeof options.hostname === 'string' && options.hostname !== '' ? options.hostname : 'localhost';
+    const host =
+      typeof options.host === 'string' && options.host !== ''
+        ? options.host
+        : typeof options.hostname === 'string' && options.hostname !== ''
+          ? options.hostname
+          : 'localhost';
     // node:https passes the URL it was given, spread: its pathname is the request's.
     return { host: canonicalHost(host), port: Number(options.port), path: typeof options.pathname === 'string' ? options.pathname : undefined };
   }

@@ -42,7 +42,8 @@ export const SIDE_CHANNELS: ReadonlyArray<{ host: string; path?: string; what: s
     host: 'api.openai.com',
     path: '/v1/traces/ingest',
     what: "the OpenAI Agents SDK's trace exporter (it ignores OPENAI_BASE_URL)",
-    advice: 'Turn tracing off for replays: OPENAI_AGENTS_DISABLE_TRACING=1 (modeltape run sets it when unset; it is read when the SDK is imported), or setTracingDisabled(true) in a test setup file.',
+    advice:
+      'Turn tracing off for replays: OPENAI_AGENTS_DISABLE_TRACING=1 (modeltape run sets it when unset; it is read when the SDK is imported), or setTracingDisabled(true) in a test setup file.',
   },
   {
     host: 'api.smith.langchain.com',
@@ -54,7 +55,10 @@ export const SIDE_CHANNELS: ReadonlyArray<{ host: string; path?: string; what: s
 /** The side channel a request went to, if it is a known one. */
 export function sideChannelOf(host: string, path: string | undefined): (typeof SIDE_CHANNELS)[number] | undefined {
   const bare = host.replace(/:\d+$/, '');
-  return SIDE_CHANNELS.find((channel) => channel.host === bare && (channel.path === undefined || (path !== undefined && (path === channel.path || path.startsWith(`${channel.path}?`)))));
+  return SIDE_CHANNELS.find(
+    (channel) =>
+      channel.host === bare && (channel.path === undefined || (path !== undefined && (path === channel.path || path.startsWith(`${channel.path}?`)))),
+  );
 }
 
 /** One line for an escape: `fetch → api.openai.com/v1/traces/ingest (pid 12 node app.mjs)`. */

@@ -33,7 +33,7 @@ export function hostMatcher(hosts: Iterable<string>): (host: string, port: numbe
     const name = canonicalHost(host);
     const portText = port === undefined || port === '' ? '' : String(port);
     if (loopbackPorts.size > 0 && isLoopbackHost(name)) {
-      const entry = loopbackPorts.get(portText) ?? ((portText === '' || portText === '443' || portText === '80') ? loopbackPorts.get('') : undefined);
+      const entry = loopbackPorts.get(portText) ?? (portText === '' || portText === '443' || portText === '80' ? loopbackPorts.get('') : undefined);
       if (entry !== undefined) return entry;
     }
     const withPort = `${name.includes(':') ? `[${name}]` : name}:${portText}`;
@@ -48,7 +48,11 @@ export function hostMatcher(hosts: Iterable<string>): (host: string, port: numbe
  * (`ａｐｉ.openai.com` and names with a soft hyphen map to `api.openai.com`, as the lookup does).
  */
 export function canonicalHost(host: string): string {
-  let name = host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  let name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (!/^[\x21-\x7e]*$/.test(name)) name = domainToASCII(name) || name;
   return name;
 }

@@ -6,7 +6,16 @@
  */
 export { onConnect, asProxyConnection, wasRefused, callerRoute, type ConnectAttempt, type ConnectListener } from './connect-hook.js';
 export { isLoopbackHost, hostMatcher, canonicalHost, parseAuthority } from './hosts.js';
-export { ESCAPE_ROUTES, SIDE_CHANNELS, sideChannelOf, describeEscape, ConnectionBlockedError, type Escape, type EscapeRoute, type OutsideConnection } from './escape.js';
+export {
+  ESCAPE_ROUTES,
+  SIDE_CHANNELS,
+  sideChannelOf,
+  describeEscape,
+  ConnectionBlockedError,
+  type Escape,
+  type EscapeRoute,
+  type OutsideConnection,
+} from './escape.js';
 export { appendRunReport, readRunReport, describeThisProcess, type RunReport, type RunReportRecord, type SessionReport } from './run-report.js';
 export { RUN_VARIABLES, runEnvironment, type RunEnvironment } from './run-environment.js';
 export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';

@@ -40,7 +40,14 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
     const target = connect ? parseAuthority(request.path ?? '') : originOf(request.origin);
     const matched = target && watch.matches(target.host, target.port);
     if (!target || matched === undefined) return;
-    socket.destroy(watch.blocked({ host: matched, port: target.port, path: connect ? undefined : request.path?.split('?', 1)[0], via: callerRoute() === 'undici' ? 'undici' : 'fetch' }));
+    socket.destroy(
+      watch.blocked({
+        host: matched,
+        port: target.port,
+        path: connect ? undefined : request.path?.split('?', 1)[0],
+        via: callerRoute() === 'undici' ? 'undici' : 'fetch',
+      }),
+    );
   };
   const onHttp = (message: unknown): void => {
     const request = (message as { request?: ClientRequest }).request;

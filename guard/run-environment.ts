@@ -28,7 +28,12 @@ export function runEnvironment(env: Readonly<Record<string, string | undefined>>
   const hosts = env[RUN_VARIABLES.guardHosts];
   return {
     proxyUrl: env[RUN_VARIABLES.url] || undefined,
-    guardHosts: hosts ? hosts.split(',').map((host) => host.trim()).filter((host) => host !== '') : [],
+    guardHosts: hosts
+      ? hosts
+          .split(',')
+          .map((host) => host.trim())
+          .filter((host) => host !== '')
+      : [],
     reportFile: env[RUN_VARIABLES.report] || undefined,
     onMiss: env[RUN_VARIABLES.onMiss] === 'nearest' ? 'nearest' : undefined,
   };

@@ -12,7 +12,9 @@ import { RUN_VARIABLES, runEnvironment, type RunEnvironment } from './run-enviro
  * this module, or, when this module runs from its TypeScript source (the project's own tests),
  * the one the build put in dist/.
  */
-export const GUARD_PRELOAD_URL: string = import.meta.url.endsWith('.ts') ? new URL('../dist/guard/preload.js', import.meta.url).href : new URL('./preload.js', import.meta.url).href;
+export const GUARD_PRELOAD_URL: string = import.meta.url.endsWith('.ts')
+  ? new URL('../dist/guard/preload.js', import.meta.url).href
+  : new URL('./preload.js', import.meta.url).href;
 
 const INSTALLED = Symbol.for('modeltape.run-guard');
 // Worker threads started with an environment of their own (`env: {}`) still learn the run.
@@ -65,7 +67,13 @@ export function installRunGuard(env: Readonly<Record<string, string | undefined>
   watchProviderRequests({
     matches,
     blocked: (request) => {
-      const escape: Escape = { host: request.host, port: request.port, ...(request.path === undefined ? {} : { path: request.path }), via: request.via, process: describeThisProcess() };
+      const escape: Escape = {
+        host: request.host,
+        port: request.port,
+        ...(request.path === undefined ? {} : { path: request.path }),
+        via: request.via,
+        process: describeThisProcess(),
+      };
       appendRunReport(reportFile, { kind: 'escape', escape });
       return new ConnectionBlockedError(escape, ADVICE);
     },

@@ -98,6 +98,7 @@ export function describeThisProcess(): string {
   // `node -e CODE arg` has no script: argv[1] is then an argument, which may hold anything.
   const evaluated = process.execArgv.some((flag) => /^(-e|--eval|-p|--print|-i|--interactive)(=|$)/.test(flag));
   const script = evaluated || process.argv[1] === undefined || !existsSync(process.argv[1]) ? undefined : process.argv[1];
-  const shown = script === undefined ? '' : ` ${isAbsolute(script) && !relative(process.cwd(), script).startsWith('..') ? relative(process.cwd(), script) : script}`;
+  const shown =
+    script === undefined ? '' : ` ${isAbsolute(script) && !relative(process.cwd(), script).startsWith('..') ? relative(process.cwd(), script) : script}`;
   return `pid ${process.pid}${threadId > 0 ? ` thread ${threadId}` : ''} ${basename(process.argv0 || 'node')}${shown}`;
 }

@@ -4,7 +4,17 @@
  * recording, explains a miss with the first differing JSON paths, and prepares a recorded
  * response to be served. The proxy, the FakeProvider and `modeltape/replay` all decide through it.
  */
-export { ReplayEngine, KeyRulesMismatchError, REPEAT_POLICIES, type KeyChange, type RepeatPolicy, type ReplayEntry, type LookupResult, type NearestRecording, type ReplayEngineOptions } from './replay-engine.js';
+export {
+  ReplayEngine,
+  KeyRulesMismatchError,
+  REPEAT_POLICIES,
+  type KeyChange,
+  type RepeatPolicy,
+  type ReplayEntry,
+  type LookupResult,
+  type NearestRecording,
+  type ReplayEngineOptions,
+} from './replay-engine.js';
 export { ReplayMissError, explainMiss, CLI_MISS_ADVICE, type MissAdvice } from './replay-miss.js';
 export { providerErrorBody, providerPath, guessProviderFlavor, type ProviderFlavor } from './provider-error-body.js';
 export { prepareResponse, type PreparedResponse } from './recorded-response.js';

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { captureRequest, compileKeyRules, exchangeKey, keyInputs, type CompiledKeyRules, type Exchange, type LoadedExchange, type RecordedRequest } from '../recordings/internal.js';
+import {
+  captureRequest,
+  compileKeyRules,
+  exchangeKey,
+  keyInputs,
+  type CompiledKeyRules,
+  type Exchange,
+  type LoadedExchange,
+  type RecordedRequest,
+} from '../recordings/internal.js';
 import { diffJson } from '../core/internal.js';
 import { NEAREST_INDEX_MINIMUM, NearestIndex, comparedValues, type ComparedValues } from './nearest-index.js';
 import { ReplayEngine, compareInputs, textDistance, type ReplayEntry } from './replay-engine.js';
@@ -102,7 +111,10 @@ const SYSTEM_PROMPTS = [
   'You are a support agent. Be polite, ask for the order number when needed.',
   'You translate customer messages to English and summarize them.',
 ];
-const WORDS = 'parcel ship order refund Paris Lyon invoice delayed address change cancel track weather tomorrow please thanks when where how much cost account password reset'.split(' ');
+const WORDS =
+  'parcel ship order refund Paris Lyon invoice delayed address change cancel track weather tomorrow please thanks when where how much cost account password reset'.split(
+    ' ',
+  );
 const TOOLS = ['get_weather', 'track_parcel', 'create_ticket', 'search_docs', 'refund_order'].map((name, index) => ({
   type: 'function',
   function: {
@@ -163,7 +175,13 @@ const DRIFTS = {
     return copy;
   },
   model(random: Random, body: Chat): Chat {
-    return { ...clone(body), model: pick(random, MODELS.filter((model) => model !== body.model)) };
+    return {
+      ...clone(body),
+      model: pick(
+        random,
+        MODELS.filter((model) => model !== body.model),
+      ),
+    };
   },
   arrayLength(random: Random, body: Chat): Chat {
     const copy = clone(body);
@@ -221,7 +239,11 @@ describe('NearestIndex', () => {
       const random = seeded(seed);
       const base = arbitrary(random);
       for (let count = 0; count < 50; count++) {
-        const entry = values(edits(random, base, integer(random, 4)), random() < 0.3 ? { 'openai-beta': pick(random, ['v1', 'v2']) } : {}, random() < 0.3 ? { 'limit#0': '1' } : {});
+        const entry = values(
+          edits(random, base, integer(random, 4)),
+          random() < 0.3 ? { 'openai-beta': pick(random, ['v1', 'v2']) } : {},
+          random() < 0.3 ? { 'limit#0': '1' } : {},
+        );
         stored.push(entry);
         index.add(entry);
       }
@@ -310,9 +332,19 @@ describe('NearestIndex', () => {
 
   test('compares the body unwrapped from its json form, and the query by name and position', () => {
     const rules = compileKeyRules();
-    const request = captureRequest({ method: 'GET', path: '/v1/models', query: 'limit=2&order=asc&limit=3', headers: { 'openai-beta': 'v2' }, body: Buffer.alloc(0) }, rules);
-    expect(comparedValues(keyInputs('openai', request, rules))).toEqual({ body: null, headers: { 'openai-beta': 'v2' }, query: { 'limit#0': '2', 'limit#1': '3', 'order#2': 'asc' } });
-    const json = captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"model":"gpt-4o"}') }, rules);
+    const request = captureRequest(
+      { method: 'GET', path: '/v1/models', query: 'limit=2&order=asc&limit=3', headers: { 'openai-beta': 'v2' }, body: Buffer.alloc(0) },
+      rules,
+    );
+    expect(comparedValues(keyInputs('openai', request, rules))).toEqual({
+      body: null,
+      headers: { 'openai-beta': 'v2' },
+      query: { 'limit#0': '2', 'limit#1': '3', 'order#2': 'asc' },
+    });
+    const json = captureRequest(
+      { method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"model":"gpt-4o"}') },
+      rules,
+    );
     expect(comparedValues(keyInputs('openai', json, rules)).body).toEqual({ model: 'gpt-4o' });
   });
 });
@@ -343,7 +375,8 @@ describe('ReplayEngine.nearest with an index', () => {
       const shapes: Shape[] = [];
       for (let count = NEAREST_INDEX_MINIMUM + integer(random, 150); count > 0; count--) {
         const roll = random();
-        if (roll < 0.1 && shapes.length > 0) shapes.push(pick(random, shapes)); // recorded twice: the same key, ordinal 1
+        if (roll < 0.1 && shapes.length > 0)
+          shapes.push(pick(random, shapes)); // recorded twice: the same key, ordinal 1
         else if (roll < 0.3) shapes.push({ body: chat(random) });
         else shapes.push(drifted(random, pick(random, [...originals, ...shapes])));
       }
@@ -353,13 +386,27 @@ describe('ReplayEngine.nearest with an index', () => {
         const key = exchangeKey('openai', request, rules);
         const ordinal = ordinals.get(key) ?? 0;
         ordinals.set(key, ordinal + 1);
-        const exchange: Exchange = { key, ordinal, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: { line: index + 2 } } } };
+        const exchange: Exchange = {
+          key,
+          ordinal,
+          upstream: 'openai',
+          source: 'live',
+          request,
+          response: { status: 200, headers: {}, body: { json: { line: index + 2 } } },
+        };
         return { exchange, line: index + 2 };
       });
       // A second route small enough to be scanned, to check both paths keep to their route.
       const other = Array.from({ length: 5 }, (_, index) => {
         const request = { ...recorded({ body: chat(random) }, rules), path: '/v1/responses' };
-        const exchange: Exchange = { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: {} } } };
+        const exchange: Exchange = {
+          key: exchangeKey('openai', request, rules),
+          ordinal: 0,
+          upstream: 'openai',
+          source: 'live',
+          request,
+          response: { status: 200, headers: {}, body: { json: {} } },
+        };
         return { exchange, line: shapes.length + 2 + index };
       });
       const engine = new ReplayEngine({ file: 'tapes/generated.jsonl', keyRules: rules }, [...loaded, ...other].reverse());
@@ -379,7 +426,14 @@ describe('ReplayEngine.nearest with an index', () => {
           // Auto mode records what missed; later misses must see it.
           for (let count = 0; count < 8; count++) {
             const request = recorded(drifted(random, pick(random, shapes)), rules);
-            const exchange: Exchange = { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: {} } } };
+            const exchange: Exchange = {
+              key: exchangeKey('openai', request, rules),
+              ordinal: 0,
+              upstream: 'openai',
+              source: 'live',
+              request,
+              response: { status: 200, headers: {}, body: { json: {} } },
+            };
             if (engine.nextOrdinal(exchange.key) > 0) continue;
             engine.addRecorded(exchange);
             order.push(exchange);
@@ -402,7 +456,13 @@ describe('ReplayEngine.nearest with an index', () => {
           const small = recorded({ body: chat(random) }, rules);
           const smallNearest = engine.nearest('openai', { ...small, path: '/v1/responses' })!;
           expect(smallNearest.entry.exchange.request.path).toBe('/v1/responses');
-          expect(smallNearest.total).toBe(fullScan(engine.entries().filter(({ exchange }) => exchange.request.path === '/v1/responses'), comparedValues(keyInputs('openai', small, rules)), rules).total);
+          expect(smallNearest.total).toBe(
+            fullScan(
+              engine.entries().filter(({ exchange }) => exchange.request.path === '/v1/responses'),
+              comparedValues(keyInputs('openai', small, rules)),
+              rules,
+            ).total,
+          );
         }
       }
     }
@@ -415,12 +475,37 @@ describe('ReplayEngine.nearest with an index', () => {
 
   test('explains a miss on a large route like the scan does: the drifted message, the first recording among equals', () => {
     const rules = compileKeyRules();
-    const conversation = (first: string, last: string): unknown => ({ model: 'gpt-4o', messages: [{ role: 'user', content: first }, { role: 'assistant', content: 'In Paris.' }, { role: 'user', content: last }] });
+    const conversation = (first: string, last: string): unknown => ({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: first },
+        { role: 'assistant', content: 'In Paris.' },
+        { role: 'user', content: last },
+      ],
+    });
     const loaded: LoadedExchange[] = Array.from({ length: NEAREST_INDEX_MINIMUM * 2 }, (_, index) => {
       // Odd lines: one request recorded 64 times (ordinals 0…63); even lines: 64 others, two leaves off.
-      const request = recorded({ body: index % 2 === 0 ? conversation(`Where is parcel ${index}?`, `Ship it to Paris (${index})`) : conversation('Where is my parcel?', 'Ship it to Paris') }, rules);
+      const request = recorded(
+        {
+          body:
+            index % 2 === 0
+              ? conversation(`Where is parcel ${index}?`, `Ship it to Paris (${index})`)
+              : conversation('Where is my parcel?', 'Ship it to Paris'),
+        },
+        rules,
+      );
       const key = exchangeKey('openai', request, rules);
-      return { exchange: { key, ordinal: index % 2 === 0 ? 0 : (index - 1) / 2, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: {} } } }, line: index + 2 };
+      return {
+        exchange: {
+          key,
+          ordinal: index % 2 === 0 ? 0 : (index - 1) / 2,
+          upstream: 'openai',
+          source: 'live',
+          request,
+          response: { status: 200, headers: {}, body: { json: {} } },
+        },
+        line: index + 2,
+      };
     });
     const engine = new ReplayEngine({ file: 'tapes/parcel.jsonl', keyRules: rules }, loaded);
     const nearest = engine.nearest('openai', recorded({ body: conversation('Where is my parcel?', 'Ship it to Lyon') }, rules))!;
@@ -428,18 +513,38 @@ describe('ReplayEngine.nearest with an index', () => {
     expect(nearest.total).toBe(1);
     expect(nearest.differences).toEqual([{ path: '.messages[2].content', change: 'changed', recorded: 'Ship it to Paris', sent: 'Ship it to Lyon' }]);
   });
-  test('warmNearest builds a large route\'s index in slices that yield to the event loop, skips small routes, and answers as an index built on the miss does', async () => {
+  test("warmNearest builds a large route's index in slices that yield to the event loop, skips small routes, and answers as an index built on the miss does", async () => {
     const rules = compileKeyRules();
     const random = seeded(77);
     const shapes: Shape[] = Array.from({ length: NEAREST_INDEX_MINIMUM * 20 }, () => ({ body: chat(random) }));
     const build = (): ReplayEngine => {
       const loaded: LoadedExchange[] = shapes.map((shape, index) => {
         const request = recorded(shape, rules);
-        return { exchange: { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: {}, body: { json: {} } } }, line: index + 2 };
+        return {
+          exchange: {
+            key: exchangeKey('openai', request, rules),
+            ordinal: 0,
+            upstream: 'openai',
+            source: 'live',
+            request,
+            response: { status: 200, headers: {}, body: { json: {} } },
+          },
+          line: index + 2,
+        };
       });
       const small = Array.from({ length: 3 }, (_, index) => {
         const request = { ...recorded({ body: chat(random) }, rules), path: '/v1/responses' };
-        return { exchange: { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live' as const, request, response: { status: 200, headers: {}, body: { json: {} } } }, line: shapes.length + 2 + index };
+        return {
+          exchange: {
+            key: exchangeKey('openai', request, rules),
+            ordinal: 0,
+            upstream: 'openai',
+            source: 'live' as const,
+            request,
+            response: { status: 200, headers: {}, body: { json: {} } },
+          },
+          line: shapes.length + 2 + index,
+        };
       });
       return new ReplayEngine({ file: 'tapes/warm.jsonl', keyRules: rules }, [...loaded, ...small]);
     };

@@ -25,7 +25,14 @@ export function prepareResponse(recorded: RecordedResponse): PreparedResponse {
   for (const [name, value] of Object.entries(recorded.headers)) if (!isFramingHeader(name)) headers[name] = value;
   if (recorded.stream) {
     const frames = recorded.stream.frames.map((frame) => ({ atMs: frame.atMs, bytes: frameBytes(frame) }));
-    return { status: recorded.status, headers, hasDate: 'date' in headers, body: Buffer.concat(frames.map((frame) => frame.bytes)), frames, format: recorded.stream.format };
+    return {
+      status: recorded.status,
+      headers,
+      hasDate: 'date' in headers,
+      body: Buffer.concat(frames.map((frame) => frame.bytes)),
+      frames,
+      format: recorded.stream.format,
+    };
   }
   const body = decodeBody(recorded.body);
   headers['content-length'] = String(body.length);
@@ -35,4 +42,3 @@ export function prepareResponse(recorded: RecordedResponse): PreparedResponse {
 function frameBytes(frame: Frame): Buffer {
   return 'text' in frame ? Buffer.from(frame.text, 'utf8') : Buffer.from(frame.base64, 'base64');
 }
-

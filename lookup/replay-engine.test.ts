@@ -2,7 +2,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { TapeFormatError, captureRequest, compileKeyRules, createHeader, exchangeKey, serializeLine, serializeTape, type CompiledKeyRules, type Exchange, type LoadedExchange, type RecordedRequest } from '../recordings/internal.js';
+import {
+  TapeFormatError,
+  captureRequest,
+  compileKeyRules,
+  createHeader,
+  exchangeKey,
+  serializeLine,
+  serializeTape,
+  type CompiledKeyRules,
+  type Exchange,
+  type LoadedExchange,
+  type RecordedRequest,
+} from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import { KeyRulesMismatchError, ReplayEngine, REPEAT_POLICIES } from './replay-engine.js';
 
@@ -37,7 +49,14 @@ function request(shape: RequestShape = {}, rules: CompiledKeyRules = compileKeyR
 }
 
 function exchange(recorded: RecordedRequest, answer: string, ordinal = 0, rules: CompiledKeyRules = compileKeyRules(), upstream = 'openai'): Exchange {
-  return { key: exchangeKey(upstream, recorded, rules), ordinal, upstream, source: 'live', request: recorded, response: { status: 200, headers: {}, body: { json: { answer } } } };
+  return {
+    key: exchangeKey(upstream, recorded, rules),
+    ordinal,
+    upstream,
+    source: 'live',
+    request: recorded,
+    response: { status: 200, headers: {}, body: { json: { answer } } },
+  };
 }
 
 function answerOf(result: ReturnType<ReplayEngine['lookup']>): string | undefined {
@@ -161,7 +180,9 @@ describe('ReplayEngine.nearest', () => {
   });
 
   test('counts every differing leaf of the nearest recording', () => {
-    const engine = new ReplayEngine({ file: FILE, keyRules: compileKeyRules() }, [{ exchange: exchange(request({ body: messages('a', 'b', 'c') }), 'x'), line: 2 }]);
+    const engine = new ReplayEngine({ file: FILE, keyRules: compileKeyRules() }, [
+      { exchange: exchange(request({ body: messages('a', 'b', 'c') }), 'x'), line: 2 },
+    ]);
     const nearest = engine.nearest('openai', request({ body: { ...(messages('x', 'y', 'z') as object), stream: true } }))!;
     expect(nearest.total).toBe(4);
     expect(nearest.differences.map(({ path }) => path)).toEqual(['.messages[0].content', '.messages[1].content', '.messages[2].content', '.stream']);
@@ -217,7 +238,10 @@ describe('ReplayEngine.fromTape', () => {
 
   test('refuses a tape keyed with other rules only where they change a key, naming each exchange and the rule that changed it', () => {
     const tapeRules = compileKeyRules();
-    const withId = request({ body: { model: 'gpt-4o', metadata: { request_id: 'r-1' }, messages: [{ role: 'user', content: 'a' }] }, headers: { 'openai-beta': 'assistants=v2' } }, tapeRules);
+    const withId = request(
+      { body: { model: 'gpt-4o', metadata: { request_id: 'r-1' }, messages: [{ role: 'user', content: 'a' }] }, headers: { 'openai-beta': 'assistants=v2' } },
+      tapeRules,
+    );
     const file = writeTape('a.jsonl', tapeRules, [exchange(request(), 'x'), exchange(withId, 'y')]);
     const runRules = compileKeyRules({ headers: ['anthropic-version'], normalizers: [{ path: '.metadata.request_id' }] });
     let caught: unknown;
@@ -228,7 +252,13 @@ describe('ReplayEngine.fromTape', () => {
     }
     expect(caught).toBeInstanceOf(KeyRulesMismatchError);
     expect((caught as ModeltapeError).code).toBe('key_rules_mismatch');
-    expect((caught as KeyRulesMismatchError).changes).toMatchObject([{ line: 3, endpoint: 'POST /v1/chat/completions (openai)', causes: ['header openai-beta (no longer keyed)', 'normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id'] }]);
+    expect((caught as KeyRulesMismatchError).changes).toMatchObject([
+      {
+        line: 3,
+        endpoint: 'POST /v1/chat/completions (openai)',
+        causes: ['header openai-beta (no longer keyed)', 'normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id'],
+      },
+    ]);
     expect((caught as Error).message).toBe(
       `Tape ${file} was keyed with other rules than this run uses, and under this run's rules 1 of 2 keys change:\n` +
         `  ${file}:3 POST /v1/chat/completions (openai): header openai-beta (no longer keyed); normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id\n` +
@@ -246,7 +276,15 @@ describe('ReplayEngine.fromTape', () => {
     const { engine, warnings } = ReplayEngine.fromTape(file, { keyRules: runRules });
     expect(engine.size).toBe(2);
     expect(answerOf(engine.lookup(exchangeKey('openai', request(), runRules)))).toBe('x');
-    expect(warnings).toEqual([{ file, line: 1, message: expect.stringMatching(/^the tape was keyed with other rules than this run uses, and none of its 2 keys changes under this run's rules, so it is used as it is\. modeltape rekey .* writes this run's rules into its header/) }]);
+    expect(warnings).toEqual([
+      {
+        file,
+        line: 1,
+        message: expect.stringMatching(
+          /^the tape was keyed with other rules than this run uses, and none of its 2 keys changes under this run's rules, so it is used as it is\. modeltape rekey .* writes this run's rules into its header/,
+        ),
+      },
+    ]);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
@@ -267,10 +305,16 @@ describe('ReplayEngine.fromTape', () => {
     ].map((rules) => compileKeyRules(rules));
     let compared = 0;
     for (const previous of ruleSets) {
-      const loaded = bodies.map((body, index) => ({ exchange: exchange(request({ body, headers: { 'openai-beta': 'assistants=v2' } }, previous), String(index), 0, previous), line: index + 2 }));
+      const loaded = bodies.map((body, index) => ({
+        exchange: exchange(request({ body, headers: { 'openai-beta': 'assistants=v2' } }, previous), String(index), 0, previous),
+        line: index + 2,
+      }));
       for (const rules of ruleSets) {
         const everyKey = loaded.filter(({ exchange: recorded }) => exchangeKey('openai', recorded.request, rules) !== recorded.key).map(({ line }) => line);
-        expect(ReplayEngine.keyChanges(loaded, rules, previous).map(({ line }) => line), `${JSON.stringify(previous.rules)} → ${JSON.stringify(rules.rules)}`).toEqual(everyKey);
+        expect(
+          ReplayEngine.keyChanges(loaded, rules, previous).map(({ line }) => line),
+          `${JSON.stringify(previous.rules)} → ${JSON.stringify(rules.rules)}`,
+        ).toEqual(everyKey);
         compared++;
       }
     }

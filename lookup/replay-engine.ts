@@ -1,4 +1,19 @@
-import { canonicalJson, compileKeyRules, compileNormalizers, exchangeKey, keyInputs, LazyLoadedExchange, loadTape, normalizeBody, type CompiledKeyRules, type Exchange, type KeyRules, type LoadedExchange, type RecordedRequest, type TapeWarning } from '../recordings/internal.js';
+import {
+  canonicalJson,
+  compileKeyRules,
+  compileNormalizers,
+  exchangeKey,
+  keyInputs,
+  LazyLoadedExchange,
+  loadTape,
+  normalizeBody,
+  type CompiledKeyRules,
+  type Exchange,
+  type KeyRules,
+  type LoadedExchange,
+  type RecordedRequest,
+  type TapeWarning,
+} from '../recordings/internal.js';
 import { type Difference, diffJson, ModeltapeError } from '../core/internal.js';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
@@ -154,7 +169,12 @@ export class ReplayEngine {
       if (fake.length > 0) {
         throw new ModeltapeError(
           'fake_exchanges_in_tape',
-          `Tape ${file} holds ${fake.length} exchange${fake.length === 1 ? '' : 's'} a FakeProvider answered (source "fake"), at line${fake.length === 1 ? '' : 's'} ${fake.slice(0, 10).map(({ line }) => line).join(', ')}${fake.length > 10 ? ', …' : ''}, and this replay requires live recordings (--require-live).\nRecord those requests against the real provider, or drop --require-live.`,
+          `Tape ${file} holds ${fake.length} exchange${fake.length === 1 ? '' : 's'} a FakeProvider answered (source "fake"), at line${fake.length === 1 ? '' : 's'} ${fake
+            .slice(0, 10)
+            .map(({ line }) => line)
+            .join(
+              ', ',
+            )}${fake.length > 10 ? ', …' : ''}, and this replay requires live recordings (--require-live).\nRecord those requests against the real provider, or drop --require-live.`,
         );
       }
     }
@@ -165,7 +185,13 @@ export class ReplayEngine {
       // key's inputs, so every key can be derived again (cost: see keyChanges).
       const changes = ReplayEngine.keyChanges(contents.exchanges, keyRules, compileKeyRules(contents.header.keyRules));
       if (changes.length > 0) {
-        throw new KeyRulesMismatchError(file, { changes, exchanges: contents.exchanges.length, tapeRules: contents.header.keyRules, runRules: keyRules.rules, configFile: options.configFile });
+        throw new KeyRulesMismatchError(file, {
+          changes,
+          exchanges: contents.exchanges.length,
+          tapeRules: contents.header.keyRules,
+          runRules: keyRules.rules,
+          configFile: options.configFile,
+        });
       }
       warnings.push({
         file,
@@ -192,7 +218,13 @@ export class ReplayEngine {
       if (mayChange !== undefined && !mayChange(exchange)) continue;
       const key = exchangeKey(exchange.upstream, exchange.request, keyRules);
       if (key === exchange.key) continue;
-      changes.push({ line, endpoint: routeOf(exchange.upstream, exchange.request.method, exchange.request.path), from: exchange.key, to: key, causes: causesOfChange(exchange, keyRules, previous) });
+      changes.push({
+        line,
+        endpoint: routeOf(exchange.upstream, exchange.request.method, exchange.request.path),
+        from: exchange.key,
+        to: key,
+        causes: causesOfChange(exchange, keyRules, previous),
+      });
     }
     return changes;
   }
@@ -495,7 +527,8 @@ function touches(value: unknown, normalizer: CompiledKeyRules['normalizers'][num
     if (depth === normalizer.segments.length) return true;
     const segment = normalizer.segments[depth]!;
     const isObject = typeof node === 'object' && node !== null && !Array.isArray(node);
-    if ('wildcard' in segment) return Array.isArray(node) ? node.some((item) => at(item, depth + 1)) : isObject && Object.values(node).some((item) => at(item, depth + 1));
+    if ('wildcard' in segment)
+      return Array.isArray(node) ? node.some((item) => at(item, depth + 1)) : isObject && Object.values(node).some((item) => at(item, depth + 1));
     if ('index' in segment) return Array.isArray(node) && segment.index < node.length && at(node[segment.index], depth + 1);
     return isObject && Object.hasOwn(node, segment.property) && at((node as Record<string, unknown>)[segment.property], depth + 1);
   };
@@ -524,7 +557,8 @@ function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: C
       touched = true;
       causes.push(`normalizer ${canonicalJson(normalizer)} (${change}) at ${first.path || 'the body'}`);
     }
-    if (!touched && !isDeepStrictEqual(normalizeBody(body, rules.normalizers), normalizeBody(body, previous.normalizers))) causes.push('the normalizers apply in another order');
+    if (!touched && !isDeepStrictEqual(normalizeBody(body, rules.normalizers), normalizeBody(body, previous.normalizers)))
+      causes.push('the normalizers apply in another order');
   }
   if (causes.length === 0) causes.push('no rule difference explains it: its stored key does not match its request (modeltape verify lists such lines)');
   return causes;
@@ -555,7 +589,8 @@ export function textDistance(differences: readonly Difference[]): number {
       let prefix = 0;
       while (prefix < recorded.length && prefix < sent.length && recorded[prefix] === sent[prefix]) prefix++;
       let suffix = 0;
-      while (suffix < recorded.length - prefix && suffix < sent.length - prefix && recorded[recorded.length - 1 - suffix] === sent[sent.length - 1 - suffix]) suffix++;
+      while (suffix < recorded.length - prefix && suffix < sent.length - prefix && recorded[recorded.length - 1 - suffix] === sent[sent.length - 1 - suffix])
+        suffix++;
       distance += recorded.length + sent.length - 2 * (prefix + suffix);
     } else {
       distance += (JSON.stringify(recorded) ?? '').length + (JSON.stringify(sent) ?? '').length;

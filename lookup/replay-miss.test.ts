@@ -122,7 +122,9 @@ describe('explainMiss for a request never recorded', () => {
     expect(error.nearest).toEqual({ line: 7, key: stale });
     expect(error.differences).toEqual([]);
     expect(error.message).toContain(`nearest at ${FILE}:7)`);
-    expect(error.message).toContain('the nearest recording has the same method, path, headers and body, but its stored key (abcdef012345…) differs: the tape was edited by hand or keyed with other rules.');
+    expect(error.message).toContain(
+      'the nearest recording has the same method, path, headers and body, but its stored key (abcdef012345…) differs: the tape was edited by hand or keyed with other rules.',
+    );
     expect(error.message.endsWith(`Run modeltape verify ${FILE} to find the stale keys.`)).toBe(true);
   });
 

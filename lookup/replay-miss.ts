@@ -106,7 +106,9 @@ export function explainMiss(
       evidence += `  the nearest recording has the same method, path, headers and body, but its stored key (${nearest.entry.exchange.key.slice(0, 12)}…) differs: the tape was edited by hand or keyed with other rules.`;
       advice = `Run modeltape verify ${engine.file} to find the stale keys.`;
     } else {
-      evidence += formatDifferences(nearest.differences, nearest.total).map((line) => `  ${line}`).join('\n');
+      evidence += formatDifferences(nearest.differences, nearest.total)
+        .map((line) => `  ${line}`)
+        .join('\n');
     }
   }
   return new ReplayMissError({

@@ -48,7 +48,12 @@ const configSchema = {
         type: 'object',
         additionalProperties: false,
         patternProperties: notes,
-        properties: { path: { type: 'string', minLength: 1 }, pattern: { type: 'string', minLength: 1 }, flags: { type: 'string' }, placeholder: { type: 'string' } },
+        properties: {
+          path: { type: 'string', minLength: 1 },
+          pattern: { type: 'string', minLength: 1 },
+          flags: { type: 'string' },
+          placeholder: { type: 'string' },
+        },
         oneOf: [{ required: ['path'] }, { required: ['pattern'] }],
       },
     },
@@ -58,7 +63,12 @@ const configSchema = {
       type: 'object',
       additionalProperties: false,
       patternProperties: notes,
-      properties: Object.fromEntries(['requestBodyBytes', 'responseBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'].map((name) => [name, { type: 'integer', minimum: 1 }])),
+      properties: Object.fromEntries(
+        ['requestBodyBytes', 'responseBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'].map((name) => [
+          name,
+          { type: 'integer', minimum: 1 },
+        ]),
+      ),
     },
   },
 };
@@ -104,7 +114,11 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read: ${(error as Error).message}`;
-    throw new ModeltapeError('config_invalid', `Config file ${path} ${reason}. Pass a JSON file with --config, or remove the path to use ${CONFIG_FILE_NAME} from the current directory.`, { cause: error });
+    throw new ModeltapeError(
+      'config_invalid',
+      `Config file ${path} ${reason}. Pass a JSON file with --config, or remove the path to use ${CONFIG_FILE_NAME} from the current directory.`,
+      { cause: error },
+    );
   }
   // An editor's byte order mark is not part of the JSON.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
@@ -114,13 +128,17 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
     throw new ConfigFileError(path, text, [{ ...lineAndColumn(text, offset), field: '', message }], 'is not valid JSON:', fix);
   }
   const value: unknown = JSON.parse(text);
-  const schemaProblems = validateConfig(value) ? meaningProblems(value as ModeltapeConfig) : describeSchemaErrors(validateConfig.errors ?? [], path, 1, 'config');
+  const schemaProblems = validateConfig(value)
+    ? meaningProblems(value as ModeltapeConfig)
+    : describeSchemaErrors(validateConfig.errors ?? [], path, 1, 'config');
   if (schemaProblems.length > 0) {
-    const problems = schemaProblems.map(({ field, message }): ConfigProblem => {
-      // An unknown field is shown at its name; anything else at its value, or at the closest enclosing value there is.
-      const offset = (message.startsWith('unknown field') ? located.keys.get(field) : undefined) ?? enclosingValue(located.values, field);
-      return { ...lineAndColumn(text, offset), field, message };
-    }).sort((a, b) => a.line - b.line || a.column - b.column);
+    const problems = schemaProblems
+      .map(({ field, message }): ConfigProblem => {
+        // An unknown field is shown at its name; anything else at its value, or at the closest enclosing value there is.
+        const offset = (message.startsWith('unknown field') ? located.keys.get(field) : undefined) ?? enclosingValue(located.values, field);
+        return { ...lineAndColumn(text, offset), field, message };
+      })
+      .sort((a, b) => a.line - b.line || a.column - b.column);
     throw new ConfigFileError(
       path,
       text,
@@ -144,7 +162,11 @@ function meaningProblems(config: ModeltapeConfig): Array<{ field: string; messag
     }
   }
   for (const [index, name] of (config.keyHeaders ?? []).entries()) {
-    if (isSecretHeader(name.toLowerCase())) problems.push({ field: `.keyHeaders[${index}]`, message: `".keyHeaders[${index}]": "${name}" carries a credential and cannot be part of a request key (it would have to be written to the tape)` });
+    if (isSecretHeader(name.toLowerCase()))
+      problems.push({
+        field: `.keyHeaders[${index}]`,
+        message: `".keyHeaders[${index}]": "${name}" carries a credential and cannot be part of a request key (it would have to be written to the tape)`,
+      });
   }
   return problems;
 }
@@ -183,21 +205,31 @@ function locateJson(text: string): JsonLocations | { syntax: JsonSyntaxProblem }
   const found = (): string => (at >= text.length ? 'the end of the file' : JSON.stringify(text[at]));
   const space = (): void => {
     while (at < text.length && ' \t\n\r'.includes(text[at]!)) at++;
-    if (text.startsWith('//', at) || text.startsWith('/*', at)) fail('JSON has no comments', 'Remove the comment, or move it into a note field such as "_note".');
+    if (text.startsWith('//', at) || text.startsWith('/*', at))
+      fail('JSON has no comments', 'Remove the comment, or move it into a note field such as "_note".');
   };
   const string = (): string => {
     const start = at++;
     while (at < text.length && text[at] !== '"') {
       const code = text.charCodeAt(at);
-      if (code < 0x20) fail(code === 0x0a ? 'a string runs past the end of its line' : 'a string holds a raw control character', code === 0x0a ? 'Close the string with a double quote, or write a line break as \\n.' : 'Write it as an escape such as \\t or \\u0001.');
+      if (code < 0x20)
+        fail(
+          code === 0x0a ? 'a string runs past the end of its line' : 'a string holds a raw control character',
+          code === 0x0a ? 'Close the string with a double quote, or write a line break as \\n.' : 'Write it as an escape such as \\t or \\u0001.',
+        );
       if (text[at] === '\\') {
         const escape = text[at + 1];
         if (escape === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) fail('\\u must be followed by four hex digits', 'Write the character as \\u followed by four hex digits, e.g. \\u00e9.');
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6)))
+            fail('\\u must be followed by four hex digits', 'Write the character as \\u followed by four hex digits, e.g. \\u00e9.');
           at += 6;
           continue;
         }
-        if (escape === undefined || !'"\\/bfnrt'.includes(escape)) fail(`invalid escape \\${escape ?? ''}`, 'In JSON a backslash starts one of \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX: write a literal backslash as \\\\ (a pattern\'s \\d is "\\\\d").');
+        if (escape === undefined || !'"\\/bfnrt'.includes(escape))
+          fail(
+            `invalid escape \\${escape ?? ''}`,
+            'In JSON a backslash starts one of \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX: write a literal backslash as \\\\ (a pattern\'s \\d is "\\\\d").',
+          );
         at += 2;
         continue;
       }
@@ -245,7 +277,12 @@ function locateJson(text: string): JsonLocations | { syntax: JsonSyntaxProblem }
           at++;
           return;
         }
-        fail(`expected "," or "}" after the value of "${key}", found ${found()}`, at < text.length && text[at] === '"' ? 'Add the missing comma between the two properties.' : 'Separate properties with commas and close the object with "}".');
+        fail(
+          `expected "," or "}" after the value of "${key}", found ${found()}`,
+          at < text.length && text[at] === '"'
+            ? 'Add the missing comma between the two properties.'
+            : 'Separate properties with commas and close the object with "}".',
+        );
       }
     }
     if (char === '[') {

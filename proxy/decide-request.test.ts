@@ -30,9 +30,22 @@ function contextFor(mode: ProxyMode, recorded: readonly ProxyRequest[] = [], opt
   const chat = chatRoute(resolved.upstreams.get('openai')!);
   const exchanges = recorded.map((request, index): Exchange => {
     const captured = keys.capture(chat, request);
-    return { key: exchangeKey('openai', captured, keys.rules), ordinal: 0, upstream: 'openai', source: 'live', request: captured, response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { answer: index } } } };
+    return {
+      key: exchangeKey('openai', captured, keys.rules),
+      ordinal: 0,
+      upstream: 'openai',
+      source: 'live',
+      request: captured,
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { answer: index } } },
+    };
   });
-  const engine = mode === 'passthrough' ? undefined : new ReplayEngine({ file: TAPE, keyRules: keys.rules }, exchanges.map((exchange, index) => ({ exchange, line: index + 2 })));
+  const engine =
+    mode === 'passthrough'
+      ? undefined
+      : new ReplayEngine(
+          { file: TAPE, keyRules: keys.rules },
+          exchanges.map((exchange, index) => ({ exchange, line: index + 2 })),
+        );
   return { options: resolved, engine, keys, recorded: exchanges };
 }
 
@@ -86,7 +99,9 @@ describe('decideRequest: forward', () => {
       route: routeIn(context),
       record: false,
       unrecorded: expect.stringMatching(
-        new RegExp(`^POST /v1/chat/completions \\(openai\\) was forwarded but not recorded: its request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at \\.request\\.body\\.json\\.messages.*\\), so no tape can key it\\.$`),
+        new RegExp(
+          `^POST /v1/chat/completions \\(openai\\) was forwarded but not recorded: its request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at \\.request\\.body\\.json\\.messages.*\\), so no tape can key it\\.$`,
+        ),
       ),
     });
   });
@@ -96,7 +111,12 @@ describe('decideRequest: forward', () => {
     const decision = decideRequest(context, { ...post(), url: '/local/v1/embeddings?api-version=2' });
     expect(decision).toEqual({
       kind: 'forward',
-      route: { upstream: context.options.upstreams.get('local'), path: '/v1/embeddings', query: 'api-version=2', forwardPath: '/base/v1/embeddings?api-version=2' },
+      route: {
+        upstream: context.options.upstreams.get('local'),
+        path: '/v1/embeddings',
+        query: 'api-version=2',
+        forwardPath: '/base/v1/embeddings?api-version=2',
+      },
       record: false,
     });
   });
@@ -122,7 +142,15 @@ describe('decideRequest: miss', () => {
       missError: expect.any(ReplayMissError),
     });
     const { missError } = decision as Extract<RequestDecision, { kind: 'miss' }>;
-    expect(missError).toMatchObject({ message, reason: 'unrecorded', key, tape: TAPE, upstream: 'openai', nearest: { line: 2, key: context.recorded[0]!.key }, totalDifferences: 1 });
+    expect(missError).toMatchObject({
+      message,
+      reason: 'unrecorded',
+      key,
+      tape: TAPE,
+      upstream: 'openai',
+      nearest: { line: 2, key: context.recorded[0]!.key },
+      totalDifferences: 1,
+    });
   });
 
   test('replay explains a request called more often than recorded', () => {
@@ -130,7 +158,9 @@ describe('decideRequest: miss', () => {
     expect(decideRequest(context, post()).kind).toBe('hit');
     const decision = decideRequest(context, post());
     expect(decision).toMatchObject({ kind: 'miss', reason: 'exhausted', response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' } });
-    expect((decision as { message: string }).message).toMatch(/^Failed to replay POST \/openai\/v1\/chat\/completions: this request was recorded once and this is call 2 \(ordinal 1\)\.\n/);
+    expect((decision as { message: string }).message).toMatch(
+      /^Failed to replay POST \/openai\/v1\/chat\/completions: this request was recorded once and this is call 2 \(ordinal 1\)\.\n/,
+    );
     expect((decision as { missError: ReplayMissError }).missError.reason).toBe('exhausted');
   });
 
@@ -142,7 +172,11 @@ describe('decideRequest: miss', () => {
 
   test("with onMiss 'nearest' and nothing near, a miss is still an error", () => {
     const context = contextFor('replay', [], { onMiss: 'nearest' });
-    expect(decideRequest(context, post())).toMatchObject({ kind: 'miss', reason: 'unrecorded', response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' } });
+    expect(decideRequest(context, post())).toMatchObject({
+      kind: 'miss',
+      reason: 'unrecorded',
+      response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' },
+    });
   });
 
   test('record refuses to send a request carrying the placeholder key, naming the variable to set', () => {
@@ -160,15 +194,26 @@ describe('decideRequest: miss', () => {
 
   test('auto refuses to record a miss carrying the placeholder key', () => {
     const context = contextFor('auto', [post()]);
-    expect(decideRequest(context, post(LYON, { 'x-api-key': REPLAY_PLACEHOLDER_KEY }))).toMatchObject({ kind: 'miss', reason: 'no_key', response: { status: 401, type: 'modeltape_no_key' } });
+    expect(decideRequest(context, post(LYON, { 'x-api-key': REPLAY_PLACEHOLDER_KEY }))).toMatchObject({
+      kind: 'miss',
+      reason: 'no_key',
+      response: { status: 401, type: 'modeltape_no_key' },
+    });
   });
 
   test('replay answers a body too deep to key as a miss that says it can never be on a tape', () => {
     const context = contextFor('replay');
     const decision = decideRequest(context, post(tooDeep));
-    expect(decision).toMatchObject({ kind: 'miss', route: routeIn(context), reason: 'too_deep', response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' } });
+    expect(decision).toMatchObject({
+      kind: 'miss',
+      route: routeIn(context),
+      reason: 'too_deep',
+      response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' },
+    });
     expect((decision as { message: string }).message).toMatch(
-      new RegExp(`^POST /v1/chat/completions \\(openai\\) cannot be on the tape ${TAPE}: its request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at \\.request\\.body\\.json\\.messages.*\\), and modeltape never records what it cannot key\\.`),
+      new RegExp(
+        `^POST /v1/chat/completions \\(openai\\) cannot be on the tape ${TAPE}: its request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at \\.request\\.body\\.json\\.messages.*\\), and modeltape never records what it cannot key\\.`,
+      ),
     );
     expect(decision).not.toHaveProperty('missError');
   });
@@ -226,7 +271,11 @@ describe('the two halves the HTTP proxy calls', () => {
 
   test('admitRequest refuses a declared length over the limit before the body is read', () => {
     const context = contextFor('auto', [], { limits: { requestBodyBytes: 16 } });
-    expect(admitRequest(context, { method: 'POST', url: '/anthropic/v1/messages', headers: { 'content-length': '17' } })).toMatchObject({ kind: 'refuse', reason: 'request_too_large', response: { status: 413, flavor: 'anthropic' } });
+    expect(admitRequest(context, { method: 'POST', url: '/anthropic/v1/messages', headers: { 'content-length': '17' } })).toMatchObject({
+      kind: 'refuse',
+      reason: 'request_too_large',
+      response: { status: 413, flavor: 'anthropic' },
+    });
   });
 
   test('an error it did not expect is thrown, not decided', () => {
@@ -244,7 +293,15 @@ describe('the two halves the HTTP proxy calls', () => {
 describe('replay mode', () => {
   test('never decides to forward, whatever the request', () => {
     const context = contextFor('replay', [post()], { upstreams: { openai: 'http://127.0.0.1:9' } });
-    const requests = [post(), post(), post(LYON), post(tooDeep), post(PARIS, { authorization: `Bearer ${REPLAY_PLACEHOLDER_KEY}` }), { ...post(), url: '/openai/v1/%2e%2e/x' }, { ...post(), url: '/nope' }];
+    const requests = [
+      post(),
+      post(),
+      post(LYON),
+      post(tooDeep),
+      post(PARIS, { authorization: `Bearer ${REPLAY_PLACEHOLDER_KEY}` }),
+      { ...post(), url: '/openai/v1/%2e%2e/x' },
+      { ...post(), url: '/nope' },
+    ];
     const kinds = requests.map((request) => decideRequest(context, request).kind);
     expect(kinds).toEqual(['hit', 'miss', 'miss', 'miss', 'miss', 'refuse', 'refuse']);
   });

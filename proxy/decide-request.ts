@@ -177,13 +177,24 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     if (carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: true };
   }
-  const missError = explainMiss(engine, route.upstream.name, context.keys.capture(route, request), key, result, request.url.split('?')[0] ?? route.path, advice);
+  const missError = explainMiss(
+    engine,
+    route.upstream.name,
+    context.keys.capture(route, request),
+    key,
+    result,
+    request.url.split('?')[0] ?? route.path,
+    advice,
+  );
   return {
     kind: 'miss',
     route,
     reason: missError.reason,
     message: missError.message,
-    response: onMiss === 'nearest' && missError.nearestExchange !== undefined ? { nearest: missError.nearestExchange } : { status: 400, type: 'modeltape_replay_miss', flavor: route.upstream.flavor },
+    response:
+      onMiss === 'nearest' && missError.nearestExchange !== undefined
+        ? { nearest: missError.nearestExchange }
+        : { status: 400, type: 'modeltape_replay_miss', flavor: route.upstream.flavor },
     missError,
   };
 }

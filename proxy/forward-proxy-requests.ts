@@ -48,7 +48,14 @@ export function forwardProxyHandlers(policy: ForwardProxyPolicy): {
   const refuse = (host: string, port: number, path: string | undefined, who: string | undefined): { provider: boolean; text: string } => {
     const provider = isProvider(host, port) !== undefined;
     const shown = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    if (provider) policy.onEscape({ host: isProvider(host, port)!, port, ...(path === undefined ? {} : { path }), via: 'proxy', ...(who === undefined ? {} : { process: who }) });
+    if (provider)
+      policy.onEscape({
+        host: isProvider(host, port)!,
+        port,
+        ...(path === undefined ? {} : { path }),
+        via: 'proxy',
+        ...(who === undefined ? {} : { process: who }),
+      });
     else policy.onOutside({ host, port, via: 'proxy', ...(who === undefined ? {} : { process: who }) });
     return { provider, text: refusalText(shown, provider) };
   };
@@ -61,8 +68,13 @@ export function forwardProxyHandlers(policy: ForwardProxyPolicy): {
         socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nmodeltape: CONNECT needs host:port\n');
         return;
       }
-      const text = isLoopbackHost(target.host) && isProvider(target.host, target.port) === undefined ? loopbackText(request.url ?? '') : refuse(target.host, target.port, undefined, clientOf(request)).text;
-      socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-modeltape-error: modeltape_refused_connect\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+      const text =
+        isLoopbackHost(target.host) && isProvider(target.host, target.port) === undefined
+          ? loopbackText(request.url ?? '')
+          : refuse(target.host, target.port, undefined, clientOf(request)).text;
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-modeltape-error: modeltape_refused_connect\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
     },
 
     onAbsoluteForm(request, response) {

@@ -63,11 +63,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   server.requestTimeout = limits.requestTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
-    log(`modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${limits.maxConnections} connections are already open (--max-connections).`);
+    log(
+      `modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${limits.maxConnections} connections are already open (--max-connections).`,
+    );
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      log(`modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${limits.headersTimeoutMs} ms, headers and body within ${limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`);
+      log(
+        `modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${limits.headersTimeoutMs} ms, headers and body within ${limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`,
+      );
       if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       else socket.destroy();
       return;
@@ -76,7 +80,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       socket.destroy();
       return;
     }
-    socket.end(error.code === 'HPE_HEADER_OVERFLOW' ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    socket.end(
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'
+        : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
+    );
   });
   server.on('connect', options.onConnect);
   // The proxy never keeps a process alive by itself: a test that fails before close() still
@@ -188,7 +196,14 @@ export interface RelayEvents {
  * Sends a request to its upstream and streams the answer to the client as it comes (with
  * backpressure), feeding `recording` when there is one.
  */
-export function relayUpstream(client: UpstreamClient, route: Route, request: ProxyRequest, response: ServerResponse, recording: ResponseRecording | undefined, events: RelayEvents): void {
+export function relayUpstream(
+  client: UpstreamClient,
+  route: Route,
+  request: ProxyRequest,
+  response: ServerResponse,
+  recording: ResponseRecording | undefined,
+  events: RelayEvents,
+): void {
   let done = false;
   const handler: UpstreamHandler = {
     onRequestStart(controller) {
@@ -234,7 +249,11 @@ export function relayUpstream(client: UpstreamClient, route: Route, request: Pro
       else response.destroy(error);
     },
   };
-  client.dispatch(route.upstream, { method: request.method, path: route.forwardPath, headers: forwardHeaders(request.headers), body: request.body.length > 0 ? request.body : null }, handler);
+  client.dispatch(
+    route.upstream,
+    { method: request.method, path: route.forwardPath, headers: forwardHeaders(request.headers), body: request.body.length > 0 ? request.body : null },
+    handler,
+  );
 }
 
 // Headers for the upstream: the client's, minus hop-by-hop ones and framing undici computes.

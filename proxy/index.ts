@@ -4,7 +4,19 @@
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server.js';
-export { isCi, RecordInCiError, PROXY_MODES, PACES, MISS_POLICIES, MISSING_TAPE_POLICIES, DEFAULT_LIMITS, type ProxyMode, type Pace, type ProxyOptions, type ProxyLimits } from './proxy-options.js';
+export {
+  isCi,
+  RecordInCiError,
+  PROXY_MODES,
+  PACES,
+  MISS_POLICIES,
+  MISSING_TAPE_POLICIES,
+  DEFAULT_LIMITS,
+  type ProxyMode,
+  type Pace,
+  type ProxyOptions,
+  type ProxyLimits,
+} from './proxy-options.js';
 export { BUILT_IN_UPSTREAMS, type Upstream } from './upstream-table.js';
 export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';

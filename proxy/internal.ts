@@ -4,7 +4,22 @@
  * `/<upstream>/<path>` goes to that upstream; modes replay (default), record, auto, passthrough.
  */
 export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server.js';
-export { resolveProxyOptions, isCi, RecordInCiError, PROXY_MODES, PACES, MISS_POLICIES, MISSING_TAPE_POLICIES, DEFAULT_LIMITS, LIMIT_FLAGS, type ProxyMode, type Pace, type ProxyOptions, type ProxyLimits, type ResolvedProxyOptions } from './proxy-options.js';
+export {
+  resolveProxyOptions,
+  isCi,
+  RecordInCiError,
+  PROXY_MODES,
+  PACES,
+  MISS_POLICIES,
+  MISSING_TAPE_POLICIES,
+  DEFAULT_LIMITS,
+  LIMIT_FLAGS,
+  type ProxyMode,
+  type Pace,
+  type ProxyOptions,
+  type ProxyLimits,
+  type ResolvedProxyOptions,
+} from './proxy-options.js';
 export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, providerHosts, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
 export { formatSummary, formatEscapes, summaryFailed } from './summary.js';

@@ -180,7 +180,10 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     throw new ModeltapeError('invalid_port', `Invalid port ${JSON.stringify(options.port)}: expected an integer from 0 to 65535 (0 picks a free port)`);
   }
   if (options.prune === true && mode !== 'auto') {
-    throw new ModeltapeError('prune_needs_auto', `--prune drops the exchanges a run did not use, so it needs --mode auto (the run replays what it can and records the rest); got --mode ${mode}.`);
+    throw new ModeltapeError(
+      'prune_needs_auto',
+      `--prune drops the exchanges a run did not use, so it needs --mode auto (the run replays what it can and records the rest); got --mode ${mode}.`,
+    );
   }
   const env = options.env ?? process.env;
   if ((mode === 'record' || mode === 'auto') && isCi(env) && options.allowRecordInCi !== true) throw new RecordInCiError(mode, env.CI!);
@@ -218,7 +221,10 @@ function resolveLimits(limits: ProxyLimits = {}): Readonly<Required<ProxyLimits>
     const value = limits[name];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) {
-      throw new ModeltapeError('invalid_limit', `Invalid ${LIMIT_FLAGS[name]} (limits.${name}) ${JSON.stringify(value)}: expected a whole number above 0 (default ${DEFAULT_LIMITS[name]}).`);
+      throw new ModeltapeError(
+        'invalid_limit',
+        `Invalid ${LIMIT_FLAGS[name]} (limits.${name}) ${JSON.stringify(value)}: expected a whole number above 0 (default ${DEFAULT_LIMITS[name]}).`,
+      );
     }
     resolved[name] = value;
   }

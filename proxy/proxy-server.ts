@@ -1,10 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { existsSync } from 'node:fs';
-import { TapeNotFoundError, TapeWriter, compileKeyRules, redactPathQuery, type CompiledKeyRules, type Exchange, type TapeWriteFailure } from '../recordings/internal.js';
+import {
+  TapeNotFoundError,
+  TapeWriter,
+  compileKeyRules,
+  redactPathQuery,
+  type CompiledKeyRules,
+  type Exchange,
+  type TapeWriteFailure,
+} from '../recordings/internal.js';
 import { maskSecrets } from '../core/internal.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
 import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
-import { admitRequest, decideAdmitted, refuseTooLarge, type DecisionContext, type ForwardDecision, type MissDecision, type RefuseDecision } from './decide-request.js';
+import {
+  admitRequest,
+  decideAdmitted,
+  refuseTooLarge,
+  type DecisionContext,
+  type ForwardDecision,
+  type MissDecision,
+  type RefuseDecision,
+} from './decide-request.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
 import { readBody, relayUpstream, sendError, sendPrepared, startHttpServer } from './http-server.js';
@@ -86,7 +102,6 @@ export interface RunningProxy {
    */
   close(options?: { prune?: boolean }): Promise<ProxySummary>;
 }
-
 
 const MAX_PROBLEMS_KEPT = 20;
 const MAX_MISSES_KEPT = 1000;
@@ -254,7 +269,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     providers: providerHosts(resolved.upstreams),
     onEscape(escape) {
       stats.escapes.push(escape);
-      log(`modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`);
+      log(
+        `modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`,
+      );
     },
     onOutside(connection) {
       const id = `${connection.host}:${connection.port}\u0000${connection.process ?? ''}`;
@@ -264,7 +281,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
   });
 
-  const server = await startHttpServer({ host: resolved.host, port: resolved.port, limits: resolved.limits, log, onRequest, onConnect: forwardProxy.onConnect });
+  const server = await startHttpServer({
+    host: resolved.host,
+    port: resolved.port,
+    limits: resolved.limits,
+    log,
+    onRequest,
+    onConnect: forwardProxy.onConnect,
+  });
   const { url, port } = server;
   self = server.authority;
   if (!isLoopback(resolved.host)) log(networkWarning(url, mode, resolved.tape, resolved.upstreams));
@@ -288,7 +312,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       warming?.stop();
       await server.close();
       await recorder?.close();
-      const clean = stats.misses === 0 && stats.refused === 0 && stats.writeErrors === 0 && stats.upstreamErrors === 0 && stats.internalErrors === 0 && stats.aborted === 0 && stats.escapes.length === 0;
+      const clean =
+        stats.misses === 0 &&
+        stats.refused === 0 &&
+        stats.writeErrors === 0 &&
+        stats.upstreamErrors === 0 &&
+        stats.internalErrors === 0 &&
+        stats.aborted === 0 &&
+        stats.escapes.length === 0;
       stats.pruned = pruneAtClose(resolved, engine, clean, options.prune, log);
       await upstreamClient?.close();
       return summary();
@@ -324,7 +355,9 @@ function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => vo
     const engine = loaded.engine;
     for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
     if (mode === 'record' && engine.size > 0) {
-      log(`modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`);
+      log(
+        `modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`,
+      );
     }
     return { engine, keyRules: engine.keyRules };
   }
@@ -334,7 +367,13 @@ function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => vo
 
 // Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close with
 // { prune: false } vetoes it (a caller whose command failed). Returns how many exchanges it dropped.
-function pruneAtClose(resolved: ResolvedProxyOptions, engine: ReplayEngine | undefined, clean: boolean, prune: boolean | undefined, log: (message: string) => void): number {
+function pruneAtClose(
+  resolved: ResolvedProxyOptions,
+  engine: ReplayEngine | undefined,
+  clean: boolean,
+  prune: boolean | undefined,
+  log: (message: string) => void,
+): number {
   const { tape, mode } = resolved;
   const wanted = prune ?? resolved.prune;
   if (wanted && mode !== 'auto') {
@@ -343,13 +382,20 @@ function pruneAtClose(resolved: ResolvedProxyOptions, engine: ReplayEngine | und
     const dropped = engine.unused();
     const pruned = pruneTape(tape, engine);
     if (pruned > 0) {
-      const shown = dropped.slice(0, 20).map((entry) => `  line ${entry.line ?? '?'}: ${entry.exchange.request.method} ${entry.exchange.request.path} (${entry.exchange.upstream}) #${entry.exchange.ordinal}`);
+      const shown = dropped
+        .slice(0, 20)
+        .map(
+          (entry) =>
+            `  line ${entry.line ?? '?'}: ${entry.exchange.request.method} ${entry.exchange.request.path} (${entry.exchange.upstream}) #${entry.exchange.ordinal}`,
+        );
       if (dropped.length > shown.length) shown.push(`  … and ${dropped.length - shown.length} more`);
       log(`modeltape: pruned ${tape}: dropped ${pruned} exchange${pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
     } else log(`modeltape: pruned ${tape}: every exchange was used, nothing dropped.`);
     return pruned;
   } else if (resolved.prune || prune === true) {
-    log(`modeltape: not pruning ${tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`);
+    log(
+      `modeltape: not pruning ${tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`,
+    );
   }
   return 0;
 }

@@ -1,5 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { FAKE_RESPONSE_HEADER, FrameSplitter, SecretInTapeError, encodeBody, exchangeKey, headerValue, redactResponseHeaders, streamFormatOf, type Exchange, type RecordedResponse, type TapeWriter } from '../recordings/internal.js';
+import {
+  FAKE_RESPONSE_HEADER,
+  FrameSplitter,
+  SecretInTapeError,
+  encodeBody,
+  exchangeKey,
+  headerValue,
+  redactResponseHeaders,
+  streamFormatOf,
+  type Exchange,
+  type RecordedResponse,
+  type TapeWriter,
+} from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import type { ReplayEngine } from '../lookup/internal.js';
 import { contentCodings, decodeContent } from './content-coding.js';
@@ -194,7 +206,9 @@ export class ExchangeRecorder {
       else engine.countRecorded(exchange);
       this.#options.onRecorded();
     } catch (error) {
-      this.#options.onRefused(error instanceof SecretInTapeError ? error.message : `Could not record ${request.method} ${route.path}: ${(error as Error).message}`);
+      this.#options.onRefused(
+        error instanceof SecretInTapeError ? error.message : `Could not record ${request.method} ${route.path}: ${(error as Error).message}`,
+      );
     }
   }
 }

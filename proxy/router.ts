@@ -34,7 +34,10 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
   const rest = slash < 0 ? '/' : pathname.slice(slash);
   const escape = leavesBasePath(rest);
   if (escape !== undefined) {
-    return { upstream, refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.` };
+    return {
+      upstream,
+      refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
+    };
   }
   const path = providerPath(upstream.flavor, rest);
   const forwardPath = `${upstream.basePath}${path}${query === '' ? '' : `?${query}`}`;
@@ -68,7 +71,10 @@ function decodings(segment: string): string[] {
   const found = [segment];
   let decoded = segment;
   for (let round = 0; round < 8 && decoded.includes('%'); round++) {
-    const lenient = decoded.replace(/%c0%ae|%e0%80%ae/gi, '.').replace(/%c0%af|%e0%80%af/gi, '/').replace(/%c1%9c/gi, '\\');
+    const lenient = decoded
+      .replace(/%c0%ae|%e0%80%ae/gi, '.')
+      .replace(/%c0%af|%e0%80%af/gi, '/')
+      .replace(/%c1%9c/gi, '\\');
     try {
       decoded = decodeURIComponent(lenient);
     } catch {

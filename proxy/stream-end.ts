@@ -3,7 +3,8 @@ import type { Frame } from '../recordings/internal.js';
 // The events that end a provider's stream: OpenAI chat's `data: [DONE]`, Anthropic's
 // `message_stop` (or an `error` event), the Responses API's terminal `response.*` events, and
 // NDJSON's `"done": true` (Ollama).
-const TERMINAL_EVENT = /data: *\[DONE\]|\bmessage_stop\b|\bresponse\.(?:completed|failed|incomplete|cancelled)\b|^event: *error\b|"type" *: *"error"|"done" *: *true/m;
+const TERMINAL_EVENT =
+  /data: *\[DONE\]|\bmessage_stop\b|\bresponse\.(?:completed|failed|incomplete|cancelled)\b|^event: *error\b|"type" *: *"error"|"done" *: *true/m;
 
 /** Names of the terminating events {@link endsWithTerminalEvent} looks for, for messages. */
 export const TERMINAL_EVENTS = 'data: [DONE], message_stop, response.completed / failed / incomplete, an error event, or "done": true';

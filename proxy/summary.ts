@@ -39,7 +39,9 @@ export function formatSummary(summary: ProxySummary): string {
 export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>): string[] {
   const lines: string[] = [];
   if (summary.escapes.length > 0) {
-    lines.push(`  ${summary.escapes.length} connection${summary.escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine and ${summary.escapes.length === 1 ? 'was' : 'were'} stopped before any byte was sent:`);
+    lines.push(
+      `  ${summary.escapes.length} connection${summary.escapes.length === 1 ? '' : 's'} to a provider tried to leave the machine and ${summary.escapes.length === 1 ? 'was' : 'were'} stopped before any byte was sent:`,
+    );
     const seen = new Map<string, number>();
     for (const escape of summary.escapes) seen.set(describeEscape(escape), (seen.get(describeEscape(escape)) ?? 0) + 1);
     for (const [line, times] of [...seen].slice(0, 20)) lines.push(`    ${line}${times > 1 ? ` (${times}×)` : ''}`);
@@ -47,13 +49,17 @@ export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>
     const advice = new Set(summary.escapes.map((escape) => sideChannelOf(escape.host, escape.path)?.advice).filter((text) => text !== undefined));
     for (const text of advice) lines.push(`  ${text}`);
     if (summary.escapes.some((escape) => sideChannelOf(escape.host, escape.path) === undefined)) {
-      lines.push('  Point those clients at the proxy by base URL (modeltape run sets OPENAI_BASE_URL and ANTHROPIC_BASE_URL for the command), or give them session.fetch in tests.');
+      lines.push(
+        '  Point those clients at the proxy by base URL (modeltape run sets OPENAI_BASE_URL and ANTHROPIC_BASE_URL for the command), or give them session.fetch in tests.',
+      );
     }
   }
   if (summary.outside.length > 0) {
     lines.push(`  connections to other hosts off this machine (not providers; listed, not failing):`);
     for (const connection of summary.outside.slice(0, 20)) {
-      lines.push(`    ${connection.via} → ${connection.host}:${connection.port}${connection.process ? ` (${connection.process})` : ''}${connection.count > 1 ? ` ${connection.count}×` : ''}${connection.via === 'proxy' ? ', refused by the proxy' : ''}`);
+      lines.push(
+        `    ${connection.via} → ${connection.host}:${connection.port}${connection.process ? ` (${connection.process})` : ''}${connection.count > 1 ? ` ${connection.count}×` : ''}${connection.via === 'proxy' ? ', refused by the proxy' : ''}`,
+      );
     }
     if (summary.outside.length > 20) lines.push(`    … and ${summary.outside.length - 20} more`);
   }
@@ -62,5 +68,12 @@ export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>
 
 /** True when the run should fail: a miss, a refused or failed write, an upstream failure, a request modeltape failed on, or an escape. */
 export function summaryFailed(summary: ProxySummary): boolean {
-  return summary.misses > 0 || summary.refused > 0 || summary.writeErrors > 0 || summary.upstreamErrors > 0 || summary.internalErrors > 0 || summary.escapes.length > 0;
+  return (
+    summary.misses > 0 ||
+    summary.refused > 0 ||
+    summary.writeErrors > 0 ||
+    summary.upstreamErrors > 0 ||
+    summary.internalErrors > 0 ||
+    summary.escapes.length > 0
+  );
 }

@@ -44,25 +44,39 @@ export function buildUpstreamTable(overrides: Readonly<Record<string, string>> =
 /** Parses `name=url` as given to `--upstream`. */
 export function parseUpstreamFlag(value: string): { name: string; baseUrl: string } {
   const equals = value.indexOf('=');
-  if (equals <= 0) throw new ModeltapeError('invalid_upstream', `Invalid --upstream ${JSON.stringify(value)}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`);
+  if (equals <= 0)
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid --upstream ${JSON.stringify(value)}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`,
+    );
   return { name: value.slice(0, equals), baseUrl: value.slice(equals + 1) };
 }
 
 function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Upstream {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
-    throw new ModeltapeError('invalid_upstream', `Invalid upstream name ${JSON.stringify(name)}: use lowercase letters, digits, "-" and "_" (it becomes the first path segment, /${name}/…)`);
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid upstream name ${JSON.stringify(name)}: use lowercase letters, digits, "-" and "_" (it becomes the first path segment, /${name}/…)`,
+    );
   }
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch (error) {
-    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`, { cause: error });
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`,
+      { cause: error },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} is not http or https`);
   }
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`);
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`,
+    );
   }
   return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), flavor };
 }

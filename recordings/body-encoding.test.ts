@@ -71,7 +71,8 @@ describe('encodeBody', () => {
 });
 
 // OpenAI's way: two-space indentation, non-ASCII escaped, a trailing newline.
-const OPENAI_STYLE = '{\n  "id": "chatcmpl-1",\n  "created": 9007199254740993,\n  "scores": {\n    "10": 0.5,\n    "2": 1.0,\n    "a": []\n  },\n  "content": "caf\\u00e9 \\ud83d\\udc4b",\n  "empty": {}\n}\n';
+const OPENAI_STYLE =
+  '{\n  "id": "chatcmpl-1",\n  "created": 9007199254740993,\n  "scores": {\n    "10": 0.5,\n    "2": 1.0,\n    "a": []\n  },\n  "content": "caf\\u00e9 \\ud83d\\udc4b",\n  "empty": {}\n}\n';
 
 const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -84,13 +85,22 @@ describe('encodeBody with exact (response bodies)', () => {
     const body = encodeBody(bytes, 'application/json', { exact: true }) as JsonBody;
     expect(body.json).toEqual({ id: 'chatcmpl-1', created: 9007199254740992, scores: { '2': 1, '10': 0.5, a: [] }, content: 'café 👋', empty: {} });
     expect(body.sha256).toBe(sha256(bytes));
-    expect(body.layout).toEqual({ indent: '  ', ascii: true, trailing: '\n', keyOrder: { '.scores': ['10', '2', 'a'] }, literals: { '.created': '9007199254740993', '.scores["2"]': '1.0' } });
+    expect(body.layout).toEqual({
+      indent: '  ',
+      ascii: true,
+      trailing: '\n',
+      keyOrder: { '.scores': ['10', '2', 'a'] },
+      literals: { '.created': '9007199254740993', '.scores["2"]': '1.0' },
+    });
     expect(decodeBody(throughTape(body)).equals(bytes)).toBe(true);
   });
 
   test('writes no layout for compact JSON, only the sha256', () => {
     const bytes = Buffer.from('{"id":"chatcmpl-1","choices":[{"index":0}]}');
-    expect(encodeBody(bytes, 'application/json; charset=utf-8', { exact: true })).toEqual({ json: { id: 'chatcmpl-1', choices: [{ index: 0 }] }, sha256: sha256(bytes) });
+    expect(encodeBody(bytes, 'application/json; charset=utf-8', { exact: true })).toEqual({
+      json: { id: 'chatcmpl-1', choices: [{ index: 0 }] },
+      sha256: sha256(bytes),
+    });
   });
 
   test.each([
@@ -109,7 +119,9 @@ describe('encodeBody with exact (response bodies)', () => {
     expect(encodeBody(Buffer.from(text), 'application/json', { exact: true })).toEqual({ text });
     // A few odd numbers in a large body stay as literals.
     const mostlyPlain = `[${Array.from({ length: 200 }, (_, index) => (index % 50 === 0 ? `${index}.0` : `${index}.25`)).join(',')}]`;
-    expect(encodeBody(Buffer.from(mostlyPlain), 'application/json', { exact: true })).toMatchObject({ layout: { literals: { '[0]': '0.0', '[50]': '50.0', '[100]': '100.0', '[150]': '150.0' } } });
+    expect(encodeBody(Buffer.from(mostlyPlain), 'application/json', { exact: true })).toMatchObject({
+      layout: { literals: { '[0]': '0.0', '[50]': '50.0', '[100]': '100.0', '[150]': '150.0' } },
+    });
   });
 
   test('without exact (request bodies, keyed from json alone) stores the parsed JSON only', () => {
@@ -118,7 +130,8 @@ describe('encodeBody with exact (response bodies)', () => {
   });
 
   test('without exact, a body with a number JSON.parse changes (1e400, -0, 9007199254740993) is kept and keyed as its text', () => {
-    for (const text of [OPENAI_STYLE, '{"a":1e400}', '{"a":-0}', '{"a":123456789012345678901234567890}']) expect(encodeBody(Buffer.from(text), 'application/json')).toEqual({ text });
+    for (const text of [OPENAI_STYLE, '{"a":1e400}', '{"a":-0}', '{"a":123456789012345678901234567890}'])
+      expect(encodeBody(Buffer.from(text), 'application/json')).toEqual({ text });
     expect(encodeBody(Buffer.from('{"a":1.0,"b":1E5}'), 'application/json')).toEqual({ json: { a: 1, b: 100000 } });
   });
 
@@ -219,7 +232,12 @@ function document(): fc.Arbitrary<Doc> {
       { depthSize: 'small', withCrossShrink: true },
       tie('leaf'),
       fc.array(tie('tree'), { maxLength: 5 }),
-      fc.uniqueArray(fc.tuple(fc.oneof(fc.string(), fc.nat(30).map(String), fc.string({ unit: 'grapheme' })), tie('tree')), { maxLength: 5, selector: ([name]) => name }).map((members) => ({ members })),
+      fc
+        .uniqueArray(fc.tuple(fc.oneof(fc.string(), fc.nat(30).map(String), fc.string({ unit: 'grapheme' })), tie('tree')), {
+          maxLength: 5,
+          selector: ([name]) => name,
+        })
+        .map((members) => ({ members })),
     ),
   }));
   return tree;
@@ -258,7 +276,9 @@ function writeStyled(value: Doc, layout: Style): string {
   const write = (item: Doc, depth: number): string => {
     if (item === null || typeof item !== 'object') return typeof item === 'string' ? quote(item) : JSON.stringify(item);
     if ('raw' in item) return item.raw;
-    const parts = Array.isArray(item) ? item.map((child) => write(child, depth + 1)) : item.members.map(([name, child]) => `${quote(name)}${colon}${write(child, depth + 1)}`);
+    const parts = Array.isArray(item)
+      ? item.map((child) => write(child, depth + 1))
+      : item.members.map(([name, child]) => `${quote(name)}${colon}${write(child, depth + 1)}`);
     const [open, close] = Array.isArray(item) ? ['[', ']'] : ['{', '}'];
     if (parts.length === 0) return `${open}${close}`;
     if (layout.indent === undefined) return `${open}${parts.join(comma)}${close}`;

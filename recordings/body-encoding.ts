@@ -153,7 +153,8 @@ function valueAt(root: unknown, path: string): { found: boolean; value?: unknown
   let current = root;
   for (const segment of segments) {
     if ('index' in segment && Array.isArray(current) && segment.index < current.length) current = current[segment.index];
-    else if ('property' in segment && typeof current === 'object' && current !== null && !Array.isArray(current) && Object.hasOwn(current, segment.property)) current = (current as Record<string, unknown>)[segment.property];
+    else if ('property' in segment && typeof current === 'object' && current !== null && !Array.isArray(current) && Object.hasOwn(current, segment.property))
+      current = (current as Record<string, unknown>)[segment.property];
     else return { found: false };
   }
   return { found: true, value: current };

@@ -71,23 +71,37 @@ describe('captureRequest', () => {
     expect(Object.keys(request.headers)).toEqual(['anthropic-version', 'content-type', 'openai-beta']);
   });
 
-  test.each(['authorization', 'Authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'openai-organization', 'openai-project', 'anthropic-organization-id', 'proxy-authorization'])(
-    'never stores the credential header %j',
-    (name) => {
-      const request = captureRequest(raw('{}', { 'content-type': 'application/json', [name]: `Bearer ${FAKE_OPENAI_KEY}` }), rules);
-      expect(Object.keys(request.headers)).toEqual(['content-type']);
-      expect(JSON.stringify(request)).not.toContain('FAKEFAKE');
-    },
-  );
+  test.each([
+    'authorization',
+    'Authorization',
+    'x-api-key',
+    'api-key',
+    'x-goog-api-key',
+    'cookie',
+    'openai-organization',
+    'openai-project',
+    'anthropic-organization-id',
+    'proxy-authorization',
+  ])('never stores the credential header %j', (name) => {
+    const request = captureRequest(raw('{}', { 'content-type': 'application/json', [name]: `Bearer ${FAKE_OPENAI_KEY}` }), rules);
+    expect(Object.keys(request.headers)).toEqual(['content-type']);
+    expect(JSON.stringify(request)).not.toContain('FAKEFAKE');
+  });
 
   test('joins a repeated key header with ", "', () => {
-    const request = captureRequest(raw('{}', { 'content-type': 'application/json', 'anthropic-beta': ['tools-2024-04-04', 'prompt-caching-2024-07-31'] }), rules);
+    const request = captureRequest(
+      raw('{}', { 'content-type': 'application/json', 'anthropic-beta': ['tools-2024-04-04', 'prompt-caching-2024-07-31'] }),
+      rules,
+    );
     expect(request.headers['anthropic-beta']).toBe('tools-2024-04-04, prompt-caching-2024-07-31');
   });
 
   test('sorts the query and drops key-like parameters, from a string or URLSearchParams', () => {
     const fromString = captureRequest(raw('{}', { 'content-type': 'application/json' }, `?b=2&key=${FAKE_OPENAI_KEY}&a=1&a=0`), rules);
-    const fromParams = captureRequest(raw('{}', { 'content-type': 'application/json' }, new URLSearchParams({ b: '2', api_key: FAKE_OPENAI_KEY, a: '1' })), rules);
+    const fromParams = captureRequest(
+      raw('{}', { 'content-type': 'application/json' }, new URLSearchParams({ b: '2', api_key: FAKE_OPENAI_KEY, a: '1' })),
+      rules,
+    );
     expect(fromString.query).toEqual([
       ['a', '0'],
       ['a', '1'],

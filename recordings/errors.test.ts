@@ -16,7 +16,12 @@ describe('ModeltapeError', () => {
 
 describe('TapeFormatError', () => {
   test('shows the first ten problems with file:line and counts the rest', () => {
-    const problems: TapeProblem[] = Array.from({ length: 13 }, (_, index) => ({ file: 't.jsonl', line: index + 2, field: '.key', message: `problem ${index}` }));
+    const problems: TapeProblem[] = Array.from({ length: 13 }, (_, index) => ({
+      file: 't.jsonl',
+      line: index + 2,
+      field: '.key',
+      message: `problem ${index}`,
+    }));
     const error = new TapeFormatError(problems);
     expect(error.code).toBe('tape_format');
     expect(error.problems).toBe(problems);
@@ -34,7 +39,11 @@ describe('TapeFormatError', () => {
 
 describe('SecretInTapeError', () => {
   test('lists at most five locations with their rules', () => {
-    const locations = Array.from({ length: 7 }, (_, index) => ({ path: `.request.body.json.messages[${index}].content`, rule: 'openai-key', masked: '[openai-key 40 chars]' }));
+    const locations = Array.from({ length: 7 }, (_, index) => ({
+      path: `.request.body.json.messages[${index}].content`,
+      rule: 'openai-key',
+      masked: '[openai-key 40 chars]',
+    }));
     const error = new SecretInTapeError('POST /v1/chat/completions (openai) to t.jsonl', locations);
     expect(error.code).toBe('secret_in_tape');
     expect(error.locations).toBe(locations);

@@ -44,8 +44,22 @@ describe('exchangeKey', () => {
   });
 
   test('gives a different key when array elements are in a different order', () => {
-    const first = raw({ json: { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] } });
-    const second = raw({ json: { messages: [{ role: 'user', content: 'b' }, { role: 'user', content: 'a' }] } });
+    const first = raw({
+      json: {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ],
+      },
+    });
+    const second = raw({
+      json: {
+        messages: [
+          { role: 'user', content: 'b' },
+          { role: 'user', content: 'a' },
+        ],
+      },
+    });
     expect(keyOf(first)).not.toBe(keyOf(second));
   });
 
@@ -129,7 +143,9 @@ describe('exchangeKey', () => {
   test('is the sha256 of the canonical JSON of the key inputs', () => {
     const rules = compileKeyRules();
     const request = captureRequest(raw(), rules);
-    const expected = createHash('sha256').update(canonicalJson(keyInputs('openai', request, rules))).digest('hex');
+    const expected = createHash('sha256')
+      .update(canonicalJson(keyInputs('openai', request, rules)))
+      .digest('hex');
     expect(exchangeKey('openai', request, rules)).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -150,12 +166,34 @@ describe('normalizers in the key rules', () => {
 
   test('apply a [*] wildcard path to every element of an array', () => {
     const rules = compileKeyRules({ headers: [], normalizers: [{ path: '.messages[*].timestamp', placeholder: '<ts>' }] });
-    const body = (a: string, b: string) => ({ messages: [{ content: 'x', timestamp: a }, { content: 'y', timestamp: b }] });
+    const body = (a: string, b: string) => ({
+      messages: [
+        { content: 'x', timestamp: a },
+        { content: 'y', timestamp: b },
+      ],
+    });
     const first = captureRequest(raw({ json: body('2024-01-01T00:00:00Z', '2024-01-01T00:00:01Z') }), rules);
     const second = captureRequest(raw({ json: body('2025-06-30T12:00:00Z', '2025-06-30T12:00:09Z') }), rules);
     expect(exchangeKey('openai', first, rules)).toBe(exchangeKey('openai', second, rules));
-    expect(keyInputs('openai', first, rules).body).toEqual({ json: { messages: [{ content: 'x', timestamp: '<ts>' }, { content: 'y', timestamp: '<ts>' }] } });
-    const otherContent = captureRequest(raw({ json: { messages: [{ content: 'z', timestamp: 'a' }, { content: 'y', timestamp: 'b' }] } }), rules);
+    expect(keyInputs('openai', first, rules).body).toEqual({
+      json: {
+        messages: [
+          { content: 'x', timestamp: '<ts>' },
+          { content: 'y', timestamp: '<ts>' },
+        ],
+      },
+    });
+    const otherContent = captureRequest(
+      raw({
+        json: {
+          messages: [
+            { content: 'z', timestamp: 'a' },
+            { content: 'y', timestamp: 'b' },
+          ],
+        },
+      }),
+      rules,
+    );
     expect(exchangeKey('openai', otherContent, rules)).not.toBe(exchangeKey('openai', first, rules));
   });
 
@@ -186,14 +224,23 @@ describe('normalizers in the key rules', () => {
 });
 
 describe('compileKeyRules', () => {
-  test.each(['authorization', 'Authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'openai-organization', 'openai-project', 'anthropic-organization-id', 'proxy-authorization', 'x-amz-date'])(
-    'refuses the credential header %j as a key header',
-    (name) => {
-      const error = thrown(() => compileKeyRules({ headers: ['anthropic-version', name], normalizers: [] }));
-      expect(error.code).toBe('secret_key_header');
-      expect(error.message).toContain(`Header "${name.toLowerCase()}" carries a credential`);
-    },
-  );
+  test.each([
+    'authorization',
+    'Authorization',
+    'x-api-key',
+    'api-key',
+    'x-goog-api-key',
+    'cookie',
+    'openai-organization',
+    'openai-project',
+    'anthropic-organization-id',
+    'proxy-authorization',
+    'x-amz-date',
+  ])('refuses the credential header %j as a key header', (name) => {
+    const error = thrown(() => compileKeyRules({ headers: ['anthropic-version', name], normalizers: [] }));
+    expect(error.code).toBe('secret_key_header');
+    expect(error.message).toContain(`Header "${name.toLowerCase()}" carries a credential`);
+  });
 
   test('lowercases, deduplicates and sorts header names', () => {
     const compiled = compileKeyRules({ headers: ['OpenAI-Beta', 'anthropic-version', 'openai-beta', 'Anthropic-Beta'], normalizers: [] });

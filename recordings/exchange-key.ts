@@ -27,7 +27,10 @@ export function compileKeyRules(rules: KeyRules = defaultKeyRules()): CompiledKe
   const headers = [...new Set(rules.headers.map((name) => name.toLowerCase()))].sort();
   const secret = headers.find((name) => isSecretHeader(name));
   if (secret !== undefined) {
-    throw new ModeltapeError('secret_key_header', `Header "${secret}" carries a credential and cannot be part of a request key: it would have to be written to the tape. Remove it from the key headers.`);
+    throw new ModeltapeError(
+      'secret_key_header',
+      `Header "${secret}" carries a credential and cannot be part of a request key: it would have to be written to the tape. Remove it from the key headers.`,
+    );
   }
   // `g` is always applied; dropping it keeps one spelling of each rule in tape headers.
   const normalizers = rules.normalizers.map((normalizer) =>
@@ -63,14 +66,17 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
   }
   let body: unknown = null;
   if (request.body !== undefined) {
-    body = 'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : withoutBoundary(request.body, request.headers['content-type']);
+    body =
+      'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : withoutBoundary(request.body, request.headers['content-type']);
   }
   return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
 }
 
 /** sha256 (hex) of the canonical JSON of the {@link keyInputs}. */
 export function exchangeKey(upstream: string, request: RecordedRequest, rules: CompiledKeyRules): string {
-  return createHash('sha256').update(canonicalJson(keyInputs(upstream, request, rules))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(keyInputs(upstream, request, rules)))
+    .digest('hex');
 }
 
 /** sha256 (hex) of some bytes. */

@@ -121,7 +121,9 @@ describe('FrameSplitter for SSE', () => {
         checked++;
       }
       for (let round = 0; round < 50; round++) {
-        const offsets = [...new Set(Array.from({ length: 1 + Math.floor(next() * 12) }, () => 1 + Math.floor(next() * (bytes.length - 1))))].sort((a, b) => a - b);
+        const offsets = [...new Set(Array.from({ length: 1 + Math.floor(next() * 12) }, () => 1 + Math.floor(next() * (bytes.length - 1))))].sort(
+          (a, b) => a - b,
+        );
         const frames = split('sse', cut(bytes, offsets));
         expect(bytesOf(frames).equals(bytes)).toBe(true);
         expect(frames.every((frame) => 'text' in frame)).toBe(true);

@@ -90,7 +90,10 @@ export class FrameSplitter {
       // The decoder turns invalid UTF-8 into U+FFFD; without one the text is exact. Only a
       // stream that holds U+FFFD pays for the byte-by-byte comparison.
       if (!this.#frames.some((frame) => frame.text.includes('\uFFFD'))) return this.#frames;
-      const bytes = Buffer.concat(this.#chunks.map((chunk) => chunk.bytes), this.#byteLength);
+      const bytes = Buffer.concat(
+        this.#chunks.map((chunk) => chunk.bytes),
+        this.#byteLength,
+      );
       if (Buffer.from(this.#frames.map((frame) => frame.text).join(''), 'utf8').equals(bytes)) return this.#frames;
     }
     const frames: Frame[] = [];

@@ -3,7 +3,21 @@
  * modeltape's data: a tape is a header line and one canonical JSON exchange per line (see
  * docs/tape-format.md). Everything here is stable across minor versions.
  */
-export { ModeltapeError, ERROR_CODES, InvalidChoiceError, parseJsonPath, findSecrets, maskSecrets, secretSpans, SECRET_RULES, type ErrorCode, type PathSegment, type SecretRule, type SecretSpan, type SecretLocation } from '../core/internal.js';
+export {
+  ModeltapeError,
+  ERROR_CODES,
+  InvalidChoiceError,
+  parseJsonPath,
+  findSecrets,
+  maskSecrets,
+  secretSpans,
+  SECRET_RULES,
+  type ErrorCode,
+  type PathSegment,
+  type SecretRule,
+  type SecretSpan,
+  type SecretLocation,
+} from '../core/internal.js';
 export {
   TAPE_SCHEMA_VERSION,
   READABLE_TAPE_SCHEMA_VERSIONS,

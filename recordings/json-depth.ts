@@ -45,7 +45,11 @@ export function deeperThan(value: unknown, limit = MAX_JSON_DEPTH, root = ''): s
     const at = top.next++;
     const child = top.names === undefined ? (top.value as unknown[])[at] : (top.value as Record<string, unknown>)[top.names[at]!];
     if (child === null || typeof child !== 'object') continue;
-    if (stack.length >= limit) return stack.reduce((path, entry) => (entry.names === undefined ? indexPath(path, entry.next - 1) : propertyPath(path, entry.names[entry.next - 1]!)), root);
+    if (stack.length >= limit)
+      return stack.reduce(
+        (path, entry) => (entry.names === undefined ? indexPath(path, entry.next - 1) : propertyPath(path, entry.names[entry.next - 1]!)),
+        root,
+      );
     stack.push({ value: child, next: 0, names: Array.isArray(child) ? undefined : Object.keys(child) });
   }
   return undefined;
@@ -78,7 +82,10 @@ export function textDeeperThan(text: string, limit = MAX_JSON_DEPTH): number | u
  * a stream frame's text. Undefined when it does not.
  */
 export function exchangeTooDeepAt(exchange: Pick<Exchange, 'request' | 'response'>): string | undefined {
-  for (const [side, body] of [['request', exchange.request?.body], ['response', exchange.response?.body]] as const) {
+  for (const [side, body] of [
+    ['request', exchange.request?.body],
+    ['response', exchange.response?.body],
+  ] as const) {
     if (body && 'json' in body) {
       const path = deeperThan(body.json, MAX_JSON_DEPTH, `.${side}.body.json`);
       if (path !== undefined) return path;

@@ -9,7 +9,9 @@ function normalize(body: unknown, normalizers: Normalizer[]): unknown {
 
 describe('normalizeBody', () => {
   test('replaces the value at a path with the default placeholder', () => {
-    expect(normalize({ metadata: { request_id: 'r-1', user: 'u' } }, [{ path: '.metadata.request_id' }])).toEqual({ metadata: { request_id: '<normalized>', user: 'u' } });
+    expect(normalize({ metadata: { request_id: 'r-1', user: 'u' } }, [{ path: '.metadata.request_id' }])).toEqual({
+      metadata: { request_id: '<normalized>', user: 'u' },
+    });
   });
 
   test('replaces a whole subtree, not only a leaf', () => {
@@ -17,8 +19,21 @@ describe('normalizeBody', () => {
   });
 
   test('replaces every array element with [*] and every property with .*', () => {
-    expect(normalize({ messages: [{ id: 1, t: 'a' }, { id: 2, t: 'b' }] }, [{ path: '.messages[*].id', placeholder: '#' }])).toEqual({
-      messages: [{ id: '#', t: 'a' }, { id: '#', t: 'b' }],
+    expect(
+      normalize(
+        {
+          messages: [
+            { id: 1, t: 'a' },
+            { id: 2, t: 'b' },
+          ],
+        },
+        [{ path: '.messages[*].id', placeholder: '#' }],
+      ),
+    ).toEqual({
+      messages: [
+        { id: '#', t: 'a' },
+        { id: '#', t: 'b' },
+      ],
     });
     expect(normalize({ tools: { a: { v: 1 }, b: { v: 2 } } }, [{ path: '.tools.*.v', placeholder: '#' }])).toEqual({ tools: { a: { v: '#' }, b: { v: '#' } } });
   });
@@ -60,8 +75,18 @@ describe('normalizeBody', () => {
   });
 
   test('applies normalizers in order', () => {
-    expect(normalize({ a: 'id-1' }, [{ path: '.a', placeholder: 'id-9' }, { pattern: '\\d', placeholder: 'N' }])).toEqual({ a: 'id-N' });
-    expect(normalize({ a: 'id-1' }, [{ pattern: '\\d', placeholder: 'N' }, { path: '.a', placeholder: 'id-9' }])).toEqual({ a: 'id-9' });
+    expect(
+      normalize({ a: 'id-1' }, [
+        { path: '.a', placeholder: 'id-9' },
+        { pattern: '\\d', placeholder: 'N' },
+      ]),
+    ).toEqual({ a: 'id-N' });
+    expect(
+      normalize({ a: 'id-1' }, [
+        { pattern: '\\d', placeholder: 'N' },
+        { path: '.a', placeholder: 'id-9' },
+      ]),
+    ).toEqual({ a: 'id-9' });
   });
 
   test('never changes its input', () => {

@@ -23,12 +23,19 @@ export function compileNormalizers(normalizers: readonly Normalizer[]): Compiled
       const flags = new Set([...(normalizer.flags ?? ''), 'g']);
       pattern = new RegExp(normalizer.pattern, [...flags].join(''));
     } catch (error) {
-      throw new ModeltapeError('invalid_normalizer', `Normalizer ${index} has an invalid pattern ${JSON.stringify(normalizer.pattern)}: ${(error as Error).message}`, { cause: error });
+      throw new ModeltapeError(
+        'invalid_normalizer',
+        `Normalizer ${index} has an invalid pattern ${JSON.stringify(normalizer.pattern)}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     // It runs over every string of every request, and in verify over every line of a tape.
     const risk = backtrackingRisk(normalizer.pattern, normalizer.flags);
     if (risk !== undefined) {
-      throw new ModeltapeError('unsafe_normalizer', `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential or high polynomial time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`);
+      throw new ModeltapeError(
+        'unsafe_normalizer',
+        `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential or high polynomial time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`,
+      );
     }
     return { kind: 'pattern' as const, pattern, placeholder };
   });

@@ -52,7 +52,9 @@ describe('redactResponseHeaders', () => {
   });
 
   test('removes AWS signature headers', () => {
-    expect(redactResponseHeaders({ 'x-amz-security-token': 'FAKE', 'X-Amz-Date': '20240101T000000Z', 'x-amzn-requestid': 'r' })).toEqual({ 'x-amzn-requestid': 'r' });
+    expect(redactResponseHeaders({ 'x-amz-security-token': 'FAKE', 'X-Amz-Date': '20240101T000000Z', 'x-amzn-requestid': 'r' })).toEqual({
+      'x-amzn-requestid': 'r',
+    });
   });
 
   test('lowercases names, keeps repeated headers as arrays and skips undefined values', () => {
@@ -70,25 +72,49 @@ describe('redactResponseHeaders', () => {
 
 describe('isSecretHeader', () => {
   test('is true for every credential header and any x-amz- header, in any case', () => {
-    for (const name of [...CREDENTIAL_HEADERS, 'proxy-authorization', 'X-Amz-Security-Token', 'x-amz-content-sha256', 'AUTHORIZATION']) expect(isSecretHeader(name)).toBe(true);
+    for (const name of [...CREDENTIAL_HEADERS, 'proxy-authorization', 'X-Amz-Security-Token', 'x-amz-content-sha256', 'AUTHORIZATION'])
+      expect(isSecretHeader(name)).toBe(true);
   });
 
   test('is false for ordinary headers', () => {
-    for (const name of ['content-type', 'anthropic-version', 'openai-beta', 'x-request-id', 'user-agent', 'x-amzn-requestid']) expect(isSecretHeader(name)).toBe(false);
+    for (const name of ['content-type', 'anthropic-version', 'openai-beta', 'x-request-id', 'user-agent', 'x-amzn-requestid'])
+      expect(isSecretHeader(name)).toBe(false);
   });
 });
 
 describe('isSecretQueryParameter', () => {
-  test.each(['key', 'KEY', 'api_key', 'api-key', 'apikey', 'apiKey', 'access_token', 'access-token', 'accesstoken', 'token', 'auth', 'secret', 'client_secret', 'signature', 'sig', 'password', 'x-amz-signature', 'x-goog-api-key', 'refresh_token', 'session-token', 'app_secret'])(
-    'treats %j as a credential',
+  test.each([
+    'key',
+    'KEY',
+    'api_key',
+    'api-key',
+    'apikey',
+    'apiKey',
+    'access_token',
+    'access-token',
+    'accesstoken',
+    'token',
+    'auth',
+    'secret',
+    'client_secret',
+    'signature',
+    'sig',
+    'password',
+    'x-amz-signature',
+    'x-goog-api-key',
+    'refresh_token',
+    'session-token',
+    'app_secret',
+  ])('treats %j as a credential', (name) => {
+    expect(isSecretQueryParameter(name)).toBe(true);
+  });
+
+  test.each(['model', 'alt', 'limit', 'after', 'api-version', 'keyword', 'monkey', 'tokens', 'max_tokens', 'pageToken', 'order'])(
+    'treats %j as an ordinary parameter',
     (name) => {
-      expect(isSecretQueryParameter(name)).toBe(true);
+      expect(isSecretQueryParameter(name)).toBe(false);
     },
   );
-
-  test.each(['model', 'alt', 'limit', 'after', 'api-version', 'keyword', 'monkey', 'tokens', 'max_tokens', 'pageToken', 'order'])('treats %j as an ordinary parameter', (name) => {
-    expect(isSecretQueryParameter(name)).toBe(false);
-  });
 });
 
 describe('redactQuery', () => {

@@ -59,7 +59,9 @@ const PAYLOAD_FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 
  */
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return SECRET_HEADERS.has(lower) || lower.startsWith('x-amz-') || /^x-(?:.+-)?(?:token|key|secret|password|credentials?|auth|authorization|session)$/.test(lower);
+  return (
+    SECRET_HEADERS.has(lower) || lower.startsWith('x-amz-') || /^x-(?:.+-)?(?:token|key|secret|password|credentials?|auth|authorization|session)$/.test(lower)
+  );
 }
 
 /**

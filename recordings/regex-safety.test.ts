@@ -83,7 +83,10 @@ const SIDE_BY_SIDE: Array<[pattern: string, first: string, second: string]> = [
 // The end of one round meets the start of the next: a power of the length for a bounded count,
 // exponential without a bound (`(?:\w+-\w+)*$` takes four times as long with every "-aaaaa").
 const ACROSS_ROUNDS: Array<[pattern: string, reason: string]> = [
-  ['(?:\\w+-\\w+)*$', 'the repeats "\\w+" and "\\w+" can match the same characters side by side in successive rounds of "(?:\\w+-\\w+)*" (exponential backtracking)'],
+  [
+    '(?:\\w+-\\w+)*$',
+    'the repeats "\\w+" and "\\w+" can match the same characters side by side in successive rounds of "(?:\\w+-\\w+)*" (exponential backtracking)',
+  ],
   ['(?:-?\\w+){5}!', 'the repeat "\\w+" can match the same characters as itself in the next round of "(?:-?\\w+){5}" (polynomial backtracking)'],
   ['(?:\\w+\\s?){2}!', 'the repeat "\\w+" can match the same characters as itself in the next round of "(?:\\w+\\s?){2}" (polynomial backtracking)'],
   // Short repeats too, when the rounds have no bound: `(?:a{1,2})+$` splits n "a" Fibonacci(n) ways.
@@ -95,18 +98,36 @@ const ACROSS_ROUNDS: Array<[pattern: string, reason: string]> = [
 // reason. The first takes 3.5 s on 100 "a", each further copy ten times as long; `\d?` thirty
 // times 200 s on 100 digits, `(?:a|aa){1,10}` twice 15 s on 100 "a".
 const CHAINS: Array<[pattern: string, reason: string]> = [
-  ['a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}!', 'the 6 repeats from "a{1,10}" to "a{1,10}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)'],
-  ['\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}x', 'the 6 repeats from "\\w{0,9}" to "\\w{0,9}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)'],
-  ['(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}', 'the 6 repeats from "(?:a|b){1,8}" to "(?:a|b){1,8}" can match the same characters side by side in 262,144 ways (polynomial backtracking)'],
+  [
+    'a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}a{1,10}!',
+    'the 6 repeats from "a{1,10}" to "a{1,10}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)',
+  ],
+  [
+    '\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}\\w{0,9}x',
+    'the 6 repeats from "\\w{0,9}" to "\\w{0,9}" can match the same characters side by side in 1,000,000 ways (polynomial backtracking)',
+  ],
+  [
+    '(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}(?:a|b){1,8}',
+    'the 6 repeats from "(?:a|b){1,8}" to "(?:a|b){1,8}" can match the same characters side by side in 262,144 ways (polynomial backtracking)',
+  ],
   [`${'\\d?'.repeat(30)}x`, 'the 30 repeats from "\\d?" to "\\d?" can match the same characters side by side in 1,073,741,824 ways (polynomial backtracking)'],
   // What lies between can match nothing, or only characters both repeats match.
-  ['\\d{1,5}\\d{2}\\d{1,5}-?\\d{1,5}\\d{1,3}x', 'the 4 repeats from "\\d{1,5}" to "\\d{1,3}" can match the same characters side by side in 375 ways (polynomial backtracking)'],
+  [
+    '\\d{1,5}\\d{2}\\d{1,5}-?\\d{1,5}\\d{1,3}x',
+    'the 4 repeats from "\\d{1,5}" to "\\d{1,3}" can match the same characters side by side in 375 ways (polynomial backtracking)',
+  ],
   // A round that can match in several ways multiplies once per round.
   ['(?:a{1,2}){8}!', 'the rounds of "(?:a{1,2}){8}" can split the same characters in 256 ways (polynomial backtracking)'],
   ['(?:\\d?\\d?){4}x', 'the rounds of "(?:\\d?\\d?){4}" can split the same characters in 256 ways (polynomial backtracking)'],
   ['(?:a|aa){10}!', 'the rounds of "(?:a|aa){10}" can split the same characters in 1,024 ways (polynomial backtracking)'],
-  ['(?:a|aa){1,10}(?:a|aa){1,10}!', 'the 2 repeats from "(?:a|aa){1,10}" to "(?:a|aa){1,10}" can match the same characters side by side in 4,186,116 ways (polynomial backtracking)'],
-  ['(?:a{1,5}a{1,5}){2}a{1,2}!', 'the 2 repeats from "(?:a{1,5}a{1,5}){2}" to "a{1,2}" can match the same characters side by side in 1,250 ways (polynomial backtracking)'],
+  [
+    '(?:a|aa){1,10}(?:a|aa){1,10}!',
+    'the 2 repeats from "(?:a|aa){1,10}" to "(?:a|aa){1,10}" can match the same characters side by side in 4,186,116 ways (polynomial backtracking)',
+  ],
+  [
+    '(?:a{1,5}a{1,5}){2}a{1,2}!',
+    'the 2 repeats from "(?:a{1,5}a{1,5}){2}" to "a{1,2}" can match the same characters side by side in 1,250 ways (polynomial backtracking)',
+  ],
 ];
 
 // Short repeats as ordinary patterns hold them: kept apart by a character one of them cannot
@@ -151,7 +172,14 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   // The check reads the pattern once and never runs it: a hang would be the test's timeout.
   test.each(EVIL)('%s is refused, with the reason and the rewrite', (pattern) => {
     expect(backtrackingRisk(pattern)).toBeDefined();
-    expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringMatching(/can backtrack catastrophically .*: the repeat ".+" (sits inside another repeat|holds alternatives).*Rewrite it so that/) }));
+    expect(() => compileNormalizers([{ pattern }])).toThrow(
+      expect.objectContaining({
+        code: 'unsafe_normalizer',
+        message: expect.stringMatching(
+          /can backtrack catastrophically .*: the repeat ".+" (sits inside another repeat|holds alternatives).*Rewrite it so that/,
+        ),
+      }),
+    );
   });
 
   test('under the i flag, alternatives differing only in case overlap', () => {
@@ -169,7 +197,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   test.each(SIDE_BY_SIDE)('%s is refused, naming the repeats %s and %s', (pattern, first, second) => {
     const reason = `the repeats "${first}" and "${second}" can match the same characters side by side (polynomial backtracking)`;
     expect(backtrackingRisk(pattern)).toBe(reason);
-    expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }));
+    expect(() => compileNormalizers([{ pattern }])).toThrow(
+      expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }),
+    );
   });
 
   test.each(ACROSS_ROUNDS)('%s is refused: the end of one round meets the start of the next', (pattern, reason) => {
@@ -180,7 +210,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   // As above: no such pattern is ever run.
   test.each(CHAINS)('%s is refused: a chain of short repeats', (pattern, reason) => {
     expect(backtrackingRisk(pattern)).toBe(reason);
-    expect(() => compileNormalizers([{ pattern }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }));
+    expect(() => compileNormalizers([{ pattern }])).toThrow(
+      expect.objectContaining({ code: 'unsafe_normalizer', message: expect.stringContaining(`: ${reason}. Rewrite it so that`) }),
+    );
   });
 
   // About 250 ways take 15 to 36 ms on 10,000 "a" that end without "!", 500 ways 45 to 65 ms.
@@ -191,7 +223,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
     ['(?<x>\\w+)\\k<x>*!', '\\k<x>'],
     ['(["\'])[^"\']*\\1', '\\1'],
   ])('%s is refused: a backreference (%s) backtracks in ways no check bounds', (pattern, reference) => {
-    expect(backtrackingRisk(pattern)).toBe(`it uses the backreference "${reference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`);
+    expect(backtrackingRisk(pattern)).toBe(
+      `it uses the backreference "${reference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`,
+    );
   });
 
   test('a digit escape inside a class is no backreference', () => {
@@ -201,7 +235,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   test('a chain of 250 ways passes, one of 252 is refused', () => {
     expect(backtrackingRisk('a{1,10}a{1,5}a{1,5}!')).toBeUndefined();
     expect(backtrackingRisk('\\d?\\d?\\d?\\d?\\d?\\d?\\d?x')).toBeUndefined();
-    expect(backtrackingRisk('a{1,7}a{1,6}a{1,6}!')).toBe('the 3 repeats from "a{1,7}" to "a{1,6}" can match the same characters side by side in 252 ways (polynomial backtracking)');
+    expect(backtrackingRisk('a{1,7}a{1,6}a{1,6}!')).toBe(
+      'the 3 repeats from "a{1,7}" to "a{1,6}" can match the same characters side by side in 252 ways (polynomial backtracking)',
+    );
     expect(backtrackingRisk('\\d?\\d?\\d?\\d?\\d?\\d?\\d?\\d?x')).toMatch(/the 8 repeats .* in 256 ways/);
   });
 
@@ -213,7 +249,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
   test('a pattern of thousands of repeats side by side is refused, not read to the end', () => {
     const distinct = Array.from({ length: 2000 }, (_, index) => `${String.fromCodePoint(0x4e00 + index)}?`).join('');
     expect(backtrackingRisk(distinct)).toBe('it holds more repeats side by side than this check reads (over 20,000 pairs of them)');
-    expect(backtrackingRisk('\\d?'.repeat(5000))).toMatch(/^the \d+ repeats from "\\d\?" to "\\d\?" can match the same characters side by side in more than 10\^15 ways/);
+    expect(backtrackingRisk('\\d?'.repeat(5000))).toMatch(
+      /^the \d+ repeats from "\\d\?" to "\\d\?" can match the same characters side by side in more than 10\^15 ways/,
+    );
   });
 
   test('under the i flag, repeats of letters in different case overlap', () => {
@@ -228,7 +266,12 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
 
   test('every pattern the README, docs/ and examples/ suggest as a normalizer is accepted', () => {
     const root = new URL('../', import.meta.url);
-    const texts = [docsText(), ...readdirSync(new URL('examples/', root), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => readFileSync(`${entry.parentPath}/${entry.name}`, 'utf8'))];
+    const texts = [
+      docsText(),
+      ...readdirSync(new URL('examples/', root), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => readFileSync(`${entry.parentPath}/${entry.name}`, 'utf8')),
+    ];
     const patterns = texts.flatMap((text) => [...text.matchAll(/"pattern": ?"((?:[^"\\]|\\.)*)"/g)].map((match) => fromJson(match[1]!)));
     expect([...new Set(patterns)].sort()).toEqual(['\\d{4}-\\d{2}', '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z']);
     for (const pattern of patterns) expect(backtrackingRisk(pattern), pattern).toBeUndefined();
@@ -249,7 +292,9 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
 /** The README and every page of docs/, as one text. */
 function docsText(): string {
   const docs = new URL('../docs/', import.meta.url);
-  const pages = readdirSync(docs).filter((name) => name.endsWith('.md')).sort();
+  const pages = readdirSync(docs)
+    .filter((name) => name.endsWith('.md'))
+    .sort();
   return [readFileSync(new URL('../README.md', import.meta.url), 'utf8'), ...pages.map((name) => readFileSync(new URL(name, docs), 'utf8'))].join('\n');
 }
 

@@ -46,7 +46,8 @@ export function backtrackingRisk(source: string, flags = ''): string | undefined
   }
   // What a backreference matches is known only while matching, so no check bounds it: `(\d+)\1+!`
   // is polynomial, `((a)\2?)+!` exponential. A normalizer replaces text; it needs none.
-  if (parser.backreference !== undefined) return `it uses the backreference "${parser.backreference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`;
+  if (parser.backreference !== undefined)
+    return `it uses the backreference "${parser.backreference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`;
   // A lookaround matches no characters of the pattern's own, but its body backtracks where it
   // stands: `(?=(a+)+$)` is as slow as `(a+)+$`.
   for (const body of [tree, ...parser.lookarounds]) {
@@ -78,8 +79,24 @@ type Repeat = Extract<Node, { kind: 'repeat' }>;
 
 const ANY: Ranges = [[0, 0x10ffff]];
 const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
 
 // A repeat of more than this many counts as unbounded: `(.*a){20}` is as slow as `(.*a)*`.
 const LARGE = 10;
@@ -230,7 +247,8 @@ class SideBySide {
         // A pattern of thousands of repeats side by side stops at the first chain found too long.
         if (++this.#checked % 5_000 === 0) {
           this.risk = chainRisk(this);
-          if (this.risk === undefined && this.#checked >= MAX_PAIRS) this.risk = `it holds more repeats side by side than this check reads (over ${MAX_PAIRS.toLocaleString('en-US')} pairs of them)`;
+          if (this.risk === undefined && this.#checked >= MAX_PAIRS)
+            this.risk = `it holds more repeats side by side than this check reads (over ${MAX_PAIRS.toLocaleString('en-US')} pairs of them)`;
           if (this.risk !== undefined) return;
         }
         const shared = intersect(first.chars, second.chars);
@@ -345,7 +363,8 @@ function tradeRisk(first: Repeat, second: Repeat, rounds: Repeat | undefined): s
   if (rounds === undefined) return `the repeats "${first.text}" and "${second.text}" can match the same characters side by side (polynomial backtracking)`;
   // Unbounded rounds multiply the splits once per round.
   const growth = rounds.max > LARGE ? 'exponential' : 'polynomial';
-  if (first === second) return `the repeat "${first.text}" can match the same characters as itself in the next round of "${rounds.text}" (${growth} backtracking)`;
+  if (first === second)
+    return `the repeat "${first.text}" can match the same characters as itself in the next round of "${rounds.text}" (${growth} backtracking)`;
   return `the repeats "${first.text}" and "${second.text}" can match the same characters side by side in successive rounds of "${rounds.text}" (${growth} backtracking)`;
 }
 
@@ -643,7 +662,13 @@ class Parser {
     // In JavaScript "[]" matches nothing and "[^]" anything: a "]" always closes the class.
     while (this.#at < this.#source.length && this.#source[this.#at] !== ']') {
       const low = this.#classAtom();
-      if (this.#source[this.#at] === '-' && this.#source[this.#at + 1] !== ']' && this.#at + 1 < this.#source.length && low.length === 1 && low[0]![0] === low[0]![1]) {
+      if (
+        this.#source[this.#at] === '-' &&
+        this.#source[this.#at + 1] !== ']' &&
+        this.#at + 1 < this.#source.length &&
+        low.length === 1 &&
+        low[0]![0] === low[0]![1]
+      ) {
         this.#at++;
         const high = this.#classAtom();
         if (high.length === 1 && high[0]![0] === high[0]![1]) {

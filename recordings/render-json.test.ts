@@ -9,12 +9,14 @@ describe('renderJson', () => {
     expect(renderJson(value, {})).toBe(JSON.stringify(value));
     expect(renderJson(value, { indent: '  ', trailing: '\n' })).toBe(`${JSON.stringify(value, null, 2)}\n`);
     // Past JSON.stringify's limit of 10 characters of indent, written the same way.
-    expect(renderJson(value, { indent: ' '.repeat(12) })).toBe(JSON.stringify(value, null, 12).replace(/^( {10})+/gm, (run) => ' '.repeat((run.length / 10) * 12)));
+    expect(renderJson(value, { indent: ' '.repeat(12) })).toBe(
+      JSON.stringify(value, null, 12).replace(/^( {10})+/gm, (run) => ' '.repeat((run.length / 10) * 12)),
+    );
   });
 
   test('escapes every character from U+007F up with ascii, as Python does', () => {
     expect(renderJson({ text: 'café 👋\u007f\n"' }, { ascii: true })).toBe('{"text":"caf\\u00e9 \\ud83d\\udc4b\\u007f\\n\\""}');
-    expect(renderJson({ 'clé': 1 }, { ascii: true, spaced: true })).toBe('{"cl\\u00e9": 1}');
+    expect(renderJson({ clé: 1 }, { ascii: true, spaced: true })).toBe('{"cl\\u00e9": 1}');
   });
 
   test('writes members in the recorded order and literals as recorded', () => {

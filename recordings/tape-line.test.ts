@@ -11,7 +11,10 @@ function richHeader(): TapeHeader {
   const rules = compileKeyRules({
     _why: 'request ids and dates change every run',
     headers: ['anthropic-version', 'openai-beta'],
-    normalizers: [{ path: '.metadata.request_id', _note: 'set by our client' }, { pattern: '\\d{4}-\\d{2}-\\d{2}', flags: 'i', placeholder: '<date>' }],
+    normalizers: [
+      { path: '.metadata.request_id', _note: 'set by our client' },
+      { pattern: '\\d{4}-\\d{2}-\\d{2}', flags: 'i', placeholder: '<date>' },
+    ],
   });
   return createHeader(rules.rules, { _recordedFor: 'the checkout suite', _owner: { team: 'payments', since: 2024 } });
 }
@@ -34,14 +37,25 @@ function richExchanges(): Exchange[] {
             model: 'gpt-4o',
             messages: [
               { role: 'system', content: 'Réponds en français. 日本語も. emoji 👋🏽, quote " backslash \\ tab \t newline \n nul \u0000 ls \u2028' },
-              { role: 'user', content: [{ type: 'text', text: 'nested' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+              {
+                role: 'user',
+                content: [
+                  { type: 'text', text: 'nested' },
+                  { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+                ],
+              },
             ],
-            tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+            tools: [
+              {
+                type: 'function',
+                function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+              },
+            ],
             temperature: 0.7,
             max_tokens: 1e21,
             top_p: -0.000001,
             stream: false,
-            metadata: { request_id: 'req-1', z: null, a: [] , empty: {} },
+            metadata: { request_id: 'req-1', z: null, a: [], empty: {} },
           },
         },
         bodySha256: 'f'.repeat(64),
@@ -50,7 +64,13 @@ function richExchanges(): Exchange[] {
         _note: 'trimmed by hand',
         status: 200,
         headers: { 'content-type': 'application/json', 'x-request-id': 'req_abc', vary: ['Origin', 'Accept-Encoding'] },
-        body: { json: { id: 'chatcmpl-1', choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour ! 👋' }, finish_reason: 'stop' }], usage: { prompt_tokens: 10 } } },
+        body: {
+          json: {
+            id: 'chatcmpl-1',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour ! 👋' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 10 },
+          },
+        },
       },
     },
     {
@@ -58,7 +78,14 @@ function richExchanges(): Exchange[] {
       ordinal: 1,
       upstream: 'anthropic',
       source: 'fake',
-      request: { method: 'POST', path: '/v1/messages', query: [], headers: { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: { json: { stream: true, messages: [{ role: 'user', content: 'Count' }] } }, bodySha256: 'e'.repeat(64) },
+      request: {
+        method: 'POST',
+        path: '/v1/messages',
+        query: [],
+        headers: { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: { json: { stream: true, messages: [{ role: 'user', content: 'Count' }] } },
+        bodySha256: 'e'.repeat(64),
+      },
       response: {
         status: 200,
         headers: { 'content-type': 'text/event-stream; charset=utf-8' },
@@ -78,7 +105,13 @@ function richExchanges(): Exchange[] {
       ordinal: 0,
       upstream: 'gemini',
       source: 'live',
-      request: { method: 'GET', path: '/v1beta/models', query: [['pageSize', '5']], headers: {}, bodySha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+      request: {
+        method: 'GET',
+        path: '/v1beta/models',
+        query: [['pageSize', '5']],
+        headers: {},
+        bodySha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      },
       response: { status: 500, headers: {}, body: { text: 'upstream exploded\n' } },
     },
   ];
@@ -91,14 +124,21 @@ describe('serializeTape and parseTape', () => {
     expect(contents.problems).toEqual([]);
     expect(contents.warnings).toEqual([]);
     expect(contents.exchanges).toHaveLength(3);
-    const second = serializeTape(contents.header!, contents.exchanges.map(({ exchange }) => exchange));
+    const second = serializeTape(
+      contents.header!,
+      contents.exchanges.map(({ exchange }) => exchange),
+    );
     expect(second).toBe(first);
     expect(Buffer.from(second, 'utf8').equals(Buffer.from(first, 'utf8'))).toBe(true);
   });
 
   test('keep every note through a round trip', () => {
     const contents = parseTape(serializeTape(richHeader(), richExchanges()), 'rich.jsonl');
-    expect(contents.header).toMatchObject({ _recordedFor: 'the checkout suite', _owner: { team: 'payments', since: 2024 }, keyRules: { _why: 'request ids and dates change every run' } });
+    expect(contents.header).toMatchObject({
+      _recordedFor: 'the checkout suite',
+      _owner: { team: 'payments', since: 2024 },
+      keyRules: { _why: 'request ids and dates change every run' },
+    });
     expect(contents.header!.keyRules.normalizers[0]).toEqual({ path: '.metadata.request_id', _note: 'set by our client' });
     const [plain, stream] = contents.exchanges.map(({ exchange }) => exchange);
     expect(plain!._note).toBe('the first call of the flow');
@@ -138,7 +178,9 @@ describe('an exact JSON response body in a tape line', () => {
     const [exchange] = richExchanges();
     const body = encodeBody(bytes, 'application/json', { exact: true })!;
     const line = serializeLine({ ...exchange!, response: { status: 200, headers: {}, body } });
-    expect(line).toContain('"body":{"json":{"z":9007199254740992,"scores":{"2":1,"10":"café"}},"layout":{"ascii":true,"indent":"  ","keyOrder":{".scores":["10","2"]},"literals":{".scores[\\"2\\"]":"1.0",".z":"9007199254740993"},"trailing":"\\n"},"sha256":"');
+    expect(line).toContain(
+      '"body":{"json":{"z":9007199254740992,"scores":{"2":1,"10":"café"}},"layout":{"ascii":true,"indent":"  ","keyOrder":{".scores":["10","2"]},"literals":{".scores[\\"2\\"]":"1.0",".z":"9007199254740993"},"trailing":"\\n"},"sha256":"',
+    );
     const loaded = parseTape(`${serializeLine(richHeader())}${line}`, 'exact.jsonl');
     expect(loaded.problems).toEqual([]);
     expect(serializeLine(loaded.exchanges[0]!.exchange)).toBe(line);

@@ -25,11 +25,24 @@ function exchange(content: string, ordinal = 0): Exchange {
     ordinal,
     upstream: 'openai',
     source: 'live',
-    request: { method: 'POST', path: '/v1/chat/completions', query: [], headers: { 'content-type': 'application/json' }, body: { json: { messages: [{ role: 'user', content }], stream: true, temperature: 0.25, tools: null } }, bodySha256: 'd'.repeat(64) },
+    request: {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: [],
+      headers: { 'content-type': 'application/json' },
+      body: { json: { messages: [{ role: 'user', content }], stream: true, temperature: 0.25, tools: null } },
+      bodySha256: 'd'.repeat(64),
+    },
     response: {
       status: 200,
       headers: { 'content-type': 'text/event-stream' },
-      stream: { format: 'sse', frames: [{ atMs: 0, text: 'data: {"choices":[{"delta":{"content":"héllo \\u00e9"}}]}\n\n' }, { atMs: 1.5, text: 'data: [DONE]\n\n' }] },
+      stream: {
+        format: 'sse',
+        frames: [
+          { atMs: 0, text: 'data: {"choices":[{"delta":{"content":"héllo \\u00e9"}}]}\n\n' },
+          { atMs: 1.5, text: 'data: [DONE]\n\n' },
+        ],
+      },
     },
   };
 }
@@ -75,7 +88,12 @@ describe('torn lines', () => {
       const atEnd = parseTape(tape(prefix), 'cut.jsonl');
       const inMiddle = parseTape(tape(`${prefix}\n`, serializeLine(exchange('next'))), 'cut.jsonl');
       expect({ length, problems: atEnd.problems, warnings: atEnd.warnings.length }).toEqual({ length, problems: [], warnings: 1 });
-      expect({ length, problems: inMiddle.problems, warnings: inMiddle.warnings.length, kept: inMiddle.exchanges.length }).toEqual({ length, problems: [], warnings: 1, kept: 1 });
+      expect({ length, problems: inMiddle.problems, warnings: inMiddle.warnings.length, kept: inMiddle.exchanges.length }).toEqual({
+        length,
+        problems: [],
+        warnings: 1,
+        kept: 1,
+      });
       checked++;
     }
     expect(checked).toBe(line.length - 1);

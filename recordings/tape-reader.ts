@@ -134,7 +134,9 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
   let partBytes = 0;
   let position = 0;
   const whole = (pieces: Buffer[], bytes: number, unterminated: boolean): LineBytes =>
-    bytes > STRING_MAX_BYTES ? { tooLong: bytes, unterminated } : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
+    bytes > STRING_MAX_BYTES
+      ? { tooLong: bytes, unterminated }
+      : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
   for (;;) {
     const chunk = Buffer.allocUnsafeSlow(chunkBytes);
     let read: number;
@@ -191,7 +193,12 @@ export class LazyLoadedExchange implements LoadedExchange {
   readonly #end: number;
   #exchange: Exchange | undefined;
 
-  constructor(file: string, line: number, where: { buffer: Buffer; start: number; end: number }, found: { key: string; ordinal: number; upstream: string; source: ExchangeSource }) {
+  constructor(
+    file: string,
+    line: number,
+    where: { buffer: Buffer; start: number; end: number },
+    found: { key: string; ordinal: number; upstream: string; source: ExchangeSource },
+  ) {
     this.#file = file;
     this.line = line;
     this.#buffer = where.buffer;
@@ -312,7 +319,10 @@ class LineReader {
       value = JSON.parse(line);
     } catch (error) {
       if (isTorn(line, error as Error, unterminated)) {
-        this.#warn(lineNumber, `line ${lineNumber} is torn (${line.length} bytes, cut off mid-write, probably by a killed recorder) and was skipped; every other line was kept`);
+        this.#warn(
+          lineNumber,
+          `line ${lineNumber} is torn (${line.length} bytes, cut off mid-write, probably by a killed recorder) and was skipped; every other line was kept`,
+        );
         if (lineNumber === 1) contents.problems.push({ file, line: 1, field: '', message: 'the header line is torn; delete the tape and record again' });
       } else {
         contents.problems.push({ file, line: lineNumber, field: '', message: `not valid JSON: ${(error as Error).message}` });
@@ -341,7 +351,12 @@ class LineReader {
   finish(): TapeContents {
     const contents = this.#contents;
     if (contents.lineCount === 0) {
-      contents.problems.push({ file: this.#file, line: 1, field: '', message: 'the tape is empty: line 1 must be the header. Delete the file and record again.' });
+      contents.problems.push({
+        file: this.#file,
+        line: 1,
+        field: '',
+        message: 'the tape is empty: line 1 must be the header. Delete the file and record again.',
+      });
     }
     if (this.#crlf !== undefined) {
       const { first, count } = this.#crlf;

@@ -6,7 +6,11 @@ import { parseTape } from './tape-reader.js';
 const FILE = 'tapes/checkout.jsonl';
 
 function header(): Record<string, unknown> {
-  return { schemaVersion: 1, writtenBy: 'modeltape@0.1.0', keyRules: { headers: ['anthropic-version'], normalizers: [{ path: '.metadata.user_id' }, { pattern: '\\d+', flags: 'i', placeholder: 'N' }] } };
+  return {
+    schemaVersion: 1,
+    writtenBy: 'modeltape@0.1.0',
+    keyRules: { headers: ['anthropic-version'], normalizers: [{ path: '.metadata.user_id' }, { pattern: '\\d+', flags: 'i', placeholder: 'N' }] },
+  };
 }
 
 // Typed loosely on purpose: these tests tamper with every part of a line.
@@ -18,7 +22,14 @@ function exchange(): Loose {
     ordinal: 0,
     upstream: 'openai',
     source: 'live',
-    request: { method: 'POST', path: '/v1/chat/completions', query: [['alt', 'sse']], headers: { 'content-type': 'application/json' }, body: { json: { model: 'gpt-4o' } }, bodySha256: 'b'.repeat(64) },
+    request: {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: [['alt', 'sse']],
+      headers: { 'content-type': 'application/json' },
+      body: { json: { model: 'gpt-4o' } },
+      bodySha256: 'b'.repeat(64),
+    },
     response: { status: 200, headers: { 'content-type': 'application/json', 'set-later': ['a', 'b'] }, body: { json: { ok: true } } },
   };
 }
@@ -26,7 +37,13 @@ function exchange(): Loose {
 function streamed(): Loose {
   const value = exchange();
   delete value.response.body;
-  value.response.stream = { format: 'sse', frames: [{ atMs: 0, text: 'data: {}\n\n' }, { atMs: 5, base64: 'AAE=' }] };
+  value.response.stream = {
+    format: 'sse',
+    frames: [
+      { atMs: 0, text: 'data: {}\n\n' },
+      { atMs: 5, base64: 'AAE=' },
+    ],
+  };
   return value;
 }
 
@@ -53,9 +70,15 @@ describe('the closed exchange schema', () => {
       file: FILE,
       line: 14,
       field: '.request.bodySha265',
-      message: 'unknown field ".request.bodySha265" in exchange; did you mean ".request.bodySha256"? (Fields starting with "_" are notes and allowed anywhere.)',
+      message:
+        'unknown field ".request.bodySha265" in exchange; did you mean ".request.bodySha256"? (Fields starting with "_" are notes and allowed anywhere.)',
     });
-    expect(problems).toContainEqual({ file: FILE, line: 14, field: '.request.bodySha256', message: 'missing required field ".request.bodySha256" in exchange' });
+    expect(problems).toContainEqual({
+      file: FILE,
+      line: 14,
+      field: '.request.bodySha256',
+      message: 'missing required field ".request.bodySha256" in exchange',
+    });
     expect(problems).toHaveLength(2);
   });
 
@@ -133,8 +156,16 @@ describe('the closed exchange schema', () => {
     ['a query value that is a number', (value: Loose) => (value.request.query = [['a', 1]]), '.request.query[0][1]'],
     ['a status below 100', (value: Loose) => (value.response.status = 42), '.response.status'],
     ['base64 with invalid characters', (value: Loose) => (value.response.body = { base64: 'not base64!' }), '.response.body.base64'],
-    ['a frame with a negative time', (value: Loose) => (value.response = streamed().response, value.response.stream.frames[0].atMs = -1), '.response.stream.frames[0].atMs'],
-    ['an unknown stream format', (value: Loose) => (value.response = streamed().response, value.response.stream.format = 'websocket'), '.response.stream.format'],
+    [
+      'a frame with a negative time',
+      (value: Loose) => ((value.response = streamed().response), (value.response.stream.frames[0].atMs = -1)),
+      '.response.stream.frames[0].atMs',
+    ],
+    [
+      'an unknown stream format',
+      (value: Loose) => ((value.response = streamed().response), (value.response.stream.format = 'websocket')),
+      '.response.stream.format',
+    ],
   ])('refuses %s at its field', (_what, tamper, field) => {
     const value = exchange();
     tamper(value);
@@ -146,7 +177,9 @@ describe('the closed exchange schema', () => {
   test('refuses a body with both json and text', () => {
     const value = exchange();
     value.request.body = { json: { a: 1 }, text: '{"a":1}' };
-    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.request.body', message: '".request.body" must hold exactly one of json, text, base64' }]);
+    expect(problemsOf(value)).toEqual([
+      { file: FILE, line: 7, field: '.request.body', message: '".request.body" must hold exactly one of json, text, base64' },
+    ]);
   });
 
   test('refuses an empty body', () => {
@@ -164,7 +197,9 @@ describe('the closed exchange schema', () => {
   test('reports a frame with neither text nor base64 as one problem', () => {
     const value = streamed();
     value.response.stream.frames[1] = { atMs: 3 };
-    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.response.stream.frames[1]', message: '".response.stream.frames[1]" must hold exactly one of text, base64' }]);
+    expect(problemsOf(value)).toEqual([
+      { file: FILE, line: 7, field: '.response.stream.frames[1]', message: '".response.stream.frames[1]" must hold exactly one of text, base64' },
+    ]);
   });
 
   test('reports a body with both json and text even when the line has another problem', () => {
@@ -190,19 +225,50 @@ describe('the closed schema of an exact JSON response body', () => {
 
   test('accepts a sha256 alone, and with every layout field', () => {
     expect(problemsOf(exact())).toEqual([]);
-    expect(problemsOf(exact({ indent: '  ', ascii: true, trailing: '\n', keyOrder: { '': ['10', '2'] }, literals: { '["10"]': '"ten"', '.id': '9007199254740993' }, _why: 'OpenAI' }))).toEqual([]);
+    expect(
+      problemsOf(
+        exact({
+          indent: '  ',
+          ascii: true,
+          trailing: '\n',
+          keyOrder: { '': ['10', '2'] },
+          literals: { '["10"]': '"ten"', '.id': '9007199254740993' },
+          _why: 'OpenAI',
+        }),
+      ),
+    ).toEqual([]);
     expect(problemsOf(exact({ spaced: true, trailing: '\r\n' }))).toEqual([]);
   });
 
   test.each([
-    ['an unknown layout field, suggesting the one meant', { indnt: '  ' }, '.response.body.layout.indnt', 'unknown field ".response.body.layout.indnt" in exchange; did you mean ".response.body.layout.indent"?'],
+    [
+      'an unknown layout field, suggesting the one meant',
+      { indnt: '  ' },
+      '.response.body.layout.indnt',
+      'unknown field ".response.body.layout.indnt" in exchange; did you mean ".response.body.layout.indent"?',
+    ],
     ['an indent that is not whitespace', { indent: '--' }, '.response.body.layout.indent', '".response.body.layout.indent" must match pattern'],
     ['trailing text that is not whitespace', { trailing: 'x' }, '.response.body.layout.trailing', '".response.body.layout.trailing" must match pattern'],
     ['spaced set to false', { spaced: false }, '.response.body.layout.spaced', '".response.body.layout.spaced" must be true (found false)'],
     ['both indent and spaced', { indent: '  ', spaced: true }, '.response.body.layout', '".response.body.layout" must not hold both indent and spaced'],
-    ['a key order that names a member twice', { keyOrder: { '': ['10', '10'] } }, '.response.body.layout.keyOrder[""]', '".response.body.layout.keyOrder[""]" must NOT have duplicate items'],
-    ['a literal that is not a string', { literals: { '.id': 1 } }, '.response.body.layout.literals[".id"]', '".response.body.layout.literals[".id"]" must be string'],
-    ['a literal whose path is not a JSON path', { literals: { id: '1' } }, '.response.body.layout.literals.id', '".response.body.layout.literals" names "id", which is not a JSON path into the body (write ".id"'],
+    [
+      'a key order that names a member twice',
+      { keyOrder: { '': ['10', '10'] } },
+      '.response.body.layout.keyOrder[""]',
+      '".response.body.layout.keyOrder[""]" must NOT have duplicate items',
+    ],
+    [
+      'a literal that is not a string',
+      { literals: { '.id': 1 } },
+      '.response.body.layout.literals[".id"]',
+      '".response.body.layout.literals[".id"]" must be string',
+    ],
+    [
+      'a literal whose path is not a JSON path',
+      { literals: { id: '1' } },
+      '.response.body.layout.literals.id',
+      '".response.body.layout.literals" names "id", which is not a JSON path into the body (write ".id"',
+    ],
   ])('refuses %s', (_what, layout, field, message) => {
     const problems = problemsOf(exact(layout));
     expect(problems.map((problem) => problem.field)).toEqual([field]);
@@ -212,10 +278,14 @@ describe('the closed schema of an exact JSON response body', () => {
   test('refuses a layout without the sha256 it was checked against, and a sha256 beside text', () => {
     const value = exact({ indent: '  ' });
     delete value.response.body.sha256;
-    expect(problemsOf(value)).toEqual([{ file: FILE, line: 7, field: '.response.body.layout', message: '".response.body.layout" needs ".response.body.sha256" beside it' }]);
+    expect(problemsOf(value)).toEqual([
+      { file: FILE, line: 7, field: '.response.body.layout', message: '".response.body.layout" needs ".response.body.sha256" beside it' },
+    ]);
     const text = exchange();
     text.response.body = { text: '{}', sha256: SHA };
-    expect(problemsOf(text)).toEqual([{ file: FILE, line: 7, field: '.response.body.sha256', message: '".response.body.sha256" needs ".response.body.json" beside it' }]);
+    expect(problemsOf(text)).toEqual([
+      { file: FILE, line: 7, field: '.response.body.sha256', message: '".response.body.sha256" needs ".response.body.json" beside it' },
+    ]);
     const short = exact();
     short.response.body.sha256 = 'abc';
     expect(problemsOf(short).map(({ field }) => field)).toEqual(['.response.body.sha256']);
@@ -224,7 +294,11 @@ describe('the closed schema of an exact JSON response body', () => {
   test('refuses a layout or sha256 on a request body, which is keyed from its json alone', () => {
     const value = exchange();
     value.request.body = { json: { model: 'gpt-4o' }, sha256: SHA, layout: { indent: '  ' } };
-    expect(problemsOf(value).map(({ field }) => field).sort()).toEqual(['.request.body.layout', '.request.body.sha256']);
+    expect(
+      problemsOf(value)
+        .map(({ field }) => field)
+        .sort(),
+    ).toEqual(['.request.body.layout', '.request.body.sha256']);
   });
 });
 

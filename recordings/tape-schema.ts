@@ -69,11 +69,9 @@ const headerSchema = closed(
   ['schemaVersion', 'writtenBy', 'keyRules'],
 );
 
-const frame = closed(
-  { atMs: { type: 'number', minimum: 0 }, text: { type: 'string' }, base64: { type: 'string' } },
-  ['atMs'],
-  { oneOf: [{ required: ['text'] }, { required: ['base64'] }] },
-);
+const frame = closed({ atMs: { type: 'number', minimum: 0 }, text: { type: 'string' }, base64: { type: 'string' } }, ['atMs'], {
+  oneOf: [{ required: ['text'] }, { required: ['base64'] }],
+});
 
 const exchangeSchema = closed(
   {
@@ -103,10 +101,7 @@ const exchangeSchema = closed(
           additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
         },
         body: responseBody,
-        stream: closed(
-          { format: { enum: [...STREAM_FORMATS] }, frames: { type: 'array', items: frame } },
-          ['format', 'frames'],
-        ),
+        stream: closed({ format: { enum: [...STREAM_FORMATS] }, frames: { type: 'array', items: frame } }, ['format', 'frames']),
       },
       ['status', 'headers'],
       { not: { required: ['body', 'stream'] } },
@@ -143,18 +138,33 @@ function responseHeaderProblems(value: unknown, file: string, line: number): Tap
   // 1xx answers are informational (103 Early Hints reach the client while recording): what a tape
   // keeps is the final answer, and a client that is sent 101 or 102 as one breaks.
   if (typeof response?.status === 'number' && response.status >= 100 && response.status < 200) {
-    problems.push({ file, line, field: '.response.status', message: `".response.status" is ${response.status}, an informational status; a recorded answer is the final one (200 or more), and a client sent ${response.status} as its answer breaks. Fix the status or delete the line.` });
+    problems.push({
+      file,
+      line,
+      field: '.response.status',
+      message: `".response.status" is ${response.status}, an informational status; a recorded answer is the final one (200 or more), and a client sent ${response.status} as its answer breaks. Fix the status or delete the line.`,
+    });
   }
   const headers = response?.headers;
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return problems;
   for (const [name, entry] of Object.entries(headers)) {
     const field = propertyPath('.response.headers', name);
     if (!HEADER_NAME.test(name)) {
-      problems.push({ file, line, field, message: `${JSON.stringify(name)} is not a header name HTTP allows (letters, digits and !#$%&'*+.^_\`|~-), so no replay could send it. Fix the name or delete the line.` });
+      problems.push({
+        file,
+        line,
+        field,
+        message: `${JSON.stringify(name)} is not a header name HTTP allows (letters, digits and !#$%&'*+.^_\`|~-), so no replay could send it. Fix the name or delete the line.`,
+      });
       continue;
     }
     if (isFramingHeader(name)) {
-      problems.push({ file, line, field, message: `"${field}" describes one connection's framing, which modeltape never records (replay frames each answer itself, and this header would contradict it). Delete the header.` });
+      problems.push({
+        file,
+        line,
+        field,
+        message: `"${field}" describes one connection's framing, which modeltape never records (replay frames each answer itself, and this header would contradict it). Delete the header.`,
+      });
       continue;
     }
     const values = Array.isArray(entry) ? entry : [entry];
@@ -162,7 +172,8 @@ function responseHeaderProblems(value: unknown, file: string, line: number): Tap
       if (typeof item !== 'string') return;
       const bad = INVALID_HEADER_CHARACTER.exec(item);
       if (bad === null) return;
-      const what = bad[0] === '\r' || bad[0] === '\n' ? 'a line break' : `the character U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      const what =
+        bad[0] === '\r' || bad[0] === '\n' ? 'a line break' : `the character U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
       problems.push({
         file,
         line,
@@ -211,7 +222,12 @@ function describeError(error: ErrorObject, file: string, line: number, what: str
   const where = field === '' ? `the ${what}` : `"${field}"`;
   const badName = (error as ErrorObject & { propertyName?: string }).propertyName;
   if (badName !== undefined) {
-    return { file, line, field: propertyPath(field, badName), message: `"${field}" names "${badName}", which is not a JSON path into the body (write ".id", "[0]", or "" for the body itself)` };
+    return {
+      file,
+      line,
+      field: propertyPath(field, badName),
+      message: `"${field}" names "${badName}", which is not a JSON path into the body (write ".id", "[0]", or "" for the body itself)`,
+    };
   }
   switch (error.keyword) {
     case 'additionalProperties': {
@@ -243,10 +259,20 @@ function describeError(error: ErrorObject, file: string, line: number, what: str
     }
     case 'dependentRequired': {
       const { property, missingProperty } = error.params as { property: string; missingProperty: string };
-      return { file, line, field: propertyPath(field, property), message: `"${propertyPath(field, property)}" needs "${propertyPath(field, missingProperty)}" beside it` };
+      return {
+        file,
+        line,
+        field: propertyPath(field, property),
+        message: `"${propertyPath(field, property)}" needs "${propertyPath(field, missingProperty)}" beside it`,
+      };
     }
     case 'const':
-      return { file, line, field, message: `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)} (found ${brief(error.data)})` };
+      return {
+        file,
+        line,
+        field,
+        message: `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)} (found ${brief(error.data)})`,
+      };
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
       if (field === '.schemaVersion') {

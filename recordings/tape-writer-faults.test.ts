@@ -19,8 +19,24 @@ afterEach(() => {
 
 function exchange(content: string): Exchange {
   const rules = compileKeyRules();
-  const request = captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] })) }, rules);
-  return { key: exchangeKey('openai', request, rules), ordinal: 0, upstream: 'openai', source: 'live', request, response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { answer: content } } } };
+  const request = captureRequest(
+    {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      query: '',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] })),
+    },
+    rules,
+  );
+  return {
+    key: exchangeKey('openai', request, rules),
+    ordinal: 0,
+    upstream: 'openai',
+    source: 'live',
+    request,
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { answer: content } } },
+  };
 }
 
 function errno(code: string): NodeJS.ErrnoException {
@@ -47,7 +63,11 @@ describe('a tape writer whose write fails', () => {
       const file = join(dir, 'tape.jsonl');
       const room = { bytes: Number.POSITIVE_INFINITY };
       const failures: TapeWriteFailure[] = [];
-      const writer = TapeWriter.open(file, { keyRules: compileKeyRules(), onWriteError: (failure) => failures.push(failure), [TAPE_FILE_SYSTEM]: fillingDisk(room, code) });
+      const writer = TapeWriter.open(file, {
+        keyRules: compileKeyRules(),
+        onWriteError: (failure) => failures.push(failure),
+        [TAPE_FILE_SYSTEM]: fillingDisk(room, code),
+      });
       writer.append(exchange('first'));
       writer.flush();
       const before = readFileSync(file);
@@ -108,7 +128,12 @@ describe('a tape writer that cannot cut a partial write back off', () => {
     const writer = TapeWriter.open(file, {
       keyRules: compileKeyRules(),
       onWriteError: (failure) => failures.push(failure),
-      [TAPE_FILE_SYSTEM]: { ...disk, truncate: () => { throw errno('EIO'); } },
+      [TAPE_FILE_SYSTEM]: {
+        ...disk,
+        truncate: () => {
+          throw errno('EIO');
+        },
+      },
     });
     room.bytes = 30;
     writer.append(exchange('torn'));

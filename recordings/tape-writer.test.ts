@@ -45,7 +45,11 @@ function exchange(content: string, rules: CompiledKeyRules = compileKeyRules(), 
     upstream: 'openai',
     source: 'live',
     request,
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { choices: [{ message: { role: 'assistant', content: `re: ${content}` } }] } } },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: { json: { choices: [{ message: { role: 'assistant', content: `re: ${content}` } }] } },
+    },
   };
 }
 
@@ -119,7 +123,9 @@ describe('TapeWriter.open', () => {
     writer.append(exchange('hello'));
     writer.close();
     const before = readFileSync(file, 'utf8');
-    const error = thrown(() => TapeWriter.open(file, { keyRules: compileKeyRules({ headers: compileKeyRules().rules.headers, normalizers: [{ path: '.messages[0].content' }] }) }));
+    const error = thrown(() =>
+      TapeWriter.open(file, { keyRules: compileKeyRules({ headers: compileKeyRules().rules.headers, normalizers: [{ path: '.messages[0].content' }] }) }),
+    );
     expect(error).toBeInstanceOf(ModeltapeError);
     expect((error as ModeltapeError).code).toBe('key_rules_mismatch');
     expect((error as Error).message).toContain(`${file}:2 POST /v1/chat/completions (openai)`);
@@ -128,8 +134,12 @@ describe('TapeWriter.open', () => {
 
   test('reopens a tape with the same rules written in another order', () => {
     const file = join(dir, 'a.jsonl');
-    TapeWriter.open(file, { keyRules: compileKeyRules({ headers: ['openai-beta', 'anthropic-version'], normalizers: [{ pattern: 'x', flags: 'i' }] }) }).close();
-    const writer = TapeWriter.open(file, { keyRules: compileKeyRules({ normalizers: [{ flags: 'i', pattern: 'x' }], headers: ['Anthropic-Version', 'openai-beta'] }) });
+    TapeWriter.open(file, {
+      keyRules: compileKeyRules({ headers: ['openai-beta', 'anthropic-version'], normalizers: [{ pattern: 'x', flags: 'i' }] }),
+    }).close();
+    const writer = TapeWriter.open(file, {
+      keyRules: compileKeyRules({ normalizers: [{ flags: 'i', pattern: 'x' }], headers: ['Anthropic-Version', 'openai-beta'] }),
+    });
     writer.close();
     expect(writer.header.keyRules.headers).toEqual(['anthropic-version', 'openai-beta']);
   });
@@ -179,7 +189,11 @@ describe('TapeWriter.append', () => {
     writer.append(exchange('b'));
     writer.close();
     writer.close();
-    expect(loadTape(file).exchanges.map(({ exchange: { request } }) => (request.body as { json: { messages: Array<{ content: string }> } }).json.messages[0]!.content)).toEqual(['a', 'b']);
+    expect(
+      loadTape(file).exchanges.map(
+        ({ exchange: { request } }) => (request.body as { json: { messages: Array<{ content: string }> } }).json.messages[0]!.content,
+      ),
+    ).toEqual(['a', 'b']);
     expect(writer.written).toBe(2);
   });
 
@@ -208,18 +222,41 @@ describe('TapeWriter.append', () => {
   });
 
   test.each([
-    ['request body message content', '.request.body.json.messages[0].content', (e: Exchange) => ((e.request.body as { json: { messages: Array<{ content: string }> } }).json.messages[0]!.content = `please use ${FAKE.openai}`)],
-    ['request body property name', '.request.body.json["[anthropic-key', (e: Exchange) => ((e.request.body as { json: Record<string, unknown> }).json[FAKE.anthropic] = 1)],
-    ['response body', '.response.body.json.choices[0].message.content', (e: Exchange) => ((e.response.body as { json: { choices: Array<{ message: { content: string } }> } }).json.choices[0]!.message.content = `Your key: ${FAKE.google}`)],
+    [
+      'request body message content',
+      '.request.body.json.messages[0].content',
+      (e: Exchange) => ((e.request.body as { json: { messages: Array<{ content: string }> } }).json.messages[0]!.content = `please use ${FAKE.openai}`),
+    ],
+    [
+      'request body property name',
+      '.request.body.json["[anthropic-key',
+      (e: Exchange) => ((e.request.body as { json: Record<string, unknown> }).json[FAKE.anthropic] = 1),
+    ],
+    [
+      'response body',
+      '.response.body.json.choices[0].message.content',
+      (e: Exchange) =>
+        ((e.response.body as { json: { choices: Array<{ message: { content: string } }> } }).json.choices[0]!.message.content = `Your key: ${FAKE.google}`),
+    ],
     [
       'stream frame text',
       '.response.stream.frames[1].text',
       (e: Exchange) => {
         delete e.response.body;
-        e.response.stream = { format: 'sse', frames: [{ atMs: 0, text: 'data: {}\n\n' }, { atMs: 1, text: `data: {"delta":"${FAKE.anthropic}"}\n\n` }] };
+        e.response.stream = {
+          format: 'sse',
+          frames: [
+            { atMs: 0, text: 'data: {}\n\n' },
+            { atMs: 1, text: `data: {"delta":"${FAKE.anthropic}"}\n\n` },
+          ],
+        };
       },
     ],
-    ['remaining response header value', '.response.headers["x-echo-authorization"]', (e: Exchange) => (e.response.headers['x-echo-authorization'] = FAKE.bearer)],
+    [
+      'remaining response header value',
+      '.response.headers["x-echo-authorization"]',
+      (e: Exchange) => (e.response.headers['x-echo-authorization'] = FAKE.bearer),
+    ],
     ['query value', '.request.query[0][1]', (e: Exchange) => e.request.query.push(['session', FAKE.openai])],
   ])('refuses an exchange with a key in the %s, naming its path and writing nothing', (_place, path, taint) => {
     const file = join(dir, 'secret.jsonl');

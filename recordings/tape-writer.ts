@@ -1,4 +1,18 @@
-import { closeSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJson } from './canonical-json.js';
 import { SecretInTapeError, TapeFormatError } from './errors.js';
@@ -121,7 +135,10 @@ export class TapeWriter {
       }
       closeSync(descriptor);
       if (attempt === MAX_OPEN_ATTEMPTS) {
-        throw new ModeltapeError('tape_contended', `Tape ${file} kept changing while it was being opened: another process is recording into it under other key rules (line 1 now: ${canonicalJson(existing.keyRules)}). Record into one tape under one set of rules at a time.`);
+        throw new ModeltapeError(
+          'tape_contended',
+          `Tape ${file} kept changing while it was being opened: another process is recording into it under other key rules (line 1 now: ${canonicalJson(existing.keyRules)}). Record into one tape under one set of rules at a time.`,
+        );
       }
       if (!sameRules(existing, options.keyRules)) takeOver(file, options);
     }
@@ -151,7 +168,10 @@ export class TapeWriter {
     // An append-only tape cannot take back a bad line: check it before it is written.
     const problems = checkExchangeLine(exchange, this.file, 0);
     if (problems.length > 0) {
-      throw new ModeltapeError('invalid_exchange', `Refused to write ${describeExchange(exchange)} to ${this.file}: it does not follow the tape schema.\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`);
+      throw new ModeltapeError(
+        'invalid_exchange',
+        `Refused to write ${describeExchange(exchange)} to ${this.file}: it does not follow the tape schema.\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`,
+      );
     }
     this.#pending.push(line);
     this.#pendingExchanges.push(exchange);
@@ -220,10 +240,21 @@ export class TapeWriter {
         // Reported below: the tape may end in a torn line, which readers skip with a warning.
       }
     }
-    const reason = cause.code === 'ENOSPC' ? 'the disk is full' : cause.code === 'EROFS' ? 'the file system is read-only' : cause.code === 'EIO' ? 'an I/O error' : cause.code === 'EDQUOT' ? 'the disk quota is used up' : 'a write error';
+    const reason =
+      cause.code === 'ENOSPC'
+        ? 'the disk is full'
+        : cause.code === 'EROFS'
+          ? 'the file system is read-only'
+          : cause.code === 'EIO'
+            ? 'an I/O error'
+            : cause.code === 'EDQUOT'
+              ? 'the disk quota is used up'
+              : 'a write error';
     // A partial line left behind is torn: the next write starts on a fresh line.
     if (!restored) this.#needsNewline = true;
-    const state = restored ? 'the tape was left as it was before' : `${offset} bytes of a partial line may remain at its end (readers skip a torn line with a warning)`;
+    const state = restored
+      ? 'the tape was left as it was before'
+      : `${offset} bytes of a partial line may remain at its end (readers skip a torn line with a warning)`;
     return new ModeltapeError(
       'tape_write_failed',
       `Could not write ${count} exchange${count === 1 ? '' : 's'} to ${this.file}: ${reason} (${cause.code !== undefined && cause.message.startsWith(cause.code) ? cause.message : `${cause.code ?? 'error'}: ${cause.message}`}); ${state}. Free space or make the tape writable, then record again.`,
@@ -285,7 +316,9 @@ function takeOver(file: string, options: TapeWriterOptions): void {
     if (sameRules(contents.header, options.keyRules)) return;
     const changed = contents.exchanges.filter(({ exchange }) => exchangeKey(exchange.upstream, exchange.request, options.keyRules) !== exchange.key);
     if (changed.length > 0) {
-      const shown = changed.slice(0, 10).map(({ exchange, line }) => `  ${file}:${line} ${exchange.request.method} ${exchange.request.path} (${exchange.upstream})`);
+      const shown = changed
+        .slice(0, 10)
+        .map(({ exchange, line }) => `  ${file}:${line} ${exchange.request.method} ${exchange.request.path} (${exchange.upstream})`);
       if (changed.length > shown.length) shown.push(`  … and ${changed.length - shown.length} more`);
       const command = `modeltape rekey ${file}${options.configFile === undefined ? '' : ` --config ${options.configFile}`}`;
       throw new ModeltapeError(
@@ -354,7 +387,10 @@ function acquireLock(lock: string): void {
       continue;
     }
     if (waited >= LOCK_WAIT_MS) {
-      throw new ModeltapeError('tape_locked', `Tape lock ${lock} has been held for ${Math.round(age / 1000)} s: another modeltape process is rewriting the tape's header. Wait for it, or delete the lock if no modeltape process is running.`);
+      throw new ModeltapeError(
+        'tape_locked',
+        `Tape lock ${lock} has been held for ${Math.round(age / 1000)} s: another modeltape process is rewriting the tape's header. Wait for it, or delete the lock if no modeltape process is running.`,
+      );
     }
     Atomics.wait(pause, 0, 0, 10);
   }

@@ -35,10 +35,15 @@ export function replayProblems(session: ReplayEvidence, checks: { upstream?: boo
   const problems: string[] = [];
   const recording = isRecording(summary);
   if (checks.upstream) {
-    if (!recording && summary.upstreamConnections > 0) problems.push(`${summary.upstreamConnections} connection${summary.upstreamConnections === 1 ? ' was' : 's were'} opened to an upstream (mode ${summary.mode}).`);
+    if (!recording && summary.upstreamConnections > 0)
+      problems.push(
+        `${summary.upstreamConnections} connection${summary.upstreamConnections === 1 ? ' was' : 's were'} opened to an upstream (mode ${summary.mode}).`,
+      );
     if (summary.passthrough > 0) problems.push(`${summary.passthrough} request${summary.passthrough === 1 ? ' was' : 's were'} passed through to an upstream.`);
-    if (!recording && summary.recorded > 0) problems.push(`${summary.recorded} request${summary.recorded === 1 ? ' was' : 's were'} recorded from an upstream.`);
-    for (const escape of summary.escapes) problems.push(`a request to ${escape.host}${escape.path ?? ''} (${escape.via}) tried to leave the machine and was stopped.`);
+    if (!recording && summary.recorded > 0)
+      problems.push(`${summary.recorded} request${summary.recorded === 1 ? ' was' : 's were'} recorded from an upstream.`);
+    for (const escape of summary.escapes)
+      problems.push(`a request to ${escape.host}${escape.path ?? ''} (${escape.via}) tried to leave the machine and was stopped.`);
   }
   if (checks.drift) {
     for (const miss of summary.missErrors.slice(0, 5)) problems.push(miss.message);
@@ -105,10 +110,16 @@ export function assertRenderedExactly(actual: Uint8Array | ArrayBuffer | string 
   const actualValue = parse(Buffer.from(actualBytes).toString('utf8'));
   const differences = diffJson(recordedValue, actualValue);
   let evidence: string;
-  if (differences.length > 0) evidence = formatDifferences(differences).map((line) => `  ${line}`).join('\n');
-  else if (canonicalJson(recordedValue) === canonicalJson(actualValue)) evidence = '  the JSON values are the same; only the bytes differ (key order, spacing, number formatting or escapes)';
+  if (differences.length > 0)
+    evidence = formatDifferences(differences)
+      .map((line) => `  ${line}`)
+      .join('\n');
+  else if (canonicalJson(recordedValue) === canonicalJson(actualValue))
+    evidence = '  the JSON values are the same; only the bytes differ (key order, spacing, number formatting or escapes)';
   else evidence = '  the bodies differ';
-  throw new ReplayAssertionError(`The rendered request is not the recorded one, byte for byte.\n${evidence}\nIf the change is intended, record the tape again (see "Re-recording" in the README).`);
+  throw new ReplayAssertionError(
+    `The rendered request is not the recorded one, byte for byte.\n${evidence}\nIf the change is intended, record the tape again (see "Re-recording" in the README).`,
+  );
 }
 
 function fail(session: ReplayEvidence, what: string, problems: string[]): void {
@@ -122,9 +133,19 @@ function fail(session: ReplayEvidence, what: string, problems: string[]): void {
 
 /** line | endpoint | ordinal | prompt, aligned. */
 export function unusedTable(unused: readonly UnusedExchange[]): string {
-  const rows = [['line', 'endpoint', 'ordinal', 'prompt'], ...unused.slice(0, 50).map((entry) => [entry.line === undefined ? '-' : String(entry.line), entry.endpoint, String(entry.ordinal), truncate(entry.prompt, 60)])];
+  const rows = [
+    ['line', 'endpoint', 'ordinal', 'prompt'],
+    ...unused
+      .slice(0, 50)
+      .map((entry) => [entry.line === undefined ? '-' : String(entry.line), entry.endpoint, String(entry.ordinal), truncate(entry.prompt, 60)]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
   if (unused.length > 50) lines.push(`… and ${unused.length - 50} more`);
   return lines.join('\n');
 }

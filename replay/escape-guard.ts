@@ -1,12 +1,22 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { ConnectionBlockedError, hostMatcher, onConnect, watchProviderRequests, type ConnectAttempt, type Escape, type EscapeRoute, type OutsideConnection } from '../guard/internal.js';
+import {
+  ConnectionBlockedError,
+  hostMatcher,
+  onConnect,
+  watchProviderRequests,
+  type ConnectAttempt,
+  type Escape,
+  type EscapeRoute,
+  type OutsideConnection,
+} from '../guard/internal.js';
 import { UPSTREAM_SOCKETS } from '../proxy/internal.js';
 
 export type { Escape, OutsideConnection } from '../guard/internal.js';
 
-const SESSION_ADVICE = "Give the client the session's fetch (fetch: session.fetch) or base URL (session.baseUrls), or call interceptProviders(session) for clients you cannot configure.";
+const SESSION_ADVICE =
+  "Give the client the session's fetch (fetch: session.fetch) or base URL (session.baseUrls), or call interceptProviders(session) for clients you cannot configure.";
 
 // Hosts whose node:http requests an interception (msw) answers in process. msw patches the
 // whole process, so the registry is one for every guard, counted per interception.

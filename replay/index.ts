@@ -6,11 +6,27 @@
 export { ModeltapeError, diffJson, formatDifferences, type Difference, type ErrorCode } from '../core/internal.js';
 export { ReplayMissError, KeyRulesMismatchError, REPEAT_POLICIES, type RepeatPolicy, type NearestRecording, type KeyChange } from '../lookup/internal.js';
 export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES } from '../proxy/internal.js';
-export { buildDriftReport, formatDriftReport, renderDriftHtml, type DriftReport, type DriftItem, type DriftEndpoint, type DriftRequest } from '../drift-report/internal.js';
+export {
+  buildDriftReport,
+  formatDriftReport,
+  renderDriftHtml,
+  type DriftReport,
+  type DriftItem,
+  type DriftEndpoint,
+  type DriftRequest,
+} from '../drift-report/internal.js';
 export { openTape, EscapeError, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
 export { interceptProviders, type ProviderInterception, type InterceptOptions } from './intercept-providers.js';
 export { type Escape, type OutsideConnection } from './escape-guard.js';
-export { ReplayAssertionError, assertNeverCalledUpstream, assertAllConsumed, assertNoDrift, assertReplayedStrictly, assertRenderedExactly, type ReplayEvidence } from './assertions.js';
+export {
+  ReplayAssertionError,
+  assertNeverCalledUpstream,
+  assertAllConsumed,
+  assertNoDrift,
+  assertReplayedStrictly,
+  assertRenderedExactly,
+  type ReplayEvidence,
+} from './assertions.js';
 export { modeltapeMatchers, type ModeltapeMatchers } from './matchers.js';
 export { assertRenderedSnapshot, type RenderedSnapshotOptions, type RenderedSnapshotResult } from './rendered-snapshot.js';
 export { tapeForCurrentTest, currentTest, safeFileName, type CurrentTest } from './test-context.js';

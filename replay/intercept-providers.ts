@@ -62,7 +62,11 @@ function handlersFor(session: TapeSession, msw: Msw, intercepted: Array<{ method
   // The built-in provider hosts (session.fetch routes them even when an upstream is overridden)
   // and every configured upstream that is not on loopback (ollama and local stand-ins are the
   // user's own servers: left alone).
-  const origins = new Set<string>(Object.values(BUILT_IN_UPSTREAMS).map(({ baseUrl }) => new URL(baseUrl).origin).filter((origin) => origin.startsWith('https://')));
+  const origins = new Set<string>(
+    Object.values(BUILT_IN_UPSTREAMS)
+      .map(({ baseUrl }) => new URL(baseUrl).origin)
+      .filter((origin) => origin.startsWith('https://')),
+  );
   for (const upstream of session.proxy.options.upstreams.values()) {
     const origin = new URL(upstream.baseUrl).origin;
     if (!/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|$)/.test(origin)) origins.add(origin);

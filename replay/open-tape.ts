@@ -1,8 +1,29 @@
-import { appendRunReport, describeEscape, describeThisProcess, installRunGuard, runEnvironment, runGuardInstalled, type Escape, type OutsideConnection } from '../guard/internal.js';
+import {
+  appendRunReport,
+  describeEscape,
+  describeThisProcess,
+  installRunGuard,
+  runEnvironment,
+  runGuardInstalled,
+  type Escape,
+  type OutsideConnection,
+} from '../guard/internal.js';
 import { TapeNotFoundError, describeExchange, type Exchange } from '../recordings/internal.js';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import { askedTurnOf } from '../fake-provider/internal.js';
-import { BUILT_IN_UPSTREAMS, PROXY_MODES, isCi, loadConfig, providerHosts, startProxy, type ModeltapeConfig, type ProxyMode, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/internal.js';
+import {
+  BUILT_IN_UPSTREAMS,
+  PROXY_MODES,
+  isCi,
+  loadConfig,
+  providerHosts,
+  startProxy,
+  type ModeltapeConfig,
+  type ProxyMode,
+  type ProxyOptions,
+  type ProxySummary,
+  type RunningProxy,
+} from '../proxy/internal.js';
 import { buildDriftReport } from '../drift-report/internal.js';
 import { EscapeGuard } from './escape-guard.js';
 import { testCommandAdvice } from './test-context.js';
@@ -128,8 +149,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })" },
       ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
       upstreams: { ...config.upstreams, ...options.upstreams },
-      ...(options.normalizers ?? config.normalizers ? { normalizers: options.normalizers ?? config.normalizers } : {}),
-      ...(options.keyHeaders ?? config.keyHeaders ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+      ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+      ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
     });
   } catch (error) {
     if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape);
@@ -143,7 +164,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   for (const [host, name] of BUILT_IN_HOSTS) routes.push({ origin: `https://${host}`, basePath: '', name });
   routes.sort((a, b) => b.basePath.length - a.basePath.length);
   const routeOf = (url: URL): { name: string; basePath: string } | undefined =>
-    routes.find((route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)));
+    routes.find(
+      (route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)),
+    );
   const proxyOrigin = new URL(proxy.url).origin;
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.
@@ -214,7 +237,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       },
     });
     // The run's own guard, when this process has it, has reported each escape already.
-    if (!runGuardInstalled()) for (const escape of guard.escapes()) appendRunReport(reportFile, { kind: 'escape', escape: { ...escape, process: describeThisProcess() } });
+    if (!runGuardInstalled())
+      for (const escape of guard.escapes()) appendRunReport(reportFile, { kind: 'escape', escape: { ...escape, process: describeThisProcess() } });
   };
   const onExit = (): void => report(false);
   if (reportFile !== undefined) process.once('exit', onExit);

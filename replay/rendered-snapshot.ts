@@ -1,6 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { HOP_BY_HOP_HEADERS, canonicalJson, isSecretHeader, isSecretQueryParameter, redactPathQuery, sortKeys, type RecordedRequest } from '../recordings/internal.js';
+import {
+  HOP_BY_HOP_HEADERS,
+  canonicalJson,
+  isSecretHeader,
+  isSecretQueryParameter,
+  redactPathQuery,
+  sortKeys,
+  type RecordedRequest,
+} from '../recordings/internal.js';
 import { diffJson, formatDifferences, maskValue } from '../core/internal.js';
 import { isCi } from '../proxy/internal.js';
 import { ReplayAssertionError } from './assertions.js';
@@ -50,7 +58,9 @@ export interface RenderedSnapshotResult {
  */
 export function assertRenderedSnapshot(request: unknown, name: string, options: RenderedSnapshotOptions = {}): RenderedSnapshotResult {
   if (typeof name !== 'string') {
-    throw new TypeError(`assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is ${typeof name === 'object' ? 'an object' : typeof name}. Before 0.2 the name came first: swap the two arguments.`);
+    throw new TypeError(
+      `assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is ${typeof name === 'object' ? 'an object' : typeof name}. Before 0.2 the name came first: swap the two arguments.`,
+    );
   }
   const env = options.env ?? process.env;
   const update = env.MODELTAPE_UPDATE === '1' && !isCi(env);
@@ -74,7 +84,9 @@ export function assertRenderedSnapshot(request: unknown, name: string, options: 
   try {
     stored = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ReplayAssertionError(`The rendered-request snapshot ${file} is not valid JSON (${(error as Error).message}). Fix it, or delete it and write it again with MODELTAPE_UPDATE=1.`);
+    throw new ReplayAssertionError(
+      `The rendered-request snapshot ${file} is not valid JSON (${(error as Error).message}). Fix it, or delete it and write it again with MODELTAPE_UPDATE=1.`,
+    );
   }
   // Compared as values, so line endings or spacing from a checkout never count as a change; and
   // without per-machine headers, so a snapshot written before they were left out still matches.
@@ -111,7 +123,8 @@ function asSnapshot(request: unknown): Record<string, unknown> {
   const record = request as Record<string, unknown>;
   if ('bodySha256' in record) {
     const recorded = record as unknown as RecordedRequest;
-    const body = recorded.body === undefined ? undefined : 'json' in recorded.body ? recorded.body.json : 'text' in recorded.body ? recorded.body.text : recorded.body;
+    const body =
+      recorded.body === undefined ? undefined : 'json' in recorded.body ? recorded.body.json : 'text' in recorded.body ? recorded.body.text : recorded.body;
     return { method: recorded.method, path: recorded.path, query: recorded.query, headers: recorded.headers, body };
   }
   if ('method' in record || 'url' in record || 'path' in record) {
@@ -143,12 +156,15 @@ function redact(snapshot: Record<string, unknown>): unknown {
   const value: Record<string, unknown> = { ...snapshot };
   if (value.headers && typeof value.headers === 'object') {
     const headers: Record<string, unknown> = {};
-    for (const [name, header] of Object.entries(value.headers as Record<string, unknown>)) if (!isSecretHeader(name) && !isMachineHeader(name, header)) headers[name] = header;
+    for (const [name, header] of Object.entries(value.headers as Record<string, unknown>))
+      if (!isSecretHeader(name) && !isMachineHeader(name, header)) headers[name] = header;
     value.headers = headers;
   }
   for (const field of ['url', 'path'] as const) if (typeof value[field] === 'string') value[field] = redactPathQuery(value[field] as string);
-  if (Array.isArray(value.query)) value.query = (value.query as Array<[string, string]>).map(([name, item]) => [name, isSecretQueryParameter(name) ? 'REDACTED' : item]);
-  else if (value.query && typeof value.query === 'object') value.query = Object.fromEntries(Object.entries(value.query).map(([name, item]) => [name, isSecretQueryParameter(name) ? 'REDACTED' : item]));
+  if (Array.isArray(value.query))
+    value.query = (value.query as Array<[string, string]>).map(([name, item]) => [name, isSecretQueryParameter(name) ? 'REDACTED' : item]);
+  else if (value.query && typeof value.query === 'object')
+    value.query = Object.fromEntries(Object.entries(value.query).map(([name, item]) => [name, isSecretQueryParameter(name) ? 'REDACTED' : item]));
   return redactStrings(value);
 }
 

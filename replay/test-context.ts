@@ -32,7 +32,10 @@ export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}
   const test = currentTest();
   const name = options.name ?? test?.name;
   if (name === undefined) {
-    throw new ModeltapeError('no_current_test', 'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, or pass { name }.');
+    throw new ModeltapeError(
+      'no_current_test',
+      'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, or pass { name }.',
+    );
   }
   const base = options.dir ?? (test ? join(dirname(test.file), '__tapes__', basename(test.file, extname(test.file))) : '__tapes__');
   return join(base, `${safeFileName(name)}.jsonl`);

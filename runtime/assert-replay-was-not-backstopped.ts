@@ -20,20 +20,33 @@ export class BackstopAssertionError extends ModeltapeError {
  */
 export function assertReplayWasNotBackstopped(outcome: RunOutcome, label?: string): void {
   if (typeof outcome === 'string' || typeof outcome !== 'object' || outcome === null) {
-    throw new TypeError(`assertReplayWasNotBackstopped(outcome, label?) takes the replay's outcome first; it was given ${typeof outcome === 'string' ? `the string ${JSON.stringify(outcome)}` : String(outcome)}. Before 0.2 the label came first: swap the two arguments.`);
+    throw new TypeError(
+      `assertReplayWasNotBackstopped(outcome, label?) takes the replay's outcome first; it was given ${typeof outcome === 'string' ? `the string ${JSON.stringify(outcome)}` : String(outcome)}. Before 0.2 the label came first: swap the two arguments.`,
+    );
   }
   label ??= `run ${outcome.runId}`;
   if (outcome.mode === 'run') {
-    throw new BackstopAssertionError(`${label}: outcome of run ${outcome.runId} is a first run, not a replay. Pass the outcome of runtime.replay(runId, 'strict' | 'resume').`);
+    throw new BackstopAssertionError(
+      `${label}: outcome of run ${outcome.runId} is a first run, not a replay. Pass the outcome of runtime.replay(runId, 'strict' | 'resume').`,
+    );
   }
   if (outcome.effects.length === 0) {
-    throw new BackstopAssertionError(`${label}: the replay of run ${outcome.runId} saw no effect at all, so it proves nothing. Replay a run that made model or tool calls.`);
+    throw new BackstopAssertionError(
+      `${label}: the replay of run ${outcome.runId} saw no effect at all, so it proves nothing. Replay a run that made model or tool calls.`,
+    );
   }
   if (outcome.backstopHits > 0) {
     const backstopped = outcome.effects.filter((effect) => effect.status === 'backstopped');
     throw new BackstopAssertionError(
       `${label}: the ${outcome.mode} replay of run ${outcome.runId} leaned on the backstop: the unique index rejected ${outcome.backstopHits} second start${outcome.backstopHits === 1 ? '' : 's'} of an effect` +
-        `${backstopped.length > 0 ? ` (${backstopped.slice(0, 10).map((effect) => `${effect.key}`).join(', ')}${backstopped.length > 10 ? ', …' : ''})` : ''}.\n` +
+        `${
+          backstopped.length > 0
+            ? ` (${backstopped
+                .slice(0, 10)
+                .map((effect) => `${effect.key}`)
+                .join(', ')}${backstopped.length > 10 ? ', …' : ''})`
+            : ''
+        }.\n` +
         'Replay should have read those effects back from the journal and never tried to start them again. The outcome may still look right: only the index held.',
     );
   }

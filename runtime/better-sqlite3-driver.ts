@@ -35,6 +35,9 @@ function load(): SqliteDriverLoad {
     return { available: true, open: (path) => new Database(path) };
   } catch (error) {
     const why = (error as Error).message.replace(/\s*\n\s*/g, ' ').replace(/\.?$/, '.');
-    return { available: false, reason: `installed, but it does not load in Node ${process.version}: ${why} Rebuild it for this Node with: npm rebuild better-sqlite3` };
+    return {
+      available: false,
+      reason: `installed, but it does not load in Node ${process.version}: ${why} Rebuild it for this Node with: npm rebuild better-sqlite3`,
+    };
   }
 }

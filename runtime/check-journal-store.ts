@@ -84,7 +84,11 @@ const CHECKS: Array<[string, Check]> = [
         await expect.rejects(store.createRun(run(RUN)), 'creating the same run twice');
         await store.updateRun(RUN, { status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 });
         await store.updateRun(RUN, { status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 });
-        expect.equal(await store.getRun(RUN), { ...run(RUN), status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 }, 'the run after two identical updates');
+        expect.equal(
+          await store.getRun(RUN),
+          { ...run(RUN), status: 'completed', result: { answer: 'In Lyon' }, updatedAt: 5 },
+          'the run after two identical updates',
+        );
         expect.equal(await store.getRun('no-such-run'), undefined, 'a run that does not exist');
       } finally {
         await store.close();
@@ -96,7 +100,10 @@ const CHECKS: Array<[string, Check]> = [
     async (open, _connect, expect) => {
       const store = await open();
       try {
-        const error = { code: 'journal_full', message: 'Could not write to the journal at /data/journal.sqlite (append): the disk is full (SQLITE_FULL: database or disk is full).' };
+        const error = {
+          code: 'journal_full',
+          message: 'Could not write to the journal at /data/journal.sqlite (append): the disk is full (SQLITE_FULL: database or disk is full).',
+        };
         await store.createRun(run(RUN));
         await store.createRun(run(OTHER));
         await store.updateRun(RUN, { status: 'interrupted', result: error, updatedAt: 2 });
@@ -127,10 +134,22 @@ const CHECKS: Array<[string, Check]> = [
         expect.equal(await store.append(second), ['appended', 'appended'], 'outcomes of the second batch');
         expect.equal(await store.append([]), [], 'outcomes of an empty batch');
         const read = await store.read(RUN);
-        expect.equal(read.map((stored) => stored.id), [first[0]!.id, first[2]!.id, second[0]!.id, second[1]!.id], 'record ids in order');
-        expect.equal(read.map((stored) => stored.position), [1, 2, 3, 4], 'positions');
+        expect.equal(
+          read.map((stored) => stored.id),
+          [first[0]!.id, first[2]!.id, second[0]!.id, second[1]!.id],
+          'record ids in order',
+        );
+        expect.equal(
+          read.map((stored) => stored.position),
+          [1, 2, 3, 4],
+          'positions',
+        );
         expect.equal(read[0], { ...first[0]!, position: 1 }, 'the first record, field by field');
-        expect.equal((await store.read(OTHER)).map((stored) => stored.position), [1], 'positions of the other run');
+        expect.equal(
+          (await store.read(OTHER)).map((stored) => stored.position),
+          [1],
+          'positions of the other run',
+        );
         expect.equal(await store.read('no-such-run'), [], 'records of a run that has none');
       } finally {
         await store.close();
@@ -150,12 +169,27 @@ const CHECKS: Array<[string, Check]> = [
         expect.equal(await store.backstopRejections(RUN), 1, 'rejections after one second start');
         expect.equal(await store.backstopRejections(OTHER), 0, 'rejections of another run');
         expect.equal(await store.append([start]), ['duplicate'], 'appending a stored record again');
-        await expect.rejects(store.append([record(RUN, '1.2.now', 'start', 9), { ...start, effectKey: '7.0.tool' }]), 'appending another record under a stored id');
-        expect.equal((await store.read(RUN)).some((stored) => stored.effectKey === '1.2.now'), false, 'a batch with a colliding id is not stored in part');
+        await expect.rejects(
+          store.append([record(RUN, '1.2.now', 'start', 9), { ...start, effectKey: '7.0.tool' }]),
+          'appending another record under a stored id',
+        );
+        expect.equal(
+          (await store.read(RUN)).some((stored) => stored.effectKey === '1.2.now'),
+          false,
+          'a batch with a colliding id is not stored in part',
+        );
         expect.equal(await store.backstopRejections(RUN), 1, 'rejections after a duplicate (a retry is not a second start)');
         const read = await store.read(RUN);
-        expect.equal(read.map((stored) => `${stored.effectKey} ${stored.type}`), ['1.0.tool start', '1.0.tool complete', '1.1.now start'], 'what the run holds');
-        expect.equal(read.map((stored) => stored.position), [1, 2, 3], 'positions stay consecutive');
+        expect.equal(
+          read.map((stored) => `${stored.effectKey} ${stored.type}`),
+          ['1.0.tool start', '1.0.tool complete', '1.1.now start'],
+          'what the run holds',
+        );
+        expect.equal(
+          read.map((stored) => stored.position),
+          [1, 2, 3],
+          'positions stay consecutive',
+        );
         expect.equal(await store.append([{ ...record(OTHER, '1.0.tool', 'start', 5), id: 'other-start' }]), ['appended'], 'the same effect key in another run');
       } finally {
         await store.close();
@@ -168,13 +202,21 @@ const CHECKS: Array<[string, Check]> = [
       const store = await open();
       try {
         expect.equal(await store.acquireLease(RUN, 'A', 1000, 0), { acquired: true, lease: { owner: 'A', expiresAt: 1000 } }, 'A takes a free lease');
-        expect.equal(await store.acquireLease(RUN, 'B', 1500, 500), { acquired: false, lease: { owner: 'A', expiresAt: 1000 } }, 'B is refused while A holds it, and told until when');
+        expect.equal(
+          await store.acquireLease(RUN, 'B', 1500, 500),
+          { acquired: false, lease: { owner: 'A', expiresAt: 1000 } },
+          'B is refused while A holds it, and told until when',
+        );
         expect.equal(await store.acquireLease(RUN, 'A', 1600, 600), { acquired: true, lease: { owner: 'A', expiresAt: 1600 } }, 'A extends its own lease');
         expect.equal(await store.renewLease(RUN, 'A', 2000), true, 'A renews');
         expect.equal(await store.renewLease(RUN, 'B', 9000), false, 'B cannot renew a lease it does not hold');
         expect.equal(await store.releaseLease(RUN, 'B'), false, 'B cannot release a lease it does not hold');
         expect.equal(await store.getLease(RUN), { owner: 'A', expiresAt: 2000 }, 'the lease after B tried');
-        expect.equal(await store.acquireLease(RUN, 'B', 4000, 2000), { acquired: true, lease: { owner: 'B', expiresAt: 4000 } }, 'B takes it at the moment it expires');
+        expect.equal(
+          await store.acquireLease(RUN, 'B', 4000, 2000),
+          { acquired: true, lease: { owner: 'B', expiresAt: 4000 } },
+          'B takes it at the moment it expires',
+        );
         expect.equal(await store.renewLease(RUN, 'A', 5000), false, 'A, which lost it, cannot renew');
         expect.equal(await store.releaseLease(RUN, 'A'), false, 'A, which lost it, cannot release');
         expect.equal(await store.releaseLease(RUN, 'B'), true, 'B releases');
@@ -195,13 +237,20 @@ const CHECKS: Array<[string, Check]> = [
         // Each connection appends its batches one after another; the two run at once.
         const writer = async (connection: JournalStore, ordinal: number, kind: string): Promise<void> => {
           for (let batch = 0; batch < batches; batch++) {
-            await connection.append([record(RUN, `${batch}.${ordinal}.${kind}`, 'start', batch * 4 + ordinal * 2), record(RUN, `${batch}.${ordinal}.${kind}`, 'complete', batch * 4 + ordinal * 2 + 1)]);
+            await connection.append([
+              record(RUN, `${batch}.${ordinal}.${kind}`, 'start', batch * 4 + ordinal * 2),
+              record(RUN, `${batch}.${ordinal}.${kind}`, 'complete', batch * 4 + ordinal * 2 + 1),
+            ]);
           }
         };
         await Promise.all([writer(store, 0, 'model'), writer(second, 1, 'tool')]);
         const read = await store.read(RUN);
         expect.equal(read.length, batches * 4, 'records after the race');
-        expect.equal(read.map((stored) => stored.position), Array.from({ length: batches * 4 }, (_, index) => index + 1), 'positions');
+        expect.equal(
+          read.map((stored) => stored.position),
+          Array.from({ length: batches * 4 }, (_, index) => index + 1),
+          'positions',
+        );
         expect.equal(new Set(read.map((stored) => stored.id)).size, batches * 4, 'distinct ids');
         expect.that(
           read.every((stored, index) => stored.type !== 'start' || read[index + 1]?.effectKey === stored.effectKey),
@@ -209,7 +258,11 @@ const CHECKS: Array<[string, Check]> = [
         );
         for (const kind of ['model', 'tool']) {
           const mine = read.filter((stored) => stored.effectKey.endsWith(kind)).map((stored) => Number(stored.effectKey.split('.')[0]));
-          expect.equal(mine, [...mine].sort((a, b) => a - b), `the ${kind} connection's records keep their order`);
+          expect.equal(
+            mine,
+            [...mine].sort((a, b) => a - b),
+            `the ${kind} connection's records keep their order`,
+          );
         }
         expect.equal((await second.read(RUN)).length, batches * 4, 'the second connection reads the same records');
       } finally {
@@ -227,14 +280,22 @@ const CHECKS: Array<[string, Check]> = [
         const batch = [record(RUN, '0.0.model', 'start', 1), record(RUN, '0.0.model', 'complete', 2)];
         const lost = await expect.rejects(faulty.append(batch), 'the append told it failed');
         expect.that(lost instanceof StoreFaultError && lost.committed, 'the error says the write was stored');
-        expect.equal((await faulty.read(RUN)).map((stored) => stored.id), batch.map((stored) => stored.id), 'what a read after the error finds');
+        expect.equal(
+          (await faulty.read(RUN)).map((stored) => stored.id),
+          batch.map((stored) => stored.id),
+          'what a read after the error finds',
+        );
         const failed = await expect.rejects(faulty.append([record(RUN, '0.1.now', 'start', 3)]), 'an append failed before commit');
         expect.that(failed instanceof StoreFaultError && !failed.committed, 'the error says nothing was stored');
         expect.equal((await faulty.read(RUN)).length, 2, 'records after a write failed before commit');
         expect.equal(await faulty.append(batch), ['duplicate', 'duplicate'], 'appending the committed batch again');
         expect.equal(await faulty.append([record(RUN, '0.1.now', 'start', 3)]), ['appended'], 'appending the failed record again');
         const read = await faulty.read(RUN);
-        expect.equal(read.map((stored) => stored.position), [1, 2, 3], 'one record per position');
+        expect.equal(
+          read.map((stored) => stored.position),
+          [1, 2, 3],
+          'one record per position',
+        );
         expect.equal(await faulty.backstopRejections(RUN), 0, 'retries are not second starts');
       } finally {
         await store.close();
@@ -254,14 +315,22 @@ const CHECKS: Array<[string, Check]> = [
         await expect.rejects(full.append([record(RUN, '0.0.model', 'complete', 2)]), 'an append on the full store');
         await expect.rejects(full.updateRun(RUN, { status: 'failed', result: null, updatedAt: 2 }), 'a status update on the full store');
         await expect.rejects(full.releaseLease(RUN, 'A'), 'the release on the full store');
-        expect.equal((await full.read(RUN)).map((stored) => `${stored.effectKey} ${stored.type}`), ['0.0.model start'], 'what the run holds after the failed writes');
+        expect.equal(
+          (await full.read(RUN)).map((stored) => `${stored.effectKey} ${stored.type}`),
+          ['0.0.model start'],
+          'what the run holds after the failed writes',
+        );
         expect.equal((await full.getRun(RUN))?.status, 'running', 'the run status after a failed update');
         expect.equal(await store.getLease(RUN), { owner: 'A', expiresAt: 1000 }, 'the lease A could not release');
         // Space is freed (the store itself takes writes again): B waits out A's lease, then takes the run.
         expect.equal((await store.acquireLease(RUN, 'B', 2000, 999)).acquired, false, 'B before the lease expires');
         expect.equal(await store.acquireLease(RUN, 'B', 2000, 1000), { acquired: true, lease: { owner: 'B', expiresAt: 2000 } }, 'B once it expired');
         expect.equal(await store.append([record(RUN, '0.0.model', 'complete', 2)]), ['appended'], 'the refused record, appended again by B');
-        expect.equal((await store.read(RUN)).map((stored) => stored.position), [1, 2], 'positions after the disk was freed');
+        expect.equal(
+          (await store.read(RUN)).map((stored) => stored.position),
+          [1, 2],
+          'positions after the disk was freed',
+        );
       } finally {
         await store.close();
       }
@@ -272,11 +341,25 @@ const CHECKS: Array<[string, Check]> = [
     async (open, _connect, expect) => {
       const store = await open();
       try {
-        const approval: ApprovalRecord = { approvalId: `${RUN}/2.0.tool`, runId: RUN, effectKey: '2.0.tool', kind: 'interrupted_side_effect', reason: 'send may have run', request: { tool: 'send', args: { to: 'ops' } }, decision: 'pending', createdAt: 10, decidedAt: null };
+        const approval: ApprovalRecord = {
+          approvalId: `${RUN}/2.0.tool`,
+          runId: RUN,
+          effectKey: '2.0.tool',
+          kind: 'interrupted_side_effect',
+          reason: 'send may have run',
+          request: { tool: 'send', args: { to: 'ops' } },
+          decision: 'pending',
+          createdAt: 10,
+          decidedAt: null,
+        };
         expect.equal(await store.requestApproval(approval), approval, 'the approval as stored');
         expect.equal(await store.requestApproval({ ...approval, reason: 'a second request' }), approval, 'a second request keeps the first');
         expect.equal(await store.decideApproval(approval.approvalId, 'approved', 20), { ...approval, decision: 'approved', decidedAt: 20 }, 'the decision');
-        expect.equal(await store.decideApproval(approval.approvalId, 'rejected', 30), { ...approval, decision: 'approved', decidedAt: 20 }, 'a second decision changes nothing');
+        expect.equal(
+          await store.decideApproval(approval.approvalId, 'rejected', 30),
+          { ...approval, decision: 'approved', decidedAt: 20 },
+          'a second decision changes nothing',
+        );
         expect.equal(await store.decideApproval('no-such-approval', 'approved', 30), undefined, 'deciding an unknown approval');
         expect.equal(await store.approvals(RUN), [{ ...approval, decision: 'approved', decidedAt: 20 }], "the run's approvals");
         expect.equal(await store.approvals(OTHER), [], "another run's approvals");
@@ -285,8 +368,19 @@ const CHECKS: Array<[string, Check]> = [
         expect.equal(await store.consumeApproval(pending.approvalId, 40), false, 'consuming a pending approval');
         expect.equal(await store.consumeApproval(approval.approvalId, 40), true, 'consuming an approved approval');
         expect.equal(await store.consumeApproval(approval.approvalId, 50), false, 'consuming it a second time');
-        expect.equal((await store.approvals(RUN)).map((stored) => [stored.approvalId, stored.decision]), [[approval.approvalId, 'consumed'], [pending.approvalId, 'pending']], 'decisions after consuming');
-        expect.equal(await store.decideApproval(approval.approvalId, 'rejected', 60).then((stored) => stored?.decision), 'consumed', 'deciding a consumed approval changes nothing');
+        expect.equal(
+          (await store.approvals(RUN)).map((stored) => [stored.approvalId, stored.decision]),
+          [
+            [approval.approvalId, 'consumed'],
+            [pending.approvalId, 'pending'],
+          ],
+          'decisions after consuming',
+        );
+        expect.equal(
+          await store.decideApproval(approval.approvalId, 'rejected', 60).then((stored) => stored?.decision),
+          'consumed',
+          'deciding a consumed approval changes nothing',
+        );
       } finally {
         await store.close();
       }
@@ -311,7 +405,12 @@ export async function checkJournalStore(factory: JournalStoreFactory | (() => Jo
       await check(open, connect, expect);
       checks.push({ name, passed: true, expectations: expect.count });
     } catch (error) {
-      checks.push({ name, passed: false, problem: error instanceof CheckFailed ? error.message : `threw ${(error as Error)?.name}: ${(error as Error)?.message}`, expectations: expect.count });
+      checks.push({
+        name,
+        passed: false,
+        problem: error instanceof CheckFailed ? error.message : `threw ${(error as Error)?.name}: ${(error as Error)?.message}`,
+        expectations: expect.count,
+      });
     }
   }
   const passed = checks.every((check) => check.passed);

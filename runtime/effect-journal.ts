@@ -90,7 +90,11 @@ export class EffectJournal {
         lastError = error;
       }
     }
-    throw new JournalWriteError(`${records.length} record${records.length === 1 ? '' : 's'} of run ${runId} (${records.map((record) => `${record.effectKey} ${record.type}`).join(', ')})`, WRITE_ATTEMPTS, lastError);
+    throw new JournalWriteError(
+      `${records.length} record${records.length === 1 ? '' : 's'} of run ${runId} (${records.map((record) => `${record.effectKey} ${record.type}`).join(', ')})`,
+      WRITE_ATTEMPTS,
+      lastError,
+    );
   }
 
   /** A write other than an append: retried (each is idempotent), or confirmed by `verify` after an error. */
@@ -144,5 +148,11 @@ function asStoreFailure(error: unknown, what: string, attempts: number): unknown
 
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
-  return code === 'store_fault' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_IOERR' || (error as { retryable?: unknown })?.retryable === true;
+  return (
+    code === 'store_fault' ||
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_LOCKED' ||
+    code === 'SQLITE_IOERR' ||
+    (error as { retryable?: unknown })?.retryable === true
+  );
 }

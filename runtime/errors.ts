@@ -20,10 +20,18 @@ export class NondeterminismError extends ModeltapeError {
   readonly requested: EffectRequest | undefined;
   readonly differences: Difference[];
 
-  constructor(runId: string, reason: 'extra' | 'mismatch' | 'unreached', recorded: EffectRequest | undefined, requested: EffectRequest | undefined, differences: Difference[] = []) {
+  constructor(
+    runId: string,
+    reason: 'extra' | 'mismatch' | 'unreached',
+    recorded: EffectRequest | undefined,
+    requested: EffectRequest | undefined,
+    differences: Difference[] = [],
+  ) {
     const lines: string[] = [];
     if (reason === 'extra') {
-      lines.push(`Replay of run ${runId} asked for effect ${requested!.key} (${requested!.kind}), which the journal does not hold: the run recorded fewer effects.`);
+      lines.push(
+        `Replay of run ${runId} asked for effect ${requested!.key} (${requested!.kind}), which the journal does not hold: the run recorded fewer effects.`,
+      );
       lines.push(`  new:      ${requested!.key} ${summarize(requested!.data)}`);
     } else if (reason === 'unreached') {
       lines.push(`Replay of run ${runId} ended without reaching recorded effect ${recorded!.key} (${recorded!.kind}): the code now does less than it did.`);
@@ -33,8 +41,8 @@ export class NondeterminismError extends ModeltapeError {
         recorded!.key === requested!.key && recorded!.kind === 'policy'
           ? `Replay of run ${runId}: the policy now decides ${requested!.key} otherwise than it did (evaluated again on the inputs the journal holds).`
           : recorded!.key === requested!.key
-          ? `Replay of run ${runId} asked for effect ${requested!.key} (${requested!.kind}) with other arguments than the journal holds.`
-          : `Replay of run ${runId} asked for ${requested!.key} (${requested!.kind}) where the journal holds ${recorded!.key} (${recorded!.kind}): the effects come in another order.`,
+            ? `Replay of run ${runId} asked for effect ${requested!.key} (${requested!.kind}) with other arguments than the journal holds.`
+            : `Replay of run ${runId} asked for ${requested!.key} (${requested!.kind}) where the journal holds ${recorded!.key} (${recorded!.kind}): the effects come in another order.`,
       );
       lines.push(`  recorded: ${recorded!.key} ${summarize(recorded!.data)}`);
       lines.push(`  new:      ${requested!.key} ${summarize(requested!.data)}`);
@@ -74,7 +82,10 @@ export class RunLeasedError extends ModeltapeError {
 export class LeaseLostError extends ModeltapeError {
   readonly runId: string;
   constructor(runId: string, owner: string) {
-    super('lease_lost', `Runtime ${owner} lost its lease on run ${runId} (it expired and was not renewed in time): it stopped, writing nothing more. Raise the lease TTL if steps take longer.`);
+    super(
+      'lease_lost',
+      `Runtime ${owner} lost its lease on run ${runId} (it expired and was not renewed in time): it stopped, writing nothing more. Raise the lease TTL if steps take longer.`,
+    );
     this.runId = runId;
   }
 }
@@ -120,7 +131,7 @@ const STORAGE: Record<JournalStorageProblem, { code: ErrorCode; what: string; ne
   io: {
     code: 'journal_io_error',
     what: 'the disk or file system reported an I/O error',
-    next: 'Check the disk and its file system (kernel log), and keep the journal on a local disk: network file systems break SQLite\'s locks',
+    next: "Check the disk and its file system (kernel log), and keep the journal on a local disk: network file systems break SQLite's locks",
   },
   busy: {
     code: 'journal_busy',
@@ -184,7 +195,11 @@ export class JournalFileError extends ModeltapeError {
       newer_schema: 'Upgrade modeltape to the version that wrote it, or open another journal.',
       corrupt: `Restore it from a backup, or salvage what SQLite can read (sqlite3 ${path} .recover), or move it aside to start a new journal (its runs are then lost).`,
     };
-    super(`journal_${problem}` satisfies ErrorCode, `Cannot use ${path} as the journal: it is ${found}. It was left as it was.\n${next[problem]}`, cause === undefined ? undefined : { cause });
+    super(
+      `journal_${problem}` satisfies ErrorCode,
+      `Cannot use ${path} as the journal: it is ${found}. It was left as it was.\n${next[problem]}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.path = path;
     this.problem = problem;
     this.found = found;

@@ -6,7 +6,17 @@ import { EffectJournal, isStoreFailure } from './effect-journal.js';
 import { LeaseLostError, ModelCallError, NondeterminismError, RecordedFailure } from './errors.js';
 import { SimulatedCrash } from './faulty.js';
 import type { Clock, IdSource } from './ids.js';
-import { effectKey, TERMINAL_STATUSES, type ApprovalRecord, type EffectKind, type JournalStore, type Json, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
+import {
+  effectKey,
+  TERMINAL_STATUSES,
+  type ApprovalRecord,
+  type EffectKind,
+  type JournalStore,
+  type Json,
+  type RunRecord,
+  type RunStatus,
+  type StoredRecord,
+} from './journal-store.js';
 import { callModel, type ModelAnswer, type ProviderConnection, type Turn } from './model-providers.js';
 import type { Policy, PolicyDecision, PolicyRequest, RunView } from './policy.js';
 import { recordedEffect, ReplayCursor } from './replay-cursor.js';
@@ -199,7 +209,8 @@ export class Execution {
   #checkCancelled(): void {
     const signal = this.#setup.signal;
     if (signal?.aborted) {
-      const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : 'cancelled through its signal';
+      const reason =
+        signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : 'cancelled through its signal';
       throw new Cancelled(reason);
     }
   }
@@ -240,7 +251,13 @@ export class Execution {
         const data: Json = {
           provider: agent.provider,
           model: agent.model,
-          ...(step === 0 ? { system: agent.system, tools: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })) as unknown as Json, output: (agent.output ?? null) as Json } : {}),
+          ...(step === 0
+            ? {
+                system: agent.system,
+                tools: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })) as unknown as Json,
+                output: (agent.output ?? null) as Json,
+              }
+            : {}),
           turns: turns.slice(sent) as unknown as Json,
         };
         let answer: ModelAnswer;
@@ -251,7 +268,14 @@ export class Execution {
             async () =>
               // `turns` as they stand: nothing is added to them until this effect has settled, and a
               // replay that reads the answer back never renders the request at all.
-              (await callModel(agent.provider, connection, { model: agent.model, system: agent.system, turns, tools, output: agent.output, maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS })) as unknown as Json,
+              (await callModel(agent.provider, connection, {
+                model: agent.model,
+                system: agent.system,
+                turns,
+                tools,
+                output: agent.output,
+                maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS,
+              })) as unknown as Json,
           )) as unknown as ModelAnswer;
         } catch (failure) {
           if (!(failure instanceof RecordedFailure)) throw failure;
@@ -275,8 +299,13 @@ export class Execution {
               status = 'completed';
             } else {
               status = 'failed';
-              const problems = parsed.ok ? (validate.errors ?? []).map((problem) => `${problem.instancePath || '(answer)'} ${problem.message ?? ''}`).join('; ') : 'it is not JSON';
-              error = { code: 'output_schema', message: `Agent "${agent.name}" answered with output that does not match its output schema: ${problems}. Answer: ${excerpt(String(answer.text), 200)}` };
+              const problems = parsed.ok
+                ? (validate.errors ?? []).map((problem) => `${problem.instancePath || '(answer)'} ${problem.message ?? ''}`).join('; ')
+                : 'it is not JSON';
+              error = {
+                code: 'output_schema',
+                message: `Agent "${agent.name}" answered with output that does not match its output schema: ${problems}. Answer: ${excerpt(String(answer.text), 200)}`,
+              };
             }
           }
           break;
@@ -311,10 +340,28 @@ export class Execution {
       this.#statusWritten = true;
     }
     const backstopHits = await this.journal.backstopHits();
-    return { runId: this.#runId, agent: agent.name, mode: this.#setup.mode, status, output, ...(error ? { error } : {}), effects: this.#effects, backstopHits, pendingApprovals: pending, retries: { used: this.#retriesUsed, budget: this.#setup.retryBudget } };
+    return {
+      runId: this.#runId,
+      agent: agent.name,
+      mode: this.#setup.mode,
+      status,
+      output,
+      ...(error ? { error } : {}),
+      effects: this.#effects,
+      backstopHits,
+      pendingApprovals: pending,
+      retries: { used: this.#retriesUsed, budget: this.#setup.retryBudget },
+    };
   }
 
-  async #toolCall(agent: Agent, name: string, args: Json, callId: string, previousCalls: ReadonlyArray<{ tool: string; args: Json }>, policy: Policy): Promise<{ content: string; isError: boolean; ran: boolean }> {
+  async #toolCall(
+    agent: Agent,
+    name: string,
+    args: Json,
+    callId: string,
+    previousCalls: ReadonlyArray<{ tool: string; args: Json }>,
+    policy: Policy,
+  ): Promise<{ content: string; isError: boolean; ran: boolean }> {
     const acceptance = this.#setup.tools.accept(name, args, agent.tools ?? []);
     if (!acceptance.accepted) return { content: JSON.stringify({ error: `refused: ${acceptance.reason}` }), isError: true, ran: false };
     const tool = acceptance.tool;
@@ -329,23 +376,34 @@ export class Execution {
     try {
       // Normalized as the journal stores it (an `undefined` field is no field), and checked: a
       // policy that answers something else fails the run rather than letting the call through.
-      decision = (await this.#effect('policy', inputs, async () => checkedDecision(policy(structuredClone(request), view)), undefined, false)) as unknown as PolicyDecision;
+      decision = (await this.#effect(
+        'policy',
+        inputs,
+        async () => checkedDecision(policy(structuredClone(request), view)),
+        undefined,
+        false,
+      )) as unknown as PolicyDecision;
     } catch (error) {
       if (!(error instanceof RecordedFailure)) throw error;
-      throw new RunFailed('policy_failed', `The policy failed on ${name}(${JSON.stringify(args)}) at step ${this.#step}: ${error.message}. A policy must answer every request with allow, deny (with a reason) or require_approval (with a kind and a reason).`);
+      throw new RunFailed(
+        'policy_failed',
+        `The policy failed on ${name}(${JSON.stringify(args)}) at step ${this.#step}: ${error.message}. A policy must answer every request with allow, deny (with a reason) or require_approval (with a kind and a reason).`,
+      );
     }
     // A call the policy stops still takes its place: the next call of the step gets the next key.
     const skip = (content: string): { content: string; isError: boolean; ran: boolean } => {
       this.#nextKey('tool');
       return { content, isError: true, ran: false };
     };
-    if (decision.outcome === 'deny') return skip(JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }));
+    if (decision.outcome === 'deny')
+      return skip(JSON.stringify({ error: `denied by policy${decision.rule ? ` (${decision.rule})` : ''}: ${decision.reason}` }));
     if (decision.outcome === 'require_approval') {
       const key = this.#peekKey('tool');
       const approval = await this.#approval(`${this.#runId}/${key}/${decision.kind}`, key, decision.kind, decision.reason, { tool: name, args, callId });
       if (approval.decision === 'pending') {
         // A run cancelled while it waited ends there in a strict replay too.
-        if (this.#strict && this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
+        if (this.#strict && this.#setup.run.status === 'cancelled')
+          throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
         throw new Pause(approval);
       }
       if (approval.decision === 'rejected') return skip(JSON.stringify({ error: `rejected by the operator (${decision.kind}): ${decision.reason}` }));
@@ -364,7 +422,17 @@ export class Execution {
   async #approval(approvalId: string, key: string, kind: string, reason: string, request: Json): Promise<ApprovalRecord> {
     const existing = (await this.#store.approvals(this.#runId)).find((approval) => approval.approvalId === approvalId);
     if (existing !== undefined) return existing;
-    const approval: ApprovalRecord = { approvalId, runId: this.#runId, effectKey: key, kind, reason, request, decision: 'pending', createdAt: this.#setup.clock(), decidedAt: null };
+    const approval: ApprovalRecord = {
+      approvalId,
+      runId: this.#runId,
+      effectKey: key,
+      kind,
+      reason,
+      request,
+      decision: 'pending',
+      createdAt: this.#setup.clock(),
+      decidedAt: null,
+    };
     if (this.#strict) return approval;
     return this.journal.write(`approval ${approvalId}`, () => this.#store.requestApproval(approval));
   }
@@ -383,7 +451,14 @@ export class Execution {
    * One effect: read back from the journal when replaying, otherwise journaled around `perform`.
    * A failure (now or as recorded) is thrown as {@link RecordedFailure}.
    */
-  async #effect(kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool?: Tool, advance = true, scope: Scope = this.#top): Promise<Json> {
+  async #effect(
+    kind: EffectKind,
+    data: Json,
+    perform: (context: ToolContext) => Promise<Json>,
+    tool?: Tool,
+    advance = true,
+    scope: Scope = this.#top,
+  ): Promise<Json> {
     const key = advance ? this.#nextKey(kind, scope) : this.#peekKey(kind, scope);
     const requested = { key, kind, data };
     const cursor = this.#cursor;
@@ -393,7 +468,8 @@ export class Execution {
     if (cursor !== undefined && this.#setup.readBack && !cursor.done && topLevel) {
       const { start, end } = cursor.take();
       const recorded = recordedEffect(start);
-      if (start.effectKey !== key) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
+      if (start.effectKey !== key)
+        throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, diffJson(recorded, requested, { stopAfter: 10 }));
       const differences = diffJson(start.data, data, { stopAfter: 10 });
       if (differences.length > 0) throw new NondeterminismError(this.#runId, 'mismatch', recorded, requested, differences);
       if (end !== undefined) {
@@ -413,7 +489,10 @@ export class Execution {
       }
       if (this.#strict) {
         if (this.#setup.run.status === 'cancelled') throw new Cancelled(((this.#setup.run.result ?? {}) as { message?: string }).message ?? 'cancelled');
-        throw new ModeltapeError('effect_in_doubt', `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.`);
+        throw new ModeltapeError(
+          'effect_in_doubt',
+          `Strict replay of run ${this.#runId} reached effect ${key} (${kind}), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.`,
+        );
       }
       return this.#inDoubt(key, kind, data, perform, tool, cursor.attemptsOf(key));
     }
@@ -448,7 +527,14 @@ export class Execution {
   }
 
   /** Performs an effect whose start is journaled, and journals how it ended. */
-  async #perform(key: string, kind: EffectKind, perform: (context: ToolContext) => Promise<Json>, status: EffectSummary['status'], tool?: Tool, attempt = 1): Promise<Json> {
+  async #perform(
+    key: string,
+    kind: EffectKind,
+    perform: (context: ToolContext) => Promise<Json>,
+    status: EffectSummary['status'],
+    tool?: Tool,
+    attempt = 1,
+  ): Promise<Json> {
     // A call's own effects are keyed under its attempt: `<key>/…` the first time, `<key>@2/…` when run again.
     const scope: Scope = { prefix: attempt === 1 ? key : `${key}@${attempt}`, ordinal: 0, closed: false };
     let result: Json;
@@ -456,8 +542,21 @@ export class Execution {
     try {
       result = await perform(this.#context(new AbortController().signal, key, scope));
     } catch (error) {
-      if (error instanceof SimulatedCrash || error instanceof Pause || error instanceof Cancelled || error instanceof RunFailed || error instanceof LeaseLostError || error instanceof NondeterminismError || isStoreFailure(error)) throw error;
-      failure = { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error), ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}) };
+      if (
+        error instanceof SimulatedCrash ||
+        error instanceof Pause ||
+        error instanceof Cancelled ||
+        error instanceof RunFailed ||
+        error instanceof LeaseLostError ||
+        error instanceof NondeterminismError ||
+        isStoreFailure(error)
+      )
+        throw error;
+      failure = {
+        name: (error as Error)?.name ?? 'Error',
+        message: (error as Error)?.message ?? String(error),
+        ...(error instanceof ModelCallError && error.status !== undefined ? { status: error.status } : {}),
+      };
       result = null;
     } finally {
       scope.closed = true;
@@ -498,7 +597,14 @@ export class Execution {
    * an id is performed again (none changes the world); a tool call, whatever its class, is never
    * blindly run again: its `reconcile` decides, or an operator approves (kind `interrupted_side_effect`).
    */
-  async #inDoubt(key: string, kind: EffectKind, data: Json, perform: (context: ToolContext) => Promise<Json>, tool: Tool | undefined, attempts: number): Promise<Json> {
+  async #inDoubt(
+    key: string,
+    kind: EffectKind,
+    data: Json,
+    perform: (context: ToolContext) => Promise<Json>,
+    tool: Tool | undefined,
+    attempts: number,
+  ): Promise<Json> {
     const next = attempts + 1;
     if (kind !== 'tool' || tool === undefined) return this.#perform(key, kind, perform, 'performed', tool, next);
     if (tool.reconcile !== undefined) {
@@ -531,7 +637,9 @@ export class Execution {
     // One approval lets the call run once more. If that run was interrupted in turn (the approval is
     // consumed and still no end is recorded), it takes a new approval: `<run>/<key>`, then `#2`, ….
     const own = new RegExp(`^${escapeRegExp(`${this.#runId}/${key}`)}(#\\d+)?$`);
-    const asked = (await this.#store.approvals(this.#runId)).filter((candidate) => candidate.kind === 'interrupted_side_effect' && own.test(candidate.approvalId));
+    const asked = (await this.#store.approvals(this.#runId)).filter(
+      (candidate) => candidate.kind === 'interrupted_side_effect' && own.test(candidate.approvalId),
+    );
     const latest = asked.sort((a, b) => attemptOf(a.approvalId) - attemptOf(b.approvalId)).at(-1);
     const attempt = latest === undefined ? 1 : latest.decision === 'consumed' ? attemptOf(latest.approvalId) + 1 : attemptOf(latest.approvalId);
     const approval =
@@ -559,7 +667,9 @@ export class Execution {
     // the run, or the write's answer was lost), nothing runs, and a later resume asks again.
     if (!this.#strict) {
       await this.#lease.confirm();
-      const consumed = await this.journal.write(`the consumption of approval ${approval.approvalId}`, () => this.#store.consumeApproval(approval.approvalId, this.#setup.clock()));
+      const consumed = await this.journal.write(`the consumption of approval ${approval.approvalId}`, () =>
+        this.#store.consumeApproval(approval.approvalId, this.#setup.clock()),
+      );
       if (consumed !== true) {
         throw new ModeltapeError(
           'approval_not_ours',
@@ -573,7 +683,11 @@ export class Execution {
   /** A tool's context: its effects go under its own scope, and nothing after the attempt settled. */
   #context(signal: AbortSignal, key: string, scope: Scope): ToolContext {
     const effect = async (kind: 'now' | 'id', produce: () => Json): Promise<Json> => {
-      if (scope.closed) throw new ModeltapeError('tool_call_closed', `The call ${this.#runId}/${key} is over: its context cannot journal ${kind === 'now' ? 'now()' : 'newId()'} any more (await every context call before returning).`);
+      if (scope.closed)
+        throw new ModeltapeError(
+          'tool_call_closed',
+          `The call ${this.#runId}/${key} is over: its context cannot journal ${kind === 'now' ? 'now()' : 'newId()'} any more (await every context call before returning).`,
+        );
       return this.#effect(kind, null, async () => produce(), undefined, true, scope);
     };
     return {

@@ -31,7 +31,8 @@ describe('Faulty', () => {
   });
 
   test('a seed gives the same faults at the same writes forever, and different seeds differ', () => {
-    const draw = (seed: number): string => Array.from({ length: 500 }, (_, index) => FaultSchedule.seeded(seed, { rate: 0.2 }).faultAt(index + 1)?.kind?.[0] ?? '.').join('');
+    const draw = (seed: number): string =>
+      Array.from({ length: 500 }, (_, index) => FaultSchedule.seeded(seed, { rate: 0.2 }).faultAt(index + 1)?.kind?.[0] ?? '.').join('');
     expect(draw(42)).toBe(draw(42));
     expect(draw(42)).not.toBe(draw(43));
     const faults = [...draw(42)].filter((mark) => mark !== '.').length;
@@ -48,7 +49,14 @@ describe('Faulty', () => {
     for (const n of [5, 6]) await expect(store.append([record(n)]), `write ${n}`).rejects.toBeInstanceOf(StoreFaultError);
     await expect(store.releaseLease('run', 'A')).rejects.toThrow('Injected fault fail_before_commit on write #7 (releaseLease): nothing was stored.');
     expect((await store.read('run')).map((stored) => stored.id)).toEqual(['r1', 'r4']);
-    expect(store.injected.map(({ write, fault }) => `${write} ${fault.kind}`)).toEqual(['2 fail_before_commit', '3 fail_before_commit', '4 latency', '5 fail_before_commit', '6 fail_before_commit', '7 fail_before_commit']);
+    expect(store.injected.map(({ write, fault }) => `${write} ${fault.kind}`)).toEqual([
+      '2 fail_before_commit',
+      '3 fail_before_commit',
+      '4 latency',
+      '5 fail_before_commit',
+      '6 fail_before_commit',
+      '7 fail_before_commit',
+    ]);
     expect(() => FaultSchedule.explicit().from(0, FailBeforeCommit)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
   });
 

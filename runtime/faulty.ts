@@ -1,7 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModeltapeError } from '../core/internal.js';
 import { JournalStorageError } from './errors.js';
-import { ForwardingJournalStore, type AppendOutcome, type ApprovalRecord, type JournalRecord, type JournalStore, type Json, type Lease, type RunRecord, type RunStatus, type StoredRecord } from './journal-store.js';
+import {
+  ForwardingJournalStore,
+  type AppendOutcome,
+  type ApprovalRecord,
+  type JournalRecord,
+  type JournalStore,
+  type Json,
+  type Lease,
+  type RunRecord,
+  type RunStatus,
+  type StoredRecord,
+} from './journal-store.js';
 
 /** A fault a {@link Faulty} store injects into one write. */
 export type Fault =
@@ -29,7 +40,16 @@ export function Latency(ms: number): Fault {
 }
 
 /** The writes a schedule counts (reads are never faulted; lease renewals only with `{ renewals: true }`). */
-export type StoreWrite = 'createRun' | 'updateRun' | 'append' | 'acquireLease' | 'renewLease' | 'releaseLease' | 'requestApproval' | 'decideApproval' | 'consumeApproval';
+export type StoreWrite =
+  | 'createRun'
+  | 'updateRun'
+  | 'append'
+  | 'acquireLease'
+  | 'renewLease'
+  | 'releaseLease'
+  | 'requestApproval'
+  | 'decideApproval'
+  | 'consumeApproval';
 
 /** A write failed by an injected fault. `committed` says whether it was stored anyway. */
 export class StoreFaultError extends ModeltapeError {
@@ -39,7 +59,10 @@ export class StoreFaultError extends ModeltapeError {
   readonly committed: boolean;
   constructor(fault: Fault, operation: StoreWrite, write: number) {
     const committed = fault.kind === 'committed_then_lost';
-    super('store_fault', `Injected fault ${fault.kind} on write #${write} (${operation}): ${committed ? 'the write was stored, and the writer is told it failed' : 'nothing was stored'}.`);
+    super(
+      'store_fault',
+      `Injected fault ${fault.kind} on write #${write} (${operation}): ${committed ? 'the write was stored, and the writer is told it failed' : 'nothing was stored'}.`,
+    );
     this.fault = fault;
     this.operation = operation;
     this.write = write;
@@ -96,7 +119,8 @@ export class FaultSchedule {
 
   /** Injects `fault` at write number `write` (1 is the first write). */
   at(write: number, fault: Fault): this {
-    if (!Number.isInteger(write) || write < 1) throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
+    if (!Number.isInteger(write) || write < 1)
+      throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
     this.#explicit.set(write, fault);
     return this;
   }
@@ -106,7 +130,8 @@ export class FaultSchedule {
    * accepting writes, as on a full disk (`.from(5, FailBeforeCommit)`). Entries given with `.at()` come first.
    */
   from(write: number, fault: Fault): this {
-    if (!Number.isInteger(write) || write < 1) throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
+    if (!Number.isInteger(write) || write < 1)
+      throw new ModeltapeError('invalid_fault_schedule', `Faults are placed at write numbers 1, 2, 3, …; got ${write}.`);
     this.#from = { write, fault };
     return this;
   }

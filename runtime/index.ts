@@ -26,7 +26,20 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, CrashAtWrite, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export {
+  Faulty,
+  FaultSchedule,
+  FailBeforeCommit,
+  CommittedThenLost,
+  CrashAtWrite,
+  DiskFull,
+  Latency,
+  StoreFaultError,
+  SimulatedCrash,
+  type Fault,
+  type InjectedFault,
+  type StoreWrite,
+} from './faulty.js';
 export {
   NondeterminismError,
   RunLeasedError,
@@ -50,4 +63,10 @@ export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type Polic
 export { MODEL_APIS, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';
 export { assertReplayWasNotBackstopped, BackstopAssertionError } from './assert-replay-was-not-backstopped.js';
-export { checkJournalStore, JournalStoreConformanceError, type JournalStoreFactory, type JournalStoreReport, type JournalStoreCheck } from './check-journal-store.js';
+export {
+  checkJournalStore,
+  JournalStoreConformanceError,
+  type JournalStoreFactory,
+  type JournalStoreReport,
+  type JournalStoreCheck,
+} from './check-journal-store.js';

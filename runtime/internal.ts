@@ -30,7 +30,20 @@ export {
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
-export { Faulty, FaultSchedule, FailBeforeCommit, CommittedThenLost, CrashAtWrite, DiskFull, Latency, StoreFaultError, SimulatedCrash, type Fault, type InjectedFault, type StoreWrite } from './faulty.js';
+export {
+  Faulty,
+  FaultSchedule,
+  FailBeforeCommit,
+  CommittedThenLost,
+  CrashAtWrite,
+  DiskFull,
+  Latency,
+  StoreFaultError,
+  SimulatedCrash,
+  type Fault,
+  type InjectedFault,
+  type StoreWrite,
+} from './faulty.js';
 export {
   NondeterminismError,
   RunLeasedError,
@@ -49,9 +62,33 @@ export {
 } from './errors.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal-file.js';
 export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';
-export { ToolBox, acceptRaw, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
+export {
+  ToolBox,
+  acceptRaw,
+  SIDE_EFFECT_CLASSES,
+  type Tool,
+  type ToolContext,
+  type SideEffectClass,
+  type Reconciliation,
+  type Acceptance,
+} from './tool-box.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
-export { MODEL_APIS, renderModelRequest, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
+export {
+  MODEL_APIS,
+  renderModelRequest,
+  type ModelApi,
+  type ModelRequest,
+  type ProviderConnection,
+  type ModelAnswer,
+  type ModelToolCall,
+  type Turn,
+} from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';
 export { assertReplayWasNotBackstopped, BackstopAssertionError } from './assert-replay-was-not-backstopped.js';
-export { checkJournalStore, JournalStoreConformanceError, type JournalStoreFactory, type JournalStoreReport, type JournalStoreCheck } from './check-journal-store.js';
+export {
+  checkJournalStore,
+  JournalStoreConformanceError,
+  type JournalStoreFactory,
+  type JournalStoreReport,
+  type JournalStoreCheck,
+} from './check-journal-store.js';

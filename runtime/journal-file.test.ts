@@ -26,11 +26,15 @@ describe('journalFailure', () => {
       expect(failure.message).toContain(`(${sqliteCode}: ${error.message}).\n`);
       expect(failure.message.endsWith('then resume the run (runtime.resume): a write that failed was not stored, and nothing after it ran.')).toBe(true);
     }
-    expect((journalFailure(better('SQLITE_IOERR_READ', 'disk I/O error'), '/data/journal.sqlite', 'read') as Error).message).toMatch(/^Could not read the journal at \/data\/journal\.sqlite \(read\): the disk or file system reported an I\/O error/);
+    expect((journalFailure(better('SQLITE_IOERR_READ', 'disk I/O error'), '/data/journal.sqlite', 'read') as Error).message).toMatch(
+      /^Could not read the journal at \/data\/journal\.sqlite \(read\): the disk or file system reported an I\/O error/,
+    );
   });
 
   test('names damage as corrupt, and leaves every other error as it was', () => {
-    expect(journalFailure(better('SQLITE_CORRUPT', 'database disk image is malformed'), '/j.sqlite', 'read')).toEqual(new JournalFileError('/j.sqlite', 'corrupt', 'a damaged SQLite file (SQLITE_CORRUPT: database disk image is malformed)'));
+    expect(journalFailure(better('SQLITE_CORRUPT', 'database disk image is malformed'), '/j.sqlite', 'read')).toEqual(
+      new JournalFileError('/j.sqlite', 'corrupt', 'a damaged SQLite file (SQLITE_CORRUPT: database disk image is malformed)'),
+    );
     expect((journalFailure(node(26, 'file is not a database'), '/j.sqlite', 'open') as JournalFileError).problem).toBe('corrupt');
     const others = [better('SQLITE_CONSTRAINT_CHECK', 'CHECK constraint failed'), new Error('not SQLite'), 'text'];
     for (const other of others) expect(journalFailure(other, '/j.sqlite', 'append')).toBe(other);

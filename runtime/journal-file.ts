@@ -49,7 +49,11 @@ export function inspectJournalFile(path: string): void {
     }
   });
   if (countValid && !pending && pages * pageSize > size) {
-    throw new JournalFileError(path, 'corrupt', `a truncated SQLite file: its header declares ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes) and the file holds ${size}`);
+    throw new JournalFileError(
+      path,
+      'corrupt',
+      `a truncated SQLite file: its header declares ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes) and the file holds ${size}`,
+    );
   }
 }
 
@@ -58,7 +62,11 @@ export function inspectJournalFile(path: string): void {
  * of a newer schema, is refused before anything is written to it. An empty database is a new journal.
  */
 export function checkJournalSchema(connection: SqliteConnection, path: string): void {
-  const tables = (connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+  const tables = (
+    connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as Array<{
+      name: string;
+    }>
+  ).map((row) => row.name);
   const version = (connection.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (tables.length === 0 && version === 0) return;
   const foreign = tables.filter((table) => !(JOURNAL_TABLES as readonly string[]).includes(table));
@@ -67,7 +75,11 @@ export function checkJournalSchema(connection: SqliteConnection, path: string): 
     throw new JournalFileError(path, 'not_a_journal', `a SQLite database that is not a journal (${listed}; a journal holds ${JOURNAL_TABLES.join(', ')})`);
   }
   if (version > JOURNAL_SCHEMA_VERSION) {
-    throw new JournalFileError(path, 'newer_schema', `a journal of schema version ${version}, written by a newer modeltape (this one reads up to version ${JOURNAL_SCHEMA_VERSION})`);
+    throw new JournalFileError(
+      path,
+      'newer_schema',
+      `a journal of schema version ${version}, written by a newer modeltape (this one reads up to version ${JOURNAL_SCHEMA_VERSION})`,
+    );
   }
 }
 
@@ -81,9 +93,18 @@ export function journalFailure(error: unknown, path: string, operation: string):
   // beside it (a read-only folder or mount). A missing folder is the caller's to explain.
   const unopenable = code === 'SQLITE_CANTOPEN' && operation === 'open' && existsSync(path);
   const problem: JournalStorageProblem | undefined =
-    code === 'SQLITE_FULL' ? 'full' : code === 'SQLITE_READONLY' || code === 'SQLITE_PERM' || unopenable ? 'read_only' : code === 'SQLITE_IOERR' ? 'io' : code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'busy' : undefined;
+    code === 'SQLITE_FULL'
+      ? 'full'
+      : code === 'SQLITE_READONLY' || code === 'SQLITE_PERM' || unopenable
+        ? 'read_only'
+        : code === 'SQLITE_IOERR'
+          ? 'io'
+          : code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED'
+            ? 'busy'
+            : undefined;
   if (problem !== undefined) return new JournalStorageError(path, problem, operation, code!, error);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new JournalFileError(path, 'corrupt', `a damaged SQLite file (${code}: ${(error as Error).message})`, error);
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
+    return new JournalFileError(path, 'corrupt', `a damaged SQLite file (${code}: ${(error as Error).message})`, error);
   return error;
 }
 
@@ -94,10 +115,16 @@ function describeBytes(head: Buffer, size: number): string {
   // A character cut at the end of what was read is not a sign of binary data.
   const text = head.subarray(0, size > head.length ? head.length - 3 : head.length).toString('utf8');
   const isText = !text.includes('\uFFFD') && !/[\u0000-\u0008\u000e-\u001f]/.test(text);
-  if (!isText) return `${bytes} of binary data that is not SQLite (it starts ${[...head.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}; a SQLite file starts "SQLite format 3")`;
-  const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/)[0]!.trim();
-  if (looksLikeTapeLine(firstLine)) return `a modeltape tape (JSONL, ${bytes}): a tape is what replay and the proxy read, and the runtime's journal is a SQLite file of its own`;
-  if (firstLine.startsWith('{') || firstLine.startsWith('[')) return `a JSON or JSONL text file (${bytes}, it starts ${JSON.stringify(excerpt(firstLine, 40, ''))}), not a SQLite file`;
+  if (!isText)
+    return `${bytes} of binary data that is not SQLite (it starts ${[...head.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}; a SQLite file starts "SQLite format 3")`;
+  const firstLine = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]!
+    .trim();
+  if (looksLikeTapeLine(firstLine))
+    return `a modeltape tape (JSONL, ${bytes}): a tape is what replay and the proxy read, and the runtime's journal is a SQLite file of its own`;
+  if (firstLine.startsWith('{') || firstLine.startsWith('['))
+    return `a JSON or JSONL text file (${bytes}, it starts ${JSON.stringify(excerpt(firstLine, 40, ''))}), not a SQLite file`;
   return `a text file (${bytes}, it starts ${JSON.stringify(excerpt(firstLine, 40, ''))}), not a SQLite file`;
 }
 

@@ -105,7 +105,13 @@ function openAiBody(request: ModelRequest): Record<string, unknown> {
         role: 'assistant',
         content: turn.text,
         ...(turn.toolCalls.length > 0
-          ? { tool_calls: turn.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) } })) }
+          ? {
+              tool_calls: turn.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
+              })),
+            }
           : {}),
       });
     }
@@ -114,20 +120,34 @@ function openAiBody(request: ModelRequest): Record<string, unknown> {
     model: request.model,
     messages,
     max_completion_tokens: request.maxTokens,
-    ...(request.tools.length > 0 ? { tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) } : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
+        }
+      : {}),
     ...(request.output ? { response_format: { type: 'json_schema', json_schema: { name: 'output', strict: true, schema: request.output } } } : {}),
   };
 }
 
 function openAiAnswer(provider: string, body: unknown): ModelAnswer {
-  const choice = (body as { choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> }; finish_reason?: string }> }).choices?.[0];
-  if (choice?.message === undefined) throw new ModelCallError(`Provider "${provider}" answered without choices[0].message: ${excerpt(JSON.stringify(body), 200)}`);
+  const choice = (
+    body as {
+      choices?: Array<{
+        message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+        finish_reason?: string;
+      }>;
+    }
+  ).choices?.[0];
+  if (choice?.message === undefined)
+    throw new ModelCallError(`Provider "${provider}" answered without choices[0].message: ${excerpt(JSON.stringify(body), 200)}`);
   const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
   return {
     text: choice.message.content ?? null,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => {
       const parsed = parseToolArguments(call.function.arguments);
-      return parsed.ok ? { id: call.id, name: call.function.name, args: parsed.value } : { id: call.id, name: call.function.name, args: call.function.arguments, argumentsError: parsed.reason };
+      return parsed.ok
+        ? { id: call.id, name: call.function.name, args: parsed.value }
+        : { id: call.id, name: call.function.name, args: call.function.arguments, argumentsError: parsed.reason };
     }),
     stopReason: choice.finish_reason ?? 'stop',
     usage: { input: usage?.prompt_tokens ?? 0, output: usage?.completion_tokens ?? 0 },
@@ -147,7 +167,8 @@ function anthropicBody(request: ModelRequest): Record<string, unknown> {
       // Results of one turn's calls travel together in one user message.
       const block = { type: 'tool_result', tool_use_id: turn.callId, content: turn.content, ...(turn.isError ? { is_error: true } : {}) };
       const last = messages[messages.length - 1];
-      if (last !== undefined && last.role === 'user' && last.content.every((part) => (part as { type: string }).type === 'tool_result')) last.content.push(block);
+      if (last !== undefined && last.role === 'user' && last.content.every((part) => (part as { type: string }).type === 'tool_result'))
+        last.content.push(block);
       else messages.push({ role: 'user', content: [block] });
     }
   }
@@ -156,13 +177,20 @@ function anthropicBody(request: ModelRequest): Record<string, unknown> {
     max_tokens: request.maxTokens,
     ...(request.system ? { system: request.system } : {}),
     messages,
-    ...(request.tools.length > 0 ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })) } : {}),
+    ...(request.tools.length > 0
+      ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })) }
+      : {}),
   };
 }
 
 function anthropicAnswer(provider: string, body: unknown): ModelAnswer {
-  const message = body as { content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Json }>; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } };
-  if (!Array.isArray(message.content)) throw new ModelCallError(`Provider "${provider}" answered without a content array: ${excerpt(JSON.stringify(body), 200)}`);
+  const message = body as {
+    content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Json }>;
+    stop_reason?: string;
+    usage?: { input_tokens?: number; output_tokens?: number };
+  };
+  if (!Array.isArray(message.content))
+    throw new ModelCallError(`Provider "${provider}" answered without a content array: ${excerpt(JSON.stringify(body), 200)}`);
   const texts = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '');
   return {
     text: texts.length > 0 ? texts.join('') : null,

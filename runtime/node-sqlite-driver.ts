@@ -19,7 +19,8 @@ let loaded: SqliteDriverLoad | undefined;
 
 function load(): SqliteDriverLoad {
   const sqlite = withoutSqliteWarning(() => process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined);
-  if (sqlite === undefined) return { available: false, reason: `not in Node ${process.version} (built in from Node 22.13; 22.5 to 22.12 need --experimental-sqlite)` };
+  if (sqlite === undefined)
+    return { available: false, reason: `not in Node ${process.version} (built in from Node 22.13; 22.5 to 22.12 need --experimental-sqlite)` };
   return { available: true, open: (path) => new sqlite.DatabaseSync(path) };
 }
 

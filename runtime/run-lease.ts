@@ -56,11 +56,13 @@ export class RunLease {
   async acquire(): Promise<void> {
     const { store, journal, runId, owner, clock, ttlMs, heartbeatMs } = this.#setup;
     const now = clock();
-    const result = await journal.write('the lease', () => store.acquireLease(runId, owner, now + ttlMs, now)).catch((error: unknown) => {
-      // The lease write failed: it may have been stored all the same (a release is then tried).
-      if (isStoreFailure(error)) this.#inDoubt = true;
-      throw error;
-    });
+    const result = await journal
+      .write('the lease', () => store.acquireLease(runId, owner, now + ttlMs, now))
+      .catch((error: unknown) => {
+        // The lease write failed: it may have been stored all the same (a release is then tried).
+        if (isStoreFailure(error)) this.#inDoubt = true;
+        throw error;
+      });
     if (!result.acquired) throw new RunLeasedError(runId, result.lease.owner, result.lease.expiresAt, now);
     this.#held = true;
     this.#heartbeat = setInterval(() => {
@@ -96,9 +98,11 @@ export class RunLease {
     if ((this.#held || this.#inDoubt) && !this.#crashed && !this.#lost) {
       const { store, journal, runId, owner } = this.#setup;
       // A release that keeps failing is left to expire; a crash while releasing is still a crash.
-      await journal.write('the lease release', () => store.releaseLease(runId, owner)).catch((error: unknown) => {
-        if (error instanceof SimulatedCrash) throw error;
-      });
+      await journal
+        .write('the lease release', () => store.releaseLease(runId, owner))
+        .catch((error: unknown) => {
+          if (error instanceof SimulatedCrash) throw error;
+        });
     }
   }
 }

@@ -21,7 +21,12 @@ export async function runTool(tool: Tool, args: Json, context: ToolContext): Pro
   try {
     // An attempt that timed out (or ended otherwise) may still be running: it can no longer journal anything.
     const closed = (): Promise<never> =>
-      Promise.reject(new ModeltapeError('tool_call_closed', `The call ${context.operationId} is over (it returned, failed or timed out): its context cannot journal anything more. Await every context call before returning, and honour context.signal.`));
+      Promise.reject(
+        new ModeltapeError(
+          'tool_call_closed',
+          `The call ${context.operationId} is over (it returned, failed or timed out): its context cannot journal anything more. Await every context call before returning, and honour context.signal.`,
+        ),
+      );
     const attemptContext: ToolContext = {
       ...context,
       signal: controller.signal,

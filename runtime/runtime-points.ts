@@ -5,7 +5,16 @@
  * threw), its end not yet journaled. `AfterToolFinished`: its end is journaled. `AfterResumed`: a
  * resume holds the lease. `AfterInterrupted`: an interrupted call waits for an operator.
  */
-export const RUNTIME_POINTS = ['AfterStepStarted', 'AfterDecided', 'AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterResumed', 'AfterInterrupted'] as const;
+export const RUNTIME_POINTS = [
+  'AfterStepStarted',
+  'AfterDecided',
+  'AfterAllowed',
+  'AfterToolStarted',
+  'AfterToolEffect',
+  'AfterToolFinished',
+  'AfterResumed',
+  'AfterInterrupted',
+] as const;
 export type RuntimePoint = (typeof RUNTIME_POINTS)[number];
 
 /** Where the loop is, as the `onPoint` hook is told. */

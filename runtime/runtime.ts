@@ -121,7 +121,11 @@ export class Runtime {
     const execution = this.#execution(run, 'run', undefined, options.signal);
     return this.#exclusively(runId, () =>
       execution.guarded(async () => {
-        await execution.journal.write('the run', () => this.store.createRun(run), async () => (await this.store.getRun(runId)) !== undefined);
+        await execution.journal.write(
+          'the run',
+          () => this.store.createRun(run),
+          async () => (await this.store.getRun(runId)) !== undefined,
+        );
         execution.claim();
         await execution.lease();
         return execution.drive(resolved);
@@ -138,7 +142,8 @@ export class Runtime {
    * a resume is handled as in {@link Runtime.run}.
    */
   async replay(runId: string, mode: ReplayMode, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
-    if (!REPLAY_MODES.includes(mode)) throw new ModeltapeError('invalid_replay_mode', `Invalid replay mode "${String(mode)}": expected one of ${REPLAY_MODES.join(', ')}.`);
+    if (!REPLAY_MODES.includes(mode))
+      throw new ModeltapeError('invalid_replay_mode', `Invalid replay mode "${String(mode)}": expected one of ${REPLAY_MODES.join(', ')}.`);
     const run = await this.store.getRun(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const agent = this.#agentNamed(run.agent, runId);
@@ -147,17 +152,19 @@ export class Runtime {
       return execution.guarded(() => execution.drive(agent));
     }
     const execution = this.#execution(run, mode, [], options.signal);
-    return this.#exclusively(runId, () => execution.guarded(async () => {
-      // Under the lease, read the run and its journal as they are now: another runtime may have
-      // moved it on (or finished it) since the look above.
-      await execution.lease();
-      const current = (await this.store.getRun(runId))!;
-      execution.load(current, await this.store.read(runId));
-      // A finished run is not continued; a lease a crashed runtime left on it is cleared.
-      if (TERMINAL_STATUSES.includes(current.status)) return execution.stored();
-      await execution.point('AfterResumed', { live: true });
-      return execution.drive(agent);
-    }));
+    return this.#exclusively(runId, () =>
+      execution.guarded(async () => {
+        // Under the lease, read the run and its journal as they are now: another runtime may have
+        // moved it on (or finished it) since the look above.
+        await execution.lease();
+        const current = (await this.store.getRun(runId))!;
+        execution.load(current, await this.store.read(runId));
+        // A finished run is not continued; a lease a crashed runtime left on it is cleared.
+        if (TERMINAL_STATUSES.includes(current.status)) return execution.stored();
+        await execution.point('AfterResumed', { live: true });
+        return execution.drive(agent);
+      }),
+    );
   }
 
   async #exclusively<T>(runId: string, body: () => Promise<T>): Promise<T> {
@@ -189,14 +196,16 @@ export class Runtime {
     const run = await this.store.getRun(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const execution = this.#execution(run, 'resume', undefined);
-    return this.#exclusively(runId, () => execution.guarded(async () => {
-      await execution.lease();
-      const current = (await this.store.getRun(runId))!;
-      if (TERMINAL_STATUSES.includes(current.status)) return execution.stored(current);
-      const error = { code: 'cancelled', message: reason };
-      await execution.journal.write('the cancellation', () => this.store.updateRun(runId, { status: 'cancelled', result: error, updatedAt: this.#clock() }));
-      return execution.stored({ ...current, status: 'cancelled', result: error });
-    }));
+    return this.#exclusively(runId, () =>
+      execution.guarded(async () => {
+        await execution.lease();
+        const current = (await this.store.getRun(runId))!;
+        if (TERMINAL_STATUSES.includes(current.status)) return execution.stored(current);
+        const error = { code: 'cancelled', message: reason };
+        await execution.journal.write('the cancellation', () => this.store.updateRun(runId, { status: 'cancelled', result: error, updatedAt: this.#clock() }));
+        return execution.stored({ ...current, status: 'cancelled', result: error });
+      }),
+    );
   }
 
   /** Approves a pending approval (then `resume` the run). */
@@ -219,8 +228,10 @@ export class Runtime {
 
   async #decide(approvalId: string, decision: 'approved' | 'rejected'): Promise<ApprovalRecord> {
     const decided = await this.store.decideApproval(approvalId, decision, this.#clock());
-    if (decided === undefined) throw new ModeltapeError('approval_not_found', `No approval ${approvalId} in this journal. List a run's approvals with runtime.approvals(runId).`);
-    if (decided.decision !== decision) throw new ModeltapeError('approval_already_decided', `Approval ${approvalId} was already ${decided.decision}; a decision is final.`);
+    if (decided === undefined)
+      throw new ModeltapeError('approval_not_found', `No approval ${approvalId} in this journal. List a run's approvals with runtime.approvals(runId).`);
+    if (decided.decision !== decision)
+      throw new ModeltapeError('approval_already_decided', `Approval ${approvalId} was already ${decided.decision}; a decision is final.`);
     return decided;
   }
 
@@ -234,10 +245,17 @@ export class Runtime {
       );
     }
     if (!(agent.provider in this.#providers)) {
-      throw new ModeltapeError('unknown_provider', `Agent "${agent.name}" uses provider "${agent.provider}", which this runtime was not given (providers: ${Object.keys(this.#providers).join(', ') || 'none'}).`);
+      throw new ModeltapeError(
+        'unknown_provider',
+        `Agent "${agent.name}" uses provider "${agent.provider}", which this runtime was not given (providers: ${Object.keys(this.#providers).join(', ') || 'none'}).`,
+      );
     }
     for (const name of agent.tools ?? []) {
-      if (this.tools.get(name) === undefined) throw new ModeltapeError('unknown_tool', `Agent "${agent.name}" is granted tool "${name}", which is not in the tool box (tools: ${this.tools.names().join(', ') || 'none'}).`);
+      if (this.tools.get(name) === undefined)
+        throw new ModeltapeError(
+          'unknown_tool',
+          `Agent "${agent.name}" is granted tool "${name}", which is not in the tool box (tools: ${this.tools.names().join(', ') || 'none'}).`,
+        );
     }
     if (agent.output !== undefined) this.#outputs.set(agent.name, compileForeignSchema(createLenientValidator(), agent.output));
     this.#agents.set(agent.name, agent);
@@ -247,7 +265,10 @@ export class Runtime {
   #agentNamed(name: string, runId?: string): Agent {
     const agent = this.#agents.get(name);
     if (agent === undefined) {
-      throw new ModeltapeError('unknown_agent', `${runId ? `Run ${runId} belongs to agent "${name}", which` : `Agent "${name}"`} is not registered with this runtime (agents: ${[...this.#agents.keys()].join(', ') || 'none'}). Pass it in the runtime's agents option.`);
+      throw new ModeltapeError(
+        'unknown_agent',
+        `${runId ? `Run ${runId} belongs to agent "${name}", which` : `Agent "${name}"`} is not registered with this runtime (agents: ${[...this.#agents.keys()].join(', ') || 'none'}). Pass it in the runtime's agents option.`,
+      );
     }
     return agent;
   }
@@ -277,6 +298,10 @@ export class Runtime {
 }
 
 function describeAgentChange(known: Agent, given: Agent): string {
-  const fields = [...new Set([...Object.keys(known), ...Object.keys(given)])].filter((field) => canonicalJson((known as unknown as Record<string, unknown>)[field] ?? null) !== canonicalJson((given as unknown as Record<string, unknown>)[field] ?? null));
+  const fields = [...new Set([...Object.keys(known), ...Object.keys(given)])].filter(
+    (field) =>
+      canonicalJson((known as unknown as Record<string, unknown>)[field] ?? null) !==
+      canonicalJson((given as unknown as Record<string, unknown>)[field] ?? null),
+  );
   return `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`;
 }

@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { InvalidChoiceError } from '../core/internal.js';
-import { immediateTransaction, openSqlite, SqliteDriverMissingError, uniqueViolation, type SqliteConnection, type SqliteDriverLoad, type SqliteDriverLoaders } from './sqlite-driver.js';
+import {
+  immediateTransaction,
+  openSqlite,
+  SqliteDriverMissingError,
+  uniqueViolation,
+  type SqliteConnection,
+  type SqliteDriverLoad,
+  type SqliteDriverLoaders,
+} from './sqlite-driver.js';
 
 /** A connection that only records the SQL it was given. */
 function recordingConnection(failOn?: string): SqliteConnection & { executed: string[] } {
@@ -71,7 +79,9 @@ describe('openSqlite', () => {
   });
 
   test('an unknown driver name lists the valid ones', () => {
-    expect(() => openSqlite(':memory:', 'sqlite3' as 'auto')).toThrow(new InvalidChoiceError('SQLite driver', 'sqlite3', ['auto', 'node:sqlite', 'better-sqlite3']));
+    expect(() => openSqlite(':memory:', 'sqlite3' as 'auto')).toThrow(
+      new InvalidChoiceError('SQLite driver', 'sqlite3', ['auto', 'node:sqlite', 'better-sqlite3']),
+    );
     expect(() => openSqlite(':memory:', 'sqlite3' as 'auto')).toThrow('Invalid SQLite driver "sqlite3": expected one of auto, node:sqlite, better-sqlite3');
   });
 });
@@ -111,9 +121,17 @@ describe('uniqueViolation', () => {
   test('reads the columns from either driver, and nothing from other errors', () => {
     // As better-sqlite3 and node:sqlite throw them for one partial unique index.
     const better = Object.assign(new Error('UNIQUE constraint failed: records.run_id, records.effect_key'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-    const node = Object.assign(new Error('UNIQUE constraint failed: records.run_id, records.effect_key'), { code: 'ERR_SQLITE_ERROR', errcode: 2067, errstr: 'constraint failed' });
+    const node = Object.assign(new Error('UNIQUE constraint failed: records.run_id, records.effect_key'), {
+      code: 'ERR_SQLITE_ERROR',
+      errcode: 2067,
+      errstr: 'constraint failed',
+    });
     const primaryKey = Object.assign(new Error('UNIQUE constraint failed: runs.run_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1555 });
-    expect([better, node, primaryKey].map(uniqueViolation)).toEqual(['records.run_id, records.effect_key', 'records.run_id, records.effect_key', 'runs.run_id']);
+    expect([better, node, primaryKey].map(uniqueViolation)).toEqual([
+      'records.run_id, records.effect_key',
+      'records.run_id, records.effect_key',
+      'runs.run_id',
+    ]);
     const check = Object.assign(new Error('CHECK constraint failed: type IN (...)'), { code: 'SQLITE_CONSTRAINT_CHECK' });
     expect([check, new Error('UNIQUE constraint failed: t.a'), 'text'].map(uniqueViolation)).toEqual([undefined, undefined, undefined]);
   });

@@ -35,7 +35,11 @@ export class SqliteDriverMissingError extends ModeltapeError {
  * first open, never when a module is imported: a user of the replay, the proxy or the fake never
  * loads one, and better-sqlite3 is an optional peer dependency.
  */
-export function openSqlite(path: string, driver: SqliteDriverName | 'auto' = 'auto', loaders: SqliteDriverLoaders = LOADERS): { connection: SqliteConnection; driver: SqliteDriverName } {
+export function openSqlite(
+  path: string,
+  driver: SqliteDriverName | 'auto' = 'auto',
+  loaders: SqliteDriverLoaders = LOADERS,
+): { connection: SqliteConnection; driver: SqliteDriverName } {
   const chosen = checkChoice('SQLite driver', driver, ['auto', ...SQLITE_DRIVERS]);
   const reasons: Partial<Record<SqliteDriverName, string>> = {};
   for (const name of chosen === 'auto' ? SQLITE_DRIVERS : [chosen]) {
@@ -85,7 +89,17 @@ export function uniqueViolation(error: unknown): string | undefined {
 
 // SQLite's primary result codes by number, as node:sqlite reports them (`errcode`, the extended
 // code: its low byte is the primary one).
-const PRIMARY_CODES: Record<number, string> = { 3: 'SQLITE_PERM', 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 8: 'SQLITE_READONLY', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 26: 'SQLITE_NOTADB' };
+const PRIMARY_CODES: Record<number, string> = {
+  3: 'SQLITE_PERM',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
 
 /**
  * The primary SQLite result code of a driver's error (`SQLITE_FULL`, `SQLITE_IOERR`, …), or

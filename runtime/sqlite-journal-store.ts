@@ -127,7 +127,14 @@ export class SqliteJournalStore implements JournalStore {
   #busyTimeoutMs: number;
   #maxSizeBytes: number | undefined;
 
-  private constructor(path: string, db: SqliteConnection, driver: SqliteDriverName, busyTimeoutMs: number, maxSizeBytes: number | undefined, shared: { handles: number }) {
+  private constructor(
+    path: string,
+    db: SqliteConnection,
+    driver: SqliteDriverName,
+    busyTimeoutMs: number,
+    maxSizeBytes: number | undefined,
+    shared: { handles: number },
+  ) {
     this.path = path;
     this.driver = driver;
     this.#db = db;
@@ -186,7 +193,8 @@ export class SqliteJournalStore implements JournalStore {
       // WAL with NORMAL: a commit survives a process crash; only a power loss can take the last ones.
       db.exec('PRAGMA synchronous = NORMAL');
       db.exec(SCHEMA);
-      if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version !== JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
+      if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version !== JOURNAL_SCHEMA_VERSION)
+        db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
       if (maxSizeBytes !== undefined) {
         const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
         db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxSizeBytes / pageSize))}`);
@@ -197,7 +205,11 @@ export class SqliteJournalStore implements JournalStore {
       if (error instanceof ModeltapeError) throw error;
       const failure = journalFailure(error, path, 'open');
       if (failure !== error) throw failure;
-      throw new ModeltapeError('journal_open_failed', `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable, and that the file is a journal.`, { cause: error });
+      throw new ModeltapeError(
+        'journal_open_failed',
+        `Could not open the journal at ${path}: ${(error as Error).message}\nCheck that its folder exists and is writable, and that the file is a journal.`,
+        { cause: error },
+      );
     }
     return new SqliteJournalStore(path, opened.connection, opened.driver, timeout, maxSizeBytes, { handles: 1 });
   }
@@ -217,7 +229,12 @@ export class SqliteJournalStore implements JournalStore {
       this.#shared.handles++;
       return new SqliteJournalStore(this.path, this.#db, this.driver, this.#busyTimeoutMs, this.#maxSizeBytes, this.#shared);
     }
-    return SqliteJournalStore.open({ path: this.path, busyTimeoutMs: this.#busyTimeoutMs, driver: this.driver, ...(this.#maxSizeBytes === undefined ? {} : { maxSizeBytes: this.#maxSizeBytes }) });
+    return SqliteJournalStore.open({
+      path: this.path,
+      busyTimeoutMs: this.#busyTimeoutMs,
+      driver: this.driver,
+      ...(this.#maxSizeBytes === undefined ? {} : { maxSizeBytes: this.#maxSizeBytes }),
+    });
   }
 
   async createRun(run: RunRecord): Promise<void> {
@@ -234,7 +251,17 @@ export class SqliteJournalStore implements JournalStore {
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.#guard('getRun', () => {
       const row = this.#statements.getRun.get(runId) as RunRow | undefined;
-      return row === undefined ? undefined : { runId: row.run_id, agent: row.agent, input: JSON.parse(row.input) as Json, status: row.status as RunStatus, result: JSON.parse(row.result) as Json, createdAt: row.created_at, updatedAt: row.updated_at };
+      return row === undefined
+        ? undefined
+        : {
+            runId: row.run_id,
+            agent: row.agent,
+            input: JSON.parse(row.input) as Json,
+            status: row.status as RunStatus,
+            result: JSON.parse(row.result) as Json,
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+          };
     });
   }
 
@@ -274,7 +301,8 @@ export class SqliteJournalStore implements JournalStore {
       const statements = this.#statements;
       return immediateTransaction(this.#db, () => {
         const held = statements.getLease.get(runId) as { owner: string; expires_at: number } | undefined;
-        if (held !== undefined && held.owner !== owner && held.expires_at > now) return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
+        if (held !== undefined && held.owner !== owner && held.expires_at > now)
+          return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
         statements.putLease.run(runId, owner, expiresAt);
         return { acquired: true, lease: { owner, expiresAt } };
       });
@@ -298,7 +326,17 @@ export class SqliteJournalStore implements JournalStore {
 
   async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
     return this.#guard('requestApproval', () => {
-      this.#statements.insertApproval.run(approval.approvalId, approval.runId, approval.effectKey, approval.kind, approval.reason, JSON.stringify(approval.request), approval.decision, approval.createdAt, approval.decidedAt);
+      this.#statements.insertApproval.run(
+        approval.approvalId,
+        approval.runId,
+        approval.effectKey,
+        approval.kind,
+        approval.reason,
+        JSON.stringify(approval.request),
+        approval.decision,
+        approval.createdAt,
+        approval.decidedAt,
+      );
       return approvalOf(this.#statements.getApproval.get(approval.approvalId) as ApprovalRow);
     });
   }
@@ -336,7 +374,8 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new ModeltapeError('journal_closed', `The journal store at ${this.path} is closed: open it again (SqliteJournalStore.open) to read or write it.`);
+    if (this.#closed)
+      throw new ModeltapeError('journal_closed', `The journal store at ${this.path} is closed: open it again (SqliteJournalStore.open) to read or write it.`);
   }
 }
 
@@ -352,7 +391,9 @@ function prepare(db: SqliteConnection) {
     countRejection: db.prepare('INSERT INTO backstop (run_id, rejections) VALUES (?, 1) ON CONFLICT (run_id) DO UPDATE SET rejections = rejections + 1'),
     rejections: db.prepare('SELECT rejections FROM backstop WHERE run_id = ?'),
     getLease: db.prepare('SELECT owner, expires_at FROM leases WHERE run_id = ?'),
-    putLease: db.prepare('INSERT INTO leases (run_id, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at'),
+    putLease: db.prepare(
+      'INSERT INTO leases (run_id, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at',
+    ),
     renewLease: db.prepare('UPDATE leases SET expires_at = ? WHERE run_id = ? AND owner = ?'),
     releaseLease: db.prepare('DELETE FROM leases WHERE run_id = ? AND owner = ?'),
     insertApproval: db.prepare(

@@ -3,7 +3,15 @@ import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
 
 describe('parseToolArguments', () => {
   test('parses what JSON.parse parses, to the same value', () => {
-    for (const text of ['{}', '[]', '{"city":"Paris","days":[1,2.5,-3e-2],"ok":true,"none":null}', ' "x" ', '0', '{"a":{"b":{"c":"\\u00e9\\ud83d\\ude00\\n"}}}', '{"__proto__":{"x":1}}']) {
+    for (const text of [
+      '{}',
+      '[]',
+      '{"city":"Paris","days":[1,2.5,-3e-2],"ok":true,"none":null}',
+      ' "x" ',
+      '0',
+      '{"a":{"b":{"c":"\\u00e9\\ud83d\\ude00\\n"}}}',
+      '{"__proto__":{"x":1}}',
+    ]) {
       const parsed = parseToolArguments(text);
       expect(parsed, text).toEqual({ ok: true, value: JSON.parse(text) });
     }

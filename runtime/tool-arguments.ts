@@ -87,7 +87,11 @@ class StrictParser {
     this.#space();
     if (this.#at < this.#text.length) {
       const rest = this.#text[this.#at]!;
-      throw new ArgumentsError(/[[{"\-0-9tfn]/.test(rest) ? `the arguments hold more than one JSON value (a second one starts at character ${this.#at})` : `unexpected ${JSON.stringify(rest)} at character ${this.#at} after the arguments`);
+      throw new ArgumentsError(
+        /[[{"\-0-9tfn]/.test(rest)
+          ? `the arguments hold more than one JSON value (a second one starts at character ${this.#at})`
+          : `unexpected ${JSON.stringify(rest)} at character ${this.#at} after the arguments`,
+      );
     }
     return value;
   }
@@ -109,7 +113,11 @@ class StrictParser {
     }
     if (char === '"') return this.#string(path);
     if (char === 't' || char === 'f' || char === 'n') {
-      for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+      for (const [word, value] of [
+        ['true', true],
+        ['false', false],
+        ['null', null],
+      ] as const) {
         if (this.#text.startsWith(word, this.#at)) {
           this.#at += word.length;
           return value;

@@ -75,19 +75,27 @@ export class ToolBox {
   add(tool: Tool): this {
     if (this.#entries.has(tool.name)) throw new ModeltapeError('duplicate_tool', `The tool box already holds a tool named "${tool.name}".`);
     if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0 && tool.timeoutMs <= 2_147_483_647)) {
-      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has timeoutMs ${tool.timeoutMs}: expected a number of milliseconds above 0 and at most 2147483647 (about 24.8 days; Node's timers hold no more).`);
+      throw new ModeltapeError(
+        'invalid_tool',
+        `Tool "${tool.name}" has timeoutMs ${tool.timeoutMs}: expected a number of milliseconds above 0 and at most 2147483647 (about 24.8 days; Node's timers hold no more).`,
+      );
     }
     if (tool.retries !== undefined && !(Number.isInteger(tool.retries) && tool.retries >= 0)) {
       throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has retries ${tool.retries}: expected a whole number, 0 or more.`);
     }
     if (!SIDE_EFFECT_CLASSES.includes(tool.sideEffect)) {
-      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has side-effect class "${String(tool.sideEffect)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
+      throw new ModeltapeError(
+        'invalid_tool',
+        `Tool "${tool.name}" has side-effect class "${String(tool.sideEffect)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`,
+      );
     }
     let validate: ValidateFunction;
     try {
       validate = compileForeignSchema(createLenientValidator(), tool.parameters);
     } catch (error) {
-      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has parameters that are not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
+      throw new ModeltapeError('invalid_tool', `Tool "${tool.name}" has parameters that are not a valid JSON Schema: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     this.#entries.set(tool.name, { tool, validate });
     return this;
@@ -119,7 +127,9 @@ export class ToolBox {
     const shape = checkArgumentsValue(args as Json);
     if (shape !== undefined) return { accepted: false, reason: `invalid arguments for ${name}: ${shape}` };
     if (!entry.validate(args)) {
-      const problems = (entry.validate.errors ?? []).map((error) => `${error.instancePath ? pointerToPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`);
+      const problems = (entry.validate.errors ?? []).map(
+        (error) => `${error.instancePath ? pointerToPath(error.instancePath) : '(arguments)'} ${error.message ?? 'is invalid'}`,
+      );
       return { accepted: false, reason: `invalid arguments for ${name}: ${problems.join('; ')}` };
     }
     return { accepted: true, tool: entry.tool };

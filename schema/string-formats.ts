@@ -28,7 +28,8 @@ const DURATION = /^P(?:\d+W|(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+D)?(?:T(?=\d)(?:\d
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const JSON_POINTER = /^(?:\/(?:[^~/]|~0|~1)*)*$/;
 const RELATIVE_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/;
-const URI_TEMPLATE = /^(?:[^\s"'<>%\\^`{|}]|%[0-9A-Fa-f]{2}|\{[+#./;?&=,!@|]?[A-Za-z0-9_.%]+(?::[1-9]\d{0,3}|\*)?(?:,[A-Za-z0-9_.%]+(?::[1-9]\d{0,3}|\*)?)*\})*$/u;
+const URI_TEMPLATE =
+  /^(?:[^\s"'<>%\\^`{|}]|%[0-9A-Fa-f]{2}|\{[+#./;?&=,!@|]?[A-Za-z0-9_.%]+(?::[1-9]\d{0,3}|\*)?(?:,[A-Za-z0-9_.%]+(?::[1-9]\d{0,3}|\*)?)*\})*$/u;
 
 /**
  * A lowercase, hyphenated form of a property name usable inside hostnames and email addresses:
@@ -85,7 +86,9 @@ function isEmail(text: string, international: boolean): boolean {
   if (at <= 0) return false;
   const local = text.slice(0, at);
   const domain = text.slice(at + 1);
-  const localOk = international ? !/[\s@]/.test(local) && !local.startsWith('.') && !local.endsWith('.') && !local.includes('..') : EMAIL_LOCAL_PART.test(local);
+  const localOk = international
+    ? !/[\s@]/.test(local) && !local.startsWith('.') && !local.endsWith('.') && !local.includes('..')
+    : EMAIL_LOCAL_PART.test(local);
   return localOk && domain.includes('.') && isHostname(domain, international ? isInternationalLabel : (part) => HOSTNAME_LABEL.test(part));
 }
 
@@ -149,7 +152,13 @@ export const STRING_FORMATS: ReadonlyMap<string, StringFormat> = new Map<string,
   [
     'duration',
     {
-      example: (random) => random.pick([`P${random.integer(1, 30)}D`, `PT${random.integer(1, 12)}H`, `PT${random.integer(1, 59)}M`, `P${random.integer(1, 6)}DT${random.integer(1, 23)}H`]),
+      example: (random) =>
+        random.pick([
+          `P${random.integer(1, 30)}D`,
+          `PT${random.integer(1, 12)}H`,
+          `PT${random.integer(1, 59)}M`,
+          `P${random.integer(1, 6)}DT${random.integer(1, 23)}H`,
+        ]),
       isValid: (text) => DURATION.test(text),
     },
   ],
@@ -164,12 +173,16 @@ export const STRING_FORMATS: ReadonlyMap<string, StringFormat> = new Map<string,
   ['uri-reference', { example: exampleUri, isValid: (text) => isUriReference(text, URI_CHARACTERS) }],
   ['iri', { example: exampleUri, isValid: (text) => isUri(text, IRI_CHARACTERS) }],
   ['iri-reference', { example: exampleUri, isValid: (text) => isUriReference(text, IRI_CHARACTERS) }],
-  ['uri-template', { example: (random, name) => `https://example.com/${slug(name)}/{id}?page=${random.integer(1, 9)}`, isValid: (text) => URI_TEMPLATE.test(text) }],
+  [
+    'uri-template',
+    { example: (random, name) => `https://example.com/${slug(name)}/{id}?page=${random.integer(1, 9)}`, isValid: (text) => URI_TEMPLATE.test(text) },
+  ],
   [
     'uuid',
     {
       // Version 4 layout, so it also passes validators that check the version and variant digits.
-      example: (random) => `${exampleHex(random, 8)}-${exampleHex(random, 4)}-4${exampleHex(random, 3)}-${random.pick(['8', '9', 'a', 'b'])}${exampleHex(random, 3)}-${exampleHex(random, 12)}`,
+      example: (random) =>
+        `${exampleHex(random, 8)}-${exampleHex(random, 4)}-4${exampleHex(random, 3)}-${random.pick(['8', '9', 'a', 'b'])}${exampleHex(random, 3)}-${exampleHex(random, 12)}`,
       isValid: (text) => UUID.test(text),
     },
   ],

@@ -2,7 +2,18 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson } from '../recordings/internal.js';
 import { excerpt, ModeltapeError } from '../core/internal.js';
-import { checkDecision, ToolBox, SIDE_EFFECT_CLASSES, type Json, type Policy, type PolicyDecision, type PolicyRequest, type RunView, type SideEffectClass, type Tool } from '../runtime/internal.js';
+import {
+  checkDecision,
+  ToolBox,
+  SIDE_EFFECT_CLASSES,
+  type Json,
+  type Policy,
+  type PolicyDecision,
+  type PolicyRequest,
+  type RunView,
+  type SideEffectClass,
+  type Tool,
+} from '../runtime/internal.js';
 import { generateValue } from '../schema/internal.js';
 
 /** Stands for arguments the runtime refuses before the policy sees them (unknown tool, arguments that fail the schema). */
@@ -94,7 +105,9 @@ function reportPolicyCases(policy: Policy, tools: ToolBox | readonly Tool[], cas
   const box = toolBox(tools);
   for (const policyCase of cases) {
     if (policyCase.kind !== undefined && policyCase.want !== 'require_approval') {
-      throw new PolicyDisagreementError(`Case "${policyCase.name}" gives an approval kind ("${policyCase.kind}") but wants ${policyCase.want}: a kind only applies to require_approval.`);
+      throw new PolicyDisagreementError(
+        `Case "${policyCase.name}" gives an approval kind ("${policyCase.kind}") but wants ${policyCase.want}: a kind only applies to require_approval.`,
+      );
     }
   }
   const results = cases.map((policyCase): PolicyCaseResult => {
@@ -107,14 +120,30 @@ function reportPolicyCases(policy: Policy, tools: ToolBox | readonly Tool[], cas
       reason = acceptance.reason;
     } else {
       try {
-        const checked = checkDecision(policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view }));
+        const checked = checkDecision(
+          policy({ tool: policyCase.tool, args: policyCase.args, sideEffect: acceptance.tool.sideEffect }, { ...DEFAULT_VIEW, ...policyCase.view }),
+        );
         if (!checked.ok) {
-          return { case: policyCase.name, request, wanted: String(policyCase.want), got: 'not a decision (the runtime fails the run)', reason: checked.reason, agrees: false };
+          return {
+            case: policyCase.name,
+            request,
+            wanted: String(policyCase.want),
+            got: 'not a decision (the runtime fails the run)',
+            reason: checked.reason,
+            agrees: false,
+          };
         }
         got = checked.decision;
         reason = got.reason ?? '';
       } catch (error) {
-        return { case: policyCase.name, request, wanted: String(policyCase.want), got: `threw ${(error as Error)?.name}`, reason: (error as Error)?.message ?? String(error), agrees: false };
+        return {
+          case: policyCase.name,
+          request,
+          wanted: String(policyCase.want),
+          got: `threw ${(error as Error)?.name}`,
+          reason: (error as Error)?.message ?? String(error),
+          agrees: false,
+        };
       }
     }
     const wantedReasons = policyCase.reason === undefined ? [] : typeof policyCase.reason === 'string' ? [policyCase.reason] : [...policyCase.reason];
@@ -127,7 +156,10 @@ function reportPolicyCases(policy: Policy, tools: ToolBox | readonly Tool[], cas
     return { case: policyCase.name, request, wanted, got: describeDecision(got), reason, agrees };
   });
   const disagreements = results.filter((result) => !result.agrees);
-  const table = formatTable(['case', 'request', 'wanted', 'got', "policy's reason"], disagreements.map((row) => [row.case, row.request, row.wanted, row.got, row.reason]));
+  const table = formatTable(
+    ['case', 'request', 'wanted', 'got', "policy's reason"],
+    disagreements.map((row) => [row.case, row.request, row.wanted, row.got, row.reason]),
+  );
   return {
     results,
     disagreements,
@@ -135,7 +167,8 @@ function reportPolicyCases(policy: Policy, tools: ToolBox | readonly Tool[], cas
     passed: results.length > 0 && disagreements.length === 0,
     assertAgrees(): void {
       if (results.length === 0) throw new PolicyDisagreementError('checkPolicy was given no cases, so it checked nothing.');
-      if (disagreements.length > 0) throw new PolicyDisagreementError(`The policy disagrees with ${disagreements.length} of ${results.length} cases:\n${table}`, table);
+      if (disagreements.length > 0)
+        throw new PolicyDisagreementError(`The policy disagrees with ${disagreements.length} of ${results.length} cases:\n${table}`, table);
     },
   };
 }
@@ -199,13 +232,27 @@ export interface Never {
    * @example
    * never(policy, tools, 'destructive', 'allow', { count: 50 }, [{}, { step: 9 }]);
    */
-  (policy: Policy, tools: ToolBox | readonly Tool[], sideEffectClass: SideEffectClass, outcome: PolicyDecision['outcome'], fuzz?: RequestFuzz, views?: ReadonlyArray<Partial<RunView>>): number;
+  (
+    policy: Policy,
+    tools: ToolBox | readonly Tool[],
+    sideEffectClass: SideEffectClass,
+    outcome: PolicyDecision['outcome'],
+    fuzz?: RequestFuzz,
+    views?: ReadonlyArray<Partial<RunView>>,
+  ): number;
   /**
    * The same check as a report, without throwing on what it finds: the evaluations checked, the
    * counterexamples, the answers that were no decision, `passed` and `assertNever()`. An unknown
    * side-effect class still throws.
    */
-  report(policy: Policy, tools: ToolBox | readonly Tool[], sideEffectClass: SideEffectClass, outcome: PolicyDecision['outcome'], fuzz?: RequestFuzz, views?: ReadonlyArray<Partial<RunView>>): NeverReport;
+  report(
+    policy: Policy,
+    tools: ToolBox | readonly Tool[],
+    sideEffectClass: SideEffectClass,
+    outcome: PolicyDecision['outcome'],
+    fuzz?: RequestFuzz,
+    views?: ReadonlyArray<Partial<RunView>>,
+  ): NeverReport;
 }
 
 function reportNever(
@@ -216,7 +263,8 @@ function reportNever(
   fuzz: RequestFuzz = {},
   views: ReadonlyArray<Partial<RunView>> = [{}],
 ): NeverReport {
-  if (!SIDE_EFFECT_CLASSES.includes(sideEffectClass)) throw new PolicyDisagreementError(`Unknown side-effect class "${String(sideEffectClass)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
+  if (!SIDE_EFFECT_CLASSES.includes(sideEffectClass))
+    throw new PolicyDisagreementError(`Unknown side-effect class "${String(sideEffectClass)}": expected one of ${SIDE_EFFECT_CLASSES.join(', ')}.`);
   const box = toolBox(tools);
   const ofClass = box.tools().filter((tool) => tool.sideEffect === sideEffectClass);
   const counterexamples: string[] = [];
@@ -230,27 +278,43 @@ function reportNever(
         try {
           answer = policy(structuredClone(request), { ...DEFAULT_VIEW, ...view });
         } catch (error) {
-          invalid.push(`never(${sideEffectClass}, ${outcome}): the policy threw on ${request.tool}(${JSON.stringify(request.args)}): ${(error as Error)?.message}. A policy must answer every request.`);
+          invalid.push(
+            `never(${sideEffectClass}, ${outcome}): the policy threw on ${request.tool}(${JSON.stringify(request.args)}): ${(error as Error)?.message}. A policy must answer every request.`,
+          );
           continue;
         }
         const checkedAnswer = checkDecision(answer);
         if (!checkedAnswer.ok) {
-          invalid.push(`never(${sideEffectClass}, ${outcome}): on ${request.tool}(${JSON.stringify(request.args)}) the policy ${checkedAnswer.reason}; the runtime would fail the run.`);
+          invalid.push(
+            `never(${sideEffectClass}, ${outcome}): on ${request.tool}(${JSON.stringify(request.args)}) the policy ${checkedAnswer.reason}; the runtime would fail the run.`,
+          );
           continue;
         }
         const decision = checkedAnswer.decision;
         checked++;
-        if (decision.outcome === outcome) counterexamples.push(`${request.tool}(${JSON.stringify(request.args)}) at step ${view.step ?? 0}${view.previousCalls?.length ? ` after ${view.previousCalls.length} calls` : ''}: ${describeDecision(decision)}${decision.reason ? ` (${decision.reason})` : ''}`);
+        if (decision.outcome === outcome)
+          counterexamples.push(
+            `${request.tool}(${JSON.stringify(request.args)}) at step ${view.step ?? 0}${view.previousCalls?.length ? ` after ${view.previousCalls.length} calls` : ''}: ${describeDecision(decision)}${decision.reason ? ` (${decision.reason})` : ''}`,
+          );
       }
     }
   }
   let problem: string | undefined;
   if (ofClass.length === 0) {
-    problem = `never(${sideEffectClass}, ${outcome}): no tool has side-effect class ${sideEffectClass} (tools: ${box.tools().map((tool) => `${tool.name} (${tool.sideEffect})`).join(', ') || 'none'}), so nothing would be checked.`;
+    problem = `never(${sideEffectClass}, ${outcome}): no tool has side-effect class ${sideEffectClass} (tools: ${
+      box
+        .tools()
+        .map((tool) => `${tool.name} (${tool.sideEffect})`)
+        .join(', ') || 'none'
+    }), so nothing would be checked.`;
   } else if (checked === 0 && invalid.length === 0) {
     problem = `never(${sideEffectClass}, ${outcome}): no generated request was accepted, so nothing was checked.`;
   }
-  const table = counterexamples.slice(0, 10).map((line) => `  ${line}`).join('\n') + (counterexamples.length > 10 ? `\n  … and ${counterexamples.length - 10} more` : '');
+  const table =
+    counterexamples
+      .slice(0, 10)
+      .map((line) => `  ${line}`)
+      .join('\n') + (counterexamples.length > 10 ? `\n  … and ${counterexamples.length - 10} more` : '');
   return {
     checked,
     counterexamples,
@@ -261,7 +325,11 @@ function reportNever(
       if (problem !== undefined) throw new PolicyDisagreementError(problem);
       // The first answer the runtime would not act on says the most; the rest are usually the same.
       if (invalid.length > 0) throw new PolicyDisagreementError(invalid[0]!);
-      if (counterexamples.length > 0) throw new PolicyDisagreementError(`The policy answered ${outcome} to ${counterexamples.length} of ${checked} generated ${sideEffectClass} requests:\n${table}`, table);
+      if (counterexamples.length > 0)
+        throw new PolicyDisagreementError(
+          `The policy answered ${outcome} to ${counterexamples.length} of ${checked} generated ${sideEffectClass} requests:\n${table}`,
+          table,
+        );
     },
   };
 }
@@ -321,9 +389,14 @@ export interface CheckPolicyBattery {
 
 function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], options: PolicyBatteryOptions = {}): PolicyBatteryReport {
   const box = toolBox(tools);
-  const views = (options.views ?? [{}, { step: 3, previousCalls: [{ tool: box.names()[0] ?? 'tool', args: {} }] }]).map((view) => ({ ...DEFAULT_VIEW, ...view }));
+  const views = (options.views ?? [{}, { step: 3, previousCalls: [{ tool: box.names()[0] ?? 'tool', args: {} }] }]).map((view) => ({
+    ...DEFAULT_VIEW,
+    ...view,
+  }));
   const pairs: Array<{ request: PolicyRequest; view: RunView }> = [];
-  for (const tool of box.tools()) for (const request of generatedRequests(tool, options.fuzz ?? {})) if (box.accept(request.tool, request.args).accepted) for (const view of views) pairs.push({ request, view });
+  for (const tool of box.tools())
+    for (const request of generatedRequests(tool, options.fuzz ?? {}))
+      if (box.accept(request.tool, request.args).accepted) for (const view of views) pairs.push({ request, view });
   const checks: PolicyBatteryCheck[] = [];
   const check = (name: PolicyBatteryCheck['name'], body: () => string | undefined): void => {
     let problem: string | undefined;
@@ -334,7 +407,8 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
     }
     checks.push({ name, passed: problem === undefined, ...(problem === undefined ? {} : { problem }) });
   };
-  const label = ({ request, view }: { request: PolicyRequest; view: RunView }): string => `${request.tool}(${JSON.stringify(request.args)}) at step ${view.step}`;
+  const label = ({ request, view }: { request: PolicyRequest; view: RunView }): string =>
+    `${request.tool}(${JSON.stringify(request.args)}) at step ${view.step}`;
 
   let first: Array<PolicyDecision | undefined> = [];
   check('total', () => {
@@ -347,7 +421,9 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
       }
     });
     const bad = pairs.map((pair, index) => [pair, first[index]] as const).filter(([, decision]) => !isDecision(decision));
-    return bad.length === 0 ? undefined : `${bad.length} of ${pairs.length} requests got no valid answer, e.g. ${label(bad[0]![0])}: ${bad[0]![1] === undefined ? 'it threw' : JSON.stringify(bad[0]![1])}`;
+    return bad.length === 0
+      ? undefined
+      : `${bad.length} of ${pairs.length} requests got no valid answer, e.g. ${label(bad[0]![0])}: ${bad[0]![1] === undefined ? 'it threw' : JSON.stringify(bad[0]![1])}`;
   });
   check('pure', () => {
     const problems: string[] = [];
@@ -362,7 +438,8 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
         }
       });
       if (read.length > 0) problems.push(`${label(pair)} read ${read.join(' and ')}`);
-      else if (!isDeepStrictEqual(request, pair.request) || !isDeepStrictEqual(view, pair.view)) problems.push(`${label(pair)} changed the request or view it was given`);
+      else if (!isDeepStrictEqual(request, pair.request) || !isDeepStrictEqual(view, pair.view))
+        problems.push(`${label(pair)} changed the request or view it was given`);
       if (problems.length >= 3) break;
     }
     return problems.length === 0 ? undefined : problems.join('; ');
@@ -378,14 +455,17 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
       const answers = new Map<number, PolicyDecision | undefined>();
       for (const index of order) answers.set(index, safe(policy, pairs[index]!));
       const index = pairs.findIndex((_, at) => !isDeepStrictEqual(answers.get(at), first[at]));
-      if (index >= 0) return `${label(pairs[index]!)} answered ${JSON.stringify(first[index])} first, and ${JSON.stringify(answers.get(index))} when evaluated in another order`;
+      if (index >= 0)
+        return `${label(pairs[index]!)} answered ${JSON.stringify(first[index])} first, and ${JSON.stringify(answers.get(index))} when evaluated in another order`;
     }
     return undefined;
   });
   check('refusals name a rule', () => {
     const named = (text: unknown): boolean => typeof text === 'string' && text.trim() !== '';
     const index = first.findIndex((decision) => decision !== undefined && decision.outcome !== 'allow' && !(named(decision.rule) && named(decision.reason)));
-    return index < 0 ? undefined : `${label(pairs[index]!)} got ${describeDecision(first[index]!)} with ${named(first[index]!.rule) ? 'no reason' : 'no rule'}: ${JSON.stringify(first[index])}. Give every deny and require_approval a rule (e.g. rule: "no-destructive-without-review") and a reason.`;
+    return index < 0
+      ? undefined
+      : `${label(pairs[index]!)} got ${describeDecision(first[index]!)} with ${named(first[index]!.rule) ? 'no reason' : 'no rule'}: ${JSON.stringify(first[index])}. Give every deny and require_approval a rule (e.g. rule: "no-destructive-without-review") and a reason.`;
   });
   const digestOf = (answers: ReadonlyArray<PolicyDecision | undefined>): string =>
     createHash('sha256')
@@ -406,7 +486,10 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
       const failed = checks.filter((entry) => !entry.passed);
       if (failed.length === 0) return;
       const table = failed.map((entry) => `  ✗ ${entry.name}: ${entry.problem}`).join('\n');
-      throw new PolicyDisagreementError(`${name === undefined ? 'The policy' : `Policy "${name}"`} fails ${failed.length} of ${checks.length} checks:\n${table}`, table);
+      throw new PolicyDisagreementError(
+        `${name === undefined ? 'The policy' : `Policy "${name}"`} fails ${failed.length} of ${checks.length} checks:\n${table}`,
+        table,
+      );
     },
   };
 }

@@ -28,7 +28,20 @@ export const FUZZ_KEYWORDS = [
   'oneOf',
   '$ref',
 ] as const;
-const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', '$schema', '$id', '$defs', 'definitions', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'default',
+  'examples',
+  '$comment',
+  '$schema',
+  '$id',
+  '$defs',
+  'definitions',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 const SUPPORTED = new Set<string>(FUZZ_KEYWORDS);
 
 export interface FuzzOptions {
@@ -58,7 +71,10 @@ export class FuzzUnsupportedError extends ModeltapeError {
     const names = [...new Set(keywords.map(({ keyword }) => keyword))];
     super(
       'fuzz_unsupported_keyword',
-      `The kit cannot generate values for ${names.map((name) => `"${name}"`).join(', ')} (at ${keywords.slice(0, 5).map(({ keyword, path }) => `${path || '(root)'}.${keyword}`).join(', ')}).\nIt generates for: ${FUZZ_KEYWORDS.join(', ')}. Check those arguments with cases of your own.`,
+      `The kit cannot generate values for ${names.map((name) => `"${name}"`).join(', ')} (at ${keywords
+        .slice(0, 5)
+        .map(({ keyword, path }) => `${path || '(root)'}.${keyword}`)
+        .join(', ')}).\nIt generates for: ${FUZZ_KEYWORDS.join(', ')}. Check those arguments with cases of your own.`,
     );
     this.keywords = names;
   }
@@ -76,9 +92,12 @@ function unsupported(schema: unknown, path = ''): Array<{ keyword: string; path:
     if (keyword === '$ref' && (typeof value !== 'string' || !value.startsWith('#'))) found.push({ keyword: '$ref (not local)', path });
   }
   if (isObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) found.push(...unsupported(child, `${path}.properties.${key}`));
-  for (const keyword of ['$defs', 'definitions']) if (isObject(node[keyword])) for (const [key, child] of Object.entries(node[keyword] as object)) found.push(...unsupported(child, `${path}.${keyword}.${key}`));
+  for (const keyword of ['$defs', 'definitions'])
+    if (isObject(node[keyword]))
+      for (const [key, child] of Object.entries(node[keyword] as object)) found.push(...unsupported(child, `${path}.${keyword}.${key}`));
   for (const keyword of ['items', 'additionalProperties']) if (isObject(node[keyword])) found.push(...unsupported(node[keyword], `${path}.${keyword}`));
-  for (const keyword of ['prefixItems', 'anyOf', 'oneOf']) if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((child, index) => found.push(...unsupported(child, `${path}.${keyword}[${index}]`)));
+  for (const keyword of ['prefixItems', 'anyOf', 'oneOf'])
+    if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((child, index) => found.push(...unsupported(child, `${path}.${keyword}[${index}]`)));
   return found;
 }
 
@@ -120,7 +139,8 @@ function valid(schema: Schema, options: FuzzOptions = {}): Json[] {
     const value = explore(schema, schema, random, 0, bounds);
     if (value !== NOTHING) keep(value as Json);
   }
-  if (values.length === 0) throw new ModeltapeError('fuzz_no_value', 'The kit could not generate a single value the schema accepts: its constraints may contradict each other.');
+  if (values.length === 0)
+    throw new ModeltapeError('fuzz_no_value', 'The kit could not generate a single value the schema accepts: its constraints may contradict each other.');
   return values;
 }
 
@@ -142,11 +162,18 @@ function between(random: Random, low: number, high: number): number {
 }
 
 /** One value drawn from a schema, biased towards its edges; NOTHING when it cannot make one. */
-function explore(root: Schema, schemaIn: Schema, random: Random, depth: number, bounds: { maxItems: number; maxLength: number; maxDepth: number }): Json | typeof NOTHING {
+function explore(
+  root: Schema,
+  schemaIn: Schema,
+  random: Random,
+  depth: number,
+  bounds: { maxItems: number; maxLength: number; maxDepth: number },
+): Json | typeof NOTHING {
   // A schema that can only recurse (a required reference to itself) has no finite value.
   if (depth > bounds.maxDepth + 16) return NOTHING;
   const schema = resolve(root, schemaIn);
-  if (schema === true || (isObject(schema) && Object.keys(schema).every((keyword) => ANNOTATIONS.has(keyword)))) return pick(random, [null, 0, 'x', true, {}, []] as Json[]);
+  if (schema === true || (isObject(schema) && Object.keys(schema).every((keyword) => ANNOTATIONS.has(keyword))))
+    return pick(random, [null, 0, 'x', true, {}, []] as Json[]);
   if (!isObject(schema)) return NOTHING;
   if (schema.const !== undefined) return schema.const as Json;
   if (Array.isArray(schema.enum)) return pick(random, schema.enum as Json[]);
@@ -280,13 +307,20 @@ function invalid(schema: Schema, options: FuzzOptions = {}): InvalidCase[] {
   const broken = new Uint8Array([...bytes.subarray(0, bytes.length - 3), 0xc3, 0x28, ...bytes.subarray(bytes.length - 3)]);
   cases.push({ description: 'invalid UTF-8 (0xC3 0x28)', raw: broken });
   // Under a key of its own, so that nothing but the surrogate is wrong with it.
-  cases.push({ description: 'an unpaired surrogate (\\ud800)', raw: isObject(base) ? `{"_modeltape_surrogate":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"' });
+  cases.push({
+    description: 'an unpaired surrogate (\\ud800)',
+    raw: isObject(base) ? `{"_modeltape_surrogate":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"',
+  });
   // Cut inside a container or string, never after a whole number ("65" cut to "6" is still JSON).
   const container = text.startsWith('{') || text.startsWith('[') || text.startsWith('"') ? text : `[${text}]`;
   cases.push({ description: 'truncated JSON', raw: container.slice(0, -1) });
   cases.push({ description: 'two JSON values', raw: `${text} ${text}` });
   for (const entry of cases) {
-    if (parseToolArguments(entry.raw).ok) throw new ModeltapeError('fuzz_boundary_valid', `The kit's boundary case "${entry.description}" parses as arguments: this is a bug in the kit, please report it with the schema.`);
+    if (parseToolArguments(entry.raw).ok)
+      throw new ModeltapeError(
+        'fuzz_boundary_valid',
+        `The kit's boundary case "${entry.description}" parses as arguments: this is a bug in the kit, please report it with the schema.`,
+      );
   }
 
   const seen = new Set<string>();
@@ -316,7 +350,11 @@ interface Mutation {
 function resolve(root: Schema, schema: Schema): Schema {
   let node = schema;
   for (let hops = 0; hops < 32 && isObject(node) && typeof node.$ref === 'string'; hops++) {
-    const pointer = node.$ref.replace(/^#/, '').split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = node.$ref
+      .replace(/^#/, '')
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: unknown = root;
     for (const part of pointer) target = isObject(target) ? target[part] : undefined;
     node = (target as Schema) ?? true;
@@ -329,46 +367,67 @@ const SAMPLES: Record<string, Json> = { string: 'not-a-number', number: 12345.5,
 function* mutations(root: Schema, schemaIn: Schema, value: Json, display: string, path: Array<string | number> = []): Generator<Mutation> {
   const schema = resolve(root, schemaIn);
   if (!isObject(schema)) return;
-  const at = (what: string, replace: Json | typeof REMOVE, extra: Array<string | number> = [], shown = display): Mutation => ({ path: [...path, ...extra], display: shown, what, replace });
-  if (schema.const !== undefined) yield at(`a value other than the const ${JSON.stringify(schema.const)}`, typeof schema.const === 'number' ? schema.const + 1 : typeof schema.const === 'string' ? `${schema.const}_not` : 'not-the-const');
+  const at = (what: string, replace: Json | typeof REMOVE, extra: Array<string | number> = [], shown = display): Mutation => ({
+    path: [...path, ...extra],
+    display: shown,
+    what,
+    replace,
+  });
+  if (schema.const !== undefined)
+    yield at(
+      `a value other than the const ${JSON.stringify(schema.const)}`,
+      typeof schema.const === 'number' ? schema.const + 1 : typeof schema.const === 'string' ? `${schema.const}_not` : 'not-the-const',
+    );
   if (Array.isArray(schema.enum)) {
     const numbers = schema.enum.every((item) => typeof item === 'number');
     yield at(`a value outside the enum`, numbers ? Math.max(...(schema.enum as number[])) + 1 : `not-one-of-${schema.enum.length}`);
   }
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   if (types.length > 0) {
-    const wrong = ['string', 'integer', 'boolean', 'object', 'array', 'null', 'number'].find((type) => !types.includes(type) && !(type === 'integer' && types.includes('number')));
+    const wrong = ['string', 'integer', 'boolean', 'object', 'array', 'null', 'number'].find(
+      (type) => !types.includes(type) && !(type === 'integer' && types.includes('number')),
+    );
     if (wrong !== undefined) yield at(`${article(wrong)} where the schema wants ${types.join(' or ')}`, SAMPLES[wrong]!);
   }
   if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && schema.minLength > 0) yield at(`a string of ${schema.minLength - 1} characters, below minLength ${schema.minLength}`, 'x'.repeat(schema.minLength - 1));
-    if (typeof schema.maxLength === 'number') yield at(`a string of ${schema.maxLength + 1} characters, past maxLength ${schema.maxLength}`, 'x'.repeat(schema.maxLength + 1));
+    if (typeof schema.minLength === 'number' && schema.minLength > 0)
+      yield at(`a string of ${schema.minLength - 1} characters, below minLength ${schema.minLength}`, 'x'.repeat(schema.minLength - 1));
+    if (typeof schema.maxLength === 'number')
+      yield at(`a string of ${schema.maxLength + 1} characters, past maxLength ${schema.maxLength}`, 'x'.repeat(schema.maxLength + 1));
   }
   if (typeof value === 'number') {
     const step = types.includes('integer') && !types.includes('number') ? 1 : 0.5;
     if (typeof schema.minimum === 'number') yield at(`${schema.minimum - step}, below minimum ${schema.minimum}`, schema.minimum - step);
-    if (typeof schema.exclusiveMinimum === 'number') yield at(`${schema.exclusiveMinimum}, not above exclusiveMinimum ${schema.exclusiveMinimum}`, schema.exclusiveMinimum);
+    if (typeof schema.exclusiveMinimum === 'number')
+      yield at(`${schema.exclusiveMinimum}, not above exclusiveMinimum ${schema.exclusiveMinimum}`, schema.exclusiveMinimum);
     if (typeof schema.maximum === 'number') yield at(`${schema.maximum + step}, above maximum ${schema.maximum}`, schema.maximum + step);
-    if (typeof schema.exclusiveMaximum === 'number') yield at(`${schema.exclusiveMaximum}, not below exclusiveMaximum ${schema.exclusiveMaximum}`, schema.exclusiveMaximum);
+    if (typeof schema.exclusiveMaximum === 'number')
+      yield at(`${schema.exclusiveMaximum}, not below exclusiveMaximum ${schema.exclusiveMaximum}`, schema.exclusiveMaximum);
     if (types.length === 1 && types[0] === 'integer') yield at('1.5 where the schema wants an integer', 1.5);
   }
   if (isObject(value)) {
     const properties = isObject(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     for (const name of required) if (name in value) yield at(`the required property ${JSON.stringify(name)} removed`, REMOVE, [name], `${display}.${name}`);
-    if (schema.additionalProperties === false) yield at('an unknown property "unexpected_property" (additionalProperties is false)', 'x', ['unexpected_property'], `${display}.unexpected_property`);
+    if (schema.additionalProperties === false)
+      yield at('an unknown property "unexpected_property" (additionalProperties is false)', 'x', ['unexpected_property'], `${display}.unexpected_property`);
     if (typeof schema.maxProperties === 'number' && schema.additionalProperties !== false) {
       const extra: Record<string, Json> = { ...value };
       for (let index = 0; Object.keys(extra).length <= schema.maxProperties; index++) extra[`extra_${index}`] = index;
       yield at(`${Object.keys(extra).length} properties, past maxProperties ${schema.maxProperties}`, extra);
     }
-    if (typeof schema.minProperties === 'number' && schema.minProperties > 0) yield at(`${schema.minProperties - 1} properties, below minProperties ${schema.minProperties}`, Object.fromEntries(Object.entries(value).slice(0, schema.minProperties - 1)));
+    if (typeof schema.minProperties === 'number' && schema.minProperties > 0)
+      yield at(
+        `${schema.minProperties - 1} properties, below minProperties ${schema.minProperties}`,
+        Object.fromEntries(Object.entries(value).slice(0, schema.minProperties - 1)),
+      );
     for (const [name, child] of Object.entries(value)) {
       if (name in properties) yield* mutations(root, properties[name] as Schema, child, `${display}.${name}`, [...path, name]);
     }
   }
   if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && schema.minItems > 0) yield at(`${schema.minItems - 1} items, below minItems ${schema.minItems}`, value.slice(0, schema.minItems - 1));
+    if (typeof schema.minItems === 'number' && schema.minItems > 0)
+      yield at(`${schema.minItems - 1} items, below minItems ${schema.minItems}`, value.slice(0, schema.minItems - 1));
     if (typeof schema.maxItems === 'number') {
       const longer = [...value];
       while (longer.length <= schema.maxItems) longer.push(value[longer.length % Math.max(1, value.length)] ?? null);
@@ -388,7 +447,9 @@ function* mutations(root: Schema, schemaIn: Schema, value: Json, display: string
 }
 
 function article(type: string): string {
-  return { string: 'a string', integer: 'an integer', boolean: 'a boolean', object: 'an object', array: 'an array', null: 'null', number: 'a number' }[type] ?? type;
+  return (
+    { string: 'a string', integer: 'an integer', boolean: 'a boolean', object: 'an object', array: 'an array', null: 'null', number: 'a number' }[type] ?? type
+  );
 }
 
 function apply(value: Json, path: ReadonlyArray<string | number>, replace: Json | typeof REMOVE): Json | undefined {
@@ -487,7 +548,10 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
     }
     for (const invalidCase of invalidCases) {
       result.invalid++;
-      if (acceptRaw(box, tool.name, invalidCase.raw).accepted) result.problems.push(`accepted invalid arguments (${invalidCase.description}): ${typeof invalidCase.raw === 'string' ? abbreviate(invalidCase.raw, 120) : `${invalidCase.raw.length} bytes`}`);
+      if (acceptRaw(box, tool.name, invalidCase.raw).accepted)
+        result.problems.push(
+          `accepted invalid arguments (${invalidCase.description}): ${typeof invalidCase.raw === 'string' ? abbreviate(invalidCase.raw, 120) : `${invalidCase.raw.length} bytes`}`,
+        );
     }
   }
   const problems = results.flatMap((result) => result.problems.map((problem) => `${result.tool}: ${problem}`));
@@ -498,9 +562,17 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
     problems,
     assertHolds(): void {
       if (results.length === 0 || checked === 0) {
-        throw new FuzzCheckError(`fuzz.check was given no tool it could generate for, so it checked nothing.${problems.length > 0 ? `\n${problems.map((problem) => `  ✗ ${problem}`).join('\n')}` : ''}`);
+        throw new FuzzCheckError(
+          `fuzz.check was given no tool it could generate for, so it checked nothing.${problems.length > 0 ? `\n${problems.map((problem) => `  ✗ ${problem}`).join('\n')}` : ''}`,
+        );
       }
-      if (problems.length > 0) throw new FuzzCheckError(`fuzz.check found ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${checked} inputs:\n${problems.slice(0, 20).map((problem) => `  ✗ ${problem}`).join('\n')}`);
+      if (problems.length > 0)
+        throw new FuzzCheckError(
+          `fuzz.check found ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${checked} inputs:\n${problems
+            .slice(0, 20)
+            .map((problem) => `  ✗ ${problem}`)
+            .join('\n')}`,
+        );
     },
   };
 }

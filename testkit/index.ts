@@ -2,7 +2,23 @@
  * `modeltape/testkit`: proofs for code on the runtime: crash scenarios at named points, policy
  * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md).
  */
-export { runScenario, crashAt, CRASH_POINTS, Approve, Reject, Leave, ScenarioViolationError, type Scenario, type Crash, type CrashPoint, type OperatorAnswer, type ScenarioResult, type ScenarioCall, type ScenarioCrash, type ScenarioRender } from './run-scenario.js';
+export {
+  runScenario,
+  crashAt,
+  CRASH_POINTS,
+  Approve,
+  Reject,
+  Leave,
+  ScenarioViolationError,
+  type Scenario,
+  type Crash,
+  type CrashPoint,
+  type OperatorAnswer,
+  type ScenarioResult,
+  type ScenarioCall,
+  type ScenarioCrash,
+  type ScenarioRender,
+} from './run-scenario.js';
 export {
   checkPolicy,
   checkPolicyBattery,
@@ -24,4 +40,13 @@ export {
 } from './check-policy.js';
 export { recheck, recheckDiffers, recheckEvaluations, RecheckError, type RecheckedEvaluation } from './recheck.js';
 export { rendered, sameRenders, RenderMismatchError, type RenderComparison } from './render-equivalence.js';
-export { fuzz, FUZZ_KEYWORDS, FuzzUnsupportedError, FuzzCheckError, type FuzzOptions, type InvalidCase, type FuzzCheckReport, type FuzzCheckTool } from './fuzz.js';
+export {
+  fuzz,
+  FUZZ_KEYWORDS,
+  FuzzUnsupportedError,
+  FuzzCheckError,
+  type FuzzOptions,
+  type InvalidCase,
+  type FuzzCheckReport,
+  type FuzzCheckTool,
+} from './fuzz.js';

@@ -3,7 +3,23 @@
  * testkit/ (`modeltape/testkit`): tests a team writes for its own tools, policy and agent on the
  * runtime: the crash harness at named points and its invariants, and policy conformance.
  */
-export { runScenario, crashAt, CRASH_POINTS, Approve, Reject, Leave, ScenarioViolationError, type Scenario, type Crash, type CrashPoint, type OperatorAnswer, type ScenarioResult, type ScenarioCall, type ScenarioCrash, type ScenarioRender } from './run-scenario.js';
+export {
+  runScenario,
+  crashAt,
+  CRASH_POINTS,
+  Approve,
+  Reject,
+  Leave,
+  ScenarioViolationError,
+  type Scenario,
+  type Crash,
+  type CrashPoint,
+  type OperatorAnswer,
+  type ScenarioResult,
+  type ScenarioCall,
+  type ScenarioCrash,
+  type ScenarioRender,
+} from './run-scenario.js';
 export {
   checkPolicy,
   checkPolicyBattery,
@@ -25,4 +41,13 @@ export {
 } from './check-policy.js';
 export { recheck, recheckDiffers, recheckEvaluations, RecheckError, type RecheckedEvaluation } from './recheck.js';
 export { rendered, sameRenders, RenderMismatchError, type RenderComparison } from './render-equivalence.js';
-export { fuzz, FUZZ_KEYWORDS, FuzzUnsupportedError, FuzzCheckError, type FuzzOptions, type InvalidCase, type FuzzCheckReport, type FuzzCheckTool } from './fuzz.js';
+export {
+  fuzz,
+  FUZZ_KEYWORDS,
+  FuzzUnsupportedError,
+  FuzzCheckError,
+  type FuzzOptions,
+  type InvalidCase,
+  type FuzzCheckReport,
+  type FuzzCheckTool,
+} from './fuzz.js';

@@ -25,10 +25,12 @@ export async function recheckEvaluations(store: JournalStore, runId: string, pol
   const [run, records] = await Promise.all([store.getRun(runId), store.read(runId)]);
   const ends = new Map(records.filter((record) => record.type === 'complete').map((record) => [record.effectKey, record]));
   // The view's earlier calls: the run's top-level tool starts, in order.
-  const calls = records.filter((record) => record.type === 'start' && record.effectKey.endsWith('.tool') && !record.effectKey.includes('/')).map((record) => {
-    const { tool, args } = record.data as { tool: string; args: Json };
-    return { tool, args };
-  });
+  const calls = records
+    .filter((record) => record.type === 'start' && record.effectKey.endsWith('.tool') && !record.effectKey.includes('/'))
+    .map((record) => {
+      const { tool, args } = record.data as { tool: string; args: Json };
+      return { tool, args };
+    });
   const evaluations: RecheckedEvaluation[] = [];
   for (const start of records) {
     if (start.type !== 'start' || !start.effectKey.endsWith('.policy')) continue;
@@ -44,14 +46,29 @@ export async function recheckEvaluations(store: JournalStore, runId: string, pol
     } catch (error) {
       now = { threw: `${(error as Error)?.name}: ${(error as Error)?.message}` };
     }
-    evaluations.push({ key: start.effectKey, step, tool: request.tool, recorded: end.data as unknown as PolicyDecision, now, differences: diffJson(end.data, now as unknown as Json) });
+    evaluations.push({
+      key: start.effectKey,
+      step,
+      tool: request.tool,
+      recorded: end.data as unknown as PolicyDecision,
+      now,
+      differences: diffJson(end.data, now as unknown as Json),
+    });
   }
   return evaluations;
 }
 
 function describe(evaluation: RecheckedEvaluation): string {
   // In the diff, "recorded" is the journaled decision and "sent" what the policy answers now.
-  const lines = formatDifferences(evaluation.differences).map((line) => `    ${line.replace(/not recorded, sent /, 'not journaled, now ').replace(/, not sent$/, ', now absent').replace(/, sent nothing/, ', now absent').replace(/: recorded /, ': journaled ').replace(/ sent /, ' now ')}`);
+  const lines = formatDifferences(evaluation.differences).map(
+    (line) =>
+      `    ${line
+        .replace(/not recorded, sent /, 'not journaled, now ')
+        .replace(/, not sent$/, ', now absent')
+        .replace(/, sent nothing/, ', now absent')
+        .replace(/: recorded /, ': journaled ')
+        .replace(/ sent /, ' now ')}`,
+  );
   return `step ${evaluation.step}, ${evaluation.tool} (${evaluation.key}):\n${lines.join('\n')}`;
 }
 
@@ -64,7 +81,10 @@ export async function recheck(store: JournalStore, runId: string, policy: Policy
   if (evaluations.length === 0) throw new RecheckError(`Run ${runId} journaled no policy evaluation, so nothing was re-checked.`, evaluations);
   const differing = evaluations.filter((evaluation) => evaluation.differences.length > 0);
   if (differing.length > 0) {
-    throw new RecheckError(`The policy now decides ${differing.length} of ${evaluations.length} evaluations of run ${runId} otherwise:\n${differing.map((evaluation) => `  ${describe(evaluation)}`).join('\n')}`, evaluations);
+    throw new RecheckError(
+      `The policy now decides ${differing.length} of ${evaluations.length} evaluations of run ${runId} otherwise:\n${differing.map((evaluation) => `  ${describe(evaluation)}`).join('\n')}`,
+      evaluations,
+    );
   }
   return evaluations;
 }
@@ -81,9 +101,15 @@ export async function recheckDiffers(store: JournalStore, runId: string, policy:
   const unchanged = [...wanted].filter((step) => !evaluations.some((evaluation) => evaluation.step === step && evaluation.differences.length > 0));
   if (unexpected.length > 0 || unchanged.length > 0) {
     const lines: string[] = [];
-    if (unchanged.length > 0) lines.push(`  expected to differ, and did not: step${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}${unchanged.some((step) => !evaluations.some((evaluation) => evaluation.step === step)) ? ' (some had no evaluation at all)' : ''}`);
+    if (unchanged.length > 0)
+      lines.push(
+        `  expected to differ, and did not: step${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}${unchanged.some((step) => !evaluations.some((evaluation) => evaluation.step === step)) ? ' (some had no evaluation at all)' : ''}`,
+      );
     for (const evaluation of unexpected) lines.push(`  differs, and was not expected to: ${describe(evaluation)}`);
-    throw new RecheckError(`The policy's changes to run ${runId} are not the ones expected (steps ${[...wanted].join(', ') || 'none'}):\n${lines.join('\n')}`, evaluations);
+    throw new RecheckError(
+      `The policy's changes to run ${runId} are not the ones expected (steps ${[...wanted].join(', ') || 'none'}):\n${lines.join('\n')}`,
+      evaluations,
+    );
   }
   return evaluations;
 }

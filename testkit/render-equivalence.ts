@@ -7,15 +7,26 @@ import { runScenario, type Crash, type Scenario, type ScenarioResult } from './r
  * so far as turns. The same body the runtime sends, before serializing.
  */
 export function rendered(agent: Agent, input: Json | readonly Turn[], options: { tools?: readonly Tool[]; api?: ModelApi } = {}): Record<string, unknown> {
-  const turns: Turn[] = Array.isArray(input) && input.every((turn) => typeof turn === 'object' && turn !== null && 'role' in turn) ? [...(input as Turn[])] : [{ role: 'user', content: typeof input === 'string' ? input : JSON.stringify(input) }];
+  const turns: Turn[] =
+    Array.isArray(input) && input.every((turn) => typeof turn === 'object' && turn !== null && 'role' in turn)
+      ? [...(input as Turn[])]
+      : [{ role: 'user', content: typeof input === 'string' ? input : JSON.stringify(input) }];
   const byName = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
   const tools = (agent.tools ?? []).map((name) => {
     const tool = byName.get(name);
-    if (tool === undefined) throw new ModeltapeError('unknown_tool', `Agent "${agent.name}" is granted tool "${name}": pass it in options.tools to render its request.`);
+    if (tool === undefined)
+      throw new ModeltapeError('unknown_tool', `Agent "${agent.name}" is granted tool "${name}": pass it in options.tools to render its request.`);
     return tool;
   });
   const api = options.api ?? (agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat');
-  return renderModelRequest(api, { model: agent.model, system: agent.system, turns, tools, output: agent.output, maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS });
+  return renderModelRequest(api, {
+    model: agent.model,
+    system: agent.system,
+    turns,
+    tools,
+    output: agent.output,
+    maxTokens: agent.maxTokens ?? DEFAULT_MAX_TOKENS,
+  });
 }
 
 export class RenderMismatchError extends ModeltapeError {
@@ -50,12 +61,17 @@ export async function sameRenders(fresh: () => Scenario, ...crashes: Crash[]): P
     const afterCrash = render.runtime !== 'runtime-1';
     const where = `decision at step ${render.step} (request #${index + 1}, by ${render.runtime}${afterCrash ? ', after a crash or pause' : ''})`;
     if (before === undefined || after === undefined) {
-      throw new RenderMismatchError(`The ${where} was made in ${before === undefined ? 'the second' : 'the first'} run only: the runs made ${first.renders.length} and ${second.renders.length} model requests.`);
+      throw new RenderMismatchError(
+        `The ${where} was made in ${before === undefined ? 'the second' : 'the first'} run only: the runs made ${first.renders.length} and ${second.renders.length} model requests.`,
+      );
     }
     if (before.body === after.body && before.step === after.step) continue;
     const differences = diffJson(parse(before.body), parse(after.body), { stopAfter: 1 });
     const difference = differences[0];
-    const message = difference === undefined ? 'the bytes differ (the same JSON, serialized differently)' : `first difference ${formatDifference(difference).replace('recorded', 'first run').replace(' sent ', ' second run ')}`;
+    const message =
+      difference === undefined
+        ? 'the bytes differ (the same JSON, serialized differently)'
+        : `first difference ${formatDifference(difference).replace('recorded', 'first run').replace(' sent ', ' second run ')}`;
     const messageIndex = difference?.path.match(/^\.messages\[(\d+)\]/)?.[1];
     throw new RenderMismatchError(
       `The ${where} rendered another request in a second run of the same scenario: ${message}${messageIndex !== undefined ? ` (message ${messageIndex} is the first that differs)` : ''}.\nA render must be a function of the conversation: no clock, randomness or state outside the journal.`,

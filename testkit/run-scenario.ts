@@ -45,7 +45,8 @@ const TOOL_POINTS: readonly CrashPoint[] = ['AfterAllowed', 'AfterToolStarted', 
 
 /** A crash at a point: `crashAt('AfterToolEffect', { tool: 'send' })`. */
 export function crashAt(point: CrashPoint, options: { tool?: string; occurrence?: number } = {}): Crash {
-  if (!CRASH_POINTS.includes(point)) throw new ModeltapeError('invalid_crash_point', `Invalid crash point "${String(point)}": expected one of ${CRASH_POINTS.join(', ')}.`);
+  if (!CRASH_POINTS.includes(point))
+    throw new ModeltapeError('invalid_crash_point', `Invalid crash point "${String(point)}": expected one of ${CRASH_POINTS.join(', ')}.`);
   return { point, ...options };
 }
 
@@ -158,7 +159,10 @@ export interface ScenarioResult {
 export class ScenarioViolationError extends ModeltapeError {
   readonly violations: string[];
   constructor(runId: string | undefined, violations: string[]) {
-    super('scenario_violation', `The scenario (run ${runId ?? 'never created'}) broke ${violations.length} invariant${violations.length === 1 ? '' : 's'}:\n${violations.map((violation) => `  ✗ ${violation}`).join('\n')}`);
+    super(
+      'scenario_violation',
+      `The scenario (run ${runId ?? 'never created'}) broke ${violations.length} invariant${violations.length === 1 ? '' : 's'}:\n${violations.map((violation) => `  ✗ ${violation}`).join('\n')}`,
+    );
     this.violations = violations;
   }
 }
@@ -187,14 +191,24 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   const toolNames = scenario.tools.map((tool) => tool.name);
   for (const crash of crashes) {
     if (crash.tool !== undefined && !toolNames.includes(crash.tool)) {
-      throw new ModeltapeError('invalid_crash', `crashAt('${crash.point}', { tool: '${crash.tool}' }): the scenario has no tool named "${crash.tool}" (tools: ${toolNames.join(', ') || 'none'}).`);
+      throw new ModeltapeError(
+        'invalid_crash',
+        `crashAt('${crash.point}', { tool: '${crash.tool}' }): the scenario has no tool named "${crash.tool}" (tools: ${toolNames.join(', ') || 'none'}).`,
+      );
     }
     if (crash.tool !== undefined && !TOOL_POINTS.includes(crash.point)) {
-      throw new ModeltapeError('invalid_crash', `crashAt('${crash.point}', { tool: '${crash.tool}' }): ${crash.point} is not about a tool call; a tool can be named only for ${TOOL_POINTS.join(', ')}.`);
+      throw new ModeltapeError(
+        'invalid_crash',
+        `crashAt('${crash.point}', { tool: '${crash.tool}' }): ${crash.point} is not about a tool call; a tool can be named only for ${TOOL_POINTS.join(', ')}.`,
+      );
     }
   }
   for (const name of Object.keys(scenario.reconcile ?? {})) {
-    if (!toolNames.includes(name)) throw new ModeltapeError('invalid_scenario', `scenario.reconcile names "${name}", which is not one of the scenario's tools (${toolNames.join(', ') || 'none'}).`);
+    if (!toolNames.includes(name))
+      throw new ModeltapeError(
+        'invalid_scenario',
+        `scenario.reconcile names "${name}", which is not one of the scenario's tools (${toolNames.join(', ') || 'none'}).`,
+      );
   }
   const ownedDir = scenario.database === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
   const path = scenario.database ?? join(ownedDir!, 'journal.sqlite');
@@ -218,7 +232,9 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
 
   const underlying = scenario.model instanceof FakeProvider ? scenario.model.fetch : (scenario.model.fetch ?? globalThis.fetch);
   const connection: ProviderConnection = {
-    ...(scenario.model instanceof FakeProvider ? { api: scenario.agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat' } : scenario.model),
+    ...(scenario.model instanceof FakeProvider
+      ? { api: scenario.agent.provider.startsWith('anthropic') ? 'anthropic-messages' : 'openai-chat' }
+      : scenario.model),
     fetch: async (input, init) => {
       const body = typeof init?.body === 'string' ? init.body : '';
       renders.push({ step: currentStep, runtime: currentOwner, body });
@@ -252,7 +268,9 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
           return result;
         }
         const key = context.operationId.slice(context.runId.length + 1);
-        const consumed = (await store!.approvals(context.runId)).filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed').length;
+        const consumed = (await store!.approvals(context.runId)).filter(
+          (approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect' && approval.decision === 'consumed',
+        ).length;
         const notApplied = verdicts.get(context.operationId) ?? 0;
         const earlier = calls.filter((call) => call.operationId === context.operationId);
         const previous = earlier.at(-1);
@@ -260,7 +278,18 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
         // did not apply, which holds only if the last one's code did not in fact return.
         const byApproval = previous !== undefined && consumed > previous.approvalsConsumed;
         const byReconcile = previous !== undefined && notApplied > previous.notApplied && !previous.effectDone;
-        const call: ScenarioCall = { tool: tool.name, operationId: context.operationId, args, runtime: `runtime-${runtimeCount}`, returned: false, approvedAtTheTime: byApproval || byReconcile, approvalsConsumed: consumed, notApplied, effectDone: false, retries: 0 };
+        const call: ScenarioCall = {
+          tool: tool.name,
+          operationId: context.operationId,
+          args,
+          runtime: `runtime-${runtimeCount}`,
+          returned: false,
+          approvedAtTheTime: byApproval || byReconcile,
+          approvalsConsumed: consumed,
+          notApplied,
+          effectDone: false,
+          retries: 0,
+        };
         calls.push(call);
         const result = await tool.run(args, context);
         call.effectDone = true;
@@ -276,7 +305,9 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     currentStep = detail.step;
     currentOwner = detail.owner;
     if (!detail.live) return;
-    events.push(`${detail.owner} ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : detail.step >= 0 && point === 'AfterStepStarted' ? ` step ${detail.step}` : ''}`);
+    events.push(
+      `${detail.owner} ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : detail.step >= 0 && point === 'AfterStepStarted' ? ` step ${detail.step}` : ''}`,
+    );
     if (point === 'AfterToolFinished' && detail.key !== undefined) {
       const call = calls.findLast((candidate) => candidate.operationId === `${detail.runId}/${detail.key}`);
       if (call) call.returned = true;
@@ -286,7 +317,13 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     counts[armed]!++;
     if (counts[armed]! < (crash.occurrence ?? 1)) return;
     armed++;
-    reached.push({ point, runtime: detail.owner, step: detail.step, ...(detail.key ? { key: detail.key } : {}), ...(detail.tool ? { tool: detail.tool } : {}) });
+    reached.push({
+      point,
+      runtime: detail.owner,
+      step: detail.step,
+      ...(detail.key ? { key: detail.key } : {}),
+      ...(detail.tool ? { tool: detail.tool } : {}),
+    });
     events.push(`crash at ${point}${detail.tool ? ` ${detail.tool}` : ''}${detail.key ? ` ${detail.key}` : ''}`);
     park();
     return new Promise<void>(() => undefined);
@@ -334,10 +371,16 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
     outcome = await drive(() => runtime.run(agent, scenario.goal));
     if (outcome !== undefined) runId = outcome.runId;
     for (let round = 0; ; round++) {
-      if (round > MAX_RESUMES) throw new ModeltapeError('scenario_runaway', `The scenario did not settle after ${MAX_RESUMES} resumes. Events so far:\n${events.slice(-20).join('\n')}`);
+      if (round > MAX_RESUMES)
+        throw new ModeltapeError(
+          'scenario_runaway',
+          `The scenario did not settle after ${MAX_RESUMES} resumes. Events so far:\n${events.slice(-20).join('\n')}`,
+        );
       if (outcome !== undefined && outcome.status !== 'waiting') break;
       if (outcome !== undefined) {
-        events.push(`${runtime.owner} paused: waiting on ${outcome.pendingApprovals.map((approval) => `${approval.approvalId} (${approval.kind})`).join(', ')}`);
+        events.push(
+          `${runtime.owner} paused: waiting on ${outcome.pendingApprovals.map((approval) => `${approval.approvalId} (${approval.kind})`).join(', ')}`,
+        );
         let left = false;
         for (const approval of (await store!.approvals(outcome.runId)).filter((candidate) => candidate.decision === 'pending')) {
           const answer = (await scenario.operator?.(approval)) ?? 'approve';
@@ -368,7 +411,15 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
       }
     }
     await stop();
-    return await readResult(path, runId, { events, calls, reached, crashes, resumes, renders, inputs: scenario.model instanceof FakeProvider ? scenario.model.asked() : rawInputs });
+    return await readResult(path, runId, {
+      events,
+      calls,
+      reached,
+      crashes,
+      resumes,
+      renders,
+      inputs: scenario.model instanceof FakeProvider ? scenario.model.asked() : rawInputs,
+    });
   } finally {
     await stop();
     if (ownedDir !== undefined) rmSync(ownedDir, { recursive: true, force: true });
@@ -378,7 +429,15 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
 async function readResult(
   path: string,
   runId: string | undefined,
-  seen: { events: string[]; calls: ScenarioCall[]; reached: ScenarioCrash[]; crashes: Crash[]; resumes: number; renders: ScenarioRender[]; inputs: Array<AskedTurn | Json> },
+  seen: {
+    events: string[];
+    calls: ScenarioCall[];
+    reached: ScenarioCrash[];
+    crashes: Crash[];
+    resumes: number;
+    renders: ScenarioRender[];
+    inputs: Array<AskedTurn | Json>;
+  },
 ): Promise<ScenarioResult> {
   const fresh = SqliteJournalStore.open(path);
   try {
@@ -426,7 +485,8 @@ function checkInvariants(
   const isTool = (key: string): boolean => key.endsWith('.tool') && !key.includes('/');
   const starts = new Map(journal.filter((record) => record.type === 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
   const ends = new Map(journal.filter((record) => record.type !== 'start' && isTool(record.effectKey)).map((record) => [record.effectKey, record]));
-  const interruptions = (key: string): ApprovalRecord[] => approvals.filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect');
+  const interruptions = (key: string): ApprovalRecord[] =>
+    approvals.filter((approval) => approval.effectKey === key && approval.kind === 'interrupted_side_effect');
   const interrupted = (key: string): ApprovalRecord | undefined => interruptions(key).at(-1);
   const consumed = (key: string): number => interruptions(key).filter((approval) => approval.decision === 'consumed').length;
   const byKey = new Map<string, ScenarioCall[]>();
@@ -441,24 +501,35 @@ function checkInvariants(
     calls.slice(1).forEach((call, index) => {
       if (!call.approvedAtTheTime) {
         const lied = call.notApplied > calls[index]!.notApplied;
-        violations.push(`1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again${lied ? ' (reconcile said not_applied, but the previous execution had returned)' : ''}`);
+        violations.push(
+          `1. step ${key}: ${tool} executed again on its own (execution #${index + 2}, by ${call.runtime}) with no approval to run it again${lied ? ' (reconcile said not_applied, but the previous execution had returned)' : ''}`,
+        );
       }
     });
     // 2. An approval lets it run at most once: two executions under the same count of consumed approvals share one.
     calls.slice(1).forEach((call, index) => {
-      if (call.approvalsConsumed > 0 && call.approvalsConsumed === calls[index]!.approvalsConsumed && call.notApplied === calls[index]!.notApplied) violations.push(`2. step ${key}: ${tool} executed again (execution #${index + 2}, by ${call.runtime}) under an approval an earlier execution already used`);
+      if (call.approvalsConsumed > 0 && call.approvalsConsumed === calls[index]!.approvalsConsumed && call.notApplied === calls[index]!.notApplied)
+        violations.push(
+          `2. step ${key}: ${tool} executed again (execution #${index + 2}, by ${call.runtime}) under an approval an earlier execution already used`,
+        );
     });
     // 4. Never reached more often than the journal (and reconcile's verdicts) account for.
     const rerunsByReconcile = calls.at(-1)!.notApplied;
     const allowed = (starts.has(key) ? 1 : 0) + consumed(key) + rerunsByReconcile;
-    if (calls.length > allowed) violations.push(`4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''}${rerunsByReconcile > 0 ? ` and ${rerunsByReconcile} re-run${rerunsByReconcile === 1 ? '' : 's'} reconcile allowed` : ''})`);
+    if (calls.length > allowed)
+      violations.push(
+        `4. step ${key}: ${tool} was reached ${calls.length} times; the journal accounts for ${allowed} (${starts.has(key) ? 'a start' : 'no start'}${consumed(key) > 0 ? ` and ${consumed(key)} approved re-run${consumed(key) === 1 ? '' : 's'}` : ''}${rerunsByReconcile > 0 ? ` and ${rerunsByReconcile} re-run${rerunsByReconcile === 1 ? '' : 's'} reconcile allowed` : ''})`,
+      );
   }
   // 2. …and an approval granted is not ignored: once the run is over, none is left approved and unused.
   if (run !== undefined && run.status !== 'waiting' && run.status !== 'running' && run.status !== 'interrupted') {
     for (const approval of approvals) {
       if (approval.decision !== 'approved') continue;
       const used = approval.kind === 'interrupted_side_effect' ? false : starts.has(approval.effectKey);
-      if (!used) violations.push(`2. step ${approval.effectKey}: approval ${approval.approvalId} (${approval.kind}) was granted and the step never ran under it: the loop ignored an approved step`);
+      if (!used)
+        violations.push(
+          `2. step ${approval.effectKey}: approval ${approval.approvalId} (${approval.kind}) was granted and the step never ran under it: the loop ignored an approved step`,
+        );
     }
   }
   // 3. Every start is followed by its end, or by the step's interruption; and a tool does not
@@ -467,13 +538,17 @@ function checkInvariants(
     const end = ends.get(key);
     const interruption = interruptions(key)[0];
     const tool = (start.data as { tool?: string }).tool ?? 'a tool';
-    if (end === undefined && interruption === undefined) violations.push(`3. step ${key}: ${tool} started (position ${start.position}) and has neither an end nor an interruption`);
-    if (end !== undefined && end.position < start.position) violations.push(`3. step ${key}: ${tool}'s end (position ${end.position}) comes before its start (position ${start.position})`);
-    if (interruption !== undefined && interruption.createdAt < start.at) violations.push(`3. step ${key}: ${tool}'s interruption (${interruption.approvalId}) was recorded before its start`);
+    if (end === undefined && interruption === undefined)
+      violations.push(`3. step ${key}: ${tool} started (position ${start.position}) and has neither an end nor an interruption`);
+    if (end !== undefined && end.position < start.position)
+      violations.push(`3. step ${key}: ${tool}'s end (position ${end.position}) comes before its start (position ${start.position})`);
+    if (interruption !== undefined && interruption.createdAt < start.at)
+      violations.push(`3. step ${key}: ${tool}'s interruption (${interruption.approvalId}) was recorded before its start`);
   }
   for (const [key, calls] of byKey) {
     calls.slice(1).forEach((call, index) => {
-      if (call.approvalsConsumed === 0 && call.notApplied === 0) violations.push(`3. step ${key}: ${call.tool} started again (execution #${index + 2}) before the previous start was closed by an interruption`);
+      if (call.approvalsConsumed === 0 && call.notApplied === 0)
+        violations.push(`3. step ${key}: ${call.tool} started again (execution #${index + 2}) before the previous start was closed by an interruption`);
     });
   }
   // 5. Nothing in flight.
@@ -483,7 +558,11 @@ function checkInvariants(
     // running. Released, it is stopped, but the scenario settles every run it stops: never resumed.
     if (run.status === 'interrupted') {
       const why = (run.result as { code?: string } | null)?.code ?? 'no code';
-      violations.push(lease !== undefined ? `5. run ${run.runId} was left running: it is marked interrupted (${why}) while its lease is still held (${lease})` : `5. run ${run.runId} was left interrupted by a store error (${why}) and never resumed to its end`);
+      violations.push(
+        lease !== undefined
+          ? `5. run ${run.runId} was left running: it is marked interrupted (${why}) while its lease is still held (${lease})`
+          : `5. run ${run.runId} was left interrupted by a store error (${why}) and never resumed to its end`,
+      );
     }
     for (const [key] of starts) {
       if (ends.has(key)) continue;
@@ -502,7 +581,9 @@ function checkInvariants(
   if (lease !== undefined) violations.push(`6. a lease was left on run ${runId}: ${lease}`);
   // 7. Every crash reached.
   seen.crashes.slice(seen.reached.length).forEach((crash) => {
-    violations.push(`7. crash at ${crash.point}${crash.tool ? ` (${crash.tool})` : ''}${(crash.occurrence ?? 1) > 1 ? ` #${crash.occurrence}` : ''} was never reached: the run never passed that point${seen.reached.length > 0 ? ` after the crash at ${seen.reached[seen.reached.length - 1]!.point}` : ''}`);
+    violations.push(
+      `7. crash at ${crash.point}${crash.tool ? ` (${crash.tool})` : ''}${(crash.occurrence ?? 1) > 1 ? ` #${crash.occurrence}` : ''} was never reached: the run never passed that point${seen.reached.length > 0 ? ` after the crash at ${seen.reached[seen.reached.length - 1]!.point}` : ''}`,
+    );
   });
   return violations;
 }

@@ -19,5 +19,12 @@ serveUntilStopped(server.port, async () => {
   const statuses = {};
   for (const call of calls) statuses[call.status] = (statuses[call.status] ?? 0) + 1;
   const problems = fake.problems();
-  return { calls: fake.callCount, statuses, problems: problems.slice(0, 3), problemCount: problems.length, heapUsedMb: heapUsed / 2 ** 20, rssMb: rss / 2 ** 20 };
+  return {
+    calls: fake.callCount,
+    statuses,
+    problems: problems.slice(0, 3),
+    problemCount: problems.length,
+    heapUsedMb: heapUsed / 2 ** 20,
+    rssMb: rss / 2 ** 20,
+  };
 });

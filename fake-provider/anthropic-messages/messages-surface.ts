@@ -51,7 +51,9 @@ export const anthropicMessagesSurface: Surface = {
         const answered = new Set(results.map((block) => String(block.tool_use_id)));
         const missing = [...previousToolUses].filter((id) => !answered.has(id));
         if (missing.length > 0) {
-          return refuse(`messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+          return refuse(
+            `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+          );
         }
       }
       previousToolUses = new Set(message.role === 'assistant' ? blocks.filter((block) => block.type === 'tool_use').map((block) => String(block.id)) : []);
@@ -60,7 +62,8 @@ export const anthropicMessagesSurface: Surface = {
     const names = new Set<string>();
     for (const [index, tool] of tools.entries()) {
       if (!isRecord(tool) || (tool.type !== undefined && tool.type !== 'custom')) continue;
-      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) return refuse(`tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name))
+        return refuse(`tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
       if (names.has(tool.name)) return refuse('tools: Tool names must be unique.');
       names.add(tool.name);
       if (!isRecord(tool.input_schema)) return refuse(`tools.${index}.custom.input_schema: Field required`);
@@ -70,8 +73,10 @@ export const anthropicMessagesSurface: Surface = {
       }
     }
     const choice = isRecord(body.tool_choice) ? body.tool_choice : undefined;
-    if (choice && (choice.type === 'any' || choice.type === 'tool') && tools.length === 0) return refuse('tool_choice: tool_choice may only be specified while providing tools.');
-    if (choice?.type === 'tool' && !names.has(String(choice.name))) return refuse(`tool_choice.name: Tool '${String(choice.name)}' not found in provided tools`);
+    if (choice && (choice.type === 'any' || choice.type === 'tool') && tools.length === 0)
+      return refuse('tool_choice: tool_choice may only be specified while providing tools.');
+    if (choice?.type === 'tool' && !names.has(String(choice.name)))
+      return refuse(`tool_choice.name: Tool '${String(choice.name)}' not found in provided tools`);
     const format = outputFormat(body);
     if (constrained && format !== undefined) {
       const violation = checkAnthropicStrictSchema(format.schema);
@@ -86,9 +91,14 @@ export const anthropicMessagesSurface: Surface = {
     const names = new Map<string, string>();
     for (const message of body.messages as Array<Record<string, unknown>>) {
       const blocks = blocksOf(message.content);
-      const text = blocks.filter((block) => block.type === 'text').map((block) => String(block.text)).join('');
+      const text = blocks
+        .filter((block) => block.type === 'text')
+        .map((block) => String(block.text))
+        .join('');
       if (message.role === 'assistant') {
-        const uses = blocks.filter((block) => block.type === 'tool_use').map((block) => ({ id: String(block.id), name: String(block.name), arguments: block.input }));
+        const uses = blocks
+          .filter((block) => block.type === 'tool_use')
+          .map((block) => ({ id: String(block.id), name: String(block.name), arguments: block.input }));
         for (const use of uses) names.set(use.id, use.name);
         messages.push(uses.length > 0 ? { role: 'assistant', text, toolCalls: uses } : { role: 'assistant', text });
         continue;
@@ -100,16 +110,28 @@ export const anthropicMessagesSurface: Surface = {
     }
     const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
       .filter((tool) => tool.type === undefined || tool.type === 'custom')
-      .map((tool) => ({ name: String(tool.name), description: typeof tool.description === 'string' ? tool.description : undefined, parameters: tool.input_schema, strict: tool.strict === true }));
+      .map((tool) => ({
+        name: String(tool.name),
+        description: typeof tool.description === 'string' ? tool.description : undefined,
+        parameters: tool.input_schema,
+        strict: tool.strict === true,
+      }));
     const last = (body.messages as Array<Record<string, unknown>>).at(-1);
     const exchanges: ToolExchange[] =
       last?.role === 'user'
         ? blocksOf(last.content)
             .filter((block) => block.type === 'tool_result')
-            .map((block) => ({ toolCallId: String(block.tool_use_id), name: names.get(String(block.tool_use_id)), result: contentText(block.content), isError: block.is_error === true }))
+            .map((block) => ({
+              toolCallId: String(block.tool_use_id),
+              name: names.get(String(block.tool_use_id)),
+              result: contentText(block.content),
+              isError: block.is_error === true,
+            }))
         : [];
     const format = outputFormat(body);
-    const responseSchema: ResponseSchema | undefined = format ? { source: 'output_config.format', name: undefined, schema: format.schema, strict: true } : undefined;
+    const responseSchema: ResponseSchema | undefined = format
+      ? { source: 'output_config.format', name: undefined, schema: format.schema, strict: true }
+      : undefined;
     return askedTurn(body, { index, provider: 'anthropic', endpoint: 'messages', system, messages, tools, responseSchema, exchanges });
   },
 
@@ -120,8 +142,24 @@ export const anthropicMessagesSurface: Surface = {
   error(status, type, message, context) {
     // Anthropic's error types are a closed list; the fake's own kinds (fake_script_exhausted, …)
     // are named in the message instead.
-    const known = ['invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'timeout_error', 'api_error', 'overloaded_error'];
-    return anthropicError(status, known.includes(type) ? type : status >= 500 ? 'api_error' : 'invalid_request_error', message, context.requestId, context.headers);
+    const known = [
+      'invalid_request_error',
+      'authentication_error',
+      'billing_error',
+      'permission_error',
+      'not_found_error',
+      'rate_limit_error',
+      'timeout_error',
+      'api_error',
+      'overloaded_error',
+    ];
+    return anthropicError(
+      status,
+      known.includes(type) ? type : status >= 500 ? 'api_error' : 'invalid_request_error',
+      message,
+      context.requestId,
+      context.headers,
+    );
   },
 };
 
@@ -143,7 +181,8 @@ function contentBlocks(answer: Answer, context: RenderContext): Block[] {
   // required (nullable), but @ai-sdk/anthropic rejects `citations: null`.
   if (text !== undefined) blocks.push({ type: 'text', text });
   if (answer.kind === 'tool-calls') {
-    for (const call of answer.calls) blocks.push({ type: 'tool_use', id: call.id ?? context.newId('toolu'), name: call.name, input: call.arguments ?? {}, caller: { type: 'direct' } });
+    for (const call of answer.calls)
+      blocks.push({ type: 'tool_use', id: call.id ?? context.newId('toolu'), name: call.name, input: call.arguments ?? {}, caller: { type: 'direct' } });
   }
   return blocks;
 }
@@ -196,7 +235,8 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
       emit('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } } });
       if (index === 0) emit('ping');
       emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
-      for (const partial_json of cutArguments(argumentsJson(block.input), context.chunking)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+      for (const partial_json of cutArguments(argumentsJson(block.input), context.chunking))
+        emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
     }
     emit('content_block_stop', { index });
   }
@@ -204,14 +244,27 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
   emit('message_delta', {
     delta: { stop_reason: whole.stop_reason, stop_sequence: null, stop_details: null, container: null },
     // output_tokens is cumulative; the SDK takes input and cache counts from here when present.
-    usage: { output_tokens: outputTokens, input_tokens: context.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: null },
+    usage: {
+      output_tokens: outputTokens,
+      input_tokens: context.promptTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      server_tool_use: null,
+    },
   });
   emit('message_stop');
   if (failure?.kind === 'stream-error') {
     const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length));
-    kept.push(eventFrame('error', { type: 'error', error: { type: 'overloaded_error', message: failure.message ?? 'Overloaded (modeltape FakeProvider)' }, request_id: context.requestId }));
+    kept.push(
+      eventFrame('error', {
+        type: 'error',
+        error: { type: 'overloaded_error', message: failure.message ?? 'Overloaded (modeltape FakeProvider)' },
+        request_id: context.requestId,
+      }),
+    );
     return sseResponse(kept, context.headers);
   }
-  if (failure?.kind === 'drop-connection') return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
+  if (failure?.kind === 'drop-connection')
+    return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);
 }

@@ -2,10 +2,22 @@ import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolEx
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { openaiError } from '../provider-errors.js';
 import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, parseArguments, askedTurn, OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import {
+  answerText,
+  argumentsJson,
+  contentText,
+  fakeModel,
+  isRecord,
+  parseArguments,
+  askedTurn,
+  OPENAI_MAX_TOOLS as MAX_TOOLS,
+  OPENAI_TOOL_NAME as TOOL_NAME,
+  type RenderContext,
+  type StreamFailure,
+  type Surface,
+} from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
-
 
 /** OpenAI Responses: `POST /v1/responses`. */
 export const openaiResponsesSurface: Surface = {
@@ -14,10 +26,17 @@ export const openaiResponsesSurface: Surface = {
 
   refuse(body, options, context) {
     const constrained = options.constrained;
-    const refuse = (message: string, param: string | null, code: string | null = null): WireResponse => openaiError(400, message, { param, code }, context.headers);
+    const refuse = (message: string, param: string | null, code: string | null = null): WireResponse =>
+      openaiError(400, message, { param, code }, context.headers);
     if (typeof body.model !== 'string' || body.model === '') return refuse("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-    if (body.max_tokens !== undefined) return refuse("Unsupported parameter: 'max_tokens'. In the Responses API, this parameter has moved to 'max_output_tokens'.", 'max_tokens', 'unsupported_parameter');
-    if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) return refuse("Invalid type for 'input': expected one of a string or an array of input items.", 'input', 'invalid_type');
+    if (body.max_tokens !== undefined)
+      return refuse(
+        "Unsupported parameter: 'max_tokens'. In the Responses API, this parameter has moved to 'max_output_tokens'.",
+        'max_tokens',
+        'unsupported_parameter',
+      );
+    if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))
+      return refuse("Invalid type for 'input': expected one of a string or an array of input items.", 'input', 'invalid_type');
     // With previous_response_id (or a conversation) the calls live in the stored response, which
     // the fake does not keep: only a self-contained input can be checked.
     const stateful = body.previous_response_id !== undefined || body.conversation !== undefined;
@@ -25,29 +44,52 @@ export const openaiResponsesSurface: Surface = {
     for (const item of stateful || !Array.isArray(body.input) ? [] : (body.input as unknown[])) {
       if (!isRecord(item)) continue;
       if (item.type === 'function_call' && typeof item.call_id === 'string') calls.add(item.call_id);
-      if (item.type === 'function_call_output' && !calls.has(String(item.call_id))) return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
+      if (item.type === 'function_call_output' && !calls.has(String(item.call_id)))
+        return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
     }
     const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-    if (tools.length > MAX_TOOLS) return refuse(`Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`, 'tools', 'array_above_max_length');
+    if (tools.length > MAX_TOOLS)
+      return refuse(
+        `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
+        'tools',
+        'array_above_max_length',
+      );
     for (const [index, tool] of tools.entries()) {
       if (!isRecord(tool) || tool.type !== 'function') continue;
       if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
-        return refuse(`Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].name`, 'invalid_value');
+        return refuse(
+          `Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          `tools[${index}].name`,
+          'invalid_value',
+        );
       }
     }
-    if (typeof body.temperature === 'number' && body.temperature > 2) return refuse(`Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`, 'temperature', 'decimal_above_max_value');
+    if (typeof body.temperature === 'number' && body.temperature > 2)
+      return refuse(
+        `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
+        'temperature',
+        'decimal_above_max_value',
+      );
     if (constrained) {
       const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
       if (format?.type === 'json_schema' && format.strict === true) {
         const violation = checkOpenAiStrictSchema(format.schema);
-        if (violation) return refuse(`Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`, 'text.format.schema');
+        if (violation)
+          return refuse(
+            `Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`,
+            'text.format.schema',
+          );
       }
       // Only tools that say `strict: true` are held to strict mode here; left out, the Responses
       // API converts the schema to strict form itself and accepts it.
       for (const [index, tool] of tools.entries()) {
         if (!isRecord(tool) || tool.type !== 'function' || tool.strict !== true) continue;
         const violation = checkOpenAiStrictSchema(tool.parameters);
-        if (violation) return refuse(`Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`, `tools[${index}].parameters`);
+        if (violation)
+          return refuse(
+            `Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`,
+            `tools[${index}].parameters`,
+          );
       }
     }
     return undefined;
@@ -82,10 +124,21 @@ export const openaiResponsesSurface: Surface = {
     const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
     const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
       .filter((tool) => tool.type === 'function')
-      .map((tool) => ({ name: String(tool.name), description: typeof tool.description === 'string' ? tool.description : undefined, parameters: tool.parameters ?? { type: 'object', properties: {} }, strict: tool.strict === true }));
+      .map((tool) => ({
+        name: String(tool.name),
+        description: typeof tool.description === 'string' ? tool.description : undefined,
+        parameters: tool.parameters ?? { type: 'object', properties: {} },
+        strict: tool.strict === true,
+      }));
     const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
     let responseSchema: ResponseSchema | undefined;
-    if (format?.type === 'json_schema') responseSchema = { source: 'text.format', name: typeof format.name === 'string' ? format.name : undefined, schema: format.schema ?? {}, strict: format.strict === true };
+    if (format?.type === 'json_schema')
+      responseSchema = {
+        source: 'text.format',
+        name: typeof format.name === 'string' ? format.name : undefined,
+        schema: format.schema ?? {},
+        strict: format.strict === true,
+      };
     const exchanges: ToolExchange[] = [];
     for (let position = messages.length - 1; position >= 0 && messages[position]!.role === 'tool'; position--) {
       const message = messages[position]!;
@@ -95,7 +148,9 @@ export const openaiResponsesSurface: Surface = {
   },
 
   respond(turn, answer, context, failure) {
-    return turn.stream ? streamResponse(turn, answer, context, failure) : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
+    return turn.stream
+      ? streamResponse(turn, answer, context, failure)
+      : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
   },
 
   error(status, type, message, context) {
@@ -109,17 +164,37 @@ function outputItems(answer: Answer, context: RenderContext, status: 'completed'
   const items: OutputItem[] = [];
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   if (text !== undefined) {
-    items.push({ type: 'message', id: context.newId('msg'), status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
+    items.push({
+      type: 'message',
+      id: context.newId('msg'),
+      status,
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+    });
   }
   if (answer.kind === 'tool-calls') {
     for (const call of answer.calls) {
-      items.push({ type: 'function_call', id: context.newId('fc'), call_id: call.id ?? context.newId('call'), name: call.name, arguments: argumentsJson(call.arguments), status });
+      items.push({
+        type: 'function_call',
+        id: context.newId('fc'),
+        call_id: call.id ?? context.newId('call'),
+        name: call.name,
+        arguments: argumentsJson(call.arguments),
+        status,
+      });
     }
   }
   return items;
 }
 
-function responseObject(turn: AskedTurn, output: OutputItem[], context: RenderContext, status: 'completed' | 'in_progress' | 'failed', answer: Answer | undefined, id?: string): Record<string, unknown> {
+function responseObject(
+  turn: AskedTurn,
+  output: OutputItem[],
+  context: RenderContext,
+  status: 'completed' | 'in_progress' | 'failed',
+  answer: Answer | undefined,
+  id?: string,
+): Record<string, unknown> {
   const body = turn.body;
   const response: Record<string, unknown> = {
     id: id ?? context.newId('resp'),
@@ -174,14 +249,21 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
       const part = (item.content as Array<Record<string, unknown>>)[0]!;
       const text = String(part.text);
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
-      emit('response.content_part.added', { item_id: item.id, output_index: outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
-      for (const delta of cutIntoChunks(text, context.chunking)) emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+      emit('response.content_part.added', {
+        item_id: item.id,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
+      for (const delta of cutIntoChunks(text, context.chunking))
+        emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
       emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
       emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
     } else {
       const argumentsText = String(item.arguments);
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } });
-      for (const delta of cutArguments(argumentsText, context.chunking)) emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta });
+      for (const delta of cutArguments(argumentsText, context.chunking))
+        emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta });
       emit('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: argumentsText });
     }
     emit('response.output_item.done', { output_index: outputIndex, item });
@@ -200,6 +282,7 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
     return sseResponse(frames, context.headers);
   }
   emit('response.completed', { response: responseObject(turn, done, context, 'completed', answer, id) });
-  if (failure?.kind === 'drop-connection') return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
+  if (failure?.kind === 'drop-connection')
+    return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);
 }

@@ -35,7 +35,12 @@ export function generateObject(generation: Generation, schema: SchemaObject, sit
   for (const [key, needs] of Object.entries(dependents)) {
     if (!hasOwn(result, key) || !Array.isArray(needs)) continue;
     if (!needs.every((need: string) => add(need))) {
-      if (required.includes(key)) throw new UnsupportedSchemaError(['dependentRequired'], site.path, `the required property ${JSON.stringify(key)} needs ${needs.join(', ')}, which could not all be made`);
+      if (required.includes(key))
+        throw new UnsupportedSchemaError(
+          ['dependentRequired'],
+          site.path,
+          `the required property ${JSON.stringify(key)} needs ${needs.join(', ')}, which could not all be made`,
+        );
       delete result[key];
       count--;
     }
@@ -48,7 +53,8 @@ export function generateObject(generation: Generation, schema: SchemaObject, sit
     delete result[key];
     count--;
   }
-  if (count > maxProperties) throw new UnsupportedSchemaError(['maxProperties', 'required'], site.path, `it requires ${count} properties but allows at most ${maxProperties}`);
+  if (count > maxProperties)
+    throw new UnsupportedSchemaError(['maxProperties', 'required'], site.path, `it requires ${count} properties but allows at most ${maxProperties}`);
 
   // A map-shaped object (no named properties, a schema for the rest) gets one entry while depth allows.
   const mapShaped = Object.keys(properties).length === 0 && (isSchemaObject(schema.additionalProperties) || isSchemaObject(schema.patternProperties));
@@ -59,7 +65,8 @@ export function generateObject(generation: Generation, schema: SchemaObject, sit
     const key = inventKey(generation, schema, site, attempt, Object.keys(result));
     if (key !== undefined && !hasOwn(result, key) && !required.includes(key)) add(key);
   }
-  if (count < minProperties) throw new UnsupportedSchemaError(['minProperties'], site.path, `it could make only ${count} of the ${minProperties} properties needed`);
+  if (count < minProperties)
+    throw new UnsupportedSchemaError(['minProperties'], site.path, `it could make only ${count} of the ${minProperties} properties needed`);
   return result;
 }
 
@@ -70,19 +77,40 @@ function generateProperty(generation: Generation, schema: SchemaObject, site: Si
   const parts: Array<{ schema: JsonSchema; keyword: string; path: string }> = [];
   if (hasOwn(properties, key)) parts.push({ schema: properties[key] as JsonSchema, keyword: 'properties', path: `${site.path}.properties${accessor(key)}` });
   for (const [pattern, patternSchema] of Object.entries(patterns)) {
-    if (new RegExp(pattern, 'u').test(key)) parts.push({ schema: patternSchema as JsonSchema, keyword: 'patternProperties', path: `${site.path}.patternProperties${accessor(pattern)}` });
+    if (new RegExp(pattern, 'u').test(key))
+      parts.push({ schema: patternSchema as JsonSchema, keyword: 'patternProperties', path: `${site.path}.patternProperties${accessor(pattern)}` });
   }
   if (parts.length === 0) {
     const rest = hasOwn(schema, 'additionalProperties') ? (schema.additionalProperties as JsonSchema) : true;
     parts.push({ schema: rest, keyword: 'additionalProperties', path: `${site.path}.additionalProperties` });
   }
   const forbidding = parts.find((part) => part.schema === false);
-  if (forbidding) throw new UnsupportedSchemaError(['required', forbidding.keyword], site.path, `the property ${JSON.stringify(key)} is required but ${forbidding.keyword} does not allow it`);
+  if (forbidding)
+    throw new UnsupportedSchemaError(
+      ['required', forbidding.keyword],
+      site.path,
+      `the property ${JSON.stringify(key)} is required but ${forbidding.keyword} does not allow it`,
+    );
   if (hasOwn(schema, 'propertyNames') && generation.errors(schema.propertyNames as JsonSchema, key) !== undefined) {
-    throw new UnsupportedSchemaError(['required', 'propertyNames'], site.path, `the property ${JSON.stringify(key)} is required but its name is not allowed by propertyNames`);
+    throw new UnsupportedSchemaError(
+      ['required', 'propertyNames'],
+      site.path,
+      `the property ${JSON.stringify(key)} is required but its name is not allowed by propertyNames`,
+    );
   }
-  const child = conjunction(generation, parts.map((part) => part.schema));
-  return generation.generate({ schema: child, check: child, path: parts[0]!.path, depth: site.depth + 1, name: key, avoid: undefined, references: site.references });
+  const child = conjunction(
+    generation,
+    parts.map((part) => part.schema),
+  );
+  return generation.generate({
+    schema: child,
+    check: child,
+    path: parts[0]!.path,
+    depth: site.depth + 1,
+    name: key,
+    avoid: undefined,
+    references: site.references,
+  });
 }
 
 /** A new property name for minProperties or a map-shaped object, or undefined if none fits. */
@@ -91,7 +119,15 @@ function inventKey(generation: Generation, schema: SchemaObject, site: Site, att
     const names = schema.propertyNames as JsonSchema;
     const avoid = new Set(taken.map(stableKey));
     try {
-      const key = generation.generate({ schema: names, check: names, path: `${site.path}.propertyNames`, depth: site.depth + 1, name: 'key', avoid, references: site.references });
+      const key = generation.generate({
+        schema: names,
+        check: names,
+        path: `${site.path}.propertyNames`,
+        depth: site.depth + 1,
+        name: 'key',
+        avoid,
+        references: site.references,
+      });
       return typeof key === 'string' ? key : undefined;
     } catch (error) {
       if (error instanceof UnsupportedSchemaError) return undefined;

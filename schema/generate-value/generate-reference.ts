@@ -10,7 +10,11 @@ export function generateReference(generation: Generation, schema: SchemaObject, 
   const reference = schema.$ref as string;
   const { target, path } = generation.resolve(reference);
   if (generation.alreadyEntered(site, site.references, target, path)) {
-    throw new UnsupportedSchemaError(['$ref'], site.path, `the reference to ${path || 'the root'} leads back to itself without nesting a value, so it never resolves`);
+    throw new UnsupportedSchemaError(
+      ['$ref'],
+      site.path,
+      `the reference to ${path || 'the root'} leads back to itself without nesting a value, so it never resolves`,
+    );
   }
   return generation.generate({ ...site, schema: target, path, references: [...site.references, { target, depth: site.depth }] });
 }

@@ -27,7 +27,8 @@ export function generateSite(generation: Generation, site: Site): unknown {
   if (site.schema === false) throw new UnsupportedSchemaError([], site.path, 'the schema is `false`, which no value satisfies');
   const schema: SchemaObject = site.schema === true ? {} : site.schema;
   const refused = Object.keys(schema).filter((keyword) => REFUSED.has(keyword));
-  if (refused.length > 0) throw new UnsupportedSchemaError(refused, site.path, `the generator does not make values for ${refused.map((keyword) => `"${keyword}"`).join(', ')}`);
+  if (refused.length > 0)
+    throw new UnsupportedSchemaError(refused, site.path, `the generator does not make values for ${refused.map((keyword) => `"${keyword}"`).join(', ')}`);
   if (generation.options.useExamples) {
     const example = authorExample(generation, schema, site);
     if (example.found) return example.value;
@@ -56,7 +57,11 @@ function pickListed(generation: Generation, schema: SchemaObject, site: Site): u
   const valid = listed.filter((value) => !site.avoid?.has(stableKey(value)) && generation.errors(site.check, value) === undefined);
   if (valid.length === 0) {
     const used = listed.some((value) => site.avoid?.has(stableKey(value)));
-    throw new UnsupportedSchemaError(used ? [keyword, 'uniqueItems'] : [keyword], site.path, used ? `every ${keyword} value that is valid is already in the array` : `no ${keyword} value is valid against the rest of the schema`);
+    throw new UnsupportedSchemaError(
+      used ? [keyword, 'uniqueItems'] : [keyword],
+      site.path,
+      used ? `every ${keyword} value that is valid is already in the array` : `no ${keyword} value is valid against the rest of the schema`,
+    );
   }
   return structuredClone(generation.random.pick(valid));
 }
@@ -127,7 +132,12 @@ function candidates(generation: Generation, type: string, schema: SchemaObject, 
 
 function invalidValue(site: Site, errors: ErrorObject[], value: unknown): UnsupportedSchemaError {
   const keywords = unique(errors.map((error) => error.keyword));
-  const details = errors.slice(0, 3).map((error) => `${error.instancePath === '' ? 'the value' : accessPath(error.instancePath.split('/').slice(1).map(unescapePointerSegment))} ${error.message ?? 'is invalid'}`);
+  const details = errors
+    .slice(0, 3)
+    .map(
+      (error) =>
+        `${error.instancePath === '' ? 'the value' : accessPath(error.instancePath.split('/').slice(1).map(unescapePointerSegment))} ${error.message ?? 'is invalid'}`,
+    );
   return new UnsupportedSchemaError(keywords, site.path, `the value it made, ${preview(value)}, is not valid: ${details.join('; ')}`);
 }
 

@@ -95,9 +95,17 @@ const VERCEL_TOOL = {
   properties: {
     city: { type: 'string', description: 'City' },
     unit: { type: 'string', enum: ['c', 'f'] },
-    email: { type: 'string', format: 'email', pattern: "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$" },
+    email: {
+      type: 'string',
+      format: 'email',
+      pattern: "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$",
+    },
     when: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?Z$' },
-    id: { type: 'string', format: 'uuid', pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000)$' },
+    id: {
+      type: 'string',
+      format: 'uuid',
+      pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000)$',
+    },
     url: { type: 'string', format: 'uri' },
     pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false, minItems: 2, maxItems: 2 },
     tags: { maxItems: 3, type: 'array', items: { type: 'string' } },
@@ -181,7 +189,7 @@ describe('generateValue on tool schemas as providers receive them', () => {
     generateValid(schema);
   });
 
-  test('uses the author\'s valid example or default, and ignores an invalid one', () => {
+  test("uses the author's valid example or default, and ignores an invalid one", () => {
     expect(generateValid({ type: 'string', examples: ['Paris'] })).toBe('Paris');
     expect(generateValid({ anyOf: [{ type: 'string' }, { type: 'null' }], default: null, title: 'Note' })).toBeNull();
     expect(generateValid({ type: 'integer', minimum: 5, examples: [1], default: 7 })).toBe(7);
@@ -192,10 +200,16 @@ describe('generateValue on tool schemas as providers receive them', () => {
 describe('generateValue per keyword', () => {
   test('recurses through $defs and "$ref": "#" and stops at maxDepth', () => {
     const tree = {
-      $defs: { node: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['label'] } },
+      $defs: {
+        node: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['label'] },
+      },
       $ref: '#/$defs/node',
     };
-    const linked = { type: 'object', properties: { value: { type: 'integer' }, next: { anyOf: [{ $ref: '#' }, { type: 'null' }] } }, required: ['value', 'next'] };
+    const linked = {
+      type: 'object',
+      properties: { value: { type: 'integer' }, next: { anyOf: [{ $ref: '#' }, { type: 'null' }] } },
+      required: ['value', 'next'],
+    };
     for (const maxDepth of [0, 1, 2, 5]) {
       expect(nesting(generateValid(tree, { maxDepth }))).toBe(maxDepth + 1);
       expect(nesting(generateValid(linked, { maxDepth }))).toBeLessThanOrEqual(maxDepth + 1);
@@ -238,20 +252,37 @@ describe('generateValue per keyword', () => {
   test('fills prefixItems in order and adds no free items to a tuple', () => {
     const value = generateValid({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }, { const: 'end' }], items: false });
     expect(value).toEqual([expect.any(String), expect.any(Number), 'end']);
-    expect(generateValid({ type: 'array', prefixItems: [{ type: 'boolean' }], minItems: 3, items: { type: 'null' } })).toEqual([expect.any(Boolean), null, null]);
+    expect(generateValid({ type: 'array', prefixItems: [{ type: 'boolean' }], minItems: 3, items: { type: 'null' } })).toEqual([
+      expect.any(Boolean),
+      null,
+      null,
+    ]);
   });
 
   test('takes the first anyOf branch that gives a valid value, and a oneOf value matching exactly one branch', () => {
     expect(typeof generateValid({ anyOf: [{ type: 'string', maxLength: 0, minLength: 1 }, { type: 'integer' }] })).toBe('number');
     const oneOf = generateValid({ oneOf: [{ type: 'number' }, { type: 'integer' }] });
     expect(Number.isInteger(oneOf)).toBe(false);
-    generateValid({ type: 'object', properties: { kind: { type: 'string' } }, required: ['kind'], oneOf: [{ properties: { kind: { const: 'circle' }, radius: { type: 'number' } }, required: ['radius'] }, { properties: { kind: { const: 'square' } } }] });
+    generateValid({
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      required: ['kind'],
+      oneOf: [{ properties: { kind: { const: 'circle' }, radius: { type: 'number' } }, required: ['radius'] }, { properties: { kind: { const: 'square' } } }],
+    });
   });
 
-  test('merges allOf parts, including one part\'s additionalProperties governing another\'s properties', () => {
-    const value = generateValid({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer', minimum: 3 } }, required: ['b'] }] });
+  test("merges allOf parts, including one part's additionalProperties governing another's properties", () => {
+    const value = generateValid({
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'integer', minimum: 3 } }, required: ['b'] },
+      ],
+    });
     expect(value).toEqual({ a: expect.any(String), b: expect.any(Number) });
-    const closed = generateValid({ allOf: [{ properties: { a: { type: 'string' } }, additionalProperties: false }, { properties: { b: { type: 'string' } } }], type: 'object' });
+    const closed = generateValid({
+      allOf: [{ properties: { a: { type: 'string' } }, additionalProperties: false }, { properties: { b: { type: 'string' } } }],
+      type: 'object',
+    });
     expect(closed).not.toHaveProperty('b');
   });
 
@@ -410,11 +441,32 @@ describe('generateValue over many schemas', () => {
     { type: 'object', properties: { card: { type: 'string' }, cvv: { type: 'string' } }, dependentRequired: { card: ['cvv'] } },
     { type: 'array', items: { type: 'array', items: { type: 'number' }, minItems: 2 }, minItems: 1, maxItems: 2 },
     { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'string', format: 'date' }] },
-    { allOf: [{ $ref: '#/$defs/base' }, { properties: { extra: { type: 'boolean' } }, required: ['extra'] }], $defs: { base: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } } },
-    { oneOf: [{ type: 'string', enum: ['a'] }, { type: 'string', pattern: '^a' }, { type: 'string', minLength: 2 }] },
+    {
+      allOf: [{ $ref: '#/$defs/base' }, { properties: { extra: { type: 'boolean' } }, required: ['extra'] }],
+      $defs: { base: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } },
+    },
+    {
+      oneOf: [
+        { type: 'string', enum: ['a'] },
+        { type: 'string', pattern: '^a' },
+        { type: 'string', minLength: 2 },
+      ],
+    },
     { anyOf: [{ type: 'object', required: ['x'], properties: { x: { const: 1 } } }, { type: 'array' }], minProperties: 1 },
-    { definitions: { leaf: { type: 'string', enum: ['x', 'y'] } }, type: 'object', properties: { leaves: { type: 'array', items: { $ref: '#/definitions/leaf' }, uniqueItems: true } } },
-    { type: 'object', properties: { when: { type: 'string', format: 'time' }, host: { type: 'string', format: 'hostname' }, ip: { type: 'string', format: 'ipv6' } }, required: ['when', 'host', 'ip'], strict: true, $comment: 'tolerated', $anchor: 'top', deprecated: false },
+    {
+      definitions: { leaf: { type: 'string', enum: ['x', 'y'] } },
+      type: 'object',
+      properties: { leaves: { type: 'array', items: { $ref: '#/definitions/leaf' }, uniqueItems: true } },
+    },
+    {
+      type: 'object',
+      properties: { when: { type: 'string', format: 'time' }, host: { type: 'string', format: 'hostname' }, ip: { type: 'string', format: 'ipv6' } },
+      required: ['when', 'host', 'ip'],
+      strict: true,
+      $comment: 'tolerated',
+      $anchor: 'top',
+      deprecated: false,
+    },
     { type: 'integer', format: 'int64', multipleOf: 1000 },
   ];
 

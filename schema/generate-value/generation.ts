@@ -81,7 +81,11 @@ export class Generation {
     if (entered.some((entry) => entry.target === target && entry.depth === site.depth)) return true;
     const limit = this.options.maxDepth;
     if (site.depth >= limit && entered.some((entry) => entry.target === target && entry.depth >= limit)) {
-      throw new UnsupportedSchemaError(['$ref'], site.path, `the schema at ${path || 'the root'} requires itself again at every level past maxDepth (${limit}), so a value would never end`);
+      throw new UnsupportedSchemaError(
+        ['$ref'],
+        site.path,
+        `the schema at ${path || 'the root'} requires itself again at every level past maxDepth (${limit}), so a value would never end`,
+      );
     }
     return false;
   }

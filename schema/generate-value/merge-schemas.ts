@@ -73,18 +73,23 @@ function combine(generation: Generation, objects: readonly SchemaObject[], site:
           break;
         case 'type': {
           const merged = result.type === undefined ? asList(value) : intersectTypes(asList(result.type), asList(value));
-          if (merged.length === 0) throw contradiction('type', `no type is allowed by all of ${JSON.stringify(objects.map((part) => part.type).filter(Boolean))}`);
+          if (merged.length === 0)
+            throw contradiction('type', `no type is allowed by all of ${JSON.stringify(objects.map((part) => part.type).filter(Boolean))}`);
           result.type = merged;
           break;
         }
         case 'enum': {
-          const merged = result.enum === undefined ? (value as unknown[]) : (result.enum as unknown[]).filter((item) => (value as unknown[]).some((other) => stableKey(other) === stableKey(item)));
+          const merged =
+            result.enum === undefined
+              ? (value as unknown[])
+              : (result.enum as unknown[]).filter((item) => (value as unknown[]).some((other) => stableKey(other) === stableKey(item)));
           if (merged.length === 0) throw contradiction('enum', 'no value is in every enum');
           result.enum = merged;
           break;
         }
         case 'const':
-          if (hasOwn(result, 'const') && stableKey(result.const) !== stableKey(value)) throw contradiction('const', `${JSON.stringify(result.const)} is not ${JSON.stringify(value)}`);
+          if (hasOwn(result, 'const') && stableKey(result.const) !== stableKey(value))
+            throw contradiction('const', `${JSON.stringify(result.const)} is not ${JSON.stringify(value)}`);
           result.const = value;
           break;
         case 'minimum':
@@ -111,7 +116,8 @@ function combine(generation: Generation, objects: readonly SchemaObject[], site:
           for (const key of value as string[]) required.add(key);
           break;
         case 'dependentRequired':
-          for (const [key, needs] of Object.entries(value as Record<string, string[]>)) for (const need of needs) (dependentRequired.get(key) ?? dependentRequired.set(key, new Set()).get(key)!).add(need);
+          for (const [key, needs] of Object.entries(value as Record<string, string[]>))
+            for (const need of needs) (dependentRequired.get(key) ?? dependentRequired.set(key, new Set()).get(key)!).add(need);
           break;
         case 'properties':
         case 'patternProperties': {
@@ -146,7 +152,8 @@ function combine(generation: Generation, objects: readonly SchemaObject[], site:
     for (const [key, list] of properties) if (!hasOwn(own, key) && !patterns.some((pattern) => new RegExp(pattern, 'u').test(key))) list.push(restriction);
   }
   if (properties.size > 0) result.properties = Object.fromEntries([...properties].map(([key, list]) => [key, conjunction(generation, list)]));
-  if (patternProperties.size > 0) result.patternProperties = Object.fromEntries([...patternProperties].map(([key, list]) => [key, conjunction(generation, list)]));
+  if (patternProperties.size > 0)
+    result.patternProperties = Object.fromEntries([...patternProperties].map(([key, list]) => [key, conjunction(generation, list)]));
   for (const [keyword, list] of Object.entries(lists)) if (list.length > 0) result[keyword] = conjunction(generation, list);
   if (prefixItems.length > 0) result.prefixItems = prefixItems.map((list) => conjunction(generation, list));
   if (required.size > 0) result.required = [...required];
@@ -154,8 +161,15 @@ function combine(generation: Generation, objects: readonly SchemaObject[], site:
   if (alternatives.length === 1) result.anyOf = alternatives[0];
   else if (alternatives.length > 1) {
     const size = alternatives.reduce((total, list) => total * list.length, 1);
-    if (size > COMBINATION_LIMIT) throw new UnsupportedSchemaError(['anyOf', 'oneOf'], site.path, `its alternatives combine into ${size} cases, more than the ${COMBINATION_LIMIT} it tries`);
-    result.anyOf = alternatives.reduce<JsonSchema[][]>((combinations, list) => combinations.flatMap((combination) => list.map((branch) => [...combination, branch])), [[]]).map((combination) => conjunction(generation, combination));
+    if (size > COMBINATION_LIMIT)
+      throw new UnsupportedSchemaError(
+        ['anyOf', 'oneOf'],
+        site.path,
+        `its alternatives combine into ${size} cases, more than the ${COMBINATION_LIMIT} it tries`,
+      );
+    result.anyOf = alternatives
+      .reduce<JsonSchema[][]>((combinations, list) => combinations.flatMap((combination) => list.map((branch) => [...combination, branch])), [[]])
+      .map((combination) => conjunction(generation, combination));
   }
   return result;
 }
@@ -190,4 +204,3 @@ function commonMultiple(a: number, b: number, site: Site): number {
   if (Number.isInteger(a) && Number.isInteger(b)) return (a / greatestCommonDivisor(a, b)) * b;
   throw new UnsupportedSchemaError(['multipleOf'], site.path, `it cannot find a common multiple of ${a} and ${b}`);
 }
-

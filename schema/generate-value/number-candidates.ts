@@ -66,7 +66,11 @@ export function* numberCandidates(generation: Generation, schema: SchemaObject, 
   }
   if (seen.size === 0) {
     const keywords = [...NUMBER_KEYWORDS, 'format'].filter((keyword) => hasOwn(schema, keyword));
-    throw new UnsupportedSchemaError(keywords, site.path, `no ${integer ? 'integer' : 'number'} satisfies ${keywords.map((keyword) => `${keyword} ${JSON.stringify(schema[keyword])}`).join(', ')}`);
+    throw new UnsupportedSchemaError(
+      keywords,
+      site.path,
+      `no ${integer ? 'integer' : 'number'} satisfies ${keywords.map((keyword) => `${keyword} ${JSON.stringify(schema[keyword])}`).join(', ')}`,
+    );
   }
 }
 

@@ -32,11 +32,17 @@ export function prepareSchema(schema: JsonSchema, validator: Validator): JsonSch
       } else if (keyword === 'additionalItems') {
         // Only meaningful beside an array `items` (handled above); ignored otherwise, as in draft-07.
       } else if (SUBSCHEMA.has(keyword)) entries.push([keyword, walk(value, `${path}.${keyword}`, false)]);
-      else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) entries.push([keyword, value.map((item, index) => walk(item, `${path}.${keyword}[${index}]`, false))]);
+      else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value))
+        entries.push([keyword, value.map((item, index) => walk(item, `${path}.${keyword}[${index}]`, false))]);
       else if ((SUBSCHEMA_MAPS.has(keyword) || keyword === 'dependencies') && isSchemaObject(value)) {
         if (keyword === 'patternProperties') for (const pattern of Object.keys(value)) checkRegex(pattern, keyword, path);
         // `dependencies` mixes property lists and schemas; only the schemas are walked.
-        entries.push([keyword, Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Array.isArray(item) ? item : walk(item, `${path}.${keyword}${accessor(key)}`, false)]))]);
+        entries.push([
+          keyword,
+          Object.fromEntries(
+            Object.entries(value).map(([key, item]) => [key, Array.isArray(item) ? item : walk(item, `${path}.${keyword}${accessor(key)}`, false)]),
+          ),
+        ]);
       } else if (HONOURED.has(keyword) || REFUSED.has(keyword) || ANNOTATIONS.has(keyword)) {
         if (keyword === 'format' && typeof value === 'string') checkFormat(value, node, path, validator);
         if (keyword === 'pattern' && typeof value === 'string') checkRegex(value, 'pattern', path);
@@ -44,7 +50,10 @@ export function prepareSchema(schema: JsonSchema, validator: Validator): JsonSch
       } else unknown.push(keyword);
     }
     if (unknown.length > 0) {
-      const they = unknown.length === 1 ? `"${unknown[0]}" is not a JSON Schema keyword` : `${unknown.map((keyword) => `"${keyword}"`).join(', ')} are not JSON Schema keywords`;
+      const they =
+        unknown.length === 1
+          ? `"${unknown[0]}" is not a JSON Schema keyword`
+          : `${unknown.map((keyword) => `"${keyword}"`).join(', ')} are not JSON Schema keywords`;
       throw new UnsupportedSchemaError(unknown, path, `${they}, so it cannot tell what ${unknown.length === 1 ? 'it requires' : 'they require'}`);
     }
     if (isRoot) entries.push(['$id', ROOT_ID]);
@@ -56,7 +65,11 @@ export function prepareSchema(schema: JsonSchema, validator: Validator): JsonSch
     const segments = (error?.instancePath ?? '').split('/').slice(1).map(unescapePointerSegment);
     while (segments.length > 0 && /^\d+$/.test(segments.at(-1)!)) segments.pop();
     const keyword = segments.pop();
-    throw new UnsupportedSchemaError(keyword === undefined ? [] : [keyword], accessPath(segments), `the schema is invalid: ${keyword ?? 'it'} ${error?.message ?? 'does not follow JSON Schema 2020-12'}`);
+    throw new UnsupportedSchemaError(
+      keyword === undefined ? [] : [keyword],
+      accessPath(segments),
+      `the schema is invalid: ${keyword ?? 'it'} ${error?.message ?? 'does not follow JSON Schema 2020-12'}`,
+    );
   }
   refuseEndlessSelfReference(prepared);
   try {
@@ -91,13 +104,19 @@ function refuseEndlessSelfReference(root: JsonSchema): void {
       // Only a reference can close a loop: everything else is a tree.
       const { target, path: targetPath } = resolvePrepared(root, node.$ref);
       if (isSchemaObject(target) && active.has(target)) {
-        throw new UnsupportedSchemaError(['$ref'], path, `the reference to ${targetPath || 'the root'} leads back to a schema the same value is already inside, so checking a value never ends`);
+        throw new UnsupportedSchemaError(
+          ['$ref'],
+          path,
+          `the reference to ${targetPath || 'the root'} leads back to a schema the same value is already inside, so checking a value never ends`,
+        );
       }
       search(target, targetPath, active);
     }
-    for (const keyword of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((child, index) => search(child, `${path}.${keyword}[${index}]`, active));
+    for (const keyword of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((child, index) => search(child, `${path}.${keyword}[${index}]`, active));
     for (const keyword of ['not', 'if', 'then', 'else']) if (hasOwn(node, keyword)) search(node[keyword], `${path}.${keyword}`, active);
-    if (isSchemaObject(node.dependentSchemas)) for (const [key, child] of Object.entries(node.dependentSchemas)) search(child, `${path}.dependentSchemas${accessor(key)}`, active);
+    if (isSchemaObject(node.dependentSchemas))
+      for (const [key, child] of Object.entries(node.dependentSchemas)) search(child, `${path}.dependentSchemas${accessor(key)}`, active);
     active.delete(node);
     acyclic.add(node);
     // A property or an item is another value: searched later, from a fresh chain.
@@ -121,4 +140,3 @@ function checkFormat(format: string, node: SchemaObject, path: string, validator
   const known = [...STRING_FORMATS.keys(), ...NUMBER_FORMATS.keys()].join(', ');
   throw new UnsupportedSchemaError(['format'], path, `the format "${format}" is not one it can make values for (${known})`);
 }
-

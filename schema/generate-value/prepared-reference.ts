@@ -14,7 +14,11 @@ export function rewriteReference(root: JsonSchema, reference: unknown, path: str
 /** What a local `$ref` points at in the original schema, and its pointer in the prepared copy. */
 function followReference(root: JsonSchema, reference: unknown, path: string): { target: unknown; translated: string[] } {
   if (typeof reference !== 'string' || !(reference === '#' || reference.startsWith('#/'))) {
-    throw new UnsupportedSchemaError(['$ref'], path, `only references inside the same schema ("#", "#/$defs/Name") are followed, not ${JSON.stringify(reference)}`);
+    throw new UnsupportedSchemaError(
+      ['$ref'],
+      path,
+      `only references inside the same schema ("#", "#/$defs/Name") are followed, not ${JSON.stringify(reference)}`,
+    );
   }
   const segments = reference === '#' ? [] : reference.slice(2).split('/').map(unescapePointerSegment);
   const translated: string[] = [];

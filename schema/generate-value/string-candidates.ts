@@ -13,7 +13,8 @@ import { unique } from './unique.js';
 export function* stringCandidates(generation: Generation, schema: SchemaObject, site: Site): Generator<string> {
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
-  if (minLength > maxLength) throw new UnsupportedSchemaError(['minLength', 'maxLength'], site.path, `minLength ${minLength} is more than maxLength ${maxLength}`);
+  if (minLength > maxLength)
+    throw new UnsupportedSchemaError(['minLength', 'maxLength'], site.path, `minLength ${minLength} is more than maxLength ${maxLength}`);
   const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
   const regex = pattern === undefined ? undefined : new RegExp(pattern, 'u');
   const format = typeof schema.format === 'string' ? STRING_FORMATS.get(schema.format) : undefined;
@@ -44,7 +45,8 @@ export function* stringCandidates(generation: Generation, schema: SchemaObject, 
       if (fits(text, ['format'])) yield text;
     }
   } else {
-    for (let attempt = 0; attempt < 3; attempt++) for (const text of readableTexts(generation.random, site.name, minLength, freeLimit)) if (fits(text, [])) yield text;
+    for (let attempt = 0; attempt < 3; attempt++)
+      for (const text of readableTexts(generation.random, site.name, minLength, freeLimit)) if (fits(text, [])) yield text;
   }
   if (pattern !== undefined) {
     for (let attempt = 0; attempt < 6; attempt++) {
@@ -65,7 +67,11 @@ export function* stringCandidates(generation: Generation, schema: SchemaObject, 
   if (seen.size === 0) {
     if (patternTrouble !== undefined) throw new UnsupportedSchemaError(['pattern'], site.path, `for the pattern ${JSON.stringify(pattern)}, ${patternTrouble}`);
     const keywords = closest?.keywords ?? ['type'];
-    throw new UnsupportedSchemaError(keywords, site.path, `no string it made satisfies ${keywords.join(' and ')}${closest ? ` (nearest: ${JSON.stringify(closest.text)})` : ''}`);
+    throw new UnsupportedSchemaError(
+      keywords,
+      site.path,
+      `no string it made satisfies ${keywords.join(' and ')}${closest ? ` (nearest: ${JSON.stringify(closest.text)})` : ''}`,
+    );
   }
 }
 
@@ -80,7 +86,7 @@ function readableTexts(random: Random, name: string | undefined, minimum: number
 function fitLength(text: string, minimum: number, maximum: number): string {
   const characters = [...text];
   if (characters.length > maximum) {
-    const suffix = [.../-?\d+$/.exec(text)?.[0] ?? ''];
+    const suffix = [...(/-?\d+$/.exec(text)?.[0] ?? '')];
     if (suffix.length > 0 && suffix.length < maximum) return [...characters.slice(0, maximum - suffix.length), ...suffix].join('');
     // Too short for the name: keep the end, where the varying number is.
     if (maximum === 0) return '';

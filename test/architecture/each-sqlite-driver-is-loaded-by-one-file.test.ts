@@ -22,7 +22,8 @@ describe('the SQLite drivers', () => {
     expect(files.length).toBeGreaterThan(50);
     const loaders = new Map<string, string[]>();
     for (const file of files) {
-      for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(LOADS)) loaders.set(match[1]!, [...new Set([...(loaders.get(match[1]!) ?? []), file])]);
+      for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(LOADS))
+        loaders.set(match[1]!, [...new Set([...(loaders.get(match[1]!) ?? []), file])]);
     }
     expect(Object.fromEntries(loaders)).toEqual({ 'better-sqlite3': ['runtime/better-sqlite3-driver.ts'], 'node:sqlite': ['runtime/node-sqlite-driver.ts'] });
   });

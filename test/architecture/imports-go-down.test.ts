@@ -49,7 +49,9 @@ function sourceFiles(): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((match) => match[1] ?? match[2] ?? match[3]!);
+  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map(
+    (match) => match[1] ?? match[2] ?? match[3]!,
+  );
 }
 
 describe('the architecture', () => {
@@ -57,10 +59,20 @@ describe('the architecture', () => {
 
   test('the page names every top-level folder of source, and each has files', () => {
     expect(PARTS.length).toBe(12);
-    const folders = readdirSync(ROOT).filter((name) => !['node_modules', 'dist', 'test', 'bench', 'examples', 'docs'].includes(name) && !name.startsWith('.') && statSync(join(ROOT, name)).isDirectory() && readdirSync(join(ROOT, name)).some((file) => file.endsWith('.ts')));
+    const folders = readdirSync(ROOT).filter(
+      (name) =>
+        !['node_modules', 'dist', 'test', 'bench', 'examples', 'docs'].includes(name) &&
+        !name.startsWith('.') &&
+        statSync(join(ROOT, name)).isDirectory() &&
+        readdirSync(join(ROOT, name)).some((file) => file.endsWith('.ts')),
+    );
     expect(folders.sort()).toEqual([...PARTS].sort());
     expect(files.length).toBeGreaterThan(100);
-    for (const part of PARTS) expect(files.some((file) => file.startsWith(`${part}/`)), part).toBe(true);
+    for (const part of PARTS)
+      expect(
+        files.some((file) => file.startsWith(`${part}/`)),
+        part,
+      ).toBe(true);
   });
 
   test('imports go down the table and cross a part only through its internal.ts', () => {
@@ -73,7 +85,8 @@ describe('the architecture', () => {
         const targetPart = target[0]!;
         if (targetPart === part) continue;
         if (!MAY_IMPORT[part]!.includes(targetPart)) violations.push(`${file} imports ${specifier}: ${part}/ may not import ${targetPart}/`);
-        else if (target.slice(1).join('/') !== 'internal.js') violations.push(`${file} imports ${specifier}: cross into ${targetPart}/ through its internal.js`);
+        else if (target.slice(1).join('/') !== 'internal.js')
+          violations.push(`${file} imports ${specifier}: cross into ${targetPart}/ through its internal.js`);
       }
     }
     expect(violations).toEqual([]);
@@ -93,11 +106,19 @@ describe('the architecture', () => {
     expect(allowed.length).toBeGreaterThan(30);
     expect(allowed.filter((arrow) => !used.has(arrow))).toEqual([]);
     // Each part may import only parts listed above it, so the table is an order with no loop.
-    for (const [index, part] of PARTS.entries()) for (const target of MAY_IMPORT[part]!) expect(PARTS.indexOf(target), `${part} -> ${target}`).toBeLessThan(index);
+    for (const [index, part] of PARTS.entries())
+      for (const target of MAY_IMPORT[part]!) expect(PARTS.indexOf(target), `${part} -> ${target}`).toBeLessThan(index);
   });
 
   test('no file imports a file that imports it back, not even for a type', () => {
-    const graph = new Map(files.map((file) => [file, importsOf(file).filter((specifier) => specifier.startsWith('.')).map((specifier) => join(file, '..', specifier).replace(/\.js$/, '.ts'))]));
+    const graph = new Map(
+      files.map((file) => [
+        file,
+        importsOf(file)
+          .filter((specifier) => specifier.startsWith('.'))
+          .map((specifier) => join(file, '..', specifier).replace(/\.js$/, '.ts')),
+      ]),
+    );
     const cycles: string[] = [];
     const state = new Map<string, 'open' | 'done'>();
     const visit = (file: string, path: string[]): void => {
@@ -114,17 +135,25 @@ describe('the architecture', () => {
     expect(cycles).toEqual([]);
   });
 
-  test('no part imports another part\'s public index.ts, which is the package\'s entry only', () => {
+  test("no part imports another part's public index.ts, which is the package's entry only", () => {
     const publicEntries = PARTS.filter((part) => files.includes(`${part}/index.ts`));
     expect(publicEntries.sort()).toEqual(['fake-provider', 'proxy', 'recordings', 'replay', 'runtime', 'testkit']);
-    const offenders = files.flatMap((file) => importsOf(file).filter((specifier) => /^\.\.\/[a-z-]+\/index\.js$/.test(specifier)).map((specifier) => `${file} imports ${specifier}`));
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => /^\.\.\/[a-z-]+\/index\.js$/.test(specifier))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
     expect(offenders).toEqual([]);
   });
 
-  test('guard/ imports only Node\'s own modules and its own files, so its preload stays light', () => {
+  test("guard/ imports only Node's own modules and its own files, so its preload stays light", () => {
     const guardFiles = files.filter((file) => file.startsWith('guard/'));
     expect(guardFiles.length).toBeGreaterThanOrEqual(5);
-    const foreign = guardFiles.flatMap((file) => importsOf(file).filter((specifier) => !specifier.startsWith('node:') && !specifier.startsWith('./')).map((specifier) => `${file} imports ${specifier}`));
+    const foreign = guardFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => !specifier.startsWith('node:') && !specifier.startsWith('./'))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
     expect(foreign).toEqual([]);
   });
 
@@ -144,7 +173,8 @@ describe('the architecture', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
     const subpaths = Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json');
     expect(subpaths.sort()).toEqual(['./fake-provider', './proxy', './recordings', './replay', './runtime', './testkit']);
-    for (const subpath of subpaths) expect(manifest.exports[subpath], subpath).toEqual({ types: `./dist/${subpath.slice(2)}/index.d.ts`, default: `./dist/${subpath.slice(2)}/index.js` });
+    for (const subpath of subpaths)
+      expect(manifest.exports[subpath], subpath).toEqual({ types: `./dist/${subpath.slice(2)}/index.d.ts`, default: `./dist/${subpath.slice(2)}/index.js` });
   });
 
   test('a public entry lists its exports by name: no export * in any index.ts or internal.ts', () => {

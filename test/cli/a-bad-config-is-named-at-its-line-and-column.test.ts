@@ -49,7 +49,19 @@ describe('a bad modeltape.config.json', () => {
 
   test('that does not fit the schema names each bad field at its own line and column, in file order', async () => {
     const config = `${dir}/schema.config.json`;
-    writeFileSync(config, ['{', '  "normalizers": [', '    { "path": ".metadata.request_id" },', '    { "pathh": ".user", "placeholder": 3 }', '  ],', '  "upstreams": { "vllm": 8000 }', '}', ''].join('\n'));
+    writeFileSync(
+      config,
+      [
+        '{',
+        '  "normalizers": [',
+        '    { "path": ".metadata.request_id" },',
+        '    { "pathh": ".user", "placeholder": 3 }',
+        '  ],',
+        '  "upstreams": { "vllm": 8000 }',
+        '}',
+        '',
+      ].join('\n'),
+    );
     const { code, stderr } = await rekeyWith(config);
     expect(code).toBe(1);
     const located = stderr.split('\n').filter((line) => line.startsWith(`  ${config}:`));

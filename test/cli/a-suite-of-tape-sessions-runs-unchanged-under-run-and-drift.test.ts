@@ -26,7 +26,11 @@ test('asks the model', async () => {
 });
 `;
 
-function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; timedOut: boolean }> {
+function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; timedOut: boolean }> {
   return new Promise((resolve) => {
     const started = performance.now();
     // As a developer's shell would be: no CI (the advice under CI says CI only replays).
@@ -53,7 +57,10 @@ describe('a suite of openTape sessions', () => {
   const setUp = async () => {
     const tape = `${dir}/suite.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Ship to Paris' }],
+      });
     });
     const suite = `${dir}/suite.test.mjs`;
     writeFileSync(suite, SUITE);
@@ -73,9 +80,14 @@ describe('a suite of openTape sessions', () => {
 
   test('under modeltape drift, the drift inside the sessions is reported, with the tape it drifted from', async () => {
     const { tape, suite } = await setUp();
-    const result = await runMain(['drift', '--json', '--', process.execPath, '--test', '--test-reporter=tap', suite], { env: { SUITE_TAPE: tape, SUITE_PROMPT: 'Ship to Lyon' } });
+    const result = await runMain(['drift', '--json', '--', process.execPath, '--test', '--test-reporter=tap', suite], {
+      env: { SUITE_TAPE: tape, SUITE_PROMPT: 'Ship to Lyon' },
+    });
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { totals: { requests: number; drifted: number }; drifts: Array<{ tape?: string; differences: Array<{ path: string }> }> };
+    const report = JSON.parse(result.stdout) as {
+      totals: { requests: number; drifted: number };
+      drifts: Array<{ tape?: string; differences: Array<{ path: string }> }>;
+    };
     expect(report.totals).toMatchObject({ requests: 1, drifted: 1 });
     expect(report.drifts).toHaveLength(1);
     expect(report.drifts[0]!.tape).toBe(tape);
@@ -86,7 +98,9 @@ describe('a suite of openTape sessions', () => {
     const { suite } = await setUp();
     const result = await runNode(['--test', '--test-reporter=tap', suite], { SUITE_TAPE: `${dir}/never-recorded.jsonl` }, 20_000);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`Tape ${dir}/never-recorded.jsonl does not exist. Record it with MODELTAPE_MODE=auto node --test ${suite.slice(suite.indexOf('test-output'))} (with a real key set), then commit the tape.`);
+    expect(result.stdout).toContain(
+      `Tape ${dir}/never-recorded.jsonl does not exist. Record it with MODELTAPE_MODE=auto node --test ${suite.slice(suite.indexOf('test-output'))} (with a real key set), then commit the tape.`,
+    );
   });
 
   test('a node:test file whose test fails before close() does not hang the runner', async () => {

@@ -27,7 +27,13 @@ describe('modeltape drift', () => {
     await recordTape(tape, async ({ openai }) => {
       const client = new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 });
       for (const content of ['Ship the parcel to Paris', 'How long will it take?', 'Thanks']) {
-        await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are a shipping assistant.' }, { role: 'user', content }] });
+        await client.chat.completions.create({
+          model: 'gpt-4o',
+          messages: [
+            { role: 'system', content: 'You are a shipping assistant.' },
+            { role: 'user', content },
+          ],
+        });
       }
     });
   });
@@ -45,11 +51,17 @@ describe('modeltape drift', () => {
 
   test('--json prints the report for machines, and --html writes a page', async () => {
     const html = `${dir}/report/drift.html`;
-    const result = await runMain(['drift', '--tape', tape, '--json', '--html', html, '--', process.execPath, agent], { env: { CITY: 'Lyon' }, cwd: process.cwd() });
+    const result = await runMain(['drift', '--tape', tape, '--json', '--html', html, '--', process.execPath, agent], {
+      env: { CITY: 'Lyon' },
+      cwd: process.cwd(),
+    });
     expect(result.code).toBe(1);
     // stdout holds the report alone: the command's own output went to stderr.
     expect(result.stderr).toContain('agent done');
-    const report = JSON.parse(result.stdout) as { totals: { drifted: number }; drifts: Array<{ nearest: { line: number }; differences: Array<{ path: string }> }> };
+    const report = JSON.parse(result.stdout) as {
+      totals: { drifted: number };
+      drifts: Array<{ nearest: { line: number }; differences: Array<{ path: string }> }>;
+    };
     expect(report.totals.drifted).toBe(1);
     expect(report.drifts[0]!.nearest.line).toBe(2);
     expect(report.drifts[0]!.differences.map((difference) => difference.path)).toEqual(['.messages[1].content']);

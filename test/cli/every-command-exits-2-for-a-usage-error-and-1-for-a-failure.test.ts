@@ -32,7 +32,10 @@ describe('exit status 2: a usage error, said on stderr, with nothing started', (
   test('in every command: an unknown flag, and a value given to a flag that takes none', async () => {
     const checked: string[] = [];
     for (const command of COMMANDS) {
-      for (const args of [[command, '--nope'], [command, '--help=yes']]) {
+      for (const args of [
+        [command, '--nope'],
+        [command, '--help=yes'],
+      ]) {
         const result = await modeltape(args);
         expect(result.code, args.join(' ')).toBe(2);
         expect(result.stdout, args.join(' ')).toBe('');
@@ -109,7 +112,10 @@ describe('exit status 1: a failure', () => {
       [['fake', '--script', join(dir, 'absent.script.jsonl')], `Could not read FakeProvider script ${join(dir, 'absent.script.jsonl')}`],
       [['rekey', broken, '--config', badConfig], `Config file ${badConfig}`],
       [['rekey', broken, '--config', join(dir, 'absent.config.json')], `Config file ${join(dir, 'absent.config.json')} does not exist.`],
-      [['inspect', broken, '--unused', '--config', join(dir, 'absent.config.json'), '--', 'true'], `Config file ${join(dir, 'absent.config.json')} does not exist.`],
+      [
+        ['inspect', broken, '--unused', '--config', join(dir, 'absent.config.json'), '--', 'true'],
+        `Config file ${join(dir, 'absent.config.json')} does not exist.`,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await modeltape(args);

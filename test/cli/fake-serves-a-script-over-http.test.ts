@@ -28,8 +28,15 @@ describe('modeltape fake', () => {
     const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
     expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] })).choices[0]!.message.content).toBe('pong');
     const first = await client.chat.completions.create({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'weather?' }] });
-    expect(first.choices[0]!.message).toMatchObject({ content: 'Checking.', tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
-    const second = await client.chat.completions.create({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'weather?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: 'call_1', content: 'rain' }] });
+    expect(first.choices[0]!.message).toMatchObject({
+      content: 'Checking.',
+      tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    });
+    const second = await client.chat.completions.create({
+      model: 'gpt-4o',
+      tools,
+      messages: [{ role: 'user', content: 'weather?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: 'call_1', content: 'rain' }],
+    });
     expect(second.choices[0]!.message.content).toBe('It rains.');
     const result = await fake.stop('SIGTERM');
     expect(result.code).toBe(0);
@@ -40,7 +47,9 @@ describe('modeltape fake', () => {
     const fake = running(await startMain(['fake']));
     const url = fake.firstLine.slice('modeltape fake listening on '.length);
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: `${url}/openai/v1`, maxRetries: 0 });
-    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(/fake answer/);
+    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(
+      /fake answer/,
+    );
     expect((await fake.stop('SIGINT')).code).toBe(0);
   });
 

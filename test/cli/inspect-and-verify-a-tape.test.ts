@@ -17,7 +17,11 @@ describe('modeltape inspect and verify', () => {
       await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'one' }] });
       await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'two' }] });
       await client.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'three' }] }).finalChatCompletion();
-      await new Anthropic({ apiKey: 'fake-key', baseURL: anthropic, maxRetries: 0 }).messages.create({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: 'four' }] });
+      await new Anthropic({ apiKey: 'fake-key', baseURL: anthropic, maxRetries: 0 }).messages.create({
+        model: 'claude-opus-4-8',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'four' }],
+      });
     });
   });
 
@@ -27,7 +31,9 @@ describe('modeltape inspect and verify', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe(`${tape}: 4 exchanges (tape schemaVersion 2, written by modeltape@0.1.0)`);
     expect(lines[1]).toMatch(/upstream\s+endpoint\s+model\s+exchanges\s+streamed\s+request\s+response\s+source/);
-    expect(lines.find((line) => line.includes('gpt-4.1-nano'))).toMatch(/openai\s+POST \/v1\/chat\/completions\s+gpt-4\.1-nano\s+2\s+0\s+[\d.]+ B\s+[\d.]+ KB\s+2 live/);
+    expect(lines.find((line) => line.includes('gpt-4.1-nano'))).toMatch(
+      /openai\s+POST \/v1\/chat\/completions\s+gpt-4\.1-nano\s+2\s+0\s+[\d.]+ B\s+[\d.]+ KB\s+2 live/,
+    );
     expect(lines.find((line) => line.includes('gpt-4o '))).toMatch(/\s1\s+1\s/);
     expect(lines.find((line) => line.includes('claude-opus-4-8'))).toMatch(/anthropic\s+POST \/v1\/messages/);
     const json = JSON.parse((await runMain(['inspect', tape, '--json'])).stdout) as { groups: Array<{ exchanges: number }> };

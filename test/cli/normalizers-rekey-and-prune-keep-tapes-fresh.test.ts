@@ -8,26 +8,41 @@ import { recordTape } from '../support/record-tape.js';
 import { runMain } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const withTime = (time: string, requestId: string) => ({ model: 'gpt-4o', metadata: { request_id: requestId }, messages: [{ role: 'user', content: `It is ${time}. What should I do today?` }] });
+const withTime = (time: string, requestId: string) => ({
+  model: 'gpt-4o',
+  metadata: { request_id: requestId },
+  messages: [{ role: 'user', content: `It is ${time}. What should I do today?` }],
+});
 
 describe('keeping tapes fresh', () => {
   const dir = tempDir({ inProject: true });
 
   test('config normalizers key volatile parts identically at record and replay, and the tape header says how it was keyed', async () => {
     const config = `${dir}/modeltape.config.json`;
-    writeFileSync(config, JSON.stringify({ _note: 'volatile fields', normalizers: [{ path: '.metadata.request_id' }, { pattern: '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z', placeholder: '<timestamp>' }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        _note: 'volatile fields',
+        normalizers: [{ path: '.metadata.request_id' }, { pattern: '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z', placeholder: '<timestamp>' }],
+      }),
+    );
     const tape = `${dir}/normalized.jsonl`;
     const standIn = await startStandInUpstream();
     const recorder = await openTape(tape, { mode: 'record', allowRecordInCi: true, config, upstreams: { openai: standIn.url } });
     await new OpenAI({ apiKey: 'k', fetch: recorder.fetch, maxRetries: 0 }).chat.completions.create(withTime('2026-11-30T09:00:00.000Z', 'req-1') as never);
     await recorder.close();
     await standIn.close();
-    expect(loadTape(tape).header.keyRules.normalizers).toEqual([{ path: '.metadata.request_id' }, { pattern: '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z', placeholder: '<timestamp>' }]);
+    expect(loadTape(tape).header.keyRules.normalizers).toEqual([
+      { path: '.metadata.request_id' },
+      { pattern: '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z', placeholder: '<timestamp>' },
+    ]);
     // The stored body keeps what was sent.
     expect(JSON.stringify(loadTape(tape).exchanges[0]!.exchange.request.body)).toContain('2026-11-30T09:00:00.000Z');
 
     const replay = await openTape(tape, { config });
-    const later = await new OpenAI({ apiKey: 'k', fetch: replay.fetch, maxRetries: 0 }).chat.completions.create(withTime('2026-12-01T17:45:12.345Z', 'req-2') as never);
+    const later = await new OpenAI({ apiKey: 'k', fetch: replay.fetch, maxRetries: 0 }).chat.completions.create(
+      withTime('2026-12-01T17:45:12.345Z', 'req-2') as never,
+    );
     expect(later.choices[0]!.message.content).toContain('Galaxy Day');
     expect(await replay.close()).toMatchObject({ hits: 1, misses: 0 });
   });
@@ -36,7 +51,10 @@ describe('keeping tapes fresh', () => {
     const tape = `${dir}/rekey.jsonl`;
     await recordTape(tape, async ({ openai }) => {
       await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create(withTime('2026-11-30T09:00:00.000Z', 'req-1') as never);
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no time here' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'no time here' }],
+      });
     });
     const config = `${dir}/rekey.config.json`;
     writeFileSync(config, JSON.stringify({ normalizers: [{ path: '.metadata.request_id' }] }));
@@ -65,7 +83,10 @@ describe('keeping tapes fresh', () => {
       await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'stale' }] });
     });
     const script = `${dir}/uses-one.mjs`;
-    writeFileSync(script, "import OpenAI from 'openai';\nawait new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'kept' }] });\n");
+    writeFileSync(
+      script,
+      "import OpenAI from 'openai';\nawait new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'kept' }] });\n",
+    );
     const unused = await runMain(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: process.cwd() });
     expect(unused.code).toBe(0);
     expect(unused.stdout).toContain(`${tape}: 1 of 2 exchanges unused by`);
@@ -73,11 +94,16 @@ describe('keeping tapes fresh', () => {
 
     const before = readFileSync(tape, 'utf8').split('\n');
     // Auto mode may go upstream for a miss, so it gets no placeholder key: the script brings one.
-    const pruned = await runMain(['run', '--tape', tape, '--mode', 'auto', '--prune', '--', process.execPath, script], { cwd: process.cwd(), env: { OPENAI_API_KEY: 'fake-key' } });
+    const pruned = await runMain(['run', '--tape', tape, '--mode', 'auto', '--prune', '--', process.execPath, script], {
+      cwd: process.cwd(),
+      env: { OPENAI_API_KEY: 'fake-key' },
+    });
     expect(pruned.code).toBe(0);
     const after = readFileSync(tape, 'utf8').split('\n');
     expect(after).toEqual([before[0], before[1], '']);
-    expect((await runMain(['run', '--tape', tape, '--prune', '--', process.execPath, script])).stderr).toContain('--prune drops the exchanges a run did not use, so it needs --mode auto');
+    expect((await runMain(['run', '--tape', tape, '--prune', '--', process.execPath, script])).stderr).toContain(
+      '--prune drops the exchanges a run did not use, so it needs --mode auto',
+    );
   });
 
   test('a config file with an unknown field names it and the nearest known one', async () => {

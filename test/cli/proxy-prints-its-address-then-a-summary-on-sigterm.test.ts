@@ -12,7 +12,10 @@ describe('modeltape proxy', () => {
   test.each(['SIGTERM', 'SIGINT'] as const)('prints exactly its address on the first line, serves the tape, and on %s prints the summary', async (signal) => {
     const tape = `${dir}/cli-proxy.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4.1-nano',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
     const proxy = running(await startMain(['proxy', '--tape', tape]));
     expect(proxy.firstLine).toMatch(/^modeltape proxy listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -38,7 +41,11 @@ describe('modeltape proxy', () => {
     // A stream the upstream holds open until the proxy has been told to stop.
     let release!: () => void;
     standIn.beforeFrame = (index) => (index === 3 ? new Promise<void>((resolve) => (release = resolve)) : undefined);
-    const response = fetch(`${url}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","stream":true,"messages":[]}' });
+    const response = fetch(`${url}/openai/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","stream":true,"messages":[]}',
+    });
     const reader = (await response).body!.getReader();
     await reader.read();
     proxy.child.kill('SIGTERM');

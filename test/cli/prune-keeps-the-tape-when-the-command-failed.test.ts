@@ -18,7 +18,10 @@ describe('run --mode auto --prune', () => {
     });
     // The suite crashes (a bug, a flaky assertion, a Ctrl-C) after its first request.
     const script = `${dir}/crashes.mjs`;
-    writeFileSync(script, "const base = process.env.OPENAI_BASE_URL;\nawait (await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'step one' }] }) })).arrayBuffer();\nthrow new Error('test failed');\n");
+    writeFileSync(
+      script,
+      "const base = process.env.OPENAI_BASE_URL;\nawait (await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'step one' }] }) })).arrayBuffer();\nthrow new Error('test failed');\n",
+    );
     const result = await runMain(['run', '--tape', tape, '--mode', 'auto', '--prune', '--', process.execPath, script], { env: { OPENAI_API_KEY: 'fake-key' } });
     expect(result.code).toBe(1);
     // Today: "step two" is gone from the tape, although nothing says it is stale.

@@ -13,7 +13,9 @@ describe('modeltape rekey and colliding keys', () => {
     const ask = (content: string) => JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
     await recordTape(tape, async ({ openai }) => {
       for (const content of ['Ship to <city>', 'Ship to Paris']) {
-        await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ask(content) })).arrayBuffer();
+        await (
+          await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ask(content) })
+        ).arrayBuffer();
       }
     });
     const config = `${dir}/cities.config.json`;

@@ -45,16 +45,28 @@ describe('modeltape rekey FILE…', () => {
       `${dir}/tapes/checkout/plain.jsonl: would be rewritten (dry run)`,
       'rekey: 3 tapes: 3 would be rewritten (2 of 5 keys changed), 0 unchanged; dry run, nothing written',
     ]);
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}line 3: [0-9a-f]{12}… → [0-9a-f]{12}… POST \/v1\/chat\/completions \(openai\): normalizer \{"path":".metadata.request_id"\} \(added\) at .metadata.request_id$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {2}line 3: [0-9a-f]{12}… → [0-9a-f]{12}… POST \/v1\/chat\/completions \(openai\): normalizer \{"path":".metadata.request_id"\} \(added\) at .metadata.request_id$/,
+      ),
+    );
     expect(readFileSync(`${dir}/tapes/chat.jsonl`, 'utf8')).toBe(before);
   });
 
   test('takes several files and globs, rewrites each tape, and sums up; a second pass changes nothing', async () => {
     const config = setUp();
-    const result = await modeltape(['rekey', `${dir}/tapes/chat.jsonl`, `${dir}/tapes/checkout/p{ay,lain}.json?`, `${dir}/tapes/chat.jsonl`, '--config', config]);
+    const result = await modeltape([
+      'rekey',
+      `${dir}/tapes/chat.jsonl`,
+      `${dir}/tapes/checkout/p{ay,lain}.json?`,
+      `${dir}/tapes/chat.jsonl`,
+      '--config',
+      config,
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('rekey: 3 tapes: 3 rewritten (2 of 5 keys changed), 0 unchanged');
-    for (const tape of ['chat', 'checkout/pay', 'checkout/plain']) expect(loadTape(`${dir}/tapes/${tape}.jsonl`).header.keyRules.normalizers).toEqual([{ path: '.metadata.request_id' }]);
+    for (const tape of ['chat', 'checkout/pay', 'checkout/plain'])
+      expect(loadTape(`${dir}/tapes/${tape}.jsonl`).header.keyRules.normalizers).toEqual([{ path: '.metadata.request_id' }]);
     const again = await modeltape(['rekey', `${dir}/tapes/*.jsonl`, `${dir}/tapes/checkout/*.jsonl`, '--config', config]);
     expect(again.stdout.trimEnd().split('\n').at(-1)).toBe('rekey: 3 tapes: 0 rewritten (0 of 5 keys changed), 3 unchanged');
   });
@@ -64,7 +76,9 @@ describe('modeltape rekey FILE…', () => {
     const before = readFileSync(`${dir}/tapes/chat.jsonl`, 'utf8');
     const result = await modeltape(['rekey', `${dir}/tapes/chat.jsonl`, `${dir}/tapes/*.jsnol`, '--config', config]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`modeltape: modeltape rekey: no tape matches "${dir}/tapes/*.jsnol" (the other arguments match 1 file; nothing was rekeyed). Check the path, or quote a glob: 'tapes/**/*.jsonl'.\n`);
+    expect(result.stderr).toBe(
+      `modeltape: modeltape rekey: no tape matches "${dir}/tapes/*.jsnol" (the other arguments match 1 file; nothing was rekeyed). Check the path, or quote a glob: 'tapes/**/*.jsonl'.\n`,
+    );
     expect(readFileSync(`${dir}/tapes/chat.jsonl`, 'utf8')).toBe(before);
     expect((await modeltape(['rekey', `${dir}/nowhere/*.jsonl`])).code).toBe(2);
     expect((await modeltape(['rekey'])).code).toBe(2);

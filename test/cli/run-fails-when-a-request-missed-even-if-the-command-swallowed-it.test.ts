@@ -10,16 +10,21 @@ describe('modeltape run', () => {
 
   const recordHello = (tape: string) =>
     recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4.1-nano',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
 
   test('gives the command OPENAI_BASE_URL, ANTHROPIC_BASE_URL and MODELTAPE_URL, and a placeholder key in replay', async () => {
     const tape = `${dir}/env.jsonl`;
     await recordHello(tape);
     const script = `${dir}/print-env.mjs`;
-    writeFileSync(script, "console.log(JSON.stringify(process.env))\n");
+    writeFileSync(script, 'console.log(JSON.stringify(process.env))\n');
     // The script asks nothing: --allow-empty accepts a replay no request reached.
-    const result = await runMain(['run', '--tape', tape, '--allow-empty', '--', process.execPath, script], { env: { NODE_OPTIONS: '--max-old-space-size=512', OPENAI_API_BASE: 'https://api.openai.com/v1' } });
+    const result = await runMain(['run', '--tape', tape, '--allow-empty', '--', process.execPath, script], {
+      env: { NODE_OPTIONS: '--max-old-space-size=512', OPENAI_API_BASE: 'https://api.openai.com/v1' },
+    });
     expect(result.code).toBe(0);
     const env = JSON.parse(result.stdout.trim()) as Record<string, string>;
     expect(env.MODELTAPE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -33,7 +38,9 @@ describe('modeltape run', () => {
     expect(env.NODE_OPTIONS).toMatch(/^--import=file:\/\/\S+\/guard\/preload\.js --max-old-space-size=512$/);
     for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy', 'ALL_PROXY']) expect(env[name], name).toBe(env.MODELTAPE_URL);
     expect(env.NO_PROXY).toBe('localhost,127.0.0.1,::1,[::1]');
-    expect(env.MODELTAPE_GUARD_HOSTS!.split(',')).toEqual(expect.arrayContaining(['api.openai.com', 'api.anthropic.com', 'generativelanguage.googleapis.com', '127.0.0.1:11434', 'api.smith.langchain.com']));
+    expect(env.MODELTAPE_GUARD_HOSTS!.split(',')).toEqual(
+      expect.arrayContaining(['api.openai.com', 'api.anthropic.com', 'generativelanguage.googleapis.com', '127.0.0.1:11434', 'api.smith.langchain.com']),
+    );
     expect(result.stderr).toContain('no request reached a tape; accepted (--allow-empty)');
   });
 
@@ -51,7 +58,10 @@ describe('modeltape run', () => {
     const tape = `${dir}/ok.jsonl`;
     await recordHello(tape);
     const script = `${dir}/ask.mjs`;
-    writeFileSync(script, "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content.slice(0, 40));\n");
+    writeFileSync(
+      script,
+      "import OpenAI from 'openai';\nconst c = await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'hi' }] });\nconsole.log(c.choices[0].message.content.slice(0, 40));\n",
+    );
     const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
     expect(result.stderr).toContain('1 hit, 0 misses');
     expect(result.stdout).toContain('Galaxy Day');
@@ -62,7 +72,10 @@ describe('modeltape run', () => {
     const tape = `${dir}/swallow.jsonl`;
     await recordHello(tape);
     const script = `${dir}/swallow.mjs`;
-    writeFileSync(script, "import OpenAI from 'openai';\ntry { await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'drifted' }] }); } catch { console.log('swallowed'); }\n");
+    writeFileSync(
+      script,
+      "import OpenAI from 'openai';\ntry { await new OpenAI({ maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'drifted' }] }); } catch { console.log('swallowed'); }\n",
+    );
     const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: process.cwd() });
     expect(result.stdout).toContain('swallowed');
     expect(result.stderr).toContain('0 hits, 1 miss');
@@ -81,7 +94,9 @@ describe('modeltape run', () => {
   });
 
   test('refuses to record in CI before starting the command', async () => {
-    const result = await runMain(['run', '--tape', `${dir}/ci.jsonl`, '--mode', 'record', '--', process.execPath, '-e', 'console.log("ran")'], { env: { CI: 'true' } });
+    const result = await runMain(['run', '--tape', `${dir}/ci.jsonl`, '--mode', 'record', '--', process.execPath, '-e', 'console.log("ran")'], {
+      env: { CI: 'true' },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('ran');
     expect(result.stderr).toContain('Refusing to record (--mode record) in CI');

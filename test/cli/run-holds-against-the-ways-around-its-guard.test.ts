@@ -47,7 +47,13 @@ console.log('hex port', await failed(new net.Socket().connect('0x1bb', 'api.open
 `,
     );
     const result = await runMain(['run', '--allow-empty', '--', process.execPath, script]);
-    expect(result.stdout.trim().split('\n')).toEqual(['localhost MODELTAPE_BLOCKED', '[::1] MODELTAPE_BLOCKED', '0.0.0.0 MODELTAPE_BLOCKED', 'fullwidth MODELTAPE_BLOCKED', 'hex port MODELTAPE_BLOCKED']);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'localhost MODELTAPE_BLOCKED',
+      '[::1] MODELTAPE_BLOCKED',
+      '0.0.0.0 MODELTAPE_BLOCKED',
+      'fullwidth MODELTAPE_BLOCKED',
+      'hex port MODELTAPE_BLOCKED',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('5 connections to a provider tried to leave the machine');
   });
@@ -55,9 +61,15 @@ console.log('hex port', await failed(new net.Socket().connect('0x1bb', 'api.open
   test('a worker given an environment of its own is guarded, and a process whose NODE_OPTIONS lost the preload is guarded from its first openTape on', async () => {
     const tape = `${dir}/lost-preload.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
-    writeFileSync(`${dir}/worker.mjs`, "import { parentPort } from 'node:worker_threads';\nfetch('https://api.openai.com/v1/models').then(() => parentPort.postMessage('ANSWERED'), (error) => parentPort.postMessage(error.cause?.code));\n");
+    writeFileSync(
+      `${dir}/worker.mjs`,
+      "import { parentPort } from 'node:worker_threads';\nfetch('https://api.openai.com/v1/models').then(() => parentPort.postMessage('ANSWERED'), (error) => parentPort.postMessage(error.cause?.code));\n",
+    );
     const script = `${dir}/lost.mjs`;
     writeFileSync(
       script,
@@ -86,12 +98,18 @@ console.log('child', child.stdout.trim(), child.stderr.trim().slice(0, 200));
   test('a session that asks to record inside a replay run is refused, and a removed report file fails the run', async () => {
     const tape = `${dir}/recording.jsonl`;
     const script = `${dir}/records.mjs`;
-    writeFileSync(script, `import { openTape } from 'modeltape/replay';\ntry { await openTape(${JSON.stringify(tape)}, { mode: 'auto', config: false }); console.log('OPENED'); } catch (error) { console.log(error.code); }\n`);
+    writeFileSync(
+      script,
+      `import { openTape } from 'modeltape/replay';\ntry { await openTape(${JSON.stringify(tape)}, { mode: 'auto', config: false }); console.log('OPENED'); } catch (error) { console.log(error.code); }\n`,
+    );
     const refused = await runMain(['run', '--allow-empty', '--', process.execPath, script]);
     expect(refused.stdout.trim()).toBe('recording_in_replay_run');
 
     const cleaner = `${dir}/cleans.mjs`;
-    writeFileSync(cleaner, "import { rmSync } from 'node:fs';\nimport { dirname } from 'node:path';\nrmSync(dirname(process.env.MODELTAPE_REPORT), { recursive: true, force: true });\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\n");
+    writeFileSync(
+      cleaner,
+      "import { rmSync } from 'node:fs';\nimport { dirname } from 'node:path';\nrmSync(dirname(process.env.MODELTAPE_REPORT), { recursive: true, force: true });\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\n",
+    );
     const cleaned = await runMain(['run', '--allow-empty', '--', process.execPath, cleaner]);
     expect(cleaned.code).toBe(1);
     expect(cleaned.stderr).toContain("the run's report file was removed while the command ran");
@@ -99,7 +117,10 @@ console.log('child', child.stdout.trim(), child.stderr.trim().slice(0, 200));
 
   test('no key reaches the summary: not from an argument, a failing command line, or a user-agent', async () => {
     const script = `${dir}/leaky.mjs`;
-    writeFileSync(script, "import { execFileSync } from 'node:child_process';\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\ntry { execFileSync('curl', ['-sS', '--max-time', '5', '-A', `curl/8 ${process.argv[1]}`, 'https://api.anthropic.com/v1/models']); } catch {}\nprocess.exit(3);\n");
+    writeFileSync(
+      script,
+      "import { execFileSync } from 'node:child_process';\ntry { await fetch('https://api.openai.com/v1/models'); } catch {}\ntry { execFileSync('curl', ['-sS', '--max-time', '5', '-A', `curl/8 ${process.argv[1]}`, 'https://api.anthropic.com/v1/models']); } catch {}\nprocess.exit(3);\n",
+    );
     const result = await runMain(['run', '--', process.execPath, '-e', `import(${JSON.stringify(script)})`, FAKE_KEY]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('tried to leave the machine');

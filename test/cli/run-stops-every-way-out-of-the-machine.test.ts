@@ -70,12 +70,16 @@ console.log('grandchild', grandchild.stdout.trim());
       'net → api.openai.com',
       'fetch → 127.0.0.1:11434/api/chat',
     ]) {
-      expect(result.stderr, line).toMatch(new RegExp(`${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(pid \\d+ ${who.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      expect(result.stderr, line).toMatch(
+        new RegExp(`${line.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(pid \\d+ ${who.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
+      );
     }
     expect(result.stderr).toMatch(/fetch → api\.openai\.com\/v1\/responses \(pid \d+ thread \d+ node /);
     expect(result.stderr).toMatch(/fetch → api\.anthropic\.com\/v1\/complete \(pid \d+ node\)/);
     // A host that is no provider is let through (here DNS fails) and listed, not failed.
-    expect(result.stderr).toMatch(/connections to other hosts off this machine \(not providers; listed, not failing\):\n {4}fetch → example\.com:443 \(pid \d+/);
+    expect(result.stderr).toMatch(
+      /connections to other hosts off this machine \(not providers; listed, not failing\):\n {4}fetch → example\.com:443 \(pid \d+/,
+    );
   });
 
   const hasCommand = (name: string): boolean => {
@@ -121,11 +125,18 @@ except Exception as error:
 
   test("catches the OpenAI Agents SDK's trace exporter (it ignores OPENAI_BASE_URL) and says how to turn it off; by default a replay turns it off", async () => {
     const script = `${dir}/agents.mjs`;
-    writeFileSync(script, "import { withTrace, getGlobalTraceProvider } from '@openai/agents';\nawait withTrace('a replayed run', async () => {});\nawait getGlobalTraceProvider().forceFlush();\n");
+    writeFileSync(
+      script,
+      "import { withTrace, getGlobalTraceProvider } from '@openai/agents';\nawait withTrace('a replayed run', async () => {});\nawait getGlobalTraceProvider().forceFlush();\n",
+    );
     // The SDK also turns tracing off under NODE_ENV=test, which the test runner sets.
-    const traced = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' } });
+    const traced = await runMain(['run', '--allow-empty', '--', process.execPath, script], {
+      env: { OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' },
+    });
     expect(traced.code).toBe(1);
-    expect(traced.stderr).toMatch(/fetch → api\.openai\.com\/v1\/traces\/ingest \(pid \d+ node [^)]*agents\.mjs\): the OpenAI Agents SDK's trace exporter \(it ignores OPENAI_BASE_URL\)/);
+    expect(traced.stderr).toMatch(
+      /fetch → api\.openai\.com\/v1\/traces\/ingest \(pid \d+ node [^)]*agents\.mjs\): the OpenAI Agents SDK's trace exporter \(it ignores OPENAI_BASE_URL\)/,
+    );
     expect(traced.stderr).toContain('OPENAI_AGENTS_DISABLE_TRACING=1');
 
     const quiet = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { NODE_ENV: 'development' } });
@@ -136,7 +147,10 @@ except Exception as error:
   test("LangChain's ChatOpenAI, which reads a leftover OPENAI_API_BASE before OPENAI_BASE_URL, replays from the run's proxy", async () => {
     const tape = `${dir}/langchain.jsonl`;
     const script = `${dir}/langchain.mjs`;
-    writeFileSync(script, "import { ChatOpenAI } from '@langchain/openai';\nconst answer = await new ChatOpenAI({ model: 'gpt-4.1-nano', maxRetries: 0 }).invoke('hi');\nconsole.log('answer', String(answer.content).slice(0, 20));\n");
+    writeFileSync(
+      script,
+      "import { ChatOpenAI } from '@langchain/openai';\nconst answer = await new ChatOpenAI({ model: 'gpt-4.1-nano', maxRetries: 0 }).invoke('hi');\nconsole.log('answer', String(answer.content).slice(0, 20));\n",
+    );
     // Record what ChatOpenAI sends, through a proxy in record mode.
     await recordTape(tape, async ({ openai }) => {
       // Asynchronously: the recording proxy answers from this process.

@@ -28,9 +28,17 @@ import { EscapeGuard } from '../../dist/replay/internal.js';
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-const ENTRIES = Object.keys(PACKAGE.exports).filter((subpath) => subpath !== './package.json').map((subpath) => `modeltape${subpath.slice(1)}`);
+const ENTRIES = Object.keys(PACKAGE.exports)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => `modeltape${subpath.slice(1)}`);
 const RUNNABLE = new Set(['ts', 'js', 'mjs', 'typescript', 'javascript']);
 
 interface Block {
@@ -51,7 +59,8 @@ function blocksOf(file: string): Block[] {
     const fence = open[1]!;
     const start = index;
     const body: string[] = [];
-    for (index++; index < lines.length && !(lines[index]!.startsWith(fence) && lines[index]!.slice(fence.length).trim() === ''); index++) body.push(lines[index]!);
+    for (index++; index < lines.length && !(lines[index]!.startsWith(fence) && lines[index]!.slice(fence.length).trim() === ''); index++)
+      body.push(lines[index]!);
     if (index >= lines.length) throw new Error(`${file}:${start + 1}: a code block is never closed`);
     blocks.push({ file, line: start + 1, language: open[2]!.toLowerCase(), flags: open[3]!.split(/\s+/).filter(Boolean), code: `${body.join('\n')}\n` });
   }
@@ -80,7 +89,11 @@ function importsOf(block: Block): Array<{ specifier: string; names: string[]; li
     if (match[1] === undefined) {
       const clause = match[2]!;
       const named = /\{([^}]*)\}/.exec(clause);
-      const before = clause.replace(/\{[^}]*\}/, '').replace(/\*\s+as\s+\w+/, '').replace(/,/g, ' ').trim();
+      const before = clause
+        .replace(/\{[^}]*\}/, '')
+        .replace(/\*\s+as\s+\w+/, '')
+        .replace(/,/g, ' ')
+        .trim();
       if (before !== '') names.push('default');
       for (const part of named?.[1]?.split(',') ?? []) {
         const words = part.trim().split(/\s+/).filter(Boolean);
@@ -100,7 +113,8 @@ async function checkImports(block: Block): Promise<void> {
     if (specifier.startsWith('modeltape')) {
       expect(ENTRIES, `${where(block, line)}: "${specifier}" is not an entry of package.json exports`).toContain(specifier);
     }
-    if (specifier.startsWith('.') || specifier.startsWith('/')) throw new Error(`${where(block, line)}: an example imports "${specifier}"; import the package (modeltape/…) or a dependency`);
+    if (specifier.startsWith('.') || specifier.startsWith('/'))
+      throw new Error(`${where(block, line)}: an example imports "${specifier}"; import the package (modeltape/…) or a dependency`);
     const module = (await import(specifier)) as Record<string, unknown>;
     for (const name of names) {
       if (!(name in module)) throw new Error(`${where(block, line)}: "${specifier}" exports no ${name === 'default' ? 'default' : `"${name}"`}`);
@@ -133,7 +147,9 @@ async function run(block: Block): Promise<void> {
   const guard = new EscapeGuard(providerHosts(buildUpstreamTable()));
   // An example is a program, not a test: hide this test from modeltape's currentTest(), or
   // tapeForCurrentTest() and assertRenderedSnapshot() would write beside this file.
-  const runner = (globalThis as unknown as Record<symbol, { getState(): Record<string, unknown>; setState(state: Record<string, unknown>): void }>)[Symbol.for('expect-global')]!;
+  const runner = (globalThis as unknown as Record<symbol, { getState(): Record<string, unknown>; setState(state: Record<string, unknown>): void }>)[
+    Symbol.for('expect-global')
+  ]!;
   const { currentTestName, testPath } = runner.getState();
   runner.setState({ currentTestName: undefined, testPath: undefined });
   guard.start();
@@ -146,7 +162,10 @@ async function run(block: Block): Promise<void> {
     // Point at the line of the page: the script's line n is the page's fence line + n.
     const at = new RegExp(`${script.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+)`).exec(String((error as Error)?.stack ?? ''));
     const line = at ? Number(at[1]) : 0;
-    throw new Error(`${where(block, line)}: the example ${line ? 'fails here' : `starting at ${where(block)} fails`}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    throw new Error(
+      `${where(block, line)}: the example ${line ? 'fails here' : `starting at ${where(block)} fails`}: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
   } finally {
     process.chdir(previous);
     guard.stop();
@@ -191,7 +210,9 @@ describe('every example in the docs runs', () => {
 
   test('the README has a program for every public entry, and every page it links to exists', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const importedByReadme = new Set(PROGRAMS.filter((block) => block.file === 'README.md').flatMap((block) => importsOf(block).map((entry) => entry.specifier)));
+    const importedByReadme = new Set(
+      PROGRAMS.filter((block) => block.file === 'README.md').flatMap((block) => importsOf(block).map((entry) => entry.specifier)),
+    );
     expect(ENTRIES.filter((entry) => !importedByReadme.has(entry))).toEqual([]);
     const links = [...readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThan(0);
@@ -200,20 +221,37 @@ describe('every example in the docs runs', () => {
 
   test('every link between the pages reaches a page and a heading that exist', () => {
     // GitHub's heading anchors: lower case, punctuation dropped, each space a hyphen.
-    const slug = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
-    const anchors = new Map(PAGES.map((page) => [page, new Set(readFileSync(join(ROOT, page), 'utf8').split('\n').filter((line) => /^#{1,6} /.test(line)).map((line) => slug(line.replace(/^#+ /, ''))))]));
+    const slug = (heading: string) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .trim()
+        .replace(/\s/g, '-');
+    const anchors = new Map(
+      PAGES.map((page) => [
+        page,
+        new Set(
+          readFileSync(join(ROOT, page), 'utf8')
+            .split('\n')
+            .filter((line) => /^#{1,6} /.test(line))
+            .map((line) => slug(line.replace(/^#+ /, ''))),
+        ),
+      ]),
+    );
     const broken: string[] = [];
     let checked = 0;
     for (const page of PAGES) {
-      readFileSync(join(ROOT, page), 'utf8').split('\n').forEach((text, index) => {
-        for (const [, target, anchor] of text.matchAll(/\]\(([^)#\s]*\.md)?(?:#([^)\s]+))?\)/g)) {
-          if (target === undefined && anchor === undefined) continue;
-          const file = target === undefined ? page : join(page.includes('/') ? page.slice(0, page.lastIndexOf('/')) : '', target).replace(/^\.\//, '');
-          checked++;
-          if (!anchors.has(file)) broken.push(`${page}:${index + 1}: no page ${file}`);
-          else if (anchor !== undefined && !anchors.get(file)!.has(anchor)) broken.push(`${page}:${index + 1}: ${file} has no heading #${anchor}`);
-        }
-      });
+      readFileSync(join(ROOT, page), 'utf8')
+        .split('\n')
+        .forEach((text, index) => {
+          for (const [, target, anchor] of text.matchAll(/\]\(([^)#\s]*\.md)?(?:#([^)\s]+))?\)/g)) {
+            if (target === undefined && anchor === undefined) continue;
+            const file = target === undefined ? page : join(page.includes('/') ? page.slice(0, page.lastIndexOf('/')) : '', target).replace(/^\.\//, '');
+            checked++;
+            if (!anchors.has(file)) broken.push(`${page}:${index + 1}: no page ${file}`);
+            else if (anchor !== undefined && !anchors.get(file)!.has(anchor)) broken.push(`${page}:${index + 1}: ${file} has no heading #${anchor}`);
+          }
+        });
     }
     expect(broken).toEqual([]);
     expect(checked).toBeGreaterThan(20);
@@ -228,7 +266,9 @@ describe('every example in the docs runs', () => {
 // --- the command line in the docs ---------------------------------------------------------
 
 async function helpOf(argv: string[]): Promise<string> {
-  const { main } = (await import('../../dist/cli/main.js')) as { main: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number> };
+  const { main } = (await import('../../dist/cli/main.js')) as {
+    main: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
+  };
   const stdout = new PassThrough();
   let text = '';
   stdout.on('data', (chunk) => (text += chunk));

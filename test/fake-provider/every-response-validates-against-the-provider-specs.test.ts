@@ -8,7 +8,12 @@ import { validateAgainstSpec, type SpecProvider } from '../support/spec-validato
 // HTTP failures and mid-stream errors.
 
 const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-const answerSchema = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false };
+const answerSchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, temperature: { type: 'number' } },
+  required: ['city', 'temperature'],
+  additionalProperties: false,
+};
 
 type Script = (fake: FakeProvider) => void;
 const scripts: Record<string, Script> = {
@@ -27,8 +32,13 @@ const requests = {
       model: 'gpt-4o',
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Paris?' }],
-      ...(structured ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: answerSchema, strict: true } } } : { tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather, strict: true } }] }),
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris?' },
+      ],
+      ...(structured
+        ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: answerSchema, strict: true } } }
+        : { tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather, strict: true } }] }),
     },
   }),
   responses: (stream: boolean, structured: boolean) => ({
@@ -38,7 +48,9 @@ const requests = {
       stream,
       instructions: 'Be brief.',
       input: 'Weather in Paris?',
-      ...(structured ? { text: { format: { type: 'json_schema', name: 'answer', schema: answerSchema, strict: true } } } : { tools: [{ type: 'function', name: 'get_weather', parameters: weather, strict: true }] }),
+      ...(structured
+        ? { text: { format: { type: 'json_schema', name: 'answer', schema: answerSchema, strict: true } } }
+        : { tools: [{ type: 'function', name: 'get_weather', parameters: weather, strict: true }] }),
     },
   }),
   messages: (stream: boolean, structured: boolean) => ({
@@ -49,7 +61,9 @@ const requests = {
       stream,
       system: 'Be brief.',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      ...(structured ? { output_config: { format: { type: 'json_schema', schema: answerSchema } } } : { tools: [{ name: 'get_weather', input_schema: weather }] }),
+      ...(structured
+        ? { output_config: { format: { type: 'json_schema', schema: answerSchema } } }
+        : { tools: [{ name: 'get_weather', input_schema: weather }] }),
     },
   }),
 };
@@ -120,7 +134,13 @@ describe('every response the fake emits validates against the provider specs', (
           expect(checkWire(surface, wire, `${surface}/${stream}/${name}`)).toBeGreaterThan(0);
         });
       }
-      for (const failure of [failures.rateLimited(), failures.serverError(), failures.unavailable(), failures.overloaded(), failures.streamError({ afterChunks: 3 })]) {
+      for (const failure of [
+        failures.rateLimited(),
+        failures.serverError(),
+        failures.unavailable(),
+        failures.overloaded(),
+        failures.streamError({ afterChunks: 3 }),
+      ]) {
         test(`${surface}, ${stream ? 'streamed' : 'plain'}: failure ${failure.kind}`, async () => {
           const wire = await answer((fake) => fake.willFail(failure), surface, stream, false);
           expect(checkWire(surface, wire, `${surface}/${stream}/${failure.kind}`)).toBeGreaterThan(0);
@@ -139,10 +159,20 @@ describe('every response the fake emits validates against the provider specs', (
 
   test('embeddings (floats) and the model list', async () => {
     const fake = new FakeProvider();
-    const embeddings = await fake.handle({ method: 'POST', path: '/v1/embeddings', headers: {}, body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' }) });
+    const embeddings = await fake.handle({
+      method: 'POST',
+      path: '/v1/embeddings',
+      headers: {},
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' }),
+    });
     check('openai', 'CreateEmbeddingResponse', JSON.parse(String(embeddings.body)), 'embeddings');
     // The spec types `embedding` as numbers only, so base64 is checked decoded: same vectors.
-    const base64 = await fake.handle({ method: 'POST', path: '/v1/embeddings', headers: {}, body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64' }) });
+    const base64 = await fake.handle({
+      method: 'POST',
+      path: '/v1/embeddings',
+      headers: {},
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64' }),
+    });
     const decoded = JSON.parse(String(base64.body)) as { data: Array<{ embedding: string }> };
     const floats = JSON.parse(String(embeddings.body)) as { data: Array<{ embedding: number[] }> };
     const toFloats = (base64: string): number[] => {

@@ -10,7 +10,8 @@ describe.each(TRANSPORTS)('scripted failures over %s', (transport) => {
     await clients?.close();
     clients = undefined;
   });
-  const chat = (c: FakeClients, extra: object = {}) => c.openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
+  const chat = (c: FakeClients, extra: object = {}) =>
+    c.openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
 
   test('a 429 with retry-after-ms is retried by the SDK at once, and the retry gets the next step', async () => {
     const fake = new FakeProvider().willFail(failures.rateLimited({ retryAfterMs: 0 })).willSay('after the retry');
@@ -37,14 +38,18 @@ describe.each(TRANSPORTS)('scripted failures over %s', (transport) => {
   test('Anthropic 529 overloaded is an OverloadedError', async () => {
     const fake = new FakeProvider().willFail(failures.overloaded());
     clients = await clientsFor(fake, transport);
-    const error = await clients.anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const error = await clients.anthropic.messages
+      .create({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
     expect((error as { status: number }).status).toBe(529);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     expect((error as { error: { error: { type: string } } }).error.error.type).toBe('overloaded_error');
   });
 
   test('an error event in the middle of a stream makes both SDKs throw after the first chunks', async () => {
-    const fake = new FakeProvider().willFail(failures.streamError({ afterChunks: 2, message: 'boom mid-stream' })).willFail(failures.streamError({ afterChunks: 3 }));
+    const fake = new FakeProvider()
+      .willFail(failures.streamError({ afterChunks: 2, message: 'boom mid-stream' }))
+      .willFail(failures.streamError({ afterChunks: 3 }));
     clients = await clientsFor(fake, transport);
     const seen: string[] = [];
     const stream = clients.openai.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
@@ -69,12 +74,16 @@ describe.each(TRANSPORTS)('scripted failures over %s', (transport) => {
   test('a hang never answers: the SDK gives up at its timeout', async () => {
     const fake = new FakeProvider().willFail(failures.hang());
     clients = await clientsFor(fake, transport);
-    await expect(clients.openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { timeout: 200 })).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+    await expect(
+      clients.openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { timeout: 200 }),
+    ).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
   });
 
   test('a delay holds the answer back with an injected sleep, then answers', async () => {
     const slept: number[] = [];
-    const fake = new FakeProvider({ sleep: async (milliseconds) => void slept.push(milliseconds) }).willFail(failures.delay(1500)).willSay('late', { delayMs: 250 });
+    const fake = new FakeProvider({ sleep: async (milliseconds) => void slept.push(milliseconds) })
+      .willFail(failures.delay(1500))
+      .willSay('late', { delayMs: 250 });
     clients = await clientsFor(fake, transport);
     const first = await chat(clients);
     expect(first.choices[0]!.message.content).toMatch(/fake answer/);

@@ -5,14 +5,23 @@ import { generateObject, jsonSchema } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 
-const citySchema = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false };
+const citySchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, temperature: { type: 'number' } },
+  required: ['city', 'temperature'],
+  additionalProperties: false,
+};
 
 describe("the fake's own errors never shift the script onto the wrong call", () => {
   // @ai-sdk/* ignore x-should-retry and retry every 5xx (maxRetries 2 by default).
   test('a scripted answer that does not fit fails the call under Vercel default retries, and the next step is not used in its place', async () => {
     const fake = new FakeProvider().willAnswer({ city: 'Paris', temperature: 'warm' }).willAnswer({ city: 'Lyon', temperature: 20 });
     const provider = createOpenAI({ apiKey: 'fake-key', fetch: fake.fetch });
-    const outcome = await generateObject({ model: provider.chat('gpt-4o'), schema: jsonSchema<{ city: string; temperature: number }>(citySchema), prompt: 'Weather in Paris?' }).then(
+    const outcome = await generateObject({
+      model: provider.chat('gpt-4o'),
+      schema: jsonSchema<{ city: string; temperature: number }>(citySchema),
+      prompt: 'Weather in Paris?',
+    }).then(
       (result) => result.object,
       (error: unknown) => error,
     );
@@ -41,7 +50,12 @@ describe("the fake's own errors never shift the script onto the wrong call", () 
     // Anthropic tool input is always checked; `strin` is not a type ajv can compile.
     const anthropic = new Anthropic({ apiKey: 'fake-key', fetch: fake.fetch }); // default maxRetries: 2
     const outcome = await anthropic.messages
-      .create({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'f', input_schema: { type: 'object', properties: { a: { type: 'strin' } } } }] })
+      .create({
+        model: 'claude-opus-4-8',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ name: 'f', input_schema: { type: 'object', properties: { a: { type: 'strin' } } } }],
+      })
       .catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(Anthropic.APIError);
     expect(outcome).not.toBeInstanceOf(Anthropic.APIConnectionError);

@@ -11,8 +11,14 @@ describe('FakeProvider.fromTape', () => {
   test('answers in process from a tape the proxy recorded, byte for byte, and explains a miss like the proxy', async () => {
     const tape = `${dir}/tape.jsonl`;
     const recorded = await recordTape(tape, async ({ openai, anthropic }) => {
-      const chat = await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count' }] }).finalChatCompletion();
-      const message = await new Anthropic({ apiKey: 'k', baseURL: anthropic, maxRetries: 0 }).messages.create({ model: 'claude-opus-4-8', max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] });
+      const chat = await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions
+        .stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count' }] })
+        .finalChatCompletion();
+      const message = await new Anthropic({ apiKey: 'k', baseURL: anthropic, maxRetries: 0 }).messages.create({
+        model: 'claude-opus-4-8',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       return { chat, message };
     });
 
@@ -39,7 +45,12 @@ describe('FakeProvider.fromTape', () => {
       await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'two' }] });
     });
     const fake = FakeProvider.fromTape(tape);
-    await new OpenAI({ apiKey: 'k', fetch: fake.fetch, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'one' }] });
-    expect(() => fake.assertConsumed()).toThrow(new RegExp(`never used: ${tape.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3 POST /v1/chat/completions \\(ordinal 0\\)`));
+    await new OpenAI({ apiKey: 'k', fetch: fake.fetch, maxRetries: 0 }).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'one' }],
+    });
+    expect(() => fake.assertConsumed()).toThrow(
+      new RegExp(`never used: ${tape.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3 POST /v1/chat/completions \\(ordinal 0\\)`),
+    );
   });
 });

@@ -31,7 +31,12 @@ describe('the FakeProvider history', () => {
     expect(fake.callCount).toBe(total);
     const calls = fake.calls({ latest: true });
     const turns = fake.asked({ latest: true });
-    expect([calls.length, calls.dropped, turns.length, turns.dropped]).toEqual([DEFAULT_HISTORY_LIMIT, total - DEFAULT_HISTORY_LIMIT, DEFAULT_HISTORY_LIMIT, total - DEFAULT_HISTORY_LIMIT]);
+    expect([calls.length, calls.dropped, turns.length, turns.dropped]).toEqual([
+      DEFAULT_HISTORY_LIMIT,
+      total - DEFAULT_HISTORY_LIMIT,
+      DEFAULT_HISTORY_LIMIT,
+      total - DEFAULT_HISTORY_LIMIT,
+    ]);
     expect(DEFAULT_HISTORY_LIMIT).toBe(1000);
     expect(calls[0]!.index).toBe(total - DEFAULT_HISTORY_LIMIT);
     expect(calls.at(-1)!.index).toBe(total - 1);

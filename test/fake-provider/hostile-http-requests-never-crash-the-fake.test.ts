@@ -27,7 +27,12 @@ const METHODS = ['POST', 'POST', 'POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE',
 /** A valid request of each wire format, for fields to be broken in. */
 const VALID: Array<Record<string, unknown>> = [
   { model: 'gpt-4o', messages: [{ role: 'user', content: 'Where is parcel P-1?' }] },
-  { model: 'gpt-4o', messages: [{ role: 'user', content: 'Where?' }], stream: true, tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] },
+  {
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'Where?' }],
+    stream: true,
+    tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+  },
   { model: 'gpt-4.1', input: 'Where is parcel P-1?', stream: true },
   { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Where is parcel P-1?' }] },
   { model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Where?' }] }] },
@@ -40,26 +45,62 @@ const deep = (depth: number, open: string, close: string, inner = '1'): string =
 const body: fc.Arbitrary<Buffer> = fc.oneof(
   { arbitrary: fc.constantFrom(...VALID).map((valid) => Buffer.from(JSON.stringify(valid))), weight: 4 },
   fc.string({ maxLength: 60 }).map((text) => Buffer.from(text)),
-  fc.constantFrom('', '{', '{"model":', '[1,2', '{"a":1}}', 'null', '"text"', '12', 'true', '{"messages":[}', '\uFEFF{"model":"gpt-4o"}').map((text) => Buffer.from(text)),
+  fc
+    .constantFrom('', '{', '{"model":', '[1,2', '{"a":1}}', 'null', '"text"', '12', 'true', '{"messages":[}', '\uFEFF{"model":"gpt-4o"}')
+    .map((text) => Buffer.from(text)),
   fc.jsonValue({ maxDepth: 4 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
   fc
-    .tuple(fc.constantFrom(...VALID), fc.constantFrom('model', 'messages', 'input', 'stream', 'tools', 'max_tokens', 'dimensions', 'response_format', 'tool_choice', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 3 }))
+    .tuple(
+      fc.constantFrom(...VALID),
+      fc.constantFrom(
+        'model',
+        'messages',
+        'input',
+        'stream',
+        'tools',
+        'max_tokens',
+        'dimensions',
+        'response_format',
+        'tool_choice',
+        '__proto__',
+        'constructor',
+      ),
+      fc.jsonValue({ maxDepth: 3 }),
+    )
     .map(([valid, field, value]) => Buffer.from(JSON.stringify({ ...valid, [field]: value }))),
+  fc.tuple(fc.constantFrom(...VALID), fc.nat({ max: 3 }), fc.jsonValue({ maxDepth: 2 })).map(([valid, index, value]) => {
+    const messages = structuredClone((valid.messages as unknown[] | undefined) ?? []);
+    messages[index] = value;
+    return Buffer.from(JSON.stringify({ ...valid, messages }));
+  }),
   fc
-    .tuple(fc.constantFrom(...VALID), fc.nat({ max: 3 }), fc.jsonValue({ maxDepth: 2 }))
-    .map(([valid, index, value]) => {
-      const messages = structuredClone((valid.messages as unknown[] | undefined) ?? []);
-      messages[index] = value;
-      return Buffer.from(JSON.stringify({ ...valid, messages }));
-    }),
-  fc.integer({ min: 1000, max: 200_000 }).chain((depth) => fc.constantFrom(deep(depth, '[', ']'), deep(depth, '{"a":', '}'), `{"model":"gpt-4o","messages":[{"role":"user","content":${deep(depth, '[', ']', '"x"')}}]}`)).map((text) => Buffer.from(text)),
-  fc.integer({ min: 1, max: 3 }).map((megabytes) => Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(megabytes * 1024 * 1024) }] }))),
-  fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from('{"model":"gpt-4o","messages":[{"role":"user","content":"'), Buffer.from(bytes), Buffer.from('"}]}')])),
+    .integer({ min: 1000, max: 200_000 })
+    .chain((depth) =>
+      fc.constantFrom(
+        deep(depth, '[', ']'),
+        deep(depth, '{"a":', '}'),
+        `{"model":"gpt-4o","messages":[{"role":"user","content":${deep(depth, '[', ']', '"x"')}}]}`,
+      ),
+    )
+    .map((text) => Buffer.from(text)),
+  fc
+    .integer({ min: 1, max: 3 })
+    .map((megabytes) => Buffer.from(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(megabytes * 1024 * 1024) }] }))),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 64 })
+    .map((bytes) => Buffer.concat([Buffer.from('{"model":"gpt-4o","messages":[{"role":"user","content":"'), Buffer.from(bytes), Buffer.from('"}]}')])),
 );
 
 /** Odd headers: any content type, a lying content-length, chunked framing, long or duplicated headers. */
 const headers = fc.record({
-  contentType: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', ''),
+  contentType: fc.constantFrom(
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    '',
+  ),
   framing: fc.constantFrom('length', 'chunked', 'short-length', 'long-length', 'none'),
   extra: fc.array(
     fc.constantFrom(
@@ -203,21 +244,43 @@ describe('the FakeProvider listener under hostile requests', () => {
     expect(seen.closed).toBeGreaterThan(100);
     expect(seen.answer + seen.error + seen.closed).toBe(1000);
     expect(seen.tooLarge).toBeGreaterThan(0);
-    const response = await fetch(`${server.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(VALID[0]) });
+    const response = await fetch(`${server.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(VALID[0]),
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { object: string }).object).toBe('chat.completion');
   }, 60_000);
 
-  test('a body over maxBodyBytes gets a 413 in the shape of the route\'s provider, and the fake goes on serving', async () => {
+  test("a body over maxBodyBytes gets a 413 in the shape of the route's provider, and the fake goes on serving", async () => {
     const huge = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(3 * 1024 * 1024) }] });
     const openai = await fetch(`${server.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge });
     expect(openai.status).toBe(413);
-    expect(await openai.json()).toEqual({ error: { message: 'The request body is larger than this modeltape FakeProvider reads (maxBodyBytes 2097152).', type: 'invalid_request_error', param: null, code: 'request_too_large' } });
+    expect(await openai.json()).toEqual({
+      error: {
+        message: 'The request body is larger than this modeltape FakeProvider reads (maxBodyBytes 2097152).',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'request_too_large',
+      },
+    });
     const anthropic = await fetch(`${server.baseUrls.anthropic}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge });
     expect(anthropic.status).toBe(413);
-    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'request_too_large', message: 'The request body is larger than this modeltape FakeProvider reads (maxBodyBytes 2097152).' } });
+    expect(await anthropic.json()).toEqual({
+      type: 'error',
+      error: { type: 'request_too_large', message: 'The request body is larger than this modeltape FakeProvider reads (maxBodyBytes 2097152).' },
+    });
     const calls = fake.callCount;
-    expect((await fetch(`${server.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(VALID[0]) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.baseUrls.openai}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(VALID[0]),
+        })
+      ).status,
+    ).toBe(200);
     expect(fake.callCount).toBe(calls + 1);
   });
 });

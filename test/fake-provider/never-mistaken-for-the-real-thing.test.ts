@@ -25,7 +25,12 @@ describe('the fake is never mistaken for a real provider', () => {
     expect(responses.id).toMatch(/^fake-/);
     expect(responses.model).toBe('fake-gpt-4o');
     const anthropic = new Anthropic({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
-    const message = await anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 10, tools: [{ name: 'f', input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'x' }] });
+    const message = await anthropic.messages.create({
+      model: 'claude-opus-4-8',
+      max_tokens: 10,
+      tools: [{ name: 'f', input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(message.id).toMatch(/^fake-/);
     expect(message.model).toBe('fake-claude-opus-4-8');
     expect(message.content.find((block) => block.type === 'tool_use')!).toMatchObject({ id: expect.stringMatching(/^fake-/) });
@@ -51,13 +56,20 @@ describe('the fake is never mistaken for a real provider', () => {
     const tape = `${dir}/from-fake.jsonl`;
     const recorder = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: server.url } });
     const openai = new OpenAI({ apiKey: 'fake-key', baseURL: recorder.baseUrls.openai, maxRetries: 0 });
-    expect((await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).choices[0]!.message.content).toBe('recorded from the fake');
+    expect((await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).choices[0]!.message.content).toBe(
+      'recorded from the fake',
+    );
     await recorder.close();
     expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.source)).toEqual(['fake']);
 
-    await expect(startProxy({ tape, requireLive: true })).rejects.toThrow(/holds 1 exchange a FakeProvider answered \(source "fake"\), at line 2, and this replay requires live recordings \(--require-live\)/);
+    await expect(startProxy({ tape, requireLive: true })).rejects.toThrow(
+      /holds 1 exchange a FakeProvider answered \(source "fake"\), at line 2, and this replay requires live recordings \(--require-live\)/,
+    );
     const replay = started(await startProxy({ tape }));
-    const replayed = await new OpenAI({ apiKey: 'x', baseURL: replay.baseUrls.openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+    const replayed = await new OpenAI({ apiKey: 'x', baseURL: replay.baseUrls.openai, maxRetries: 0 }).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(replayed.choices[0]!.message.content).toBe('recorded from the fake');
   });
 });

@@ -5,8 +5,16 @@ import { FakeProvider } from 'modeltape/fake-provider';
 import { clientsFor, TRANSPORTS, type FakeClients } from '../support/fake-clients.js';
 
 const weatherParameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } as const;
-const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather for a city', parameters: weatherParameters, strict: true } };
-const citySchema = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false } as const;
+const weatherTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: weatherParameters, strict: true },
+};
+const citySchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, temperature: { type: 'number' } },
+  required: ['city', 'temperature'],
+  additionalProperties: false,
+} as const;
 
 describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transport) => {
   let clients: FakeClients | undefined;
@@ -28,7 +36,11 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     const fake = new FakeProvider().willSay('One, two, three.');
     clients = await clientsFor(fake, transport);
     const deltas: string[] = [];
-    const stream = clients.openai.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count' }], stream_options: { include_usage: true } });
+    const stream = clients.openai.chat.completions.stream({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Count' }],
+      stream_options: { include_usage: true },
+    });
     stream.on('content', (delta) => deltas.push(delta));
     const final = await stream.finalChatCompletion();
     expect(deltas).toEqual(['One,', ' two,', ' three.']);
@@ -57,7 +69,9 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
   test('openai: parallel tool calls in one turn stream with their own indexes', async () => {
     const fake = new FakeProvider().willCallTool('get_weather', { city: 'Paris' }).willCallTool('get_weather', { city: 'Lyon' });
     clients = await clientsFor(fake, transport);
-    const final = await clients.openai.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Both cities' }], tools: [weatherTool] }).finalChatCompletion();
+    const final = await clients.openai.chat.completions
+      .stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Both cities' }], tools: [weatherTool] })
+      .finalChatCompletion();
     expect(final.choices[0]!.message.tool_calls!.map((call) => JSON.parse(call.function.arguments))).toEqual([{ city: 'Paris' }, { city: 'Lyon' }]);
   });
 
@@ -97,7 +111,11 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     const second = await clients.openai.responses.create({
       model: 'gpt-4o',
       tools,
-      input: [{ role: 'user', content: 'Weather in Paris?' }, { type: 'function_call', call_id: 'call_r1', name: 'get_weather', arguments: '{"city":"Paris"}' }, { type: 'function_call_output', call_id: 'call_r1', output: 'rain' }],
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: 'call_r1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_r1', output: 'rain' },
+      ],
     });
     expect(second.output_text).toBe('Rain.');
     expect(fake.asked()[1]!.exchanges).toEqual([{ toolCallId: 'call_r1', name: 'get_weather', result: 'rain', isError: false }]);
@@ -118,19 +136,31 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
   });
 
   test('@anthropic-ai/sdk: messages.create, stream with finalMessage, and tool use', async () => {
-    const fake = new FakeProvider().willSay('Bonjour.').willSay('Streamed bonjour.').willCallTool('get_weather', { city: 'Paris' }, { saying: 'Let me check.' });
+    const fake = new FakeProvider()
+      .willSay('Bonjour.')
+      .willSay('Streamed bonjour.')
+      .willCallTool('get_weather', { city: 'Paris' }, { saying: 'Let me check.' });
     clients = await clientsFor(fake, transport);
     const plain = await clients.anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
     expect(plain.content).toEqual([{ type: 'text', text: 'Bonjour.' }]);
     const texts: string[] = [];
-    const stream = clients.anthropic.messages.stream({ model: 'claude-opus-4-8', max_tokens: 100, system: 'Be French.', messages: [{ role: 'user', content: 'Hi again' }] });
+    const stream = clients.anthropic.messages.stream({
+      model: 'claude-opus-4-8',
+      max_tokens: 100,
+      system: 'Be French.',
+      messages: [{ role: 'user', content: 'Hi again' }],
+    });
     stream.on('text', (text) => texts.push(text));
     const streamed = await stream.finalMessage();
     expect(texts).toEqual(['Streamed', ' bonjour.']);
     expect(streamed.content[0]).toMatchObject({ type: 'text', text: 'Streamed bonjour.' });
     expect(streamed.usage.output_tokens).toBeGreaterThan(0);
-    const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }];
-    const toolUse = await clients.anthropic.messages.stream({ model: 'claude-opus-4-8', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather?' }] }).finalMessage();
+    const tools = [
+      { name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } },
+    ];
+    const toolUse = await clients.anthropic.messages
+      .stream({ model: 'claude-opus-4-8', max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather?' }] })
+      .finalMessage();
     expect(toolUse.stop_reason).toBe('tool_use');
     expect(toolUse.content).toEqual([
       { type: 'text', text: 'Let me check.' },
@@ -158,8 +188,20 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
         },
       }),
     };
-    const viaOpenAI = await generateText({ model: clients.vercelOpenAI.chat('gpt-4o'), tools, prompt: 'Weather in Paris?', stopWhen: stepCountIs(3), maxRetries: 0 });
-    const viaAnthropic = await generateText({ model: clients.vercelAnthropic('claude-opus-4-8'), tools, prompt: 'Weather in Lyon?', stopWhen: stepCountIs(3), maxRetries: 0 });
+    const viaOpenAI = await generateText({
+      model: clients.vercelOpenAI.chat('gpt-4o'),
+      tools,
+      prompt: 'Weather in Paris?',
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
+    const viaAnthropic = await generateText({
+      model: clients.vercelAnthropic('claude-opus-4-8'),
+      tools,
+      prompt: 'Weather in Lyon?',
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     expect(viaOpenAI.text).toBe('OpenAI says rain.');
     expect(viaAnthropic.text).toBe('Anthropic says sun.');
     expect(executed).toEqual(['Paris', 'Lyon']);
@@ -171,8 +213,19 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     const fake = new FakeProvider().willCallTool('weather', { city: 'Paris' }).willSay('Responses says rain.');
     clients = await clientsFor(fake, transport);
     // An optional field, as zod's .optional() writes it: not strict, and the Responses API accepts it.
-    const schema = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city'], additionalProperties: false } as const;
-    const tools = { weather: tool({ description: 'Weather for a city', inputSchema: jsonSchema<{ city: string; unit?: 'c' | 'f' }>(schema), execute: async ({ city }) => ({ city, rain: true }) }) };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city'],
+      additionalProperties: false,
+    } as const;
+    const tools = {
+      weather: tool({
+        description: 'Weather for a city',
+        inputSchema: jsonSchema<{ city: string; unit?: 'c' | 'f' }>(schema),
+        execute: async ({ city }) => ({ city, rain: true }),
+      }),
+    };
     const result = await generateText({ model: clients.vercelOpenAI('gpt-4o'), tools, prompt: 'Weather in Paris?', stopWhen: stepCountIs(3) });
     expect(result.text).toBe('Responses says rain.');
     expect(fake.asked().map((turn) => turn.endpoint)).toEqual(['responses', 'responses']);
@@ -195,7 +248,10 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
   });
 
   test('ai: generateObject through OpenAI responses, OpenAI chat and Anthropic', async () => {
-    const fake = new FakeProvider().willAnswer({ city: 'Paris', temperature: 14 }).willAnswer({ city: 'Lyon', temperature: 20 }).willAnswer({ city: 'Nice', temperature: 22 });
+    const fake = new FakeProvider()
+      .willAnswer({ city: 'Paris', temperature: 14 })
+      .willAnswer({ city: 'Lyon', temperature: 20 })
+      .willAnswer({ city: 'Nice', temperature: 22 });
     clients = await clientsFor(fake, transport);
     const schema = jsonSchema<{ city: string; temperature: number }>(citySchema);
     const responses = await generateObject({ model: clients.vercelOpenAI('gpt-4o'), schema, prompt: 'Paris', maxRetries: 0 });

@@ -30,7 +30,11 @@ describe('the Responses surface accepts what OpenAI accepts', () => {
     const fake = new FakeProvider().willAnswer({ city: 'Paris' });
     const openai = new OpenAI({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
     const loose = { type: 'object', properties: { city: { type: 'string' }, note: { type: 'string' } }, required: ['city'] };
-    const response = await openai.responses.create({ model: 'gpt-4o', input: 'Weather?', text: { format: { type: 'json_schema', name: 'weather', schema: loose } } });
+    const response = await openai.responses.create({
+      model: 'gpt-4o',
+      input: 'Weather?',
+      text: { format: { type: 'json_schema', name: 'weather', schema: loose } },
+    });
     expect(JSON.parse(response.output_text)).toEqual({ city: 'Paris' });
   });
 
@@ -42,7 +46,13 @@ describe('the Responses surface accepts what OpenAI accepts', () => {
       prompt: 'Weather in Paris?',
       maxRetries: 0,
       stopWhen: stepCountIs(3),
-      tools: { weather: tool({ description: 'Weather', inputSchema: z.object({ city: z.string(), unit: z.enum(['c', 'f']).optional() }), execute: async () => 'rain' }) },
+      tools: {
+        weather: tool({
+          description: 'Weather',
+          inputSchema: z.object({ city: z.string(), unit: z.enum(['c', 'f']).optional() }),
+          execute: async () => 'rain',
+        }),
+      },
     });
     expect(result.text).toBe('Rain in Paris.');
   });

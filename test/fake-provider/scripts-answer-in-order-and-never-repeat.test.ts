@@ -31,15 +31,16 @@ describe('a FakeProvider script', () => {
   });
 
   test('rules answer before the queue: by glob over the prompt, by model, by tools present, by predicate', async () => {
-    const fake = new FakeProvider()
-      .willSay('from the queue');
+    const fake = new FakeProvider().willSay('from the queue');
     fake.when({ prompt: '*weather*' }).willSay('weather rule');
     fake.when({ model: 'gpt-4o-mini' }).willSay('mini rule');
     fake.when({ tools: ['lookup'] }).willSay('tools rule');
     fake.when((turn) => turn.messages.at(-1)?.text === 'exactly this').willSay('predicate rule');
     expect((await ask(fake, 'what about the weather?')).content).toBe('weather rule');
     expect((await ask(fake, 'hi', { model: 'gpt-4o-mini' })).content).toBe('mini rule');
-    expect((await ask(fake, 'hi', { tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }] })).content).toBe('tools rule');
+    expect(
+      (await ask(fake, 'hi', { tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }] })).content,
+    ).toBe('tools rule');
     expect((await ask(fake, 'exactly this')).content).toBe('predicate rule');
     expect((await ask(fake, 'anything else')).content).toBe('from the queue');
     fake.assertConsumed();
@@ -58,11 +59,16 @@ describe('a FakeProvider script', () => {
   test('assertConsumed lists what was never used, and fails when nothing called the fake', () => {
     const fake = new FakeProvider().willSay('unused');
     fake.when({ model: 'never' }).willSay('rule never hit');
-    expect(() => fake.assertConsumed()).toThrow(/no call reached the fake[\s\S]*never used: step willSay\("unused"\)[\s\S]*never used: rule when\(\{"model":"never"\}\)/);
+    expect(() => fake.assertConsumed()).toThrow(
+      /no call reached the fake[\s\S]*never used: step willSay\("unused"\)[\s\S]*never used: rule when\(\{"model":"never"\}\)/,
+    );
   });
 
   test('consecutive willCallTool calls make one turn of parallel calls; endTurn starts the next', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'a', parameters: { type: 'object', properties: {} } } }, { type: 'function' as const, function: { name: 'b', parameters: { type: 'object', properties: {} } } }];
+    const tools = [
+      { type: 'function' as const, function: { name: 'a', parameters: { type: 'object', properties: {} } } },
+      { type: 'function' as const, function: { name: 'b', parameters: { type: 'object', properties: {} } } },
+    ];
     const fake = new FakeProvider().willCallTool('a').willCallTool('b').endTurn().willCallTool('b');
     expect((await ask(fake, 'go', { tools })).tool_calls!.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['a', 'b']);
     const second = await client(fake).chat.completions.create({
@@ -70,7 +76,14 @@ describe('a FakeProvider script', () => {
       tools,
       messages: [
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'fake-call-0', type: 'function', function: { name: 'a', arguments: '{}' } }, { id: 'fake-call-1', type: 'function', function: { name: 'b', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'fake-call-0', type: 'function', function: { name: 'a', arguments: '{}' } },
+            { id: 'fake-call-1', type: 'function', function: { name: 'b', arguments: '{}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'fake-call-0', content: 'A' },
         { role: 'tool', tool_call_id: 'fake-call-1', content: 'B' },
       ],

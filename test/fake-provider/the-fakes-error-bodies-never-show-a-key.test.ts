@@ -20,7 +20,12 @@ describe("the FakeProvider's own error bodies", () => {
   test('a script that ran out names the prompt with the key masked, even where the prompt is cut', async () => {
     const fake = new FakeProvider().willSay('only one answer');
     const url = await listening(fake);
-    const ask = (content: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }) });
+    const ask = (content: string) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+      });
     await (await ask('first')).text();
     // The key straddles the 120th character of the prompt, where the message cuts it.
     const body = await (await ask(`${'x'.repeat(100)} ${key} and more`)).text();

@@ -9,7 +9,13 @@ describe('tool_choice is respected', () => {
   test('an unscripted Anthropic turn with tool_choice none answers with text, not a tool call', async () => {
     const fake = new FakeProvider();
     const anthropic = new Anthropic({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
-    const message = await anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 100, tool_choice: { type: 'none' }, tools: [{ name: 'f', input_schema: empty }], messages: [{ role: 'user', content: 'hi' }] });
+    const message = await anthropic.messages.create({
+      model: 'claude-opus-4-8',
+      max_tokens: 100,
+      tool_choice: { type: 'none' },
+      tools: [{ name: 'f', input_schema: empty }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.stop_reason).toBe('end_turn');
     expect(message.content.map((block) => block.type)).toEqual(['text']);
   });
@@ -21,7 +27,10 @@ describe('tool_choice is respected', () => {
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'x' }],
       tool_choice: { type: 'function', function: { name: 'b' } },
-      tools: [{ type: 'function', function: { name: 'a', parameters: empty } }, { type: 'function', function: { name: 'b', parameters: empty } }],
+      tools: [
+        { type: 'function', function: { name: 'a', parameters: empty } },
+        { type: 'function', function: { name: 'b', parameters: empty } },
+      ],
     });
     const calls = completion.choices[0]!.message.tool_calls!;
     expect(calls.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['b']);
@@ -31,7 +40,12 @@ describe('tool_choice is respected', () => {
     const fake = new FakeProvider().willCallTool('a', {});
     const openai = new OpenAI({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
     await expect(
-      openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], tool_choice: 'none', tools: [{ type: 'function', function: { name: 'a', parameters: empty } }] }),
+      openai.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+        tool_choice: 'none',
+        tools: [{ type: 'function', function: { name: 'a', parameters: empty } }],
+      }),
     ).rejects.toThrow(/does not fit/);
     expect(fake.problems()).toHaveLength(1);
   });

@@ -10,7 +10,11 @@ const bookingSchema = {
     city: { type: 'string', minLength: 2 },
     nights: { type: 'integer', minimum: 1, maximum: 14 },
     date: { type: 'string', format: 'date' },
-    guests: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, child: { type: 'boolean' } }, required: ['name', 'child'], additionalProperties: false }, minItems: 1 },
+    guests: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, child: { type: 'boolean' } }, required: ['name', 'child'], additionalProperties: false },
+      minItems: 1,
+    },
     plan: { type: 'string', enum: ['room-only', 'breakfast'] },
   },
   required: ['city', 'nights', 'date', 'guests', 'plan'],
@@ -47,7 +51,9 @@ describe('an unscripted fake', () => {
     const fake = new FakeProvider();
     const openai = new OpenAI({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
     const anthropic = new Anthropic({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
-    expect((await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(/fake answer/);
+    expect((await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content).toMatch(
+      /fake answer/,
+    );
     expect((await openai.responses.create({ model: 'gpt-4o', input: 'hi' })).output_text).toMatch(/fake answer/);
     const message = await anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
     expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/fake answer/) });
@@ -68,7 +74,12 @@ describe('an unscripted fake', () => {
   test("Anthropic's first tool turn calls the first tool too", async () => {
     const fake = new FakeProvider({ seed: 3 });
     const anthropic = new Anthropic({ apiKey: 'fake-key', fetch: fake.fetch, maxRetries: 0 });
-    const message = await anthropic.messages.create({ model: 'claude-opus-4-8', max_tokens: 100, tools: [{ name: 'book_hotel', input_schema: bookingSchema as never }], messages: [{ role: 'user', content: 'Book' }] });
+    const message = await anthropic.messages.create({
+      model: 'claude-opus-4-8',
+      max_tokens: 100,
+      tools: [{ name: 'book_hotel', input_schema: bookingSchema as never }],
+      messages: [{ role: 'user', content: 'Book' }],
+    });
     const use = message.content.find((block) => block.type === 'tool_use')!;
     expect(use.type === 'tool_use' && use.name).toBe('book_hotel');
     expect(validate(use.type === 'tool_use' ? use.input : undefined)).toBe(true);

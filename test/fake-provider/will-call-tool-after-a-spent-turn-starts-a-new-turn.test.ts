@@ -3,7 +3,10 @@ import { expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 
 const empty = { type: 'object' as const, properties: {} };
-const tools = [{ type: 'function' as const, function: { name: 'a', parameters: empty } }, { type: 'function' as const, function: { name: 'b', parameters: empty } }];
+const tools = [
+  { type: 'function' as const, function: { name: 'a', parameters: empty } },
+  { type: 'function' as const, function: { name: 'b', parameters: empty } },
+];
 
 test('willCallTool after the previous tool turn was answered starts a new turn instead of joining the spent one', async () => {
   const fake = new FakeProvider().willCallTool('a', {});

@@ -62,7 +62,10 @@ describe('the published tarball', () => {
     expect(scripts.length).toBeGreaterThan(50);
     // Maps would point at .ts files that are not shipped; the JavaScript is tsc's, readable as it is.
     expect(scripts.filter((path) => readFileSync(join(ROOT, path), 'utf8').includes('sourceMappingURL'))).toEqual([]);
-    const targets = [...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default]))];
+    const targets = [
+      ...Object.values(manifest.bin),
+      ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default])),
+    ];
     expect(targets.length).toBeGreaterThan(10);
     expect(targets.map((target) => target.replace(/^\.\//, '')).filter((target) => !paths.includes(target))).toEqual([]);
   });

@@ -17,8 +17,21 @@ describe('a compressed body that inflates past the limit', () => {
     test(`a response (${encoding}) reaches the client as sent, is not recorded, and the reason is named`, async () => {
       const body = encoding === 'gzip' ? bomb : gzipSync(bomb);
       const upstream = started(await startStandInUpstream(() => ({ body, headers: { 'content-type': 'application/json', 'content-encoding': encoding } })));
-      const proxy = started(await startProxy({ tape: `${dir}/bomb.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { responseBodyBytes: 1024 * 1024 } }));
-      const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m"}' });
+      const proxy = started(
+        await startProxy({
+          tape: `${dir}/bomb.jsonl`,
+          mode: 'record',
+          allowRecordInCi: true,
+          log: () => undefined,
+          upstreams: { openai: upstream.url },
+          limits: { responseBodyBytes: 1024 * 1024 },
+        }),
+      );
+      const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model":"m"}',
+      });
       expect(response.status).toBe(200);
       await response.body?.cancel();
       const summary = await proxy.close();
@@ -30,7 +43,9 @@ describe('a compressed body that inflates past the limit', () => {
 
   test('the secret scan never inflates a gzip payload past 64 MiB (so a key inside one is a named limit), and reads one under it', () => {
     const key = ['sk', 'proj', 'Zq7bK2mX9vL4pR8tW1nY5cF3hJ6dG0sA'].join('-');
-    const payload = (padding: number) => ({ request: { body: { base64: gzipSync(Buffer.concat([Buffer.from(`${key} `), Buffer.alloc(padding, ' ')])).toString('base64') } } });
+    const payload = (padding: number) => ({
+      request: { body: { base64: gzipSync(Buffer.concat([Buffer.from(`${key} `), Buffer.alloc(padding, ' ')])).toString('base64') } },
+    });
     expect(findSecrets(payload(1024)).map((location) => location.rule)).toEqual(['openai-key']);
     expect(findSecrets(payload(80 * 1024 * 1024))).toEqual([]);
   });

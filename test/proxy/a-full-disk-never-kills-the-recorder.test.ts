@@ -17,12 +17,22 @@ async function bigAnswers(): Promise<StandInUpstream> {
   return startStandInUpstream(() => {
     count++;
     const content = `answer ${count} `.padEnd(6000, String.fromCharCode(97 + (count % 26)));
-    return { body: JSON.stringify({ id: `chatcmpl-${count}`, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }) };
+    return {
+      body: JSON.stringify({
+        id: `chatcmpl-${count}`,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    };
   });
 }
 
 async function ask(proxy: RunningProxy, index: number): Promise<{ status: number; content: string }> {
-  const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `question ${index}` }] }) });
+  const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `question ${index}` }] }),
+  });
   const body = (await response.json()) as { choices: [{ message: { content: string } }] };
   await new Promise((resolve) => setImmediate(resolve));
   return { status: response.status, content: body.choices[0].message.content };
@@ -61,7 +71,14 @@ describe('a recording proxy whose tape cannot be written', () => {
       truncate: (descriptor: number, length: number) => ftruncateSync(descriptor, length),
     };
     const logs: string[] = [];
-    proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, log: (message) => logs.push(message), upstreams: { openai: upstream.url }, [TAPE_FILE_SYSTEM]: fileSystem } as ProxyOptions);
+    proxy = await startProxy({
+      tape,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: (message) => logs.push(message),
+      upstreams: { openai: upstream.url },
+      [TAPE_FILE_SYSTEM]: fileSystem,
+    } as ProxyOptions);
     const answers = [];
     answers.push(await ask(proxy, 0));
     for (const [index, code] of ['ENOSPC', 'EIO', 'EROFS'].entries()) {
@@ -84,7 +101,13 @@ describe('a recording proxy whose tape cannot be written', () => {
     expect(snapshots).toHaveLength(6);
     const written = loadTape(tape);
     expect(written.warnings).toEqual([]);
-    expect(written.exchanges.map((entry) => (entry.exchange.response.body as { text?: string; json?: { choices: [{ message: { content: string } }] } }).json?.choices[0].message.content.split(' ', 2).join(' '))).toEqual(['answer 1', 'answer 5']);
+    expect(
+      written.exchanges.map((entry) =>
+        (entry.exchange.response.body as { text?: string; json?: { choices: [{ message: { content: string } }] } }).json?.choices[0].message.content
+          .split(' ', 2)
+          .join(' '),
+      ),
+    ).toEqual(['answer 1', 'answer 5']);
   });
 
   test('in auto mode does not prune after a lost write: the run was not clean', async () => {
@@ -98,7 +121,15 @@ describe('a recording proxy whose tape cannot be written', () => {
       truncate: (descriptor: number, length: number) => ftruncateSync(descriptor, length),
     };
     const logs: string[] = [];
-    proxy = await startProxy({ tape, mode: 'auto', prune: true, allowRecordInCi: true, log: (message) => logs.push(message), upstreams: { openai: upstream.url }, [TAPE_FILE_SYSTEM]: fileSystem } as ProxyOptions);
+    proxy = await startProxy({
+      tape,
+      mode: 'auto',
+      prune: true,
+      allowRecordInCi: true,
+      log: (message) => logs.push(message),
+      upstreams: { openai: upstream.url },
+      [TAPE_FILE_SYSTEM]: fileSystem,
+    } as ProxyOptions);
     expect((await ask(proxy, 0)).status).toBe(200);
     const summary = await proxy.close();
     expect(summary.writeErrors).toBe(1);
@@ -156,7 +187,9 @@ describe.skipIf(mountRefused !== undefined)(`on a 64 KB tmpfs${mountRefused === 
     mkdirSync(join(mountPoint, 'ro'));
     execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
     try {
-      await expect(startProxy({ tape: join(mountPoint, 'ro', 'tape.jsonl'), mode: 'record', allowRecordInCi: true, log: () => undefined })).rejects.toThrow(/EROFS/);
+      await expect(startProxy({ tape: join(mountPoint, 'ro', 'tape.jsonl'), mode: 'record', allowRecordInCi: true, log: () => undefined })).rejects.toThrow(
+        /EROFS/,
+      );
     } finally {
       execFileSync('mount', ['-o', 'remount,rw', mountPoint]);
     }

@@ -51,9 +51,17 @@ describe('a JSON answer', () => {
     const body = loaded!.exchange.response.body as Extract<Body, { json: unknown }> & { json: { choices: Array<{ message: { content: string } }> } };
     expect(body.json.choices[0]!.message.content).toMatch(/^\*\*Holiday Name:\*\* Galaxy Day/);
     expect(body.sha256).toBe(createHash('sha256').update(ANSWER).digest('hex'));
-    expect(body.layout).toEqual({ indent: '  ', ascii: true, trailing: '\n', keyOrder: { '.scores': ['10', '2', 'a'] }, literals: { '.seed': '9007199254740993', '.scores["10"]': '1.0' } });
+    expect(body.layout).toEqual({
+      indent: '  ',
+      ascii: true,
+      trailing: '\n',
+      keyOrder: { '.scores': ['10', '2', 'a'] },
+      literals: { '.seed': '9007199254740993', '.scores["10"]': '1.0' },
+    });
     const line = readFileSync(tape, 'utf8').split('\n')[loaded!.line - 1]!;
-    expect(line).toContain('"response":{"body":{"json":{"id":"chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU","object":"chat.completion","created":1770933883,"seed":9007199254740992,');
+    expect(line).toContain(
+      '"response":{"body":{"json":{"id":"chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU","object":"chat.completion","created":1770933883,"seed":9007199254740992,',
+    );
 
     // Replay through the proxy, offline, with the official SDK: the same bytes.
     proxy = await startProxy({ tape });
@@ -63,7 +71,9 @@ describe('a JSON answer', () => {
     expect(await proxy.close()).toMatchObject({ hits: 1, misses: 0, upstreamConnections: 0 });
 
     // Through the tape fake, in process and over HTTP: the same bytes.
-    const inProcess = await new OpenAI({ apiKey: 'fake-key', fetch: FakeProvider.fromTape(tape).fetch, maxRetries: 0 }).chat.completions.create(REQUEST).asResponse();
+    const inProcess = await new OpenAI({ apiKey: 'fake-key', fetch: FakeProvider.fromTape(tape).fetch, maxRetries: 0 }).chat.completions
+      .create(REQUEST)
+      .asResponse();
     expect(Buffer.from(await inProcess.arrayBuffer()).equals(ANSWER)).toBe(true);
     const server = await FakeProvider.fromTape(tape).listen();
     try {

@@ -24,7 +24,12 @@ describe('a path sent to an upstream', () => {
   beforeAll(async () => {
     openai = await startStandInUpstream(() => ({ body: '{}' }));
     other = await startStandInUpstream(() => ({ body: '{}' }));
-    proxy = await startProxy({ tape: `${dir}/paths.jsonl`, mode: 'passthrough', log: () => undefined, upstreams: { openai: `${openai.url}/v1`, other: other.url } });
+    proxy = await startProxy({
+      tape: `${dir}/paths.jsonl`,
+      mode: 'passthrough',
+      log: () => undefined,
+      upstreams: { openai: `${openai.url}/v1`, other: other.url },
+    });
   });
   afterAll(async () => {
     await proxy.close();

@@ -4,8 +4,25 @@ import { formatSummary, type ProxySummary } from 'modeltape/proxy';
 const full = 'Could not write 1 exchange to tapes/t.jsonl: the disk is full (ENOSPC: no space left on device, write); the tape was left as it was before.';
 
 function summary(problems: string[], writeErrors: number): ProxySummary {
-  return { tape: 'tapes/t.jsonl', mode: 'record', hits: 0, misses: 0, recorded: 2, passthrough: 0, refused: 0, writeErrors, upstreamErrors: 0,
-  internalErrors: 0, aborted: 0, upstreamConnections: 1, problems, missErrors: [], pruned: 0, escapes: [], outside: [] };
+  return {
+    tape: 'tapes/t.jsonl',
+    mode: 'record',
+    hits: 0,
+    misses: 0,
+    recorded: 2,
+    passthrough: 0,
+    refused: 0,
+    writeErrors,
+    upstreamErrors: 0,
+    internalErrors: 0,
+    aborted: 0,
+    upstreamConnections: 1,
+    problems,
+    missErrors: [],
+    pruned: 0,
+    escapes: [],
+    outside: [],
+  };
 }
 
 describe('the summary of a proxy that saw one problem many times', () => {

@@ -19,14 +19,21 @@ describe('a request modeltape itself fails on', () => {
   async function taintedTape(value: string): Promise<string> {
     const upstream = closing(await startStandInUpstream(() => ({ headers: { 'content-type': 'application/json', 'x-trace': 'ok' }, body: '{"ok":true}' })));
     const tape = `${dir}/tainted.jsonl`;
-    await recordTape(tape, async ({ url }) => {
-      await (await fetch(`${url}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer();
-    }, { proxy: { upstreams: { openai: upstream.url } } });
+    await recordTape(
+      tape,
+      async ({ url }) => {
+        await (await fetch(`${url}/openai/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer();
+      },
+      { proxy: { upstreams: { openai: upstream.url } } },
+    );
     // Written canonically, as modeltape writes: replay opens such a line lazily, so a value it
     // can index is met only when the exchange is served.
     const { header, exchanges } = loadTape(tape);
     const exchange = exchanges[0]!.exchange;
-    writeFileSync(tape, serializeTape(header, [{ ...exchange, response: { ...exchange.response, headers: { ...exchange.response.headers, 'x-trace': value } } }]));
+    writeFileSync(
+      tape,
+      serializeTape(header, [{ ...exchange, response: { ...exchange.response, headers: { ...exchange.response.headers, 'x-trace': value } } }]),
+    );
     return tape;
   }
 
@@ -41,13 +48,18 @@ describe('a request modeltape itself fails on', () => {
     expect(summary.internalErrors).toBe(1);
     expect(summary.hits).toBe(0);
     expect(summaryFailed(summary)).toBe(true);
-    expect(summary.problems.join('\n')).toMatch(/modeltape failed on POST \/openai\/v1\/chat\/completions: [\s\S]*tainted\.jsonl:2: [\s\S]*U\+2192, which no HTTP header may carry/);
+    expect(summary.problems.join('\n')).toMatch(
+      /modeltape failed on POST \/openai\/v1\/chat\/completions: [\s\S]*tainted\.jsonl:2: [\s\S]*U\+2192, which no HTTP header may carry/,
+    );
   });
 
   test('makes modeltape run exit 1, and verify names the line and the header', async () => {
     const tape = await taintedTape('ok \u2192 fine');
     const script = `${dir}/client.mjs`;
-    writeFileSync(script, `await (await fetch(process.env.MODELTAPE_URL + '/openai/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(body)} })).arrayBuffer();\n`);
+    writeFileSync(
+      script,
+      `await (await fetch(process.env.MODELTAPE_URL + '/openai/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(body)} })).arrayBuffer();\n`,
+    );
     const run = await runMain(['run', '--tape', tape, '--', process.execPath, script], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toContain('1 request modeltape failed on');
@@ -72,6 +84,8 @@ describe('a request modeltape itself fails on', () => {
     const tape = await taintedTape('ok \u2192 fine');
     const [header, line] = readFileSync(tape, 'utf8').trimEnd().split('\n');
     writeFileSync(tape, `${header}\n${JSON.stringify(JSON.parse(line!), null, 0).replace('{', '{ ')}\n`);
-    await expect(startProxy({ tape, mode: 'replay', log: () => undefined })).rejects.toThrow(/tainted\.jsonl:2[^\n]*\.response\.headers\["x-trace"\][^\n]*U\+2192/);
+    await expect(startProxy({ tape, mode: 'replay', log: () => undefined })).rejects.toThrow(
+      /tainted\.jsonl:2[^\n]*\.response\.headers\["x-trace"\][^\n]*U\+2192/,
+    );
   });
 });

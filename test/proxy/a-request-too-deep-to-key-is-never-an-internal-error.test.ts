@@ -10,10 +10,18 @@ const dir = tempDir({ inProject: true });
 const started = closeAfterEach();
 
 // A body nested one level past the cap: it has no key, so no tape can hold it.
-const tooDeep = JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}` }], extra: JSON.parse(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`) });
+const tooDeep = JSON.stringify({
+  model: 'gpt-test',
+  messages: [{ role: 'user', content: `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}` }],
+  extra: JSON.parse(`${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`),
+});
 
 async function send(url: string): Promise<{ status: number; body: { error?: { type: string; message: string } } }> {
-  const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer not-a-real-key' }, body: tooDeep });
+  const response = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer not-a-real-key' },
+    body: tooDeep,
+  });
   return { status: response.status, body: (await response.json()) as { error?: { type: string; message: string } } };
 }
 
@@ -21,7 +29,9 @@ describe('a request body nested deeper than the depth cap', () => {
   test('auto mode forwards it unrecorded, and counts it as refused with the reason', async () => {
     const upstream = started(await startStandInUpstream(() => ({ body: '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}' })));
     const log: string[] = [];
-    const proxy = started(await startProxy({ tape: `${dir}/auto.jsonl`, mode: 'auto', allowRecordInCi: true, log: (line) => log.push(line), upstreams: { openai: upstream.url } }));
+    const proxy = started(
+      await startProxy({ tape: `${dir}/auto.jsonl`, mode: 'auto', allowRecordInCi: true, log: (line) => log.push(line), upstreams: { openai: upstream.url } }),
+    );
     const answer = await send(proxy.baseUrls.openai);
     expect(answer.status).toBe(200);
     expect(upstream.received).toHaveLength(1);
@@ -46,8 +56,20 @@ describe('a request body nested deeper than the depth cap', () => {
   test('a response nested 100,000 levels deep reaches the client and is never recorded, in any form', async () => {
     const deep = `{"id":"chatcmpl-1","choices":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const upstream = started(await startStandInUpstream(() => ({ headers: { 'content-type': 'application/json' }, body: deep })));
-    const proxy = started(await startProxy({ tape: `${dir}/deep-response.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url } }));
-    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-test","messages":[]}' });
+    const proxy = started(
+      await startProxy({
+        tape: `${dir}/deep-response.jsonl`,
+        mode: 'record',
+        allowRecordInCi: true,
+        log: () => undefined,
+        upstreams: { openai: upstream.url },
+      }),
+    );
+    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-test","messages":[]}',
+    });
     expect(await response.text()).toBe(deep);
     const summary = await proxy.close();
     expect(summary).toMatchObject({ refused: 1, recorded: 0, internalErrors: 0 });

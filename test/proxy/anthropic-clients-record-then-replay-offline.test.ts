@@ -10,11 +10,17 @@ import { tempDir } from '../support/temp-dir.js';
 
 const FAKE_ANTHROPIC_KEY = fakeAnthropicKey();
 
-const weatherTool = { name: 'get_weather', description: 'Weather for a place', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] } };
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather for a place',
+  input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] },
+};
 
 async function scenario(client: Anthropic) {
   const plain = await client.messages.create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello' }] });
-  const streamed = await client.messages.stream({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me a joke' }] }).finalMessage();
+  const streamed = await client.messages
+    .stream({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me a joke' }] })
+    .finalMessage();
   const toolUse = await client.messages
     .stream({ model: 'claude-opus-4-8', max_tokens: 256, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] })
     .finalMessage();

@@ -23,10 +23,19 @@ afterEach(async () => {
 describe('a request body over the limit', () => {
   test('declared by content-length: a provider-shaped 413 naming the limit and the flag, before the body is sent, and nothing goes upstream', async () => {
     upstream = await startStandInUpstream(() => ({ body: '{}' }));
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { anthropic: upstream.url }, limits: { requestBodyBytes: 1024 } });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: () => undefined,
+      upstreams: { anthropic: upstream.url },
+      limits: { requestBodyBytes: 1024 },
+    });
     // Only the headers are sent: the 413 must come without the proxy waiting for a body.
     const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(proxy!.port, '127.0.0.1', () => socket.write('POST /anthropic/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 50000000\r\n\r\n'));
+      const socket = connect(proxy!.port, '127.0.0.1', () =>
+        socket.write('POST /anthropic/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 50000000\r\n\r\n'),
+      );
       let text = '';
       socket.on('data', (chunk) => {
         text += chunk;
@@ -51,12 +60,23 @@ describe('a request body over the limit', () => {
 
   test('sent chunked: refused once past the limit, the rest is dropped unread into memory, and nothing goes upstream', async () => {
     upstream = await startStandInUpstream(() => ({ body: '{}' }));
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { requestBodyBytes: 64 * 1024 } });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: () => undefined,
+      upstreams: { openai: upstream.url },
+      limits: { requestBodyBytes: 64 * 1024 },
+    });
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${proxy!.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      });
+      const request = httpRequest(
+        `${proxy!.baseUrls.openai}/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
       request.on('error', reject);
       for (let index = 0; index < 8; index++) request.write('x'.repeat(16 * 1024));
       request.end();
@@ -67,8 +87,19 @@ describe('a request body over the limit', () => {
 
   test('at the limit exactly is forwarded and recorded', async () => {
     upstream = await startStandInUpstream(() => ({ body: '{"ok":true}' }));
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { requestBodyBytes: 20 } });
-    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"x","a":12}' });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: () => undefined,
+      upstreams: { openai: upstream.url },
+      limits: { requestBodyBytes: 20 },
+    });
+    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"x","a":12}',
+    });
     expect(response.status).toBe(200);
     await response.text();
     expect((await proxy.close()).recorded).toBe(1);
@@ -80,13 +111,26 @@ describe('a response body over the limit', () => {
     const big = JSON.stringify({ id: 'chatcmpl-big', choices: [{ message: { content: 'y'.repeat(200_000) } }] });
     upstream = await startStandInUpstream(() => ({ body: big }));
     const tape = `${dir}/big.jsonl`;
-    proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url }, limits: { responseBodyBytes: 100_000 } });
-    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"x"}' });
+    proxy = await startProxy({
+      tape,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: () => undefined,
+      upstreams: { openai: upstream.url },
+      limits: { responseBodyBytes: 100_000 },
+    });
+    const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"x"}',
+    });
     expect(await response.text()).toBe(big);
     const summary = await proxy.close();
     expect(summary.recorded).toBe(0);
     expect(summary.refused).toBe(1);
-    expect(summary.problems[0]).toMatch(/Could not record POST \/v1\/chat\/completions: the response body is over the 100000 bytes limit, so it reached the client but is not on the tape\. Raise the limit with --max-response-body/);
+    expect(summary.problems[0]).toMatch(
+      /Could not record POST \/v1\/chat\/completions: the response body is over the 100000 bytes limit, so it reached the client but is not on the tape\. Raise the limit with --max-response-body/,
+    );
     expect(loadTape(tape).exchanges).toHaveLength(0);
   });
 
@@ -167,9 +211,15 @@ describe('the limits are set', () => {
       { name: 'request-timeout', kind: 'integer' },
       { name: 'max-connections', kind: 'integer' },
     ] as const;
-    const parsed = parseArguments(['--config', `${dir}/modeltape.config.json`, '--max-request-body', '4096', '--headers-timeout', '500'], flags as never, 'proxy');
+    const parsed = parseArguments(
+      ['--config', `${dir}/modeltape.config.json`, '--max-request-body', '4096', '--headers-timeout', '500'],
+      flags as never,
+      'proxy',
+    );
     const options = proxyOptionsFrom(parsed, { tape: `${dir}/t.jsonl` }, process.cwd());
     expect(options.limits).toEqual({ requestBodyBytes: 4096, responseBodyBytes: 2000, maxConnections: 7, headersTimeoutMs: 500 });
-    return expect(startProxy({ tape: `${dir}/t.jsonl`, mode: 'passthrough', log: () => undefined, limits: { requestTimeoutMs: 0 } })).rejects.toThrow(/Invalid --request-timeout \(limits\.requestTimeoutMs\) 0: expected a whole number above 0/);
+    return expect(startProxy({ tape: `${dir}/t.jsonl`, mode: 'passthrough', log: () => undefined, limits: { requestTimeoutMs: 0 } })).rejects.toThrow(
+      /Invalid --request-timeout \(limits\.requestTimeoutMs\) 0: expected a whole number above 0/,
+    );
   });
 });

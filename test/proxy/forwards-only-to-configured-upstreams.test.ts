@@ -59,7 +59,11 @@ test('passthrough forwards to the configured upstream and writes nothing', async
   const standIn = started(await startStandInUpstream());
   const tape = `${dir}/passthrough.jsonl`;
   const proxy = started(await startProxy({ tape, mode: 'passthrough', upstreams: { openai: standIn.url } }));
-  const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+  const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"model":"gpt-4o","messages":[]}',
+  });
   expect(response.status).toBe(200);
   expect(((await response.json()) as { object: string }).object).toBe('chat.completion');
   expect(standIn.received.map((received) => received.url)).toEqual(['/v1/chat/completions']);

@@ -15,22 +15,77 @@ interface Hostile {
   cutAt: number | undefined;
 }
 
-const PATH_PARTS = ['openai', 'anthropic', 'v1', 'chat', 'completions', 'messages', 'nope', '..', '.', '%2e%2e', '%2E', '', '\\', '%5c', '%00', '%ZZ', '%2f', 'é', '~', '*', ';token=x'];
+const PATH_PARTS = [
+  'openai',
+  'anthropic',
+  'v1',
+  'chat',
+  'completions',
+  'messages',
+  'nope',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E',
+  '',
+  '\\',
+  '%5c',
+  '%00',
+  '%ZZ',
+  '%2f',
+  'é',
+  '~',
+  '*',
+  ';token=x',
+];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'BREW', 'post', 'M-SEARCH'];
-const HEADER_NAMES = ['content-type', 'content-encoding', 'accept-encoding', 'expect', 'x-fuzz', 'authorization', 'transfer-encoding', 'connection', 'anthropic-version', 'upgrade'];
-const HEADER_VALUES = ['application/json', 'text/event-stream', 'gzip', 'gzip, gzip', 'br', 'x-unknown', '100-continue', 'chunked', 'close', 'keep-alive', 'websocket', '', ' ', '\t', 'Bearer sk-test-FAKE', 'a'.repeat(300)];
+const HEADER_NAMES = [
+  'content-type',
+  'content-encoding',
+  'accept-encoding',
+  'expect',
+  'x-fuzz',
+  'authorization',
+  'transfer-encoding',
+  'connection',
+  'anthropic-version',
+  'upgrade',
+];
+const HEADER_VALUES = [
+  'application/json',
+  'text/event-stream',
+  'gzip',
+  'gzip, gzip',
+  'br',
+  'x-unknown',
+  '100-continue',
+  'chunked',
+  'close',
+  'keep-alive',
+  'websocket',
+  '',
+  ' ',
+  '\t',
+  'Bearer sk-test-FAKE',
+  'a'.repeat(300),
+];
 
 const hostilePath = fc
   .array(fc.constantFrom(...PATH_PARTS), { minLength: 0, maxLength: 6 })
   .chain((parts) => fc.tuple(fc.constant(parts), fc.option(fc.constantFrom('a=1', 'key=FAKE', '', '%', 'x=%ZZ&&'), { nil: undefined })))
   .map(([parts, query]) => `/${parts.join('/')}${query === undefined ? '' : `?${query}`}`);
 // Half of them reach a real route, so the record path is exercised too.
-const path = fc.oneof(hostilePath, fc.constantFrom('/openai/v1/chat/completions', '/anthropic/v1/messages', '/openai/v1/responses?stream=true', '/openai/v1/embeddings'));
+const path = fc.oneof(
+  hostilePath,
+  fc.constantFrom('/openai/v1/chat/completions', '/anthropic/v1/messages', '/openai/v1/responses?stream=true', '/openai/v1/embeddings'),
+);
 
 const body = fc.oneof(
   fc.constant(Buffer.alloc(0)),
   fc.jsonValue({ maxDepth: 4 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
-  fc.constantFrom('{"model":"gpt-4o","n":1e400}', '{"a":-0}', '{"model":', '[[[[[[[[[[', '{"__proto__":{"x":1}}', 'data: [DONE]\n\n').map((text) => Buffer.from(text)),
+  fc
+    .constantFrom('{"model":"gpt-4o","n":1e400}', '{"a":-0}', '{"model":', '[[[[[[[[[[', '{"__proto__":{"x":1}}', 'data: [DONE]\n\n')
+    .map((text) => Buffer.from(text)),
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
   fc.jsonValue({ maxDepth: 2 }).map((value) => gzipSync(Buffer.from(JSON.stringify(value) ?? 'null'))),
 );
@@ -121,9 +176,18 @@ describe('hostile requests (fast-check, fixed seed)', () => {
   test('in replay: every request is answered well-formed or closed cleanly, the proxy keeps serving, and no upstream socket opens', async () => {
     const tape = `${dir}/replay.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' }).then((response) => response.text());
+      await fetch(`${openai}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model":"gpt-4o","messages":[]}',
+      }).then((response) => response.text());
     });
-    const proxy = await startProxy({ tape, mode: 'replay', log: () => undefined, limits: { requestBodyBytes: 4096, headersTimeoutMs: 2_000, requestTimeoutMs: 3_000 } });
+    const proxy = await startProxy({
+      tape,
+      mode: 'replay',
+      log: () => undefined,
+      limits: { requestBodyBytes: 4096, headersTimeoutMs: 2_000, requestTimeoutMs: 3_000 },
+    });
     let answered = 0;
     try {
       await fc.assert(
@@ -145,7 +209,14 @@ describe('hostile requests (fast-check, fixed seed)', () => {
 
   test('in record: the same, and every line of the tape it wrote loads', async () => {
     const tape = `${dir}/record.jsonl`;
-    const proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: `${upstream.url}/base`, anthropic: `${upstream.url}/base` }, limits: { requestBodyBytes: 4096, headersTimeoutMs: 2_000, requestTimeoutMs: 3_000 } });
+    const proxy = await startProxy({
+      tape,
+      mode: 'record',
+      allowRecordInCi: true,
+      log: () => undefined,
+      upstreams: { openai: `${upstream.url}/base`, anthropic: `${upstream.url}/base` },
+      limits: { requestBodyBytes: 4096, headersTimeoutMs: 2_000, requestTimeoutMs: 3_000 },
+    });
     let answered = 0;
     try {
       await fc.assert(
@@ -165,14 +236,20 @@ describe('hostile requests (fast-check, fixed seed)', () => {
     expect(upstream.received.length).toBeGreaterThan(10);
     for (const received of upstream.received) {
       expect(received.url.startsWith('/base/')).toBe(true);
-      const segments = received.url.split('?')[0]!.split('/').map((segment) => {
-        try {
-          return decodeURIComponent(segment);
-        } catch {
-          return segment;
-        }
-      });
-      expect(segments.flatMap((segment) => segment.split(/[/\\]/)).filter((part) => part === '.' || part === '..'), received.url).toEqual([]);
+      const segments = received.url
+        .split('?')[0]!
+        .split('/')
+        .map((segment) => {
+          try {
+            return decodeURIComponent(segment);
+          } catch {
+            return segment;
+          }
+        });
+      expect(
+        segments.flatMap((segment) => segment.split(/[/\\]/)).filter((part) => part === '.' || part === '..'),
+        received.url,
+      ).toEqual([]);
     }
     const written = readTape(tape);
     expect(written.problems).toEqual([]);

@@ -82,9 +82,16 @@ describe('other upstream shapes', () => {
   });
 
   test("a miss answers in each provider's own error shape", () => {
-    expect(JSON.parse(providerErrorBody('openai', 400, 'modeltape_replay_miss', 'm'))).toEqual({ error: { message: 'm', type: 'modeltape_replay_miss', param: null, code: 'modeltape_replay_miss' } });
-    expect(JSON.parse(providerErrorBody('anthropic', 400, 'modeltape_replay_miss', 'm'))).toMatchObject({ type: 'error', error: { type: 'modeltape_replay_miss', message: 'm' } });
-    expect(JSON.parse(providerErrorBody('gemini', 400, 'modeltape_replay_miss', 'm'))).toEqual({ error: { code: 400, message: 'm', status: 'MODELTAPE_REPLAY_MISS' } });
+    expect(JSON.parse(providerErrorBody('openai', 400, 'modeltape_replay_miss', 'm'))).toEqual({
+      error: { message: 'm', type: 'modeltape_replay_miss', param: null, code: 'modeltape_replay_miss' },
+    });
+    expect(JSON.parse(providerErrorBody('anthropic', 400, 'modeltape_replay_miss', 'm'))).toMatchObject({
+      type: 'error',
+      error: { type: 'modeltape_replay_miss', message: 'm' },
+    });
+    expect(JSON.parse(providerErrorBody('gemini', 400, 'modeltape_replay_miss', 'm'))).toEqual({
+      error: { code: 400, message: 'm', status: 'MODELTAPE_REPLAY_MISS' },
+    });
     expect(JSON.parse(providerErrorBody('ollama', 400, 'modeltape_replay_miss', 'm'))).toEqual({ error: 'm' });
   });
 });

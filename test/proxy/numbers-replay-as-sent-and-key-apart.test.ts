@@ -13,11 +13,17 @@ describe('numbers JSON.parse would change', () => {
 
   test('replay byte for byte in the response that carried them, and each request keys apart from its neighbour', async () => {
     // The stand-in echoes the number it was sent inside an answer written by hand.
-    const upstream = await startStandInUpstream((request) => ({ body: `{"id":"chatcmpl-n","usage":{"n":${/"n":([^,}]+)/.exec(request.body)![1]}},"score": 1.0}` }));
+    const upstream = await startStandInUpstream((request) => ({
+      body: `{"id":"chatcmpl-n","usage":{"n":${/"n":([^,}]+)/.exec(request.body)![1]}},"score": 1.0}`,
+    }));
     closing(upstream);
     const tape = `${dir}/numbers.jsonl`;
     const ask = async (proxy: RunningProxy, number: string) => {
-      const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"gpt-4o","n":${number}}` });
+      const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"model":"gpt-4o","n":${number}}`,
+      });
       return { status: response.status, text: await response.text() };
     };
     const recorder = await startProxy({ tape, mode: 'record', allowRecordInCi: true, log: () => undefined, upstreams: { openai: upstream.url } });

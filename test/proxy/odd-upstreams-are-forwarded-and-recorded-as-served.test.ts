@@ -6,7 +6,11 @@ import { startProxy, type RunningProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
 import { tempDir } from '../support/temp-dir.js';
 
-const CHAT = { id: 'chatcmpl-odd', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Paris' }, finish_reason: 'stop' }] };
+const CHAT = {
+  id: 'chatcmpl-odd',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Paris' }, finish_reason: 'stop' }],
+};
 const CHAT_BYTES = Buffer.from(JSON.stringify(CHAT));
 
 const dir = tempDir();
@@ -58,7 +62,10 @@ describe('Expect: 100-continue', () => {
     const proxy = await proxyTo(upstream, tape);
     const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2 * 1024 * 1024) }] });
     const result = await new Promise<{ continued: boolean; status: number; text: string }>((resolve, reject) => {
-      const request = httpRequest(`${proxy.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+      const request = httpRequest(`${proxy.baseUrls.openai}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      });
       let continued = false;
       // The body waits for the 100, as curl does for a body over 1 MB.
       request.on('continue', () => {
@@ -124,7 +131,9 @@ describe('stacked content encodings', () => {
   ];
   for (const [encoding, encode] of cases) {
     test(`"${encoding}" is decoded last coding first, and replay serves what the client got live`, async () => {
-      const upstream = await upstreamOf((_request, response) => response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding }).end(encode(CHAT_BYTES)));
+      const upstream = await upstreamOf((_request, response) =>
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding }).end(encode(CHAT_BYTES)),
+      );
       const tape = `${dir}/stacked.jsonl`;
       const recorder = await proxyTo(upstream, tape);
       const live = await post(recorder);
@@ -142,22 +151,32 @@ describe('stacked content encodings', () => {
 
   test('an unknown coding is recorded as the raw bytes with its header, never as decoded, and replays them so', async () => {
     const raw = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xff, 0x10, 0x80]);
-    const upstream = await upstreamOf((_request, response) => response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-private' }).end(raw));
+    const upstream = await upstreamOf((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-private' }).end(raw),
+    );
     const tape = `${dir}/unknown.jsonl`;
     const recorder = await proxyTo(upstream, tape);
-    const live = await fetch(`${recorder.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(async (response) => ({ encoding: response.headers.get('content-encoding'), bytes: Buffer.from(await response.arrayBuffer()) }));
+    const live = await fetch(`${recorder.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }).then(async (response) => ({ encoding: response.headers.get('content-encoding'), bytes: Buffer.from(await response.arrayBuffer()) }));
     expect((await recorder.close()).recorded).toBe(1);
     const stored = loadTape(tape).exchanges[0]!.exchange.response;
     expect(stored.headers['content-encoding']).toBe('x-private');
     expect(stored.body).toEqual({ base64: raw.toString('base64') });
     const replayer = await proxyTo(upstream, tape, 'replay');
     const replayed = await new Promise<{ encoding: string | undefined; bytes: Buffer }>((resolve, reject) => {
-      const request = httpRequest(`${replayer.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-        expect(response.statusCode).toBe(200);
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ encoding: response.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
-      });
+      const request = httpRequest(
+        `${replayer.baseUrls.openai}/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (response) => {
+          expect(response.statusCode).toBe(200);
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ encoding: response.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+        },
+      );
       request.on('error', reject);
       request.end('{}');
     });
@@ -232,4 +251,3 @@ describe('a stream that ends early', () => {
     expect(loadTape(tape).exchanges).toHaveLength(0);
   });
 });
-

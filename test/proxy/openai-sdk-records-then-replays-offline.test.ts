@@ -11,12 +11,20 @@ const FAKE_OPENAI_KEY = fakeOpenAiKey();
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 async function scenario(client: OpenAI) {
   const plain = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Say hello' }] });
-  const stream = client.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count to three' }], stream_options: { include_usage: true } });
+  const stream = client.chat.completions.stream({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'Count to three' }],
+    stream_options: { include_usage: true },
+  });
   const deltas: string[] = [];
   stream.on('content', (delta) => deltas.push(delta));
   const streamed = await stream.finalChatCompletion();
@@ -63,7 +71,9 @@ describe('the official openai SDK through the proxy', () => {
     expect(replayed).toEqual(recorded);
     expect(replayed.plain.choices[0]!.message.content).toContain('Galaxy Day');
     expect(replayed.deltas.length).toBeGreaterThan(3);
-    expect(replayed.toolCall.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"city":"San Francisco","state":"CA"}' } });
+    expect(replayed.toolCall.choices[0]!.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'get_weather', arguments: '{"city":"San Francisco","state":"CA"}' },
+    });
     expect(replaySummary).toMatchObject({ hits: 3, misses: 0, recorded: 0, upstreamConnections: 0 });
   });
 });

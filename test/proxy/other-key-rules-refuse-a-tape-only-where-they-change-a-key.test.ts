@@ -32,21 +32,25 @@ describe('a tape keyed with other rules than the run uses', () => {
     });
   });
 
-  test('replays as it is when none of its keys changes under the run\'s rules, writing nothing, and says so', async () => {
+  test("replays as it is when none of its keys changes under the run's rules, writing nothing, and says so", async () => {
     const before = readFileSync(tape, 'utf8');
     const logs: string[] = [];
     const proxy = await startProxy({ tape, normalizers: [{ path: '.user' }], log: (message) => logs.push(message) });
     for (const body of [plain, withId]) expect((await ask(proxy.baseUrls.openai, body)).status).toBe(200);
     expect(await proxy.close()).toMatchObject({ hits: 2, misses: 0 });
     expect(readFileSync(tape, 'utf8')).toBe(before);
-    expect(logs).toContainEqual(expect.stringContaining(`${tape}:1: the tape was keyed with other rules than this run uses, and none of its 2 keys changes under this run's rules`));
+    expect(logs).toContainEqual(
+      expect.stringContaining(`${tape}:1: the tape was keyed with other rules than this run uses, and none of its 2 keys changes under this run's rules`),
+    );
   });
 
   test('is refused when a key changes, naming the exchange, the rule that changed it and the command that re-keys the tape', async () => {
     const before = readFileSync(tape, 'utf8');
     for (const mode of ['replay', 'auto'] as const) {
       const refused = startProxy({ tape, mode, allowRecordInCi: true, normalizers: [{ path: '.metadata.request_id' }] });
-      await expect(refused).rejects.toThrow(`under this run's rules 1 of 2 keys change:\n  ${tape}:3 POST /v1/chat/completions (openai): normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id\n`);
+      await expect(refused).rejects.toThrow(
+        `under this run's rules 1 of 2 keys change:\n  ${tape}:3 POST /v1/chat/completions (openai): normalizer {"path":".metadata.request_id"} (added) at .metadata.request_id\n`,
+      );
       await expect(refused).rejects.toThrow(`Run modeltape rekey ${tape} to re-key it under this run's rules`);
     }
     expect(readFileSync(tape, 'utf8')).toBe(before);

@@ -44,12 +44,18 @@ describe('recording where CI is set', () => {
   });
 
   test('an invalid mode is refused with the list of valid modes', async () => {
-    await expect(startProxy({ tape: `${dir}/x.jsonl`, mode: 'recrod' as never })).rejects.toThrow('Invalid proxy mode "recrod": expected one of replay, record, auto, passthrough');
-    await expect(startProxy({ tape: `${dir}/x.jsonl`, repeat: 'always' as never })).rejects.toThrow('Invalid repeat policy "always": expected one of none, last');
+    await expect(startProxy({ tape: `${dir}/x.jsonl`, mode: 'recrod' as never })).rejects.toThrow(
+      'Invalid proxy mode "recrod": expected one of replay, record, auto, passthrough',
+    );
+    await expect(startProxy({ tape: `${dir}/x.jsonl`, repeat: 'always' as never })).rejects.toThrow(
+      'Invalid repeat policy "always": expected one of none, last',
+    );
     await expect(startProxy({ tape: `${dir}/x.jsonl`, pace: 'slow' as never })).rejects.toThrow('Invalid pace "slow": expected one of instant, recorded');
   });
 
   test('replay of a tape that does not exist says how to record it', async () => {
-    await expect(startProxy({ tape: `${dir}/missing.jsonl` })).rejects.toThrow(/does not exist\. Record it first: modeltape run --tape .*missing\.jsonl --mode record/);
+    await expect(startProxy({ tape: `${dir}/missing.jsonl` })).rejects.toThrow(
+      /does not exist\. Record it first: modeltape run --tape .*missing\.jsonl --mode record/,
+    );
   });
 });

@@ -23,7 +23,10 @@ function countingReply() {
   };
 }
 
-const ask = (client: OpenAI) => client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Roll a die' }] }).then((completion) => completion.choices[0]!.message.content);
+const ask = (client: OpenAI) =>
+  client.chat.completions
+    .create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Roll a die' }] })
+    .then((completion) => completion.choices[0]!.message.content);
 
 describe('identical repeated requests', () => {
   const dir = tempDir();
@@ -31,10 +34,14 @@ describe('identical repeated requests', () => {
 
   test('replay their recorded answers in recorded order, and a call past the last is a miss naming the ordinal', async () => {
     const tape = `${dir}/repeat.jsonl`;
-    const recorded = await recordTape(tape, async ({ openai }) => {
-      const client = new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 });
-      return [await ask(client), await ask(client)];
-    }, { reply: countingReply() });
+    const recorded = await recordTape(
+      tape,
+      async ({ openai }) => {
+        const client = new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 });
+        return [await ask(client), await ask(client)];
+      },
+      { reply: countingReply() },
+    );
     expect(recorded).toEqual(['answer 1', 'answer 2']);
     expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.ordinal)).toEqual([0, 1]);
 

@@ -51,10 +51,12 @@ describe('a request that was not recorded', () => {
 
     const proxy = closing(await startProxy({ tape }));
     const client = new Anthropic({ apiKey: 'fake-key', baseURL: proxy.baseUrls.anthropic });
-    const error = await client.messages.create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Lyon' }] }).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
+    const error = await client.messages
+      .create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Lyon' }] })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as Error).message).toContain('at .messages[0].content: recorded "Ship the parcel to Paris" sent "Ship the parcel to Lyon"');
     expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'modeltape_replay_miss' } });
@@ -64,7 +66,11 @@ describe('a request that was not recorded', () => {
   test('a number sent where text was recorded is reported as a change of kind', async () => {
     const tape = `${dir}/kind.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Paris'), temperature: 0.2 });
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4.1-nano',
+        messages: conversation('Paris'),
+        temperature: 0.2,
+      });
     });
     const proxy = closing(await startProxy({ tape }));
     const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {

@@ -26,10 +26,17 @@ const dir = tempDir();
 const started = closeAfterEach();
 
 test('credentials in headers, query parameters and response headers are forwarded but never written', async () => {
-  const standIn = started(await startStandInUpstream(() => ({
-    headers: { 'set-cookie': FAKE.responseCookie, 'openai-organization': FAKE.organization, 'anthropic-organization-id': FAKE.anthropicOrganization, 'x-request-id': 'req_1' },
-    body: '{"ok":true}',
-  })));
+  const standIn = started(
+    await startStandInUpstream(() => ({
+      headers: {
+        'set-cookie': FAKE.responseCookie,
+        'openai-organization': FAKE.organization,
+        'anthropic-organization-id': FAKE.anthropicOrganization,
+        'x-request-id': 'req_1',
+      },
+      body: '{"ok":true}',
+    })),
+  );
   const tape = `${dir}/secrets.jsonl`;
   const proxy = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url, gemini: standIn.url } }));
   const headers = {
@@ -42,9 +49,17 @@ test('credentials in headers, query parameters and response headers are forwarde
     'openai-organization': FAKE.organization,
     'openai-project': FAKE.project,
   };
-  const first = await fetch(`${proxy.baseUrls.openai}/chat/completions?api_key=${FAKE.azureKey}&access_token=${FAKE.accessToken}&limit=1`, { method: 'POST', headers, body: '{"model":"gpt-4o","messages":[]}' });
+  const first = await fetch(`${proxy.baseUrls.openai}/chat/completions?api_key=${FAKE.azureKey}&access_token=${FAKE.accessToken}&limit=1`, {
+    method: 'POST',
+    headers,
+    body: '{"model":"gpt-4o","messages":[]}',
+  });
   expect(first.status).toBe(200);
-  const second = await fetch(`${proxy.url}/gemini/v1beta/models/gemini-2.5-flash:generateContent?key=${FAKE.googleKey}`, { method: 'POST', headers, body: '{"contents":[]}' });
+  const second = await fetch(`${proxy.url}/gemini/v1beta/models/gemini-2.5-flash:generateContent?key=${FAKE.googleKey}`, {
+    method: 'POST',
+    headers,
+    body: '{"contents":[]}',
+  });
   expect(second.status).toBe(200);
   expect(await proxy.close()).toMatchObject({ recorded: 2, refused: 0 });
 
@@ -64,9 +79,14 @@ test('a key-shaped string in a body refuses the write, says where it was, and st
   const standIn = started(await startStandInUpstream());
   const tape = `${dir}/body-secret.jsonl`;
   const logged: string[] = [];
-  const proxy = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url }, log: (line) => logged.push(line) }));
+  const proxy = started(
+    await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: standIn.url }, log: (line) => logged.push(line) }),
+  );
   const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
-  const completion = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: `my key is ${FAKE.openaiKey}, keep it safe` }] });
+  const completion = await client.chat.completions.create({
+    model: 'gpt-4.1-nano',
+    messages: [{ role: 'user', content: `my key is ${FAKE.openaiKey}, keep it safe` }],
+  });
   expect(completion.object).toBe('chat.completion');
   const summary = await proxy.close();
   expect(summary).toMatchObject({ recorded: 0, refused: 1 });

@@ -31,7 +31,12 @@ function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }>
 describe('a client that is slow or idle', () => {
   test('sending its headers a byte at a time (slowloris) gets a 408 once the headers timeout passes, and the log says why', async () => {
     const logs: string[] = [];
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'passthrough', log: (message) => logs.push(message), limits: { headersTimeoutMs: 300, requestTimeoutMs: 5_000 } });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'passthrough',
+      log: (message) => logs.push(message),
+      limits: { headersTimeoutMs: 300, requestTimeoutMs: 5_000 },
+    });
     const socket = await open(proxy.port);
     const closed = untilClosed(socket);
     const head = 'POST /openai/v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-slow: ';
@@ -44,12 +49,19 @@ describe('a client that is slow or idle', () => {
     expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
     expect(afterMs).toBeGreaterThanOrEqual(250);
     expect(afterMs).toBeLessThan(3_000);
-    expect(logs.join('\n')).toMatch(/closed a connection from .*: it did not send a whole request \(headers within 300 ms, headers and body within 5000 ms; --headers-timeout, --request-timeout\)/);
+    expect(logs.join('\n')).toMatch(
+      /closed a connection from .*: it did not send a whole request \(headers within 300 ms, headers and body within 5000 ms; --headers-timeout, --request-timeout\)/,
+    );
   });
 
   test('sending its body slower than the request timeout gets a 408 too', async () => {
     const logs: string[] = [];
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'passthrough', log: (message) => logs.push(message), limits: { headersTimeoutMs: 200, requestTimeoutMs: 500 } });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'passthrough',
+      log: (message) => logs.push(message),
+      limits: { headersTimeoutMs: 200, requestTimeoutMs: 500 },
+    });
     const socket = await open(proxy.port);
     const closed = untilClosed(socket);
     socket.write('POST /openai/v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{');
@@ -84,7 +96,14 @@ describe('connections', () => {
 describe('--host', () => {
   test('other than loopback warns that the proxy is reachable from the network, and what it exposes', async () => {
     const logs: string[] = [];
-    proxy = await startProxy({ tape: `${dir}/t.jsonl`, mode: 'auto', allowRecordInCi: true, host: '0.0.0.0', log: (message) => logs.push(message), upstreams: { openai: 'http://127.0.0.1:9' } });
+    proxy = await startProxy({
+      tape: `${dir}/t.jsonl`,
+      mode: 'auto',
+      allowRecordInCi: true,
+      host: '0.0.0.0',
+      log: (message) => logs.push(message),
+      upstreams: { openai: 'http://127.0.0.1:9' },
+    });
     const warning = logs.find((line) => line.includes('reachable from the network'));
     expect(warning).toContain(`listens on http://0.0.0.0:${proxy.port}`);
     expect(warning).toContain(`every answer recorded on ${dir}/t.jsonl`);

@@ -33,7 +33,9 @@ test('a byte order mark at the start of a later line (two files joined) is a war
   const contents = readTape(file);
   expect(contents.problems).toEqual([]);
   expect(contents.exchanges.map(({ line }) => line)).toEqual([2, 3]);
-  expect(contents.warnings).toEqual([{ file, line: 3, message: expect.stringContaining('line 3 starts with a UTF-8 byte order mark, probably from joining two files') }]);
+  expect(contents.warnings).toEqual([
+    { file, line: 3, message: expect.stringContaining('line 3 starts with a UTF-8 byte order mark, probably from joining two files') },
+  ]);
   expect(ReplayEngine.fromTape(file, { keyRules: RULES }).engine.lookup(chatExchange('two').key).kind).toBe('hit');
   expect((await runMain(['verify', file])).stderr).toContain(`${file}:3: warning: line 3 starts with a UTF-8 byte order mark`);
 });
@@ -63,7 +65,9 @@ test('verify names a member given twice (JSON.parse keeps the last silently), wi
   writeFileSync(file, HEADER_LINE + editedPrompt + editedKey);
   const verify = await runMain(['verify', file]);
   expect(verify.code).toBe(1);
-  expect(verify.stdout).toContain(`${file}:2: the member "content" appears twice in .request.body.json.messages[0] (a hand edit?): JSON readers keep only the last one, so the first is silently ignored. Delete the one you do not mean.`);
+  expect(verify.stdout).toContain(
+    `${file}:2: the member "content" appears twice in .request.body.json.messages[0] (a hand edit?): JSON readers keep only the last one, so the first is silently ignored. Delete the one you do not mean.`,
+  );
   expect(verify.stdout).toContain(`${file}:3: the member "key" appears twice in the line`);
 });
 
@@ -78,6 +82,9 @@ test('a tape read a few bytes at a time gives what reading it whole gives: lines
     const chunked = readTape(file, { chunkBytes });
     expect(chunked, `chunks of ${chunkBytes} bytes`).toEqual(whole);
     const lazy = readTape(file, { chunkBytes, lazy: true });
-    expect(lazy.exchanges.map(({ line, exchange }) => [line, exchange]), `lazily, chunks of ${chunkBytes} bytes`).toEqual(whole.exchanges.map(({ line, exchange }) => [line, exchange]));
+    expect(
+      lazy.exchanges.map(({ line, exchange }) => [line, exchange]),
+      `lazily, chunks of ${chunkBytes} bytes`,
+    ).toEqual(whole.exchanges.map(({ line, exchange }) => [line, exchange]));
   }
 });

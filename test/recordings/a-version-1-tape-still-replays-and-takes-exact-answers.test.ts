@@ -17,7 +17,9 @@ describe('a version 1 tape', () => {
   test('still loads and replays its JSON answers as compact JSON, passes verify, and takes exact answers appended to it', async () => {
     // A version 1 tape, as modeltape wrote it before: a JSON answer is its parsed value only.
     const tape = `${dir}/v1.jsonl`;
-    await recordTape(tape, async ({ openai }) => new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create(ask('one')), { reply: () => ({ body: ANSWER }) });
+    await recordTape(tape, async ({ openai }) => new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create(ask('one')), {
+      reply: () => ({ body: ANSWER }),
+    });
     const [headerLine, exchangeLine] = readFileSync(tape, 'utf8').trimEnd().split('\n');
     const old = JSON.parse(exchangeLine!) as Exchange;
     old.response.body = { json: JSON.parse(ANSWER.toString('utf8')) as unknown };

@@ -66,58 +66,68 @@ const PLACES: Array<{ name: string; exchange: () => Exchange; raw: (depth: numbe
 ];
 
 describe.each([3000, 100_000])('JSON nested %i levels deep', (depth) => {
-  test.each(PLACES)('in a $name: every reader names the line and the path, and every command ends with a message, not a RangeError', async ({ exchange, raw, field }) => {
-    const good = serializeLine(chatExchange('fine'));
-    const file = writeTape(join(dir, 'deep.jsonl'), [good, lineWith(exchange(), raw(depth)), serializeLine(chatExchange('also fine'))]);
+  test.each(PLACES)(
+    'in a $name: every reader names the line and the path, and every command ends with a message, not a RangeError',
+    async ({ exchange, raw, field }) => {
+      const good = serializeLine(chatExchange('fine'));
+      const file = writeTape(join(dir, 'deep.jsonl'), [good, lineWith(exchange(), raw(depth)), serializeLine(chatExchange('also fine'))]);
 
-    const contents = readTape(file);
-    expect(contents.exchanges.map(({ line }) => line)).toEqual([2, 4]);
-    expect(contents.problems).toHaveLength(1);
-    expect(contents.problems[0]).toMatchObject({ file, line: 3 });
-    expect(contents.problems[0]!.field).toMatch(field);
-    expect(contents.problems[0]!.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels of JSON`);
+      const contents = readTape(file);
+      expect(contents.exchanges.map(({ line }) => line)).toEqual([2, 4]);
+      expect(contents.problems).toHaveLength(1);
+      expect(contents.problems[0]).toMatchObject({ file, line: 3 });
+      expect(contents.problems[0]!.field).toMatch(field);
+      expect(contents.problems[0]!.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels of JSON`);
 
-    const verify = await runMain(['verify', file]);
-    expect(verify.code).toBe(1);
-    expect(verify.stdout).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels of JSON`);
-    expect(verify.stdout).toContain(`${file}: 1 problem in 4 lines`);
+      const verify = await runMain(['verify', file]);
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels of JSON`);
+      expect(verify.stdout).toContain(`${file}: 1 problem in 4 lines`);
 
-    for (const command of [['inspect', file], ['rekey', file]]) {
-      const result = await runMain(command);
-      expect(result.code, command.join(' ')).toBe(1);
-      expect(`${result.stdout}${result.stderr}`).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels`);
-      expect(`${result.stdout}${result.stderr}`).not.toMatch(/RangeError|call stack/);
-    }
+      for (const command of [
+        ['inspect', file],
+        ['rekey', file],
+      ]) {
+        const result = await runMain(command);
+        expect(result.code, command.join(' ')).toBe(1);
+        expect(`${result.stdout}${result.stderr}`).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels`);
+        expect(`${result.stdout}${result.stderr}`).not.toMatch(/RangeError|call stack/);
+      }
 
-    // Replay (run, drift, openTape) reads lazily: the line is refused when it is first used,
-    // the other lines answer.
-    const { engine } = ReplayEngine.fromTape(file, { keyRules: RULES });
-    expect(engine.size).toBe(3);
-    const hit = engine.lookup(chatExchange('fine').key);
-    expect(hit.kind).toBe('hit');
-    let caught: unknown;
-    try {
-      for (const entry of engine.entries()) void entry.exchange;
-    } catch (error) {
-      caught = error;
-    }
-    expect((caught as Error).message).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels`);
-    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(5);
-  });
+      // Replay (run, drift, openTape) reads lazily: the line is refused when it is first used,
+      // the other lines answer.
+      const { engine } = ReplayEngine.fromTape(file, { keyRules: RULES });
+      expect(engine.size).toBe(3);
+      const hit = engine.lookup(chatExchange('fine').key);
+      expect(hit.kind).toBe('hit');
+      let caught: unknown;
+      try {
+        for (const entry of engine.entries()) void entry.exchange;
+      } catch (error) {
+        caught = error;
+      }
+      expect((caught as Error).message).toContain(`${file}:3: nests deeper than ${MAX_JSON_DEPTH} levels`);
+      expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(5);
+    },
+  );
 
   test('the writer refuses to record it (too_deep), and capture refuses a request body that deep', () => {
     const writer = TapeWriter.open(join(dir, 'write.jsonl'), { keyRules: RULES });
     try {
       for (const place of PLACES) {
         const exchange = JSON.parse(lineWith(place.exchange(), place.raw(Math.min(depth, 5000)))) as Exchange;
-        expect(() => writer.append(exchange), place.name).toThrow(expect.objectContaining({ code: 'too_deep', message: expect.stringContaining(`nests deeper than ${MAX_JSON_DEPTH} levels`) }));
+        expect(() => writer.append(exchange), place.name).toThrow(
+          expect.objectContaining({ code: 'too_deep', message: expect.stringContaining(`nests deeper than ${MAX_JSON_DEPTH} levels`) }),
+        );
       }
     } finally {
       writer.close();
     }
     expect(loadTape(join(dir, 'write.jsonl')).exchanges).toHaveLength(0);
     const body = Buffer.from(`{"messages":${nestedText(depth)}}`);
-    expect(() => captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body }, RULES)).toThrow(expect.objectContaining({ code: 'too_deep' }));
+    expect(() =>
+      captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body }, RULES),
+    ).toThrow(expect.objectContaining({ code: 'too_deep' }));
   });
 });
 

@@ -16,7 +16,11 @@ import { tempDir } from '../support/temp-dir.js';
 // recognisable prefix: no 8-character slice of it may reach any output.
 const tailFor = (seed: string, length: number) => {
   let tail = 'FAKE';
-  for (let round = 0; tail.length < length; round++) tail += createHash('sha256').update(`${seed}/${round}`).digest('base64').replace(/[^A-Za-z0-9]/g, '');
+  for (let round = 0; tail.length < length; round++)
+    tail += createHash('sha256')
+      .update(`${seed}/${round}`)
+      .digest('base64')
+      .replace(/[^A-Za-z0-9]/g, '');
   return tail.slice(0, length);
 };
 const shape = (prefix: string, length: number) => (seed: string) => {
@@ -40,7 +44,9 @@ const SHAPES = {
   xai: shape('xa' + 'i-', 60),
   google: shape('AI' + 'za', 35),
   'aws-access-key': (seed: string) => {
-    const secret = `FAKE${tailFor(seed, 40).toUpperCase().replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
+    const secret = `FAKE${tailFor(seed, 40)
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
     return { key: 'AK' + 'IA' + secret, secret };
   },
 };
@@ -58,7 +64,10 @@ const chat = (content: unknown) => json({ model: 'gpt-4o-mini', messages: [{ rol
 const unicodeEscaped = (text: string) => [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 const htmlEscaped = (text: string) => [...text].map((character) => `&#${character.charCodeAt(0)};`).join('');
 const rawSse = (contents: string[]) => [...contents.map((content) => `data: {"choices":[{"delta":{"content":"${content}"}}]}\n\n`), 'data: [DONE]\n\n'];
-const mimeWrapped = (key: string) => Buffer.from(`OPENAI_API_KEY_FILE\n${'x'.repeat(40)}\nKEY=${key}\n${'y'.repeat(60)}`).toString('base64').replace(/.{76}/g, '$&\r\n');
+const mimeWrapped = (key: string) =>
+  Buffer.from(`OPENAI_API_KEY_FILE\n${'x'.repeat(40)}\nKEY=${key}\n${'y'.repeat(60)}`)
+    .toString('base64')
+    .replace(/.{76}/g, '$&\r\n');
 const sse = (pieces: string[]) => [...pieces.map((piece) => `data: ${json({ choices: [{ delta: { content: piece } }] })}\n\n`), 'data: [DONE]\n\n'];
 
 // Rows: every way a key reaches a request or a response. Adding a placement is adding a row.
@@ -77,28 +86,52 @@ const PLACEMENTS: Record<string, Placement> = {
   'json body content': { request: (key) => ({ body: chat(`my key is ${key}`) }) },
   'json property name': { request: (key) => ({ body: json({ model: 'm', metadata: { [key]: true } }) }) },
   'split across array items': { request: (key) => ({ body: json({ model: 'm', stop: [key.slice(0, 5), key.slice(5)] }) }) },
-  'split across content parts': { request: (key) => ({ body: chat([{ type: 'text', text: key.slice(0, 9) }, { type: 'text', text: key.slice(9) }]) }) },
+  'split across content parts': {
+    request: (key) => ({
+      body: chat([
+        { type: 'text', text: key.slice(0, 9) },
+        { type: 'text', text: key.slice(9) },
+      ]),
+    }),
+  },
   'base64 in a json string': { request: (key) => ({ body: chat(Buffer.from(key).toString('base64')) }) },
   'url-encoded in a json string': { request: (key) => ({ body: chat(encodeURIComponent(key).replace(/[-_]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)) }) },
   'after an underscore': { request: (key) => ({ body: chat(`x_${key}`) }) },
   'after a digit': { request: (key) => ({ body: chat(`9${key}`) }) },
   'after an escaped newline': { request: (key) => ({ body: `{"model":"m","messages":[{"role":"user","content":"k:\\n${key}"}]}` }) },
   'followed by capitals and digits': { request: (key) => ({ body: chat(`${key}ZZ99 end`) }) },
-  'json-escaped in a body kept as written': { request: (key) => ({ body: `{"model": "m",   "messages": [{"role": "user", "content": "${unicodeEscaped(key)}"}]}` }) },
+  'json-escaped in a body kept as written': {
+    request: (key) => ({ body: `{"model": "m",   "messages": [{"role": "user", "content": "${unicodeEscaped(key)}"}]}` }),
+  },
   'base64 twice': { request: (key) => ({ body: chat(Buffer.from(Buffer.from(key).toString('base64')).toString('base64')) }) },
-  'utf-16 body without a byte order mark': { request: (key) => ({ headers: { 'content-type': 'text/plain; charset=utf-16le' }, body: Buffer.from(`key ${key}`, 'utf16le') }) },
+  'utf-16 body without a byte order mark': {
+    request: (key) => ({ headers: { 'content-type': 'text/plain; charset=utf-16le' }, body: Buffer.from(`key ${key}`, 'utf16le') }),
+  },
   'base64 glued to other base64': { request: (key) => ({ body: chat(`QQQ${Buffer.from(key).toString('base64')}`) }) },
   'MIME-wrapped base64 part': {
-    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n${mimeWrapped(key)}\r\n--XX--\r\n` }),
+    request: (key) => ({
+      headers: { 'content-type': 'multipart/form-data; boundary=XX' },
+      body: `--XX\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n${mimeWrapped(key)}\r\n--XX--\r\n`,
+    }),
   },
-  'form-encoded body': { request: (key) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `model=m&prompt=${encodeURIComponent(key)}` }) },
+  'form-encoded body': {
+    request: (key) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `model=m&prompt=${encodeURIComponent(key)}` }),
+  },
   'multipart text part': {
-    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: `--XX\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${key}\r\n--XX--\r\n` }),
+    request: (key) => ({
+      headers: { 'content-type': 'multipart/form-data; boundary=XX' },
+      body: `--XX\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${key}\r\n--XX--\r\n`,
+    }),
   },
   'binary multipart part': {
-    request: (key) => ({ headers: { 'content-type': 'multipart/form-data; boundary=XX' }, body: Buffer.concat([Buffer.from('--XX\r\nContent-Type: application/octet-stream\r\n\r\n\xff\xfe\x00'), Buffer.from(key), Buffer.from('\r\n--XX--\r\n')]) }),
+    request: (key) => ({
+      headers: { 'content-type': 'multipart/form-data; boundary=XX' },
+      body: Buffer.concat([Buffer.from('--XX\r\nContent-Type: application/octet-stream\r\n\r\n\xff\xfe\x00'), Buffer.from(key), Buffer.from('\r\n--XX--\r\n')]),
+    }),
   },
-  'octet-stream body': { request: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255, 1]), Buffer.from(key)]) }) },
+  'octet-stream body': {
+    request: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255, 1]), Buffer.from(key)]) }),
+  },
   'gzip request body': { request: (key) => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(chat(key)) }) },
   'utf-16 body': { request: (key) => ({ headers: { 'content-type': 'text/plain; charset=utf-16le' }, body: Buffer.from(`\ufeffkey ${key}`, 'utf16le') }) },
   'allowlisted key header': { request: (key) => ({ headers: { 'x-tenant': key } }) },
@@ -109,16 +142,28 @@ const PLACEMENTS: Record<string, Placement> = {
   'response x-amzn-remapped-authorization': { response: (key) => ({ headers: { 'x-amzn-remapped-authorization': `Bearer ${key}` }, body: '{}' }) },
   'response location with a token': { response: (key) => ({ status: 302, headers: { location: `https://example.test/cb?token=${key}` }, body: '' }) },
   'response any header': { response: (key) => ({ headers: { 'x-debug': `used ${key}` }, body: '{}' }) },
-  'response json body': { response: (key) => ({ headers: { 'content-type': 'application/json' }, body: json({ choices: [{ message: { content: `key: ${key}` } }] }) }) },
-  'response octet-stream body': { response: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255]), Buffer.from(key)]) }) },
-  'response utf-16 json without a byte order mark': { response: (key) => ({ headers: { 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from(json({ note: key }), 'utf16le') }) },
+  'response json body': {
+    response: (key) => ({ headers: { 'content-type': 'application/json' }, body: json({ choices: [{ message: { content: `key: ${key}` } }] }) }),
+  },
+  'response octet-stream body': {
+    response: (key) => ({ headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([Buffer.from([0, 255]), Buffer.from(key)]) }),
+  },
+  'response utf-16 json without a byte order mark': {
+    response: (key) => ({ headers: { 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from(json({ note: key }), 'utf16le') }),
+  },
   'response html entities': { response: (key) => ({ headers: { 'content-type': 'text/html' }, body: `<p>${htmlEscaped(key)}</p>` }) },
   'response stream, json-escaped': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([unicodeEscaped(key), 'ok']) }) },
-  'response stream, after an escaped curly quote': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([`\\u201c${key}\\u201d`]) }) },
-  'response stream, split across deltas': { response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: sse([key.slice(0, 2), key.slice(2, 11), key.slice(11)]) }) },
+  'response stream, after an escaped curly quote': {
+    response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: rawSse([`\\u201c${key}\\u201d`]) }),
+  },
+  'response stream, split across deltas': {
+    response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: sse([key.slice(0, 2), key.slice(2, 11), key.slice(11)]) }),
+  },
 };
 
-const ROWS = Object.entries(PLACEMENTS).flatMap(([placement, how]) => (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({ placement, shapeName, how, ...SHAPES[shapeName](`${placement}/${shapeName}`) })));
+const ROWS = Object.entries(PLACEMENTS).flatMap(([placement, how]) =>
+  (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({ placement, shapeName, how, ...SHAPES[shapeName](`${placement}/${shapeName}`) })),
+);
 
 // Everything a leak could hide behind in an output: base64 fields decoded (gunzipped, as UTF-16).
 function readable(text: string): string {
@@ -223,7 +268,14 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
   try {
     // Record: every request is answered; each exchange is stored redacted or refused.
     const logged: string[] = [];
-    const recorder = await startProxy({ tape, mode: 'record', allowRecordInCi: true, keyHeaders: ['x-tenant'], upstreams: { openai: standIn.url }, log: (line) => logged.push(line) });
+    const recorder = await startProxy({
+      tape,
+      mode: 'record',
+      allowRecordInCi: true,
+      keyHeaders: ['x-tenant'],
+      upstreams: { openai: standIn.url },
+      log: (line) => logged.push(line),
+    });
     await send(recorder.url);
     const recorded = await recorder.close();
     expect(recorded.recorded + recorded.refused).toBe(ROWS.length);
@@ -234,7 +286,13 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
 
     // Replay: the refused requests miss, and each miss is explained.
     const replayLog: string[] = [];
-    const replayer = await startProxy({ tape, mode: 'replay', keyHeaders: ['x-tenant'], upstreams: { openai: standIn.url }, log: (line) => replayLog.push(line) });
+    const replayer = await startProxy({
+      tape,
+      mode: 'replay',
+      keyHeaders: ['x-tenant'],
+      upstreams: { openai: standIn.url },
+      log: (line) => replayLog.push(line),
+    });
     await send(replayer.url);
     const replayed = await replayer.close();
     expect(replayed.misses).toBe(recorded.refused);
@@ -257,14 +315,37 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     );
     const tainted = join(dir, 'tainted.jsonl');
     const [header, sample] = [loadTape(tape).header, loadTape(tape).exchanges[0]!.exchange];
-    writeFileSync(tainted, serializeTape(header, ROWS.slice(0, Object.keys(SHAPES).length).map((row) => ({ ...sample, request: { ...sample.request, path: `/v1/files/${row.key}`, body: { json: { note: row.key } } } }))));
+    writeFileSync(
+      tainted,
+      serializeTape(
+        header,
+        ROWS.slice(0, Object.keys(SHAPES).length).map((row) => ({
+          ...sample,
+          request: { ...sample.request, path: `/v1/files/${row.key}`, body: { json: { note: row.key } } },
+        })),
+      ),
+    );
     const cli = async (name: string, args: string[]) => {
       // An error main throws is printed with its stack by the bin: it is output too.
-      const result = await runMain(args, { cwd: dir, env: { CI: 'true' } }).catch((error: Error) => ({ stdout: '', stderr: `modeltape: unexpected error: ${error.stack ?? String(error)}` }));
+      const result = await runMain(args, { cwd: dir, env: { CI: 'true' } }).catch((error: Error) => ({
+        stdout: '',
+        stderr: `modeltape: unexpected error: ${error.stack ?? String(error)}`,
+      }));
       outputs[name] = `${result.stdout}\n${result.stderr}`;
     };
     await Promise.all([
-      cli('drift --json --html', ['drift', '--tape', tape, '--json', '--html', join(dir, 'drift.html'), '--', process.execPath, join(dir, 'driver.mjs'), join(dir, 'requests.json')]),
+      cli('drift --json --html', [
+        'drift',
+        '--tape',
+        tape,
+        '--json',
+        '--html',
+        join(dir, 'drift.html'),
+        '--',
+        process.execPath,
+        join(dir, 'driver.mjs'),
+        join(dir, 'requests.json'),
+      ]),
       cli('inspect', ['inspect', tape]),
       cli('inspect --json (tainted tape)', ['inspect', tainted, '--json']),
       cli('inspect (tainted tape)', ['inspect', tainted]),
@@ -279,7 +360,16 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     const snapshots = join(dir, 'snapshots');
     requests.forEach((request, index) => {
       const binary = !/json|text|form/.test(request.headers['content-type'] ?? '') || request.headers['content-encoding'] !== undefined;
-      assertRenderedSnapshot({ method: 'POST', url: `https://api.openai.com${request.path}`, headers: request.headers, body: binary ? new Uint8Array(request.body) : request.body.toString('utf8') }, `row-${index}`, { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
+      assertRenderedSnapshot(
+        {
+          method: 'POST',
+          url: `https://api.openai.com${request.path}`,
+          headers: request.headers,
+          body: binary ? new Uint8Array(request.body) : request.body.toString('utf8'),
+        },
+        `row-${index}`,
+        { dir: snapshots, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined },
+      );
     });
     const files = readdirSync(join(snapshots, '__snapshots__'));
     expect(files).toHaveLength(ROWS.length);
@@ -287,14 +377,22 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
 
     // The FakeProvider's history of what it was sent and what each turn was shown.
     const fake = new FakeProvider();
-    const chatRows = requests.filter((request) => request.path === '/v1/chat/completions' && request.headers['content-type'] === 'application/json' && request.headers['content-encoding'] === undefined);
+    const chatRows = requests.filter(
+      (request) =>
+        request.path === '/v1/chat/completions' && request.headers['content-type'] === 'application/json' && request.headers['content-encoding'] === undefined,
+    );
     for (const _ of chatRows) fake.willSay('ok');
-    for (const request of chatRows) await (await fake.fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: request.headers, body: request.body })).arrayBuffer();
+    for (const request of chatRows)
+      await (await fake.fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: request.headers, body: request.body })).arrayBuffer();
     expect(fake.calls()).toHaveLength(chatRows.length);
     outputs['fake calls()'] = JSON.stringify(fake.calls());
     outputs['fake asked()'] = JSON.stringify(fake.asked());
 
-    const leaked = Object.fromEntries(Object.entries(outputs).map(([name, text]) => [name, leaks(text)] as const).filter(([, found]) => found.length > 0));
+    const leaked = Object.fromEntries(
+      Object.entries(outputs)
+        .map(([name, text]) => [name, leaks(text)] as const)
+        .filter(([, found]) => found.length > 0),
+    );
     expect(leaked).toEqual({});
     // Every output was looked at, and held something to look at.
     for (const [name, text] of Object.entries(outputs)) expect(text.length, name).toBeGreaterThan(0);

@@ -38,7 +38,11 @@ describe('recording into one tape', () => {
       expect(indexes).toEqual(Array.from({ length: perWorker }, (_, index) => index));
     }
     // Exactly one header, on line 1.
-    expect(readFileSync(tape, 'utf8').split('\n').filter((line) => line.includes('"schemaVersion"'))).toHaveLength(1);
+    expect(
+      readFileSync(tape, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"schemaVersion"')),
+    ).toHaveLength(1);
   });
 
   test('a writer killed with SIGKILL mid-recording leaves every whole line readable', async () => {

@@ -9,19 +9,31 @@ import { tempDir } from '../support/temp-dir.js';
 
 const rules = compileKeyRules();
 const keyOf = (bytes: string): string =>
-  exchangeKey('openai', captureRequest({ method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(bytes) }, rules), rules);
+  exchangeKey(
+    'openai',
+    captureRequest(
+      { method: 'POST', path: '/v1/chat/completions', query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(bytes) },
+      rules,
+    ),
+    rules,
+  );
 
 // JSON text with each object's members in reverse order: the same value, other bytes.
 function reversed(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(reversed).join(',')}]`;
-  return `{${Object.keys(value).reverse().map((name) => `${JSON.stringify(name)}:${reversed((value as Record<string, unknown>)[name])}`).join(',')}}`;
+  return `{${Object.keys(value)
+    .reverse()
+    .map((name) => `${JSON.stringify(name)}:${reversed((value as Record<string, unknown>)[name])}`)
+    .join(',')}}`;
 }
 
 // Every leaf of a JSON value, with the way to change it to another value.
 function leaves(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
   if (value === null || typeof value !== 'object') return [path];
-  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value as Record<string, unknown>);
+  const entries: Array<[string | number, unknown]> = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : Object.entries(value as Record<string, unknown>);
   // An empty array or object is a leaf too.
   if (entries.length === 0) return [path];
   return entries.flatMap(([name, child]) => leaves(child, [...path, name]));
@@ -74,7 +86,11 @@ describe('the key is the request', () => {
   test('a "__proto__" member is part of the key through the real proxy: another value misses, naming its path', async () => {
     const tape = `${dir}/proto.jsonl`;
     const send = (url: string, value: number) =>
-      fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"gpt-4o","messages":[],"__proto__":{"role":${value}},"constructor":{"prototype":1}}` });
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"model":"gpt-4o","messages":[],"__proto__":{"role":${value}},"constructor":{"prototype":1}}`,
+      });
     await recordTape(tape, async ({ openai }) => {
       expect((await send(openai, 1)).status).toBe(200);
     });

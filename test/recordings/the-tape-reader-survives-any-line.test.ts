@@ -17,12 +17,19 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ kind: fc.constant('deep' as const), depth: fc.constantFrom(513, 3000, 20_000), object: fc.boolean() }),
-  fc.record({ kind: fc.constant('number' as const), text: fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '0.1e-400', '9007199254740993', '-0') }),
+  fc.record({
+    kind: fc.constant('number' as const),
+    text: fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '0.1e-400', '9007199254740993', '-0'),
+  }),
   fc.record({ kind: fc.constant('unicode' as const), text: fc.constantFrom('\\ud800', '\\udfff\\ud800', '\u2028\u2029', '\u0000', '🎉\u200d', '\\u0000') }),
   fc.record({ kind: fc.constant('bom' as const) }),
   fc.record({ kind: fc.constant('crlf' as const) }),
   fc.record({ kind: fc.constant('duplicate' as const), member: fc.constantFrom('key', 'ordinal', 'request', 'response', 'body', 'json', 'content') }),
-  fc.record({ kind: fc.constant('type' as const), member: fc.constantFrom('key', 'ordinal', 'upstream', 'source', 'request', 'response', 'status', 'frames', 'body', 'query', 'headers'), value: fc.constantFrom('null', '1', '"x"', '[]', '{}', 'true', '-1', '1.5') }),
+  fc.record({
+    kind: fc.constant('type' as const),
+    member: fc.constantFrom('key', 'ordinal', 'upstream', 'source', 'request', 'response', 'status', 'frames', 'body', 'query', 'headers'),
+    value: fc.constantFrom('null', '1', '"x"', '[]', '{}', 'true', '-1', '1.5'),
+  }),
   fc.record({ kind: fc.constant('keep' as const) }),
 );
 

@@ -9,7 +9,10 @@ import { sample } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // OpenAI's real answer with a number beyond 2^53, which the tape keeps as a literal.
-const ANSWER = Buffer.from(sample('openai/chat-completion.json').toString('utf8').replace('  "created": 1770933883,\n', '  "created": 1770933883,\n  "seed": 9007199254740993,\n'), 'utf8');
+const ANSWER = Buffer.from(
+  sample('openai/chat-completion.json').toString('utf8').replace('  "created": 1770933883,\n', '  "created": 1770933883,\n  "seed": 9007199254740993,\n'),
+  'utf8',
+);
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
 describe('modeltape verify on JSON answers', () => {
@@ -67,11 +70,15 @@ describe('modeltape verify on JSON answers', () => {
     const file = tapeWith('seed', (edited) => (edited[1] = edited[1]!.replace('"seed":9007199254740992', '"seed":42')));
     const result = await runMain(['verify', file]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`${file}:2: the response body no longer gives back the bytes it was recorded from (sha256 ${sha256(ANSWER).slice(0, 12)}…): at .response.body.json.seed: json holds 42; layout.literals[".seed"] was recorded as 9007199254740993.`);
+    expect(result.stdout).toContain(
+      `${file}:2: the response body no longer gives back the bytes it was recorded from (sha256 ${sha256(ANSWER).slice(0, 12)}…): at .response.body.json.seed: json holds 42; layout.literals[".seed"] was recorded as 9007199254740993.`,
+    );
 
     const proxy = await startProxy({ tape: file });
     try {
-      const served = await new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'one' }] }).asResponse();
+      const served = await new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai, maxRetries: 0 }).chat.completions
+        .create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'one' }] })
+        .asResponse();
       expect(await served.text()).toBe(ANSWER.toString('utf8').replace('"seed": 9007199254740993', '"seed": 42'));
     } finally {
       await proxy.close();

@@ -27,7 +27,10 @@ writer.close();
 function runWorker(tape: string, worker: number, count: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     // Started from the project, so `modeltape/recordings` resolves to this package.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', WORKER, tape, String(worker), String(count)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WORKER, tape, String(worker), String(count)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
@@ -59,7 +62,10 @@ describe('recording into a tape keyed with other rules', () => {
     expect(lines.filter((line) => line.includes('"schemaVersion"'))).toHaveLength(1);
     expect(lines.slice(1, 31)).toEqual(oldLines);
     for (let worker = 0; worker < workers; worker++) {
-      const indexes = contents.exchanges.map(({ exchange }) => exchange.response.body as { json: { worker?: number; index: number } }).filter((body) => body.json.worker === worker).map((body) => body.json.index);
+      const indexes = contents.exchanges
+        .map(({ exchange }) => exchange.response.body as { json: { worker?: number; index: number } })
+        .filter((body) => body.json.worker === worker)
+        .map((body) => body.json.index);
       expect(indexes).toEqual(Array.from({ length: perWorker }, (_, index) => index));
     }
     // No lock and no temporary file is left behind.

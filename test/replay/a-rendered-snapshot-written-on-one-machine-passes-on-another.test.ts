@@ -24,7 +24,9 @@ async function renderedRequests(defaultHeaders: Record<string, string> = {}): Pr
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     seen.push({ method: request.method, url: request.url, headers, body: await request.text() });
-    return new Response(sample(request.url.endsWith('/messages') ? 'anthropic/message.json' : 'openai/chat-completion.json'), { headers: { 'content-type': 'application/json' } });
+    return new Response(sample(request.url.endsWith('/messages') ? 'anthropic/message.json' : 'openai/chat-completion.json'), {
+      headers: { 'content-type': 'application/json' },
+    });
   };
   const messages = [{ role: 'user' as const, content: 'Ship to Paris' }];
   await new OpenAI({ apiKey: 'fake-key', fetch, maxRetries: 0, defaultHeaders }).chat.completions.create({ model: 'gpt-4.1-nano', messages });
@@ -54,13 +56,18 @@ describe('assertRenderedSnapshot across machines', () => {
     const here = await renderedRequests();
     expect(here.openai.headers['x-stainless-runtime-version']).toBe(process.version);
     // Vercel ai names the runtime's version (in full on Node 20, the major alone on 22 and later).
-    expect(here.vercel.headers['user-agent']).toMatch(new RegExp(`runtime/node\\.js/(${process.version.replace(/\./g, '\\.')}|${process.versions.node.split('.')[0]})\\b`));
+    expect(here.vercel.headers['user-agent']).toMatch(
+      new RegExp(`runtime/node\\.js/(${process.version.replace(/\./g, '\\.')}|${process.versions.node.split('.')[0]})\\b`),
+    );
     const entries = Object.entries(here);
     for (const [name, request] of entries) assertRenderedSnapshot(request, name, { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     for (const [name, request] of entries) {
       const there = onAnotherMachine(request);
       expect(there.headers).not.toEqual(request.headers);
-      expect(assertRenderedSnapshot(there, name, { dir, env: { CI: 'true' } })).toEqual({ file: `${dir}/__snapshots__/${name}.request.json`, wrote: undefined });
+      expect(assertRenderedSnapshot(there, name, { dir, env: { CI: 'true' } })).toEqual({
+        file: `${dir}/__snapshots__/${name}.request.json`,
+        wrote: undefined,
+      });
     }
     expect(entries).toHaveLength(3);
 
@@ -76,7 +83,9 @@ describe('assertRenderedSnapshot across machines', () => {
     const { openai } = await renderedRequests({ 'x-tenant': 'acme' });
     assertRenderedSnapshot(openai, 'tenant', { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => undefined });
     const { openai: changed } = await renderedRequests({ 'x-tenant': 'globex' });
-    expect(() => assertRenderedSnapshot(onAnotherMachine(changed), 'tenant', { dir, env: { CI: 'true' } })).toThrow(/at \.headers\["x-tenant"\]: recorded "acme" sent "globex"/);
+    expect(() => assertRenderedSnapshot(onAnotherMachine(changed), 'tenant', { dir, env: { CI: 'true' } })).toThrow(
+      /at \.headers\["x-tenant"\]: recorded "acme" sent "globex"/,
+    );
   });
 
   test('a snapshot an older modeltape wrote with per-machine headers still matches', async () => {

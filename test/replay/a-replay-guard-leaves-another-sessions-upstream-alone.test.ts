@@ -25,7 +25,10 @@ describe('the replay guard and a recording session in the same process', () => {
       (error: Error) => error.message,
     );
     const recorded = (await recording.close()).recorded;
-    const replayClosed = await replaying.close().then(() => 'ok', (error: Error) => error.message);
+    const replayClosed = await replaying.close().then(
+      () => 'ok',
+      (error: Error) => error.message,
+    );
     await provider.close();
     expect(answer).toContain('Galaxy Day');
     expect(recorded).toBe(1);
@@ -43,7 +46,11 @@ describe('the replay guard and a recording session in the same process', () => {
     const forgotten = await openTape(replayTape, { config: false, upstreams: { openai: provider.url } });
     const recording = await openTape(`${dir}/later.jsonl`, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { openai: provider.url } });
     try {
-      const response = await recording.fetch(`${provider.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+      const response = await recording.fetch(`${provider.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model":"gpt-4o","messages":[]}',
+      });
       expect(response.status).toBe(200);
     } finally {
       await recording.close();

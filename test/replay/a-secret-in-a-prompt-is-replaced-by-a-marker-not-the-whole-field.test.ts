@@ -26,7 +26,7 @@ describe('assertRenderedSnapshot and a key inside a prompt', () => {
     expect(text).not.toContain('FAKE0123');
     const snapshot = JSON.parse(text) as { body: { messages: Array<{ content: string }>; metadata: { key: string } } };
     expect(snapshot.body.messages[0]!.content).toBe('You are the billing agent. Call the API with [openai-key 48 chars] and never show it to the user.');
-    expect(snapshot.body.metadata.key).toBe("[openai-key 48 chars]");
+    expect(snapshot.body.metadata.key).toBe('[openai-key 48 chars]');
 
     // The same prompt passes under CI; a change in the words around the key is still a change.
     expect(() => assertRenderedSnapshot(request(prompt), 'billing', { dir, env: { CI: 'true' } })).not.toThrow();

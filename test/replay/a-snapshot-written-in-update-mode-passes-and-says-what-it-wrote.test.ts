@@ -3,7 +3,11 @@ import { describe, expect, test, vi } from 'vitest';
 import { assertRenderedSnapshot } from 'modeltape/replay';
 import { tempDir } from '../support/temp-dir.js';
 
-const ask = (content: string): unknown => ({ method: 'POST', path: '/v1/chat/completions', body: { model: 'gpt-4.1-nano', messages: [{ role: 'user', content }] } });
+const ask = (content: string): unknown => ({
+  method: 'POST',
+  path: '/v1/chat/completions',
+  body: { model: 'gpt-4.1-nano', messages: [{ role: 'user', content }] },
+});
 
 describe('assertRenderedSnapshot in update mode', () => {
   const dir = tempDir();
@@ -29,7 +33,9 @@ describe('assertRenderedSnapshot in update mode', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       assertRenderedSnapshot(ask('hi'), 'stderr', { dir, env: { MODELTAPE_UPDATE: '1' } });
-      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([`modeltape: wrote the rendered-request snapshot ${file('stderr')} (new, MODELTAPE_UPDATE=1). Review it and commit it.\n`]);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+        `modeltape: wrote the rendered-request snapshot ${file('stderr')} (new, MODELTAPE_UPDATE=1). Review it and commit it.\n`,
+      ]);
     } finally {
       stderr.mockRestore();
     }

@@ -21,7 +21,14 @@ declare module 'vitest' {
   interface Assertion<T> extends ModeltapeMatchers<T> {}
 }
 
-const chat = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content }] });
+const chat = (client: OpenAI, content: string) =>
+  client.chat.completions.create({
+    model: 'gpt-4o',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content },
+    ],
+  });
 
 describe('replay assertions', () => {
   const dir = tempDir({ scope: 'file' });
@@ -94,12 +101,30 @@ describe('replay assertions', () => {
     const { exchanges } = loadTape(tape);
     expect(exchanges).toHaveLength(2);
     const { exchange } = exchanges[0]!;
-    const sent = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'first question' }] });
+    const sent = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'first question' },
+      ],
+    });
     assertRenderedExactly(sent, exchange);
     // The same JSON, other key order: not the same bytes.
-    const reordered = JSON.stringify({ messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'first question' }], model: 'gpt-4o' });
+    const reordered = JSON.stringify({
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'first question' },
+      ],
+      model: 'gpt-4o',
+    });
     expect(() => assertRenderedExactly(reordered, exchange)).toThrow(/the JSON values are the same; only the bytes differ/);
-    const changed = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'other question' }] });
+    const changed = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'other question' },
+      ],
+    });
     expect(() => assertRenderedExactly(changed, exchange)).toThrow(/at \.messages\[1\]\.content: recorded "first question" sent "other question"/);
     assertRenderedExactly(Buffer.from('abc'), Buffer.from('abc'));
     expect(() => assertRenderedExactly('abd', 'abc')).toThrow(ReplayAssertionError);

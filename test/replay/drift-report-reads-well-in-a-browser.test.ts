@@ -11,7 +11,14 @@ const SCREENSHOT = fileURLToPath(new URL('../../test-output/drift-report.png', i
 
 // A run of an agent against tapes/trip.jsonl: 9 requests, 6 answered, 3 drifted.
 
-const weatherTool = { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } };
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  },
+};
 
 function openaiChat(city: string): DriftRequest {
   return {
@@ -26,7 +33,11 @@ function openaiChat(city: string): DriftRequest {
         messages: [
           { role: 'system', content: 'You are a concise weather assistant. Use the tool, then answer in one line.' },
           { role: 'user', content: `What's the weather in ${city} this afternoon?` },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_7Qx2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_7Qx2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
           { role: 'tool', tool_call_id: 'call_7Qx2', content: '{"temperature_c":18,"sky":"light rain"}' },
         ],
         tools: [weatherTool],
@@ -60,7 +71,13 @@ function anthropicMessages(system: string): DriftRequest {
           },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'AZ 351 dep 09:40 arr 11:15, 129 EUR' }] },
         ],
-        tools: [{ name: 'search_flights', description: 'Search direct flights', input_schema: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, date: { type: 'string' } } } }],
+        tools: [
+          {
+            name: 'search_flights',
+            description: 'Search direct flights',
+            input_schema: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, date: { type: 'string' } } },
+          },
+        ],
       },
     },
   };
@@ -89,8 +106,18 @@ function driftItem(index: number, reason: DriftItem['reason'], sent: DriftReques
 function tripReport(): DriftReport {
   const drifts = [
     driftItem(0, 'unrecorded', openaiChat('Lyon'), { line: 4, request: openaiChat('Paris') }),
-    driftItem(1, 'unrecorded', anthropicMessages('You are a travel agent. Answer in two sentences.'), { line: 7, request: anthropicMessages('You are a travel agent. Answer in one sentence.') }),
-    driftItem(2, 'unrecorded', { method: 'POST', path: '/v1/embeddings', upstream: 'openai', query: [], headers: { 'content-type': 'application/json' }, body: { json: { model: 'text-embedding-3-small', input: ['Rome', 'Lyon'] } } }),
+    driftItem(1, 'unrecorded', anthropicMessages('You are a travel agent. Answer in two sentences.'), {
+      line: 7,
+      request: anthropicMessages('You are a travel agent. Answer in one sentence.'),
+    }),
+    driftItem(2, 'unrecorded', {
+      method: 'POST',
+      path: '/v1/embeddings',
+      upstream: 'openai',
+      query: [],
+      headers: { 'content-type': 'application/json' },
+      body: { json: { model: 'text-embedding-3-small', input: ['Rome', 'Lyon'] } },
+    }),
   ];
   return {
     tape: 'tapes/trip.jsonl',
@@ -180,7 +207,9 @@ describe('the drift report opened in headless Chromium', () => {
     expect(await drift.getByRole('columnheader', { name: /^Recorded/ }).isVisible()).toBe(true);
     expect(await drift.getByRole('columnheader', { name: /^Sent/ }).isVisible()).toBe(true);
     expect(await drift.locator('.tape-line').innerText()).toBe('tapes/trip.jsonl:4');
-    expect(await drift.locator('ul.differences li').allInnerTexts()).toEqual([`at .messages[1].content: recorded "What's the weather in Paris this afternoon?" sent "What's the weather in Lyon this afternoon?" (first differs at character 22)`]);
+    expect(await drift.locator('ul.differences li').allInnerTexts()).toEqual([
+      `at .messages[1].content: recorded "What's the weather in Paris this afternoon?" sent "What's the weather in Lyon this afternoon?" (first differs at character 22)`,
+    ]);
 
     const highlighted = { recorded: drift.locator('td[data-side="recorded"] .bubble.diff'), sent: drift.locator('td[data-side="sent"] .bubble.diff') };
     expect(await highlighted.recorded.count()).toBe(1);
@@ -212,7 +241,12 @@ describe('the drift report opened in headless Chromium', () => {
     expect(await call.isVisible()).toBe(true);
     const result = sent.locator('.bubble.tool');
     expect(await result.innerText()).toMatch(/tool result\s+get_weather\s+call_7Qx2\s+\{"temperature_c":18,"sky":"light rain"\}/i);
-    expect(await sent.locator('.bubble').evaluateAll((bubbles) => bubbles.map((bubble) => bubble.className.split(' ')[1]))).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(await sent.locator('.bubble').evaluateAll((bubbles) => bubbles.map((bubble) => bubble.className.split(' ')[1]))).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
   });
 
   test('marks the changed Anthropic system prompt, beside an unchanged tool_use card', async () => {

@@ -15,7 +15,9 @@ describe('errors inside a test', () => {
 
   test('a missing tape names MODELTAPE_MODE=auto and this very test file, not a modeltape run line', async () => {
     const error = (await openTape(`${dir}/missing.jsonl`, { config: false, env: {} }).catch((caught: unknown) => caught)) as Error;
-    expect(error.message).toBe(`Tape ${dir}/missing.jsonl does not exist. Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set), then commit the tape.`);
+    expect(error.message).toBe(
+      `Tape ${dir}/missing.jsonl does not exist. Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set), then commit the tape.`,
+    );
     expect(error.message).not.toContain('modeltape run');
   });
 
@@ -24,25 +26,39 @@ describe('errors inside a test', () => {
     expect(error.message).toContain('CI only replays, so on your machine: record it with MODELTAPE_MODE=auto npx vitest run');
     const tape = `${dir}/ci-miss.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Ship to Paris' }],
+      });
     });
     const session = started(await openTape(tape, { config: false, env: { CI: 'true' }, log: () => undefined }));
     const client = new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 });
-    const drifted = (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] }).catch((caught: unknown) => caught)) as Error;
-    expect(drifted.message).toContain(`Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set) on your machine (CI only replays), or declare a normalizer`);
+    const drifted = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] })
+      .catch((caught: unknown) => caught)) as Error;
+    expect(drifted.message).toContain(
+      `Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set) on your machine (CI only replays), or declare a normalizer`,
+    );
   });
 
   test('a miss names the variable and the option, not the --mode and --repeat flags', async () => {
     const tape = `${dir}/once.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Ship to Paris' }],
+      });
     });
     const session = started(await openTape(tape, { config: false, env: {}, log: () => undefined }));
     const client = new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 });
-    const drifted = (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] }).catch((caught: unknown) => caught)) as Error;
+    const drifted = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] })
+      .catch((caught: unknown) => caught)) as Error;
     expect(drifted.message).toContain(`Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set), or declare a normalizer`);
     await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] });
-    const again = (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] }).catch((caught: unknown) => caught)) as Error;
+    const again = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Paris' }] })
+      .catch((caught: unknown) => caught)) as Error;
     expect(again.message).toContain("Pass openTape(file, { repeat: 'last' }) to reuse the last answer, or record the extra call with MODELTAPE_MODE=auto");
     for (const message of [drifted.message, again.message]) expect(message).not.toMatch(/--mode|--repeat/);
   });

@@ -25,17 +25,24 @@ describe('interceptProviders', () => {
 
       const viaHttps = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         // Looked up at call time, as clients do: https.request is the intercepted one now.
-        const outgoing = https.request('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' } }, (response) => {
-          let body = '';
-          response.on('data', (chunk) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, body }));
-        });
+        const outgoing = https.request(
+          'https://api.openai.com/v1/chat/completions',
+          { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode!, body }));
+          },
+        );
         outgoing.on('error', reject);
         outgoing.end(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'from https' }] }));
       });
       expect(viaHttps.status).toBe(200);
       expect(JSON.parse(viaHttps.body).choices[0].message.content).toContain('Galaxy Day');
-      expect(interception.intercepted.map((request) => request.url)).toEqual(['https://api.openai.com/v1/chat/completions', 'https://api.openai.com/v1/chat/completions']);
+      expect(interception.intercepted.map((request) => request.url)).toEqual([
+        'https://api.openai.com/v1/chat/completions',
+        'https://api.openai.com/v1/chat/completions',
+      ]);
     } finally {
       await interception.close();
     }
@@ -45,7 +52,10 @@ describe('interceptProviders', () => {
   test('a request through an http.request captured before the interception is not intercepted, and the guard stops it as an escape', async () => {
     const tape = `${dir}/captured.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+      });
     });
     const capturedRequest = https.request;
     const session = await openTape(tape, { config: false });

@@ -11,7 +11,9 @@ describe('interceptProviders beside a suite that already uses msw', () => {
   test("given the suite's own server, its handlers still answer during and after the interception, and provider requests reach the session", async () => {
     const tape = `${dir}/beside-msw.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })
+      ).arrayBuffer();
     });
     const own = setupServer(http.get('https://weather.test/today', () => HttpResponse.json({ sky: 'clear' })));
     own.listen({ onUnhandledRequest: 'bypass' });
@@ -19,7 +21,11 @@ describe('interceptProviders beside a suite that already uses msw', () => {
       const session = await openTape(tape, { config: false });
       const interception = await interceptProviders(session, { server: own });
       const during = await (await fetch('https://weather.test/today')).json();
-      const provider = await fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+      const provider = await fetch('https://api.openai.com/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model":"gpt-4o","messages":[]}',
+      });
       await interception.close();
       const after = await (await fetch('https://weather.test/today')).json();
       const summary = await session.close();

@@ -11,7 +11,10 @@ describe('interceptProviders with two sessions open', () => {
   test("a node:https request msw answers in process for session A is not an escape for session B's guard", async () => {
     const tape = `${dir}/shared.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+      });
     });
     // e.g. a file-level session from beforeAll and a per-test one, both replaying.
     const outer = await openTape(tape, { config: false });
@@ -20,18 +23,28 @@ describe('interceptProviders with two sessions open', () => {
     let status: number | string;
     try {
       status = await new Promise<number | string>((resolve) => {
-        const outgoing = https.request('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-          response.resume();
-          resolve(response.statusCode!);
-        });
+        const outgoing = https.request(
+          'https://api.openai.com/v1/chat/completions',
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
         outgoing.on('error', (error) => resolve(error.message));
         outgoing.end(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }));
       });
     } finally {
       await interception.close();
     }
-    const innerClosed = await inner.close().then(() => 'ok', (error: Error) => error.message);
-    const outerClosed = await outer.close().then(() => 'ok', (error: Error) => error.message);
+    const innerClosed = await inner.close().then(
+      () => 'ok',
+      (error: Error) => error.message,
+    );
+    const outerClosed = await outer.close().then(
+      () => 'ok',
+      (error: Error) => error.message,
+    );
     // Today: the outer session's guard destroys the request msw was answering, and fails close().
     expect(status).toBe(200);
     expect(innerClosed).toBe('ok');

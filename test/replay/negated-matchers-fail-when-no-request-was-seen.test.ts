@@ -14,7 +14,9 @@ describe('the matchers with .not', () => {
   test('expect(session).not.toHaveNoDrift() fails when no request reached the session: it checked nothing', async () => {
     const tape = `${dir}/nothing.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })
+      ).arrayBuffer();
     });
     const session = await openTape(tape, { config: false });
     // The client was pointed elsewhere: the session saw nothing. A test meant to prove that a

@@ -17,7 +17,11 @@ describe('assertRenderedSnapshot comparisons', () => {
 
   test('a binary body is kept as bytes (e.g. base64), not as an object of numbered bytes', () => {
     const bytes = new Uint8Array([0x1f, 0x8b, 0x08, 0x00]);
-    assertRenderedSnapshot({ method: 'POST', path: '/v1/audio/transcriptions', headers: { 'content-type': 'application/octet-stream' }, body: bytes }, 'binary', { dir, env: { MODELTAPE_UPDATE: '1' } });
+    assertRenderedSnapshot(
+      { method: 'POST', path: '/v1/audio/transcriptions', headers: { 'content-type': 'application/octet-stream' }, body: bytes },
+      'binary',
+      { dir, env: { MODELTAPE_UPDATE: '1' } },
+    );
     const snapshot = JSON.parse(readFileSync(`${dir}/__snapshots__/binary.request.json`, 'utf8')) as { body: unknown };
     // Today: { "0": 31, "1": 139, "2": 8, "3": 0 }.
     expect(snapshot.body).not.toEqual({ 0: 31, 1: 139, 2: 8, 3: 0 });

@@ -9,7 +9,15 @@ describe('assertRenderedSnapshot redaction', () => {
   const dir = tempDir();
 
   test('a request without a body (a GET) still has its secret headers and query parameters dropped', () => {
-    assertRenderedSnapshot({ method: 'GET', url: 'https://generativelanguage.googleapis.com/v1beta/models?key=my-gemini-key', headers: { Authorization: 'Bearer short-token', 'x-api-key': 'team-key-1' } }, 'list-models', { dir, env: write });
+    assertRenderedSnapshot(
+      {
+        method: 'GET',
+        url: 'https://generativelanguage.googleapis.com/v1beta/models?key=my-gemini-key',
+        headers: { Authorization: 'Bearer short-token', 'x-api-key': 'team-key-1' },
+      },
+      'list-models',
+      { dir, env: write },
+    );
     const text = readFileSync(`${dir}/__snapshots__/list-models.request.json`, 'utf8');
     // Today the whole request is taken for a JSON body and written as it is.
     expect(text).not.toContain('short-token');
@@ -26,13 +34,28 @@ describe('assertRenderedSnapshot redaction', () => {
   });
 
   test('headers given as [name, value] pairs (a HeadersInit) are redacted by name', () => {
-    assertRenderedSnapshot({ method: 'POST', url: 'https://api.openai.com/v1/chat/completions', headers: [['authorization', 'Bearer short-token']], body: { model: 'gpt-4o' } }, 'pairs', { dir, env: write });
+    assertRenderedSnapshot(
+      { method: 'POST', url: 'https://api.openai.com/v1/chat/completions', headers: [['authorization', 'Bearer short-token']], body: { model: 'gpt-4o' } },
+      'pairs',
+      { dir, env: write },
+    );
     const text = readFileSync(`${dir}/__snapshots__/pairs.request.json`, 'utf8');
     expect(text).not.toContain('short-token');
   });
 
   test('a Headers instance is accepted (today: DataCloneError from structuredClone)', () => {
-    expect(() => assertRenderedSnapshot({ method: 'POST', url: 'https://api.openai.com/v1/chat/completions', headers: new Headers({ authorization: 'Bearer short-token', 'content-type': 'application/json' }), body: { model: 'gpt-4o' } }, 'headers-instance', { dir, env: write })).not.toThrow();
+    expect(() =>
+      assertRenderedSnapshot(
+        {
+          method: 'POST',
+          url: 'https://api.openai.com/v1/chat/completions',
+          headers: new Headers({ authorization: 'Bearer short-token', 'content-type': 'application/json' }),
+          body: { model: 'gpt-4o' },
+        },
+        'headers-instance',
+        { dir, env: write },
+      ),
+    ).not.toThrow();
     const text = readFileSync(`${dir}/__snapshots__/headers-instance.request.json`, 'utf8');
     expect(text).toContain('application/json');
     expect(text).not.toContain('short-token');

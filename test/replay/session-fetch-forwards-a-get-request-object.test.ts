@@ -5,10 +5,14 @@ import { tempDir } from '../support/temp-dir.js';
 
 // A GET recorded once: GET /v1/models (openai).
 async function recordModelsList(tape: string): Promise<void> {
-  await recordTape(tape, async ({ openai }) => {
-    const response = await fetch(`${openai}/models`, { headers: { authorization: 'Bearer k' } });
-    await response.arrayBuffer();
-  }, { reply: () => ({ body: '{"object":"list","data":[]}' }) });
+  await recordTape(
+    tape,
+    async ({ openai }) => {
+      const response = await fetch(`${openai}/models`, { headers: { authorization: 'Bearer k' } });
+      await response.arrayBuffer();
+    },
+    { reply: () => ({ body: '{"object":"list","data":[]}' }) },
+  );
 }
 
 describe('session.fetch with a Request object for a GET', () => {

@@ -15,24 +15,40 @@ describe('session.fetch(request, init)', () => {
     const tape = `${dir}/beta.jsonl`;
     // Recorded with openai-beta (a key header) set.
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'openai-beta': 'assistants=v2' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'openai-beta': 'assistants=v2' },
+          body: '{"model":"gpt-4o","messages":[]}',
+        })
+      ).arrayBuffer();
     });
     session = await openTape(tape, { config: false });
-    const request = new Request('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+    const request = new Request('https://api.openai.com/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","messages":[]}',
+    });
     // fetch(request, init): init's headers replace the request's. A plain fetch would send openai-beta.
     const response = await session.fetch(request, { headers: { 'content-type': 'application/json', 'openai-beta': 'assistants=v2' } });
     expect(response.status).toBe(200);
   });
 
-  test("an abort signal given in init aborts the request", async () => {
+  test('an abort signal given in init aborts the request', async () => {
     const tape = `${dir}/abort.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })
+      ).arrayBuffer();
     });
     session = await openTape(tape, { config: false });
     const controller = new AbortController();
     controller.abort(new Error('cancelled by the caller'));
-    const request = new Request('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+    const request = new Request('https://api.openai.com/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","messages":[]}',
+    });
     await expect(session.fetch(request, { signal: controller.signal })).rejects.toThrow(/cancelled by the caller/);
   });
 });

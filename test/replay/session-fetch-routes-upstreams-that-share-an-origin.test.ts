@@ -14,7 +14,11 @@ describe('session.fetch and two upstreams on one origin', () => {
       config: false,
       upstreams: { 'gw-openai': `${gateway.url}/v1/acct/gw/openai`, 'gw-anthropic': `${gateway.url}/v1/acct/gw/anthropic` },
     });
-    await session.fetch(`${gateway.url}/v1/acct/gw/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+    await session.fetch(`${gateway.url}/v1/acct/gw/openai/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","messages":[]}',
+    });
     const summary = await session.close();
     await gateway.close();
     expect(summary.recorded).toBe(1);

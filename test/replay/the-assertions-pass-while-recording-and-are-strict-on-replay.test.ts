@@ -1,6 +1,14 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { REPLAY_PLACEHOLDER_KEY, assertAllConsumed, assertNeverCalledUpstream, assertReplayedStrictly, modeltapeMatchers, openTape, type ModeltapeMatchers } from 'modeltape/replay';
+import {
+  REPLAY_PLACEHOLDER_KEY,
+  assertAllConsumed,
+  assertNeverCalledUpstream,
+  assertReplayedStrictly,
+  modeltapeMatchers,
+  openTape,
+  type ModeltapeMatchers,
+} from 'modeltape/replay';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -36,7 +44,9 @@ describe('the recording workflow is green on its first run', () => {
     assertNeverCalledUpstream(recording);
     expect(recording).toHaveReplayedStrictly();
     vi.restoreAllMocks();
-    expect(written.join('')).toContain(`modeltape: tape ${tape} (mode auto): recorded 1 exchange, replayed 0. The replay assertions pass while recording and are strict when the tape is replayed.`);
+    expect(written.join('')).toContain(
+      `modeltape: tape ${tape} (mode auto): recorded 1 exchange, replayed 0. The replay assertions pass while recording and are strict when the tape is replayed.`,
+    );
     await recording.close();
 
     // Replayed: the same assertions hold, and now they are strict.
@@ -57,7 +67,9 @@ describe('the recording workflow is green on its first run', () => {
     await ask(new OpenAI({ apiKey: 'real-looking-local-key', fetch: recording.fetch, maxRetries: 0 }), 'known');
     await recording.close();
 
-    const keyless = started(await openTape(tape, { mode: 'auto', allowRecordInCi: true, config: false, upstreams: { openai: standIn.url }, log: () => undefined }));
+    const keyless = started(
+      await openTape(tape, { mode: 'auto', allowRecordInCi: true, config: false, upstreams: { openai: standIn.url }, log: () => undefined }),
+    );
     const client = new OpenAI({ apiKey: REPLAY_PLACEHOLDER_KEY, fetch: keyless.fetch, maxRetries: 0 });
     // What the tape holds replays with the placeholder key...
     expect((await ask(client, 'known')).choices[0]!.message.content).toBeTruthy();
@@ -81,10 +93,20 @@ describe('the recording workflow is green on its first run', () => {
     await first.close();
 
     const logged: string[] = [];
-    const second = await openTape(tape, { mode: 'auto', allowRecordInCi: true, config: false, upstreams: { openai: standIn.url }, log: (message) => logged.push(message) });
+    const second = await openTape(tape, {
+      mode: 'auto',
+      allowRecordInCi: true,
+      config: false,
+      upstreams: { openai: standIn.url },
+      log: (message) => logged.push(message),
+    });
     await ask(client(second), 'kept');
     const summary = await second.close({ prune: true });
     expect(summary.pruned).toBe(1);
-    expect(logged.join('\n')).toMatch(new RegExp(`modeltape: pruned ${tape.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: dropped 1 exchange this run never used:\\n  line 3: POST /v1/chat/completions \\(openai\\) #0`));
+    expect(logged.join('\n')).toMatch(
+      new RegExp(
+        `modeltape: pruned ${tape.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: dropped 1 exchange this run never used:\\n  line 3: POST /v1/chat/completions \\(openai\\) #0`,
+      ),
+    );
   });
 });

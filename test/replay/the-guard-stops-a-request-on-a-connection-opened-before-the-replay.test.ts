@@ -11,7 +11,9 @@ describe('the replay guard and kept-alive connections', () => {
   test('a global fetch reusing a connection to the provider opened before openTape is stopped and counted', async () => {
     const tape = `${dir}/warm.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })
+      ).arrayBuffer();
     });
     const provider = await startStandInUpstream();
     const target = `${provider.url}/v1/chat/completions`;
@@ -24,11 +26,18 @@ describe('the replay guard and kept-alive connections', () => {
 
     const session = await openTape(tape, { config: false, upstreams: { openai: provider.url } });
     // The code under test escapes the session: same URL, global fetch.
-    const escaped = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-would-leak' }, body: '{"model":"gpt-4o","messages":[{"role":"user","content":"secret prompt"}]}' }).then(
+    const escaped = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-would-leak' },
+      body: '{"model":"gpt-4o","messages":[{"role":"user","content":"secret prompt"}]}',
+    }).then(
       (response) => response.status,
       (error: Error) => error,
     );
-    const closed = await session.close().then(() => undefined, (error: Error) => error);
+    const closed = await session.close().then(
+      () => undefined,
+      (error: Error) => error,
+    );
     await provider.close();
     // Today: the request reached the provider (status 200), prompt and key included, and close() passed.
     expect(provider.received).toHaveLength(1);
@@ -39,7 +48,9 @@ describe('the replay guard and kept-alive connections', () => {
   test('a node:http request on a kept-alive socket (the global agent keeps sockets alive on Node 20) is stopped before its body is written', async () => {
     const tape = `${dir}/warm-http.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })).arrayBuffer();
+      await (
+        await fetch(`${openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' })
+      ).arrayBuffer();
     });
     const provider = await startStandInUpstream();
     const target = `${provider.url}/v1/chat/completions`;

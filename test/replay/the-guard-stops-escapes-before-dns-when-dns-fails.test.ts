@@ -25,7 +25,10 @@ describe('the in-process replay guard when DNS fails first', () => {
   test('stops the official SDKs, fetch, undici, node:https and a raw socket before any lookup, and close() names each with its path and way', async () => {
     const tape = `${dir}/offline.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
     const session = await openTape(tape, { config: false });
     (dns as { lookup: unknown }).lookup = (host: string, ...rest: unknown[]) => {
@@ -50,7 +53,14 @@ describe('the in-process replay guard when DNS fails first', () => {
       https: await code(() => new Promise((resolve, reject) => https.get('https://api.anthropic.com/v1/messages', resolve).on('error', reject))),
       net: await code(() => new Promise<void>((resolve, reject) => net.connect(443, 'api.openai.com', () => resolve()).on('error', reject))),
     };
-    expect(outcomes).toEqual({ openai: 'MODELTAPE_BLOCKED', anthropic: 'MODELTAPE_BLOCKED', fetch: 'MODELTAPE_BLOCKED', undici: 'MODELTAPE_BLOCKED', https: 'MODELTAPE_BLOCKED', net: 'MODELTAPE_BLOCKED' });
+    expect(outcomes).toEqual({
+      openai: 'MODELTAPE_BLOCKED',
+      anthropic: 'MODELTAPE_BLOCKED',
+      fetch: 'MODELTAPE_BLOCKED',
+      undici: 'MODELTAPE_BLOCKED',
+      https: 'MODELTAPE_BLOCKED',
+      net: 'MODELTAPE_BLOCKED',
+    });
     expect(asked).toEqual([]);
 
     const error = await session.close().catch((caught: unknown) => caught);
@@ -85,7 +95,7 @@ describe('the in-process replay guard when DNS fails first', () => {
     expect(summary.outside).toEqual([{ host: 'example.com', port: 443, via: 'fetch', count: 1 }]);
   });
 
-  test('stops a CONNECT through a local forward proxy before the proxy hears the provider\'s name', async () => {
+  test("stops a CONNECT through a local forward proxy before the proxy hears the provider's name", async () => {
     const tape = `${dir}/tunnel.jsonl`;
     await recordTape(tape, async ({ openai }) => {
       await fetch(`${openai}/models`);

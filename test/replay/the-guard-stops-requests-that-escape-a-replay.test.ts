@@ -26,10 +26,16 @@ describe('the replay guard', () => {
       outgoing.end('{}');
     });
     expect(viaHttp.message).toContain('modeltape blocked a connection to 127.0.0.1');
-    await expect(undiciRequest(target, { method: 'POST', body: '{}' })).rejects.toThrow(/modeltape blocked a connection to 127\.0\.0\.1:\d+\/v1\/chat\/completions \(undici\)/);
+    await expect(undiciRequest(target, { method: 'POST', body: '{}' })).rejects.toThrow(
+      /modeltape blocked a connection to 127\.0\.0\.1:\d+\/v1\/chat\/completions \(undici\)/,
+    );
 
     // The session itself still works, on its own port.
-    const replayed = await session.fetch(`${session.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+    const replayed = await session.fetch(`${session.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","messages":[]}',
+    });
     expect(replayed.status).toBe(200);
 
     const error = await session.close().catch((caught: unknown) => caught);
@@ -52,7 +58,11 @@ describe('the replay guard', () => {
     });
     const provider = await startStandInUpstream();
     const session = await openTape(tape, { config: false, guard: false, upstreams: { openai: provider.url } });
-    const direct = await fetch(`${provider.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","messages":[]}' });
+    const direct = await fetch(`${provider.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","messages":[]}',
+    });
     expect(direct.status).toBe(200);
     expect((await session.close()).escapes).toEqual([]);
     await provider.close();

@@ -23,9 +23,13 @@ describe('the guard when openai points at a local server', () => {
 
   test('a client left on api.openai.com is still stopped, as session.fetch still treats that host as openai', async () => {
     const tape = `${dir}/local.jsonl`;
-    await recordTape(tape, async ({ openai }) => {
-      await (await fetch(`${openai}/models`)).arrayBuffer();
-    }, { reply: () => ({ body: '{"object":"list","data":[]}' }) });
+    await recordTape(
+      tape,
+      async ({ openai }) => {
+        await (await fetch(`${openai}/models`)).arrayBuffer();
+      },
+      { reply: () => ({ body: '{"object":"list","data":[]}' }) },
+    );
     const realOpenAi = await startStandInUpstream(() => ({ body: '{}' }));
     const local = await startStandInUpstream();
 
@@ -40,7 +44,10 @@ describe('the guard when openai points at a local server', () => {
     expect((await session.fetch('https://api.openai.com/v1/models')).status).toBe(200);
     // ...but the guard no longer watches api.openai.com: the request goes out.
     const outcome = await askApiOpenAi(realOpenAi);
-    const closed = await session.close().then(() => 'closed', (error: Error) => error.message);
+    const closed = await session.close().then(
+      () => 'closed',
+      (error: Error) => error.message,
+    );
     await local.close();
     await realOpenAi.close();
     expect(outcome).toContain('modeltape blocked a connection to api.openai.com');

@@ -21,7 +21,9 @@ describe('outside Vitest', () => {
     await askForWeather(new OpenAI({ apiKey: 'unused', fetch: session.fetch, maxRetries: 0 }));
     await session.close();
     (jestExpect(session) as unknown as { toHaveReplayedStrictly(): void }).toHaveReplayedStrictly();
-    expect(() => (jestExpect(session) as unknown as { not: { toHaveNeverCalledUpstream(): void } }).not.toHaveNeverCalledUpstream()).toThrow(/not to have never called upstream/);
+    expect(() => (jestExpect(session) as unknown as { not: { toHaveNeverCalledUpstream(): void } }).not.toHaveNeverCalledUpstream()).toThrow(
+      /not to have never called upstream/,
+    );
   });
 
   test('the plain functions work under node:test', async () => {
@@ -47,7 +49,9 @@ test('an unused tape fails', async () => {
 });
 `,
     );
-    const result = await promisify(execFile)(process.execPath, ['--test', '--test-reporter=tap', file]).catch((error: { stdout: string; code: number }) => error);
+    const result = await promisify(execFile)(process.execPath, ['--test', '--test-reporter=tap', file]).catch(
+      (error: { stdout: string; code: number }) => error,
+    );
     const output = 'stdout' in result ? result.stdout : '';
     expect(output).toMatch(/^ok 1 - the weather agent replays strictly/m);
     expect(output).toMatch(/^not ok 2 - an unused tape fails/m);

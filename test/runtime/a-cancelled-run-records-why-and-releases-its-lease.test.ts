@@ -21,7 +21,14 @@ describe('cancellation', () => {
     expect(await store.getRun(outcome.runId)).toMatchObject({ status: 'cancelled', result: { code: 'cancelled', message: 'the customer hung up' } });
     expect(await store.getLease(outcome.runId)).toBeUndefined();
     const records = await store.read(outcome.runId);
-    expect(records.map((record) => `${record.effectKey} ${record.type}`)).toEqual(['0.0.model start', '0.0.model complete', '0.1.policy start', '0.1.policy complete', '0.1.tool start', '0.1.tool complete']);
+    expect(records.map((record) => `${record.effectKey} ${record.type}`)).toEqual([
+      '0.0.model start',
+      '0.0.model complete',
+      '0.1.policy start',
+      '0.1.policy complete',
+      '0.1.tool start',
+      '0.1.tool complete',
+    ]);
 
     // A strict replay ends where the cancellation did; a resume does not continue it.
     const replayed = await runtime.replay(outcome.runId, 'strict');
@@ -36,7 +43,12 @@ describe('cancellation', () => {
   test('of a run waiting on an approval records it as cancelled; a run another runtime holds is refused', async () => {
     const database = SqliteJournalStore.memory();
     const fake = parcelRules(new FakeProvider());
-    const { runtime } = parcelRuntime({ store: database, fake, policy: (request) => (request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'customer_contact', reason: 'reviewed' } : { outcome: 'allow' }) });
+    const { runtime } = parcelRuntime({
+      store: database,
+      fake,
+      policy: (request) =>
+        request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'customer_contact', reason: 'reviewed' } : { outcome: 'allow' },
+    });
     const waiting = await runtime.run('parcel-desk', 'Where is parcel P-1?');
     expect(waiting.status).toBe('waiting');
     const cancelled = await runtime.cancel(waiting.runId, 'no longer needed');

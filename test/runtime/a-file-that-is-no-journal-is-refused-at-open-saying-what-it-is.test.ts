@@ -79,10 +79,19 @@ describe('a file that is not a journal', () => {
       copyFileSync(TAPE, tape);
       const errors = [refusal(random, driver), refusal(text, driver), refusal(tape, driver)];
       expect(errors.map((error) => error.problem)).toEqual(['not_sqlite', 'not_sqlite', 'not_sqlite']);
-      expect(errors[0]!.found).toBe('8192 bytes of binary data that is not SQLite (it starts 00 ' + randomBytes(8192, 7).subarray(1, 8).toString('hex').match(/../g)!.join(' ') + '; a SQLite file starts "SQLite format 3")');
+      expect(errors[0]!.found).toBe(
+        '8192 bytes of binary data that is not SQLite (it starts 00 ' +
+          randomBytes(8192, 7).subarray(1, 8).toString('hex').match(/../g)!.join(' ') +
+          '; a SQLite file starts "SQLite format 3")',
+      );
       expect(errors[1]!.found).toBe(`a text file (${readFileSync(text).length} bytes, it starts "Meeting notes"), not a SQLite file`);
-      expect(errors[2]!.found).toBe(`a modeltape tape (JSONL, ${readFileSync(tape).length} bytes): a tape is what replay and the proxy read, and the runtime's journal is a SQLite file of its own`);
-      for (const error of errors) expect(error.message.split('\n')[1]).toBe('A journal is a SQLite file the runtime creates: pass the path of a journal, or a path where no file exists yet to start one.');
+      expect(errors[2]!.found).toBe(
+        `a modeltape tape (JSONL, ${readFileSync(tape).length} bytes): a tape is what replay and the proxy read, and the runtime's journal is a SQLite file of its own`,
+      );
+      for (const error of errors)
+        expect(error.message.split('\n')[1]).toBe(
+          'A journal is a SQLite file the runtime creates: pass the path of a journal, or a path where no file exists yet to start one.',
+        );
     });
 
     test.runIf(here)(`on ${driver}: a truncated journal is refused at open as corrupt, not at a later query`, async () => {
@@ -92,7 +101,9 @@ describe('a file that is not a journal', () => {
       const error = refusal(path, driver);
       expect(error.problem).toBe('corrupt');
       expect(error.found).toMatch(/^a truncated SQLite file: its header declares \d+ pages of 4096 bytes \(\d+ bytes\) and the file holds \d+$/);
-      expect(error.message.split('\n')[1]).toBe(`Restore it from a backup, or salvage what SQLite can read (sqlite3 ${path} .recover), or move it aside to start a new journal (its runs are then lost).`);
+      expect(error.message.split('\n')[1]).toBe(
+        `Restore it from a backup, or salvage what SQLite can read (sqlite3 ${path} .recover), or move it aside to start a new journal (its runs are then lost).`,
+      );
     });
 
     test.runIf(here)(`on ${driver}: a journal damaged inside its schema page is refused at open as corrupt`, async () => {
@@ -109,17 +120,25 @@ describe('a file that is not a journal', () => {
     test.runIf(here)(`on ${driver}: another application's SQLite database is refused, and no journal table is added to it`, () => {
       const path = named('shop.sqlite');
       const connection = openSqlite(path, driver).connection;
-      connection.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE orders (id INTEGER PRIMARY KEY); INSERT INTO customers (name) VALUES ('Ada')");
+      connection.exec(
+        "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE orders (id INTEGER PRIMARY KEY); INSERT INTO customers (name) VALUES ('Ada')",
+      );
       connection.close();
       const error = refusal(path, driver);
       expect(error.problem).toBe('not_a_journal');
-      expect(error.found).toBe('a SQLite database that is not a journal (tables customers, orders; a journal holds runs, records, backstop, leases, approvals)');
-      expect(error.message.split('\n')[1]).toBe('Pass the path of a journal, or a path where no file exists yet to start one; the runtime does not add its tables to another database.');
+      expect(error.found).toBe(
+        'a SQLite database that is not a journal (tables customers, orders; a journal holds runs, records, backstop, leases, approvals)',
+      );
+      expect(error.message.split('\n')[1]).toBe(
+        'Pass the path of a journal, or a path where no file exists yet to start one; the runtime does not add its tables to another database.',
+      );
       // A database mixing a journal's tables with others' is not a journal either.
       const mixed = openSqlite(path, driver).connection;
       mixed.exec('CREATE TABLE runs (run_id TEXT PRIMARY KEY); CREATE TABLE records (id TEXT PRIMARY KEY)');
       mixed.close();
-      expect(refusal(path, driver).found).toBe('a SQLite database that is not a journal (tables customers, orders, records, runs; a journal holds runs, records, backstop, leases, approvals)');
+      expect(refusal(path, driver).found).toBe(
+        'a SQLite database that is not a journal (tables customers, orders, records, runs; a journal holds runs, records, backstop, leases, approvals)',
+      );
     });
 
     test.runIf(here)(`on ${driver}: a journal of a newer schema is refused; a journal from before versions were kept opens and is stamped`, async () => {
@@ -130,7 +149,9 @@ describe('a file that is not a journal', () => {
       connection.close();
       const error = refusal(newer, driver);
       expect(error.problem).toBe('newer_schema');
-      expect(error.found).toBe(`a journal of schema version ${JOURNAL_SCHEMA_VERSION + 1}, written by a newer modeltape (this one reads up to version ${JOURNAL_SCHEMA_VERSION})`);
+      expect(error.found).toBe(
+        `a journal of schema version ${JOURNAL_SCHEMA_VERSION + 1}, written by a newer modeltape (this one reads up to version ${JOURNAL_SCHEMA_VERSION})`,
+      );
       expect(error.message.split('\n')[1]).toBe('Upgrade modeltape to the version that wrote it, or open another journal.');
 
       const legacy = await journal(named('legacy.sqlite'), driver);

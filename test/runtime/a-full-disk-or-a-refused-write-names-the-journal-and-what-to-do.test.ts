@@ -43,8 +43,14 @@ function expectFull(error: unknown, path: string, stored: number): void {
   expect(failure.code).toBe('journal_full');
   expect([failure.path, failure.problem, failure.operation, failure.sqliteCode, failure.retryable]).toEqual([path, 'full', 'append', 'SQLITE_FULL', false]);
   const [first, next] = failure.message.split('\n');
-  expect(first).toMatch(new RegExp(`^Could not write to the journal at ${path.replaceAll('.', '\\.')} \\(append\\): the disk is full, or the journal reached its maxSizeBytes \\(SQLITE_FULL: database or disk is full\\)\\.$`));
-  expect(next).toBe('Free space on the disk that holds it (or raise maxSizeBytes, or move the journal to a larger disk); then resume the run (runtime.resume): a write that failed was not stored, and nothing after it ran.');
+  expect(first).toMatch(
+    new RegExp(
+      `^Could not write to the journal at ${path.replaceAll('.', '\\.')} \\(append\\): the disk is full, or the journal reached its maxSizeBytes \\(SQLITE_FULL: database or disk is full\\)\\.$`,
+    ),
+  );
+  expect(next).toBe(
+    'Free space on the disk that holds it (or raise maxSizeBytes, or move the journal to a larger disk); then resume the run (runtime.resume): a write that failed was not stored, and nothing after it ran.',
+  );
   expect(failure.cause).toBeInstanceOf(Error);
   expect(stored).toBeGreaterThan(3);
 }
@@ -114,7 +120,9 @@ describe('a journal whose writes are refused', () => {
         expect(thrown).toBeInstanceOf(JournalStorageError);
         expect((thrown as JournalStorageError).code).toBe('journal_read_only');
         expect((thrown as JournalStorageError).operation).toBe('open');
-        expect((thrown as Error).message).toContain(`Could not open the journal at ${path} (open): the journal cannot be written (a read-only file, folder or mount)`);
+        expect((thrown as Error).message).toContain(
+          `Could not open the journal at ${path} (open): the journal cannot be written (a read-only file, folder or mount)`,
+        );
         expect((thrown as Error).message).toContain('SQLite also writes the -wal and -shm files beside it');
       } finally {
         view.unmount();
@@ -129,8 +137,14 @@ describe('a journal whose writes are refused', () => {
       try {
         const error = await store.append([record(1)]).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(JournalStorageError);
-        expect([(error as JournalStorageError).code, (error as JournalStorageError).sqliteCode, (error as JournalStorageError).retryable]).toEqual(['journal_busy', 'SQLITE_BUSY', true]);
-        expect((error as Error).message).toContain(`Could not write to the journal at ${path} (append): another connection held the journal's write lock past the busy timeout`);
+        expect([(error as JournalStorageError).code, (error as JournalStorageError).sqliteCode, (error as JournalStorageError).retryable]).toEqual([
+          'journal_busy',
+          'SQLITE_BUSY',
+          true,
+        ]);
+        expect((error as Error).message).toContain(
+          `Could not write to the journal at ${path} (append): another connection held the journal's write lock past the busy timeout`,
+        );
         expect((error as Error).message).toContain('or raise busyTimeoutMs');
       } finally {
         holder.exec('ROLLBACK');

@@ -84,10 +84,20 @@ describe('a run hit by a store error', () => {
         // The store took writes again after the refused one: the runtime recorded why it stopped.
         const stopped = await database.getRun('run-1');
         expect(stopped?.status, `fault at write ${write}`).toBe('interrupted');
-        expect(stopped?.result, `fault at write ${write}`).toEqual({ code: fault === DiskFull ? 'journal_full' : 'journal_write_failed', message: (failure as Error).message });
+        expect(stopped?.result, `fault at write ${write}`).toEqual({
+          code: fault === DiskFull ? 'journal_full' : 'journal_write_failed',
+          message: (failure as Error).message,
+        });
         noStoreErrorRecordedAsAToolFailure(await database.read('run-1'));
 
-        const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+        const second = parcelRuntime({
+          store: database.connect(),
+          fake: first.fake,
+          runs: first.runs,
+          clock: clock.read,
+          owner: 'runtime-b',
+          lease: { ttlMs: TTL },
+        });
         const { outcome } = await resumeToTheEnd(second);
         expect(outcome.status, `fault at write ${write}`).toBe('completed');
         expect(outcome.output).toBe(clean.output);
@@ -101,9 +111,19 @@ describe('a run hit by a store error', () => {
     });
   }
 
-  test('a store of the user\'s that throws a plain Error at one write stops the run as a store failure, never as the tool\'s failure, and the run resumes to the same answer', async () => {
+  test("a store of the user's that throws a plain Error at one write stops the run as a store failure, never as the tool's failure, and the run resumes to the same answer", async () => {
     const clean = await cleanWrites();
-    const WRITES = new Set(['createRun', 'updateRun', 'append', 'acquireLease', 'renewLease', 'releaseLease', 'requestApproval', 'decideApproval', 'consumeApproval']);
+    const WRITES = new Set([
+      'createRun',
+      'updateRun',
+      'append',
+      'acquireLease',
+      'renewLease',
+      'releaseLease',
+      'requestApproval',
+      'decideApproval',
+      'consumeApproval',
+    ]);
     // A decorator over the store (a connection pool, another database) whose driver throws what it throws.
     const resetAt = (inner: JournalStore, at: number): JournalStore => {
       let writes = 0;
@@ -131,8 +151,18 @@ describe('a run hit by a store error', () => {
       expect((await database.getRun('run-1'))?.status, `reset at write ${write}`).toBe('interrupted');
       expect(await database.getLease('run-1')).toBeUndefined();
       const records = await database.read('run-1');
-      expect(records.filter((record) => record.type === 'fail' && JSON.stringify(record.data).includes('connection reset')), `reset at write ${write}`).toEqual([]);
-      const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+      expect(
+        records.filter((record) => record.type === 'fail' && JSON.stringify(record.data).includes('connection reset')),
+        `reset at write ${write}`,
+      ).toEqual([]);
+      const second = parcelRuntime({
+        store: database.connect(),
+        fake: first.fake,
+        runs: first.runs,
+        clock: clock.read,
+        owner: 'runtime-b',
+        lease: { ttlMs: TTL },
+      });
       const { outcome } = await resumeToTheEnd(second);
       expect(outcome.output, `reset at write ${write}`).toBe(clean.output);
       checked++;
@@ -158,7 +188,14 @@ describe('a run hit by a store error', () => {
       expect(left?.owner, `full from write ${write}: the release could not be written`).toBe('runtime-a');
 
       // The disk is freed (the runtime-b reaches the database without the fault).
-      const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+      const second = parcelRuntime({
+        store: database.connect(),
+        fake: first.fake,
+        runs: first.runs,
+        clock: clock.read,
+        owner: 'runtime-b',
+        lease: { ttlMs: TTL },
+      });
       const refused = await second.runtime.resume('run-1').catch((error: unknown) => error);
       expect(refused, `full from write ${write}: refused before the lease expires`).toBeInstanceOf(RunLeasedError);
       expect((refused as RunLeasedError).expiresAt).toBe(left!.expiresAt);
@@ -182,7 +219,12 @@ describe('a run hit by a store error', () => {
     const write = 9;
     const interrupted = SqliteJournalStore.memory();
     const clock = movableClock();
-    const first = parcelRuntime({ store: new Faulty(interrupted, FaultSchedule.explicit().at(write, DiskFull)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: TTL } });
+    const first = parcelRuntime({
+      store: new Faulty(interrupted, FaultSchedule.explicit().at(write, DiskFull)),
+      fake: parcelRules(new FakeProvider()),
+      clock: clock.read,
+      lease: { ttlMs: TTL },
+    });
     const failure = (await first.runtime.run('parcel-desk', QUESTION).catch((error: unknown) => error)) as JournalStorageError;
     expect(failure.code).toBe('journal_full');
     expect((await interrupted.read('run-1')).at(-1)).toMatchObject({ effectKey: '0.1.tool', type: 'complete' });
@@ -194,7 +236,9 @@ describe('a run hit by a store error', () => {
     expect((await crashed.getRun('run-1'))?.status).toBe('running');
 
     const strictly = async (database: SqliteJournalStore): Promise<string> => {
-      const error = await parcelRuntime({ store: database.connect(), owner: 'runtime-b' }).runtime.replay('run-1', 'strict').catch((caught: unknown) => caught);
+      const error = await parcelRuntime({ store: database.connect(), owner: 'runtime-b' })
+        .runtime.replay('run-1', 'strict')
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(NondeterminismError);
       return (error as Error).message;
     };
@@ -203,14 +247,28 @@ describe('a run hit by a store error', () => {
     expect(hint).toBe(await strictly(crashed));
 
     // A resume that the store refuses in turn (its third write: the end of step 1's model call) stops interrupted again.
-    const again = parcelRuntime({ store: new Faulty(interrupted.connect(), FaultSchedule.explicit().at(3, DiskFull)), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+    const again = parcelRuntime({
+      store: new Faulty(interrupted.connect(), FaultSchedule.explicit().at(3, DiskFull)),
+      fake: first.fake,
+      runs: first.runs,
+      clock: clock.read,
+      owner: 'runtime-b',
+      lease: { ttlMs: TTL },
+    });
     const second = (await again.runtime.resume('run-1').catch((error: unknown) => error)) as JournalStorageError;
     expect(second.code).toBe('journal_full');
     expect(await interrupted.getRun('run-1')).toMatchObject({ status: 'interrupted', result: { code: 'journal_full', message: second.message } });
     expect(second.message).not.toBe(failure.message);
     expect(await interrupted.getLease('run-1')).toBeUndefined();
 
-    const third = parcelRuntime({ store: interrupted.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-c', lease: { ttlMs: TTL } });
+    const third = parcelRuntime({
+      store: interrupted.connect(),
+      fake: first.fake,
+      runs: first.runs,
+      clock: clock.read,
+      owner: 'runtime-c',
+      lease: { ttlMs: TTL },
+    });
     const outcome = await third.runtime.resume('run-1');
     expect([outcome.status, outcome.output]).toEqual(['completed', clean.output]);
     expect([first.runs.lookup.length, first.runs.send.length]).toEqual([1, 1]);
@@ -224,7 +282,10 @@ describe('a run hit by a store error', () => {
     const operator = parcelRuntime({ store: database.connect(), owner: 'runtime-b' });
     const outcome = await operator.runtime.cancel('run-1', 'the disk filled up; the customer was called instead');
     expect([outcome.status, outcome.error]).toEqual(['cancelled', { code: 'cancelled', message: 'the disk filled up; the customer was called instead' }]);
-    expect(await database.getRun('run-1')).toMatchObject({ status: 'cancelled', result: { code: 'cancelled', message: 'the disk filled up; the customer was called instead' } });
+    expect(await database.getRun('run-1')).toMatchObject({
+      status: 'cancelled',
+      result: { code: 'cancelled', message: 'the disk filled up; the customer was called instead' },
+    });
     expect(await database.getLease('run-1')).toBeUndefined();
     expect((await operator.runtime.resume('run-1')).status).toBe('cancelled');
   });
@@ -244,7 +305,14 @@ describe('a run hit by a store error', () => {
     expect((await database.getRun('run-1'))?.status).toBe('interrupted');
     const left = await database.getLease('run-1');
     expect(left?.owner).toBe('runtime-a');
-    const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+    const second = parcelRuntime({
+      store: database.connect(),
+      fake: first.fake,
+      runs: first.runs,
+      clock: clock.read,
+      owner: 'runtime-b',
+      lease: { ttlMs: TTL },
+    });
     expect(await second.runtime.resume('run-1').catch((error: unknown) => error)).toBeInstanceOf(RunLeasedError);
     clock.jump(TTL);
     const outcome = await second.runtime.resume('run-1');
@@ -298,7 +366,12 @@ describe('a run hit by a store error', () => {
 
   describe('on a real SQLite file', () => {
     const dir = tempDir();
-    const bigLookup = { lookup: { run: async () => ({ parcel: 'P-1', city: 'Lyon', history: 'scan '.repeat(40_000) }), reconcile: async () => ({ status: 'not_applied' as const }) } };
+    const bigLookup = {
+      lookup: {
+        run: async () => ({ parcel: 'P-1', city: 'Lyon', history: 'scan '.repeat(40_000) }),
+        reconcile: async () => ({ status: 'not_applied' as const }),
+      },
+    };
 
     test('at its maxSizeBytes: the run fails with journal_full naming the file, ends interrupted, the lease is released, and once reopened with room the run resumes', async () => {
       const path = join(dir, 'journal.sqlite');
@@ -358,7 +431,15 @@ describe('a run hit by a store error', () => {
         for (const filler of fillers) rmSync(filler);
         clock.jump(TTL);
         const freed = SqliteJournalStore.open(path);
-        const second = parcelRuntime({ store: freed, fake: first.fake, runs: first.runs, toolOverrides: bigLookup, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: TTL } });
+        const second = parcelRuntime({
+          store: freed,
+          fake: first.fake,
+          runs: first.runs,
+          toolOverrides: bigLookup,
+          clock: clock.read,
+          owner: 'runtime-b',
+          lease: { ttlMs: TTL },
+        });
         const outcome = await second.runtime.resume('run-1');
         expect(outcome.status).toBe('completed');
         expect(outcome.output).toBe('Parcel P-1 is in Lyon; I told the customer.');

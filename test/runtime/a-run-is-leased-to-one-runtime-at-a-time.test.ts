@@ -33,7 +33,9 @@ describe('leases', () => {
     const refused = await second.runtime.resume('run-1').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RunLeasedError);
     expect((refused as RunLeasedError).owner).toBe('runtime-a');
-    expect((refused as Error).message).toBe(`Run run-1 is leased to runtime runtime-a until ${new Date(taken.expiresAt).toISOString()} (80 ms from now).\nWait for that runtime to finish or for the lease to expire, then resume the run.`);
+    expect((refused as Error).message).toBe(
+      `Run run-1 is leased to runtime runtime-a until ${new Date(taken.expiresAt).toISOString()} (80 ms from now).\nWait for that runtime to finish or for the lease to expire, then resume the run.`,
+    );
 
     // Well past the first TTL, the heartbeat has renewed it: still refused.
     now += 1000;
@@ -47,7 +49,11 @@ describe('leases', () => {
 
   test('a runtime that stops on an error releases its lease (compare-and-set on its own name)', async () => {
     const database = SqliteJournalStore.memory();
-    const first = parcelRuntime({ store: database, fake: parcelRules(new FakeProvider()), policy: () => ({ outcome: 'require_approval', kind: 'review', reason: 'every call is reviewed' }) });
+    const first = parcelRuntime({
+      store: database,
+      fake: parcelRules(new FakeProvider()),
+      policy: () => ({ outcome: 'require_approval', kind: 'review', reason: 'every call is reviewed' }),
+    });
     const outcome = await first.runtime.run('parcel-desk', 'Where is parcel P-1?');
     expect(outcome.status).toBe('waiting');
     const changed = parcelRuntime({ store: database.connect(), owner: 'runtime-b', agents: [{ ...parcelAgent, system: 'Changed.' }] });

@@ -33,7 +33,15 @@ describe('a strict replay', () => {
     expect(runs.lookup).toHaveLength(1);
     expect(runs.send).toHaveLength(1);
     // Nested effects of a tool read back with the tool: the replay asked for the three model turns, two policy evaluations and two tools.
-    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual(['0.0.model read_back', '0.1.policy read_back', '0.1.tool read_back', '1.0.model read_back', '1.1.policy read_back', '1.1.tool read_back', '2.0.model read_back']);
+    expect(replayed.effects.map((effect) => `${effect.key} ${effect.status}`)).toEqual([
+      '0.0.model read_back',
+      '0.1.policy read_back',
+      '0.1.tool read_back',
+      '1.0.model read_back',
+      '1.1.policy read_back',
+      '1.1.tool read_back',
+      '2.0.model read_back',
+    ]);
     expect(replayed.backstopHits).toBe(0);
     assertReplayWasNotBackstopped(replayed, 'strict replay of the parcel run');
 

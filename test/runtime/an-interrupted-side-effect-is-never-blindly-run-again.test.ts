@@ -4,7 +4,12 @@ import { CrashAtWrite, FaultSchedule, Faulty, SimulatedCrash, SqliteJournalStore
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
 /** Runs the parcel agent until the process "dies" at the write that would record the send's end. */
-async function crashAfterTheSend(): Promise<{ database: SqliteJournalStore; fake: FakeProvider; runs: { lookup: Json[]; send: Json[] }; resumeWith: (options?: Parameters<typeof parcelRuntime>[0]) => ReturnType<typeof parcelRuntime> }> {
+async function crashAfterTheSend(): Promise<{
+  database: SqliteJournalStore;
+  fake: FakeProvider;
+  runs: { lookup: Json[]; send: Json[] };
+  resumeWith: (options?: Parameters<typeof parcelRuntime>[0]) => ReturnType<typeof parcelRuntime>;
+}> {
   const database = SqliteJournalStore.memory();
   // Find the write that records the send's end, from a clean run's journal.
   const probe = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit());
@@ -28,7 +33,9 @@ describe('a tool call that started and never finished (the process died after th
     const resumer = resumeWith();
     const waiting = await resumer.runtime.resume('run-1');
     expect(waiting.status).toBe('waiting');
-    expect(waiting.pendingApprovals).toMatchObject([{ kind: 'interrupted_side_effect', effectKey: '1.1.tool', request: { tool: 'send_message', args: { to: 'customer' } } }]);
+    expect(waiting.pendingApprovals).toMatchObject([
+      { kind: 'interrupted_side_effect', effectKey: '1.1.tool', request: { tool: 'send_message', args: { to: 'customer' } } },
+    ]);
     expect(waiting.pendingApprovals[0]!.reason).toContain('send_message (remote_mutation) started and its end was never recorded: it may have run.');
     expect(runs.send).toHaveLength(1);
     // Resuming again does not run it either.
@@ -43,7 +50,7 @@ describe('a tool call that started and never finished (the process died after th
     expect(sendRecords).toEqual(['start', 'complete']);
   });
 
-  test('is settled by the tool\'s reconcile hook without running it again, when the hook finds it applied', async () => {
+  test("is settled by the tool's reconcile hook without running it again, when the hook finds it applied", async () => {
     const { database, runs, resumeWith } = await crashAfterTheSend();
     const reconciled: Json[] = [];
     const resumer = resumeWith({
@@ -61,7 +68,10 @@ describe('a tool call that started and never finished (the process died after th
     expect(reconciled).toEqual([{ to: 'customer', text: 'Your parcel P-1 is in Lyon.' }]);
     expect(runs.send).toHaveLength(1);
     expect(done.effects.find((effect) => effect.key === '1.1.tool')?.status).toBe('reconciled');
-    expect((await database.read('run-1')).find((record) => record.effectKey === '1.1.tool' && record.type === 'complete')?.data).toEqual({ sent: true, messageId: 'found-in-the-outbox' });
+    expect((await database.read('run-1')).find((record) => record.effectKey === '1.1.tool' && record.type === 'complete')?.data).toEqual({
+      sent: true,
+      messageId: 'found-in-the-outbox',
+    });
   });
 
   test('is run again once when reconcile finds it was not applied', async () => {
@@ -74,7 +84,9 @@ describe('a tool call that started and never finished (the process died after th
   test('cannot be replayed strictly: the error says to resume', async () => {
     const { database } = await crashAfterTheSend();
     const reader = parcelRuntime({ store: database.connect(), owner: 'runtime-b' });
-    await expect(reader.runtime.replay('run-1', 'strict')).rejects.toThrow('Strict replay of run run-1 reached effect 1.1.tool (tool), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.');
+    await expect(reader.runtime.replay('run-1', 'strict')).rejects.toThrow(
+      'Strict replay of run run-1 reached effect 1.1.tool (tool), which started and never completed: it is in doubt, and strict replay performs nothing. Resume the run (runtime.resume) to settle it.',
+    );
   });
 });
 
@@ -97,7 +109,9 @@ describe('resuming a call that is run again', () => {
     const outcome = await rerun.runtime.resume('run-1');
     expect(outcome.status).toBe('completed');
     expect(operations).toEqual(['run-1/1.1.tool']);
-    const keys = (await database.read('run-1')).filter((record) => record.effectKey.startsWith('1.1.tool')).map((record) => `${record.effectKey} ${record.type}`);
+    const keys = (await database.read('run-1'))
+      .filter((record) => record.effectKey.startsWith('1.1.tool'))
+      .map((record) => `${record.effectKey} ${record.type}`);
     expect(keys).toEqual([
       '1.1.tool start',
       '1.1.tool/0.id start',
@@ -177,7 +191,9 @@ describe('tool definitions', () => {
   test('a timeout Node cannot hold, or a negative retry count, is refused when the tool is added', async () => {
     const { ToolBox } = await import('../../runtime/internal.js');
     const base = { name: 'slow', description: 'x', sideEffect: 'read' as const, parameters: { type: 'object' }, run: () => null };
-    expect(() => new ToolBox([{ ...base, timeoutMs: Number.POSITIVE_INFINITY }])).toThrow('Tool "slow" has timeoutMs Infinity: expected a number of milliseconds above 0 and at most 2147483647');
+    expect(() => new ToolBox([{ ...base, timeoutMs: Number.POSITIVE_INFINITY }])).toThrow(
+      'Tool "slow" has timeoutMs Infinity: expected a number of milliseconds above 0 and at most 2147483647',
+    );
     expect(() => new ToolBox([{ ...base, retries: -1 }])).toThrow('Tool "slow" has retries -1: expected a whole number, 0 or more.');
   });
 });

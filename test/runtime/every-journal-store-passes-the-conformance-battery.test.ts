@@ -64,7 +64,9 @@ function firstReleaseJournal(): string {
   const path = join(dir, 'journal.sqlite');
   const { connection } = openSqlite(path);
   connection.exec(FIRST_RELEASE_SCHEMA);
-  connection.prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run('old-run', 'parcel-desk', '"Where is parcel P-1?"', 'running', 'null', 1, 1);
+  connection
+    .prepare('INSERT INTO runs (run_id, agent, input, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run('old-run', 'parcel-desk', '"Where is parcel P-1?"', 'running', 'null', 1, 1);
   connection.close();
   return path;
 }
@@ -88,7 +90,9 @@ class LeaseWithoutCompareAndSet extends ForwardingJournalStore {
 /** Deliberately broken: treats a record it already holds as new, so a retry stores it twice. */
 class RetryStoresTwice extends ForwardingJournalStore {
   override async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
-    const held = new Set((await Promise.all([...new Set(records.map((record) => record.runId))].map((runId) => super.read(runId)))).flat().map((record) => record.id));
+    const held = new Set(
+      (await Promise.all([...new Set(records.map((record) => record.runId))].map((runId) => super.read(runId)))).flat().map((record) => record.id),
+    );
     return super.append(records.map((record) => (held.has(record.id) ? { ...record, id: `${record.id}-again` } : record)));
   }
 }
@@ -110,7 +114,9 @@ describe('checkJournalStore', () => {
 
   test('passes Faulty-wrapped stores (a fault-free schedule, and one of latency only) and a decorated handle', async () => {
     (await checkJournalStore(() => new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit()))).assertConforms('Faulty, no faults');
-    (await checkJournalStore(() => new Faulty(SqliteJournalStore.memory(), FaultSchedule.seeded(3, { rate: 0.5, faults: [Latency(1)] })))).assertConforms('Faulty, latency');
+    (await checkJournalStore(() => new Faulty(SqliteJournalStore.memory(), FaultSchedule.seeded(3, { rate: 0.5, faults: [Latency(1)] })))).assertConforms(
+      'Faulty, latency',
+    );
     const counters: CountingStore[] = [];
     const report = await checkJournalStore({
       open: () => {
@@ -168,7 +174,15 @@ describe('checkJournalStore', () => {
     expect(version.user_version).toBe(0);
     const store = SqliteJournalStore.open(path);
     try {
-      expect(await store.getRun('old-run')).toEqual({ runId: 'old-run', agent: 'parcel-desk', input: 'Where is parcel P-1?', status: 'running', result: null, createdAt: 1, updatedAt: 1 });
+      expect(await store.getRun('old-run')).toEqual({
+        runId: 'old-run',
+        agent: 'parcel-desk',
+        input: 'Where is parcel P-1?',
+        status: 'running',
+        result: null,
+        createdAt: 1,
+        updatedAt: 1,
+      });
       await store.updateRun('old-run', { status: 'interrupted', result: { code: 'journal_full', message: 'the disk is full' }, updatedAt: 2 });
       expect(await store.getRun('old-run')).toMatchObject({ status: 'interrupted', result: { code: 'journal_full', message: 'the disk is full' } });
     } finally {
@@ -179,7 +193,9 @@ describe('checkJournalStore', () => {
   test('fails a store that keeps only the statuses there were before interrupted, naming the check', async () => {
     const report = await checkJournalStore(() => new KnowsFiveStatuses(SqliteJournalStore.memory()));
     const failed = report.checks.filter((check) => !check.passed);
-    expect(failed.map((check) => check.name)).toEqual(['run statuses: interrupted (a run a store error stopped) reads back with its error, and from it a run goes on to every status']);
+    expect(failed.map((check) => check.name)).toEqual([
+      'run statuses: interrupted (a run a store error stopped) reads back with its error, and from it a run goes on to every status',
+    ]);
     expect(failed[0]!.problem).toMatch(/^the run a store error interrupted: expected \{.*"status":"interrupted".*\}, got \{.*"status":"running".*\}$/);
   });
 

@@ -69,7 +69,11 @@ describe('a strict replay of code that changed', () => {
 
   test('throws when the policy now decides a recorded call otherwise, naming the evaluation and what changed', async () => {
     // The evaluation is journaled with its inputs; replay evaluates the policy again on them.
-    const error = (await replayWith({}, {}, { policy: (request) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'no-lookups', reason: 'lookups are off' } : { outcome: 'allow' }) })) as NondeterminismError;
+    const error = (await replayWith(
+      {},
+      {},
+      { policy: (request) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'no-lookups', reason: 'lookups are off' } : { outcome: 'allow' }) },
+    )) as NondeterminismError;
     expect(error.reason).toBe('mismatch');
     expect(error.recorded).toMatchObject({ key: '0.1.policy', data: { outcome: 'allow' } });
     expect(error.requested).toMatchObject({ key: '0.1.policy', data: { outcome: 'deny', rule: 'no-lookups' } });

@@ -14,7 +14,11 @@ describe('a run', () => {
   test('speaks Anthropic Messages through fake.fetch: tool_use and tool_result blocks, and replays strictly', async () => {
     const fake = scriptParcel(new FakeProvider());
     const agent: Agent = { ...parcelAgent, name: 'parcel-desk-claude', provider: 'anthropic', model: 'claude-sonnet-4-5' };
-    const { runtime, runs } = parcelRuntime({ fake, agents: [agent], providers: { anthropic: { api: 'anthropic-messages', fetch: fake.fetch, apiKey: 'fake-key-for-tests' } } });
+    const { runtime, runs } = parcelRuntime({
+      fake,
+      agents: [agent],
+      providers: { anthropic: { api: 'anthropic-messages', fetch: fake.fetch, apiKey: 'fake-key-for-tests' } },
+    });
     const outcome = await runtime.run('parcel-desk-claude', 'Where is parcel P-1?');
     expect(outcome.status).toBe('completed');
     expect(outcome.output).toBe('Parcel P-1 is in Lyon; I told the customer.');
@@ -33,7 +37,12 @@ describe('a run', () => {
 
   test('with an output schema asks for it in response_format and returns the parsed, checked answer', async () => {
     const fake = new FakeProvider().willAnswer({ parcel: 'P-1', city: 'Lyon' });
-    const output = { type: 'object', properties: { parcel: { type: 'string' }, city: { type: 'string' } }, required: ['parcel', 'city'], additionalProperties: false };
+    const output = {
+      type: 'object',
+      properties: { parcel: { type: 'string' }, city: { type: 'string' } },
+      required: ['parcel', 'city'],
+      additionalProperties: false,
+    };
     const agent: Agent = { ...parcelAgent, name: 'parcel-json', tools: [], output };
     const { runtime } = parcelRuntime({ fake, agents: [agent] });
     const outcome = await runtime.run('parcel-json', 'Where is parcel P-1?');
@@ -44,11 +53,19 @@ describe('a run', () => {
 
   test('fails, saying why, when the answer does not match the output schema', async () => {
     const fake = new FakeProvider().willSay('Lyon, I think.');
-    const agent: Agent = { ...parcelAgent, name: 'parcel-json', tools: [], output: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+    const agent: Agent = {
+      ...parcelAgent,
+      name: 'parcel-json',
+      tools: [],
+      output: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    };
     const { runtime, store } = parcelRuntime({ fake: fake.withoutConstrainedDecoding(), agents: [agent] });
     const outcome = await runtime.run('parcel-json', 'Where is parcel P-1?');
     expect(outcome.status).toBe('failed');
-    expect(outcome.error).toEqual({ code: 'output_schema', message: 'Agent "parcel-json" answered with output that does not match its output schema: it is not JSON. Answer: Lyon, I think.' });
+    expect(outcome.error).toEqual({
+      code: 'output_schema',
+      message: 'Agent "parcel-json" answered with output that does not match its output schema: it is not JSON. Answer: Lyon, I think.',
+    });
     expect((await store.getRun(outcome.runId))?.result).toEqual(outcome.error);
   });
 
@@ -87,7 +104,11 @@ describe('a run', () => {
     expect(fake.calls()).toHaveLength(3);
     const summary = await recorder.close();
     expect(summary.recorded).toBe(3);
-    expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions', '/v1/chat/completions']);
+    expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.request.path)).toEqual([
+      '/v1/chat/completions',
+      '/v1/chat/completions',
+      '/v1/chat/completions',
+    ]);
     // No key on disk.
     expect(JSON.stringify(loadTape(tape))).not.toContain('fake-key-for-tests');
 

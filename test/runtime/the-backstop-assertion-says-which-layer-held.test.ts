@@ -38,7 +38,15 @@ describe('assertReplayWasNotBackstopped', () => {
 
     // Only the backstop held, and the assertion says so.
     expect(replayed.backstopHits).toBe(7);
-    expect(replayed.effects.filter((effect) => effect.status === 'backstopped').map((effect) => effect.key)).toEqual(['0.0.model', '0.1.policy', '0.1.tool', '1.0.model', '1.1.policy', '1.1.tool', '2.0.model']);
+    expect(replayed.effects.filter((effect) => effect.status === 'backstopped').map((effect) => effect.key)).toEqual([
+      '0.0.model',
+      '0.1.policy',
+      '0.1.tool',
+      '1.0.model',
+      '1.1.policy',
+      '1.1.tool',
+      '2.0.model',
+    ]);
     let thrown: unknown;
     try {
       assertReplayWasNotBackstopped(replayed, 'replay without read-back');
@@ -46,7 +54,9 @@ describe('assertReplayWasNotBackstopped', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(BackstopAssertionError);
-    expect((thrown as Error).message).toContain('replay without read-back: the strict replay of run run-1 leaned on the backstop: the unique index rejected 7 second starts of an effect (0.0.model, 0.1.policy, 0.1.tool, 1.0.model, 1.1.policy, 1.1.tool, 2.0.model)');
+    expect((thrown as Error).message).toContain(
+      'replay without read-back: the strict replay of run run-1 leaned on the backstop: the unique index rejected 7 second starts of an effect (0.0.model, 0.1.policy, 0.1.tool, 1.0.model, 1.1.policy, 1.1.tool, 2.0.model)',
+    );
 
     // The real replay reads back and passes.
     const honest = await runtime.replay(first.runId, 'strict');
@@ -63,7 +73,11 @@ describe('assertReplayWasNotBackstopped', () => {
   });
 
   test('takes the outcome first, like every assertion, and says so when given the label first (the order before 0.2)', () => {
-    expect(() => (assertReplayWasNotBackstopped as (...args: unknown[]) => void)('replay', { mode: 'strict' })).toThrow('assertReplayWasNotBackstopped(outcome, label?) takes the replay\'s outcome first; it was given the string "replay". Before 0.2 the label came first: swap the two arguments.');
-    expect(() => assertReplayWasNotBackstopped({ mode: 'run', runId: 'run-7', effects: [], backstopHits: 0 } as never)).toThrow(/^run run-7: outcome of run run-7 is a first run, not a replay/);
+    expect(() => (assertReplayWasNotBackstopped as (...args: unknown[]) => void)('replay', { mode: 'strict' })).toThrow(
+      'assertReplayWasNotBackstopped(outcome, label?) takes the replay\'s outcome first; it was given the string "replay". Before 0.2 the label came first: swap the two arguments.',
+    );
+    expect(() => assertReplayWasNotBackstopped({ mode: 'run', runId: 'run-7', effects: [], backstopHits: 0 } as never)).toThrow(
+      /^run run-7: outcome of run run-7 is a first run, not a replay/,
+    );
   });
 });

@@ -54,7 +54,12 @@ describe('SqliteJournalStore on each SQLite driver', () => {
       expect(error.message, driver).toContain('Install one with: npm install better-sqlite3@12.11.1');
       if (driver === 'node:sqlite') expect(error.message).toContain(`  node:sqlite: not in Node ${process.version} (built in from Node 22.13`);
       // Installed as a dev dependency, so here it is there but may be built for another Node.
-      else expect(error.message).toMatch(new RegExp(`  better-sqlite3: installed, but it does not load in Node ${process.version.replaceAll('.', '\\.')}: .+ Rebuild it for this Node with: npm rebuild better-sqlite3`));
+      else
+        expect(error.message).toMatch(
+          new RegExp(
+            `  better-sqlite3: installed, but it does not load in Node ${process.version.replaceAll('.', '\\.')}: .+ Rebuild it for this Node with: npm rebuild better-sqlite3`,
+          ),
+        );
     }
     expect(unavailable.length + available.length).toBe(DRIVERS.length);
   });
@@ -95,13 +100,19 @@ describe('SqliteJournalStore on each SQLite driver', () => {
       expect(thrown?.code, path).toBe('journal_open_failed');
       const [first, next] = thrown!.message.split('\n');
       expect(first!.startsWith(`Could not open the journal at ${path}: `), first).toBe(true);
-      expect(first!.slice(`Could not open the journal at ${path}: `.length)).toMatch(/^(Cannot open database because the directory does not exist|unable to open database file)$/);
+      expect(first!.slice(`Could not open the journal at ${path}: `.length)).toMatch(
+        /^(Cannot open database because the directory does not exist|unable to open database file)$/,
+      );
       expect(next).toBe('Check that its folder exists and is writable, and that the file is a journal.');
-      expect(() => SqliteJournalStore.open({ path: notADatabase, driver })).toThrow(`Cannot use ${notADatabase} as the journal: it is a text file (1520 bytes, it starts "a text file, long enough that SQLite rea"), not a SQLite file.`);
+      expect(() => SqliteJournalStore.open({ path: notADatabase, driver })).toThrow(
+        `Cannot use ${notADatabase} as the journal: it is a text file (1520 bytes, it starts "a text file, long enough that SQLite rea"), not a SQLite file.`,
+      );
     });
   }
 
   test('an unknown driver lists the valid ones', () => {
-    expect(() => SqliteJournalStore.open({ path: ':memory:', driver: 'sqlite3' as Driver })).toThrow('Invalid SQLite driver "sqlite3": expected one of auto, node:sqlite, better-sqlite3');
+    expect(() => SqliteJournalStore.open({ path: ':memory:', driver: 'sqlite3' as Driver })).toThrow(
+      'Invalid SQLite driver "sqlite3": expected one of auto, node:sqlite, better-sqlite3',
+    );
   });
 });

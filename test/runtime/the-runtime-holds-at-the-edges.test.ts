@@ -11,14 +11,21 @@ describe('the runtime at its edges', () => {
       .willCallTool('lookup_parcel', { parcel: 'P-1' }, { id: 'call_lookup' })
       .endTurn()
       .willSay('Looked it up; the message was not allowed.');
-    const policy: Policy = (request) => (request.tool === 'send_message' ? { outcome: 'deny', rule: 'no-messages', reason: 'messages are off' } : { outcome: 'allow' });
+    const policy: Policy = (request) =>
+      request.tool === 'send_message' ? { outcome: 'deny', rule: 'no-messages', reason: 'messages are off' } : { outcome: 'allow' };
     const { runtime, runs, store } = parcelRuntime({ fake, policy });
     const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1? Tell the customer.');
     expect(outcome.status).toBe('completed');
     expect(runs.send).toEqual([]);
     expect(runs.lookup).toHaveLength(1);
     expect(outcome.backstopHits).toBe(0);
-    expect((await store.read(outcome.runId)).filter((record) => record.type === 'start').map((record) => record.effectKey)).toEqual(['0.0.model', '0.1.policy', '0.2.policy', '0.2.tool', '1.0.model']);
+    expect((await store.read(outcome.runId)).filter((record) => record.type === 'start').map((record) => record.effectKey)).toEqual([
+      '0.0.model',
+      '0.1.policy',
+      '0.2.policy',
+      '0.2.tool',
+      '1.0.model',
+    ]);
     const replayed = await runtime.replay(outcome.runId, 'strict');
     expect(replayed.output).toBe(outcome.output);
     expect(replayed.backstopHits).toBe(0);
@@ -29,9 +36,12 @@ describe('the runtime at its edges', () => {
       [() => ({ outcome: 'Deny', reason: 'typo' }), 'it answered {"outcome":"Deny","reason":"typo"}, which is not a decision'],
       [() => ({ outcome: 'require_approval', reason: 'no kind' }), 'which is not a decision'],
       [() => ({ outcome: 'require_approval', kind: 'interrupted_side_effect', reason: 'sneaky' }), 'which the runtime keeps for calls it found interrupted'],
-      [() => {
-        throw new Error('the rules file is missing');
-      }, 'the rules file is missing'],
+      [
+        () => {
+          throw new Error('the rules file is missing');
+        },
+        'the rules file is missing',
+      ],
     ] as unknown as Array<[Policy, string]>) {
       const { runtime, runs, store } = parcelRuntime({ fake: parcelRules(new FakeProvider()), policy: bad });
       const outcome = await runtime.run('parcel-desk', 'Where is parcel P-1?');
@@ -53,7 +63,10 @@ describe('the runtime at its edges', () => {
   test('one runtime does not drive a run twice at once, nor cancel the run it is driving', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const { runtime } = parcelRuntime({ fake: parcelRules(new FakeProvider()), toolOverrides: { lookup: { run: async () => (await gate, { parcel: 'P-1', city: 'Lyon' }) } } });
+    const { runtime } = parcelRuntime({
+      fake: parcelRules(new FakeProvider()),
+      toolOverrides: { lookup: { run: async () => (await gate, { parcel: 'P-1', city: 'Lyon' }) } },
+    });
     const running = runtime.run('parcel-desk', 'Where is parcel P-1?');
     await new Promise((resolve) => setTimeout(resolve, 20));
     await expect(runtime.resume('run-1')).rejects.toBeInstanceOf(RunLeasedError);
@@ -67,7 +80,11 @@ describe('the runtime at its edges', () => {
     const probe = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit());
     await parcelRuntime({ store: probe, fake: parcelRules(new FakeProvider()) }).runtime.run('parcel-desk', 'Where is parcel P-1?');
     const sendEnd = (await probe.read('run-1')).findIndex((record) => record.effectKey === '1.1.tool' && record.type === 'complete');
-    const crashing = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(2 + sendEnd + 1, CrashAtWrite)), fake: parcelRules(new FakeProvider()), lease: { ttlMs: 1 } });
+    const crashing = parcelRuntime({
+      store: new Faulty(database, FaultSchedule.explicit().at(2 + sendEnd + 1, CrashAtWrite)),
+      fake: parcelRules(new FakeProvider()),
+      lease: { ttlMs: 1 },
+    });
     await expect(crashing.runtime.run('parcel-desk', 'Where is parcel P-1?')).rejects.toThrow('Simulated crash');
     const resumer = parcelRuntime({
       store: database.connect(),
@@ -84,7 +101,9 @@ describe('the runtime at its edges', () => {
 
   test('an agent redefined under a known name is refused rather than silently ignored', async () => {
     const { runtime } = parcelRuntime({ fake: parcelRules(new FakeProvider()) });
-    await expect(runtime.run({ ...parcelAgent, system: 'NEW PROMPT' }, 'x')).rejects.toThrow('This runtime already knows an agent named "parcel-desk", defined otherwise (system differs).');
+    await expect(runtime.run({ ...parcelAgent, system: 'NEW PROMPT' }, 'x')).rejects.toThrow(
+      'This runtime already knows an agent named "parcel-desk", defined otherwise (system differs).',
+    );
     expect((await runtime.run({ ...parcelAgent }, 'Where is parcel P-1?')).status).toBe('completed');
   });
 
@@ -96,7 +115,11 @@ describe('the runtime at its edges', () => {
   });
 
   test('a strict replay of a run cancelled while it waited on an approval ends cancelled', async () => {
-    const { runtime } = parcelRuntime({ fake: parcelRules(new FakeProvider()), policy: (request) => (request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'review', rule: 'review', reason: 'reviewed' } : { outcome: 'allow' }) });
+    const { runtime } = parcelRuntime({
+      fake: parcelRules(new FakeProvider()),
+      policy: (request) =>
+        request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'review', rule: 'review', reason: 'reviewed' } : { outcome: 'allow' },
+    });
     const waiting = await runtime.run('parcel-desk', 'Where is parcel P-1?');
     await runtime.cancel(waiting.runId, 'not needed');
     const replayed = await runtime.replay(waiting.runId, 'strict');

@@ -21,12 +21,15 @@ function runtimeSnippet(): string {
 // In the project's scratch folder, so the snippet's `modeltape/...` imports resolve to this package.
 const dir = tempDir({ inProject: true });
 
-test('the runtime page\'s first snippet runs twice in a row on one journal file, each run under a fresh id', async () => {
+test("the runtime page's first snippet runs twice in a row on one journal file, each run under a fresh id", async () => {
   const snippet = runtimeSnippet();
   expect(snippet).toContain("SqliteJournalStore.open('journal.sqlite')");
   const script = join(dir, 'runtime-snippet.mjs');
   const javascript = ts.transpileModule(snippet, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-  writeFileSync(script, `${javascript}\nconsole.log(JSON.stringify({ runId: outcome.runId, status: outcome.status, output: outcome.output, replayed: replayed.status }));\n`);
+  writeFileSync(
+    script,
+    `${javascript}\nconsole.log(JSON.stringify({ runId: outcome.runId, status: outcome.status, output: outcome.output, replayed: replayed.status }));\n`,
+  );
 
   const runs: Array<{ runId: string; status: string; output: string; replayed: string }> = [];
   for (let time = 0; time < 2; time++) {

@@ -1,5 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { CommittedThenLost, CrashAtWrite, FailBeforeCommit, FaultSchedule, Faulty, RunLeasedError, SimulatedCrash, SqliteJournalStore, type Fault, type StoredRecord } from 'modeltape/runtime';
+import {
+  CommittedThenLost,
+  CrashAtWrite,
+  FailBeforeCommit,
+  FaultSchedule,
+  Faulty,
+  RunLeasedError,
+  SimulatedCrash,
+  SqliteJournalStore,
+  type Fault,
+  type StoredRecord,
+} from 'modeltape/runtime';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { parcelRules, parcelRuntime } from '../support/parcel-agent.js';
 
@@ -71,7 +82,9 @@ describe('the runtime on a faulty store', () => {
     expect(JSON.parse(draws[0]!).length).toBeGreaterThan(2);
     expect(draws[1]).toBe(draws[0]);
     const schedule = FaultSchedule.seeded(11, { rate: 0.3 });
-    expect(Array.from({ length: 200 }, (_, index) => schedule.faultAt(index + 1)?.kind ?? '-')).toEqual(Array.from({ length: 200 }, (_, index) => FaultSchedule.seeded(11, { rate: 0.3 }).faultAt(index + 1)?.kind ?? '-'));
+    expect(Array.from({ length: 200 }, (_, index) => schedule.faultAt(index + 1)?.kind ?? '-')).toEqual(
+      Array.from({ length: 200 }, (_, index) => FaultSchedule.seeded(11, { rate: 0.3 }).faultAt(index + 1)?.kind ?? '-'),
+    );
   });
 
   test('after a CrashAtWrite fault at any write, a new runtime waits out the lease the refusal names, resumes, and runs nothing twice unless an operator approves it', async () => {
@@ -80,10 +93,22 @@ describe('the runtime on a faulty store', () => {
     for (let write = 2; write <= clean.writes; write++) {
       const database = SqliteJournalStore.memory();
       const clock = movableClock();
-      const first = parcelRuntime({ store: new Faulty(database, FaultSchedule.explicit().at(write, CrashAtWrite)), fake: parcelRules(new FakeProvider()), clock: clock.read, lease: { ttlMs: 60_000 } });
+      const first = parcelRuntime({
+        store: new Faulty(database, FaultSchedule.explicit().at(write, CrashAtWrite)),
+        fake: parcelRules(new FakeProvider()),
+        clock: clock.read,
+        lease: { ttlMs: 60_000 },
+      });
       const crash = await first.runtime.run('parcel-desk', 'Where is parcel P-1?').catch((error: unknown) => error);
       expect(crash, `crash at write ${write}`).toBeInstanceOf(SimulatedCrash);
-      const second = parcelRuntime({ store: database.connect(), fake: first.fake, runs: first.runs, clock: clock.read, owner: 'runtime-b', lease: { ttlMs: 60_000 } });
+      const second = parcelRuntime({
+        store: database.connect(),
+        fake: first.fake,
+        runs: first.runs,
+        clock: clock.read,
+        owner: 'runtime-b',
+        lease: { ttlMs: 60_000 },
+      });
       if (write === 2) {
         // It stopped while taking the lease: there is none to wait for.
         expect(await database.getLease('run-1')).toBeUndefined();
@@ -119,7 +144,11 @@ describe('the runtime on a faulty store', () => {
       expect(await database.getLease('run-1')).toBeUndefined();
       expect(await database.backstopRejections('run-1')).toBe(0);
       // The same effects as a clean run (a call run again journals its own effects under a new attempt, `@2`).
-      const topLevel = (lines: string[]): string[] => lines.map((line) => line.split(' ').slice(1).join(' ')).filter((line) => !line.includes('/')).sort();
+      const topLevel = (lines: string[]): string[] =>
+        lines
+          .map((line) => line.split(' ').slice(1).join(' '))
+          .filter((line) => !line.includes('/'))
+          .sort();
       expect(topLevel(shape(records))).toEqual(topLevel(shape(clean.records)));
     }
     expect(sawApproval).toBeGreaterThan(0);

@@ -27,7 +27,10 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 }
 
 /** Starts a long-running `modeltape` command and resolves with its first stdout line. */
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; firstLine: string; output: () => CliResult; exited: Promise<number | null> }> {
+export function startCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; firstLine: string; output: () => CliResult; exited: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv(options.env) });
     let stdout = '';
@@ -67,7 +70,10 @@ export interface CliOptions {
   cwd?: string;
 }
 
-type Main = (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; cwd?: string; signals?: NodeJS.EventEmitter }) => Promise<number>;
+type Main = (
+  argv: string[],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; cwd?: string; signals?: NodeJS.EventEmitter },
+) => Promise<number>;
 
 /**
  * Runs `modeltape ARGS…` in process through the built CLI's `main(argv, io)`, as `npx modeltape`
@@ -84,7 +90,15 @@ export async function runMain(args: string[], options: CliOptions = {}): Promise
  * stdout line. `stop(signal)` sends it the signal, as a terminal would, and resolves with its
  * result; `close()` stops it with SIGTERM, so `closeAfterEach` can register it.
  */
-export async function startMain(args: string[], options: CliOptions = {}): Promise<{ firstLine: string; output: () => CliResult; stop: (signal?: 'SIGTERM' | 'SIGINT') => Promise<CliResult & { code: number }>; close: () => Promise<unknown> }> {
+export async function startMain(
+  args: string[],
+  options: CliOptions = {},
+): Promise<{
+  firstLine: string;
+  output: () => CliResult;
+  stop: (signal?: 'SIGTERM' | 'SIGINT') => Promise<CliResult & { code: number }>;
+  close: () => Promise<unknown>;
+}> {
   const started = await startMainIo(args, options);
   const firstLine = await Promise.race([
     started.firstLine,
@@ -116,7 +130,11 @@ async function startMainIo(args: string[], options: CliOptions) {
     if (newline >= 0) lineFound(out.slice(0, newline));
   });
   const stderr = collector((text) => (err += text));
-  const exited = main(args, { stdout, stderr, env: cliEnv(options.env), ...(options.cwd === undefined ? {} : { cwd: options.cwd }), signals }).then((code) => ({ code, stdout: out, stderr: err }));
+  const exited = main(args, { stdout, stderr, env: cliEnv(options.env), ...(options.cwd === undefined ? {} : { cwd: options.cwd }), signals }).then((code) => ({
+    code,
+    stdout: out,
+    stderr: err,
+  }));
   return { firstLine, exited, signals, output: (): CliResult => ({ code: null, stdout: out, stderr: err }) };
 }
 

@@ -27,13 +27,18 @@ describe('findChromium', () => {
     const plain = join(dir, 'not-executable');
     writeFileSync(plain, '');
     for (const path of [join(dir, 'absent'), plain, dir]) {
-      await expect(findChromium({ env: { CHROMIUM_PATH: path }, candidates: [executable('system-chromium')] })).rejects.toThrow(`CHROMIUM_PATH is ${path}, which is not an executable file.`);
+      await expect(findChromium({ env: { CHROMIUM_PATH: path }, candidates: [executable('system-chromium')] })).rejects.toThrow(
+        `CHROMIUM_PATH is ${path}, which is not an executable file.`,
+      );
     }
   });
 
   test('takes the first system Chromium that is there', async () => {
     const second = executable('chromium-browser');
-    expect(await findChromium({ env: {}, candidates: [join(dir, 'absent'), second, executable('google-chrome')] })).toEqual({ executablePath: second, source: 'system' });
+    expect(await findChromium({ env: {}, candidates: [join(dir, 'absent'), second, executable('google-chrome')] })).toEqual({
+      executablePath: second,
+      source: 'system',
+    });
     expect(SYSTEM_CHROMIUM_PATHS[0]).toBe('/usr/bin/chromium');
   });
 

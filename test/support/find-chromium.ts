@@ -47,7 +47,10 @@ export async function findChromium(options: FindChromiumOptions = {}): Promise<F
   const { env = process.env, candidates = SYSTEM_CHROMIUM_PATHS } = options;
   const named = env.CHROMIUM_PATH;
   if (named !== undefined && named !== '') {
-    if (!isExecutableFile(named)) throw new Error(`CHROMIUM_PATH is ${named}, which is not an executable file. Point it at a Chromium or Chrome binary, or unset it to use a system or the packaged Chromium.`);
+    if (!isExecutableFile(named))
+      throw new Error(
+        `CHROMIUM_PATH is ${named}, which is not an executable file. Point it at a Chromium or Chrome binary, or unset it to use a system or the packaged Chromium.`,
+      );
     return { executablePath: named, source: 'CHROMIUM_PATH' };
   }
   const system = candidates.find(isExecutableFile);
@@ -73,7 +76,9 @@ function isExecutableFile(path: string): boolean {
 async function packagedChromium(cacheDir?: string): Promise<string> {
   const version = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as { version: string }).version;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`No Chromium found: none at ${SYSTEM_CHROMIUM_PATHS.join(', ')}, and @sparticuz/chromium ${version} ships one for Linux x64 only (this is ${process.platform} ${process.arch}). Set CHROMIUM_PATH to a Chromium or Chrome binary.`);
+    throw new Error(
+      `No Chromium found: none at ${SYSTEM_CHROMIUM_PATHS.join(', ')}, and @sparticuz/chromium ${version} ships one for Linux x64 only (this is ${process.platform} ${process.arch}). Set CHROMIUM_PATH to a Chromium or Chrome binary.`,
+    );
   }
   const dir = cacheDir ?? join(tmpdir(), `modeltape-chromium-${version}`);
   const binary = join(dir, 'chromium');
@@ -81,7 +86,10 @@ async function packagedChromium(cacheDir?: string): Promise<string> {
   const partial = mkdtempSync(`${dir}.partial-`);
   try {
     const script = "const { default: chromium } = await import('@sparticuz/chromium'); process.stdout.write(await chromium.executablePath());";
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, TMPDIR: partial } });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, TMPDIR: partial },
+    });
     if (stdout !== join(partial, 'chromium')) throw new Error(`@sparticuz/chromium ${version} unpacked to ${stdout}, not into ${partial}.`);
     try {
       renameSync(partial, dir);

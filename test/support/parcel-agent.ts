@@ -1,7 +1,17 @@
 // A small agent for runtime tests: it looks a parcel up (a read) and tells the customer (a remote
 // mutation), with counters that show how often each tool really ran.
 import { FakeProvider } from 'modeltape/fake-provider';
-import { Runtime, SqliteJournalStore, sequentialIds, steppingClock, type Agent, type JournalStore, type Json, type RuntimeOptions, type Tool } from 'modeltape/runtime';
+import {
+  Runtime,
+  SqliteJournalStore,
+  sequentialIds,
+  steppingClock,
+  type Agent,
+  type JournalStore,
+  type Json,
+  type RuntimeOptions,
+  type Tool,
+} from 'modeltape/runtime';
 
 export interface ToolRuns {
   lookup: Json[];
@@ -61,7 +71,9 @@ export interface ParcelRuntime {
 }
 
 /** A runtime on `store` (a fresh in-memory one by default) whose provider is `fake.fetch`. */
-export function parcelRuntime(options: Partial<RuntimeOptions> & { fake?: FakeProvider; runs?: ToolRuns; toolOverrides?: Parameters<typeof parcelTools>[1] } = {}): ParcelRuntime {
+export function parcelRuntime(
+  options: Partial<RuntimeOptions> & { fake?: FakeProvider; runs?: ToolRuns; toolOverrides?: Parameters<typeof parcelTools>[1] } = {},
+): ParcelRuntime {
   const fake = options.fake ?? scriptParcel(new FakeProvider());
   const runs = options.runs ?? { lookup: [], send: [] };
   const store = options.store ?? SqliteJournalStore.memory();
@@ -86,7 +98,9 @@ export function parcelRuntime(options: Partial<RuntimeOptions> & { fake?: FakePr
 export function parcelRules(fake: FakeProvider): FakeProvider {
   const last = (turn: { exchanges: Array<{ name: string | undefined }> }): string | undefined => turn.exchanges.at(-1)?.name;
   fake.when((turn) => turn.exchanges.length === 0, { always: true }).willCallTool('lookup_parcel', { parcel: 'P-1' }, { id: 'call_lookup' });
-  fake.when((turn) => last(turn) === 'lookup_parcel', { always: true }).willCallTool('send_message', { to: 'customer', text: 'Your parcel P-1 is in Lyon.' }, { id: 'call_send' });
+  fake
+    .when((turn) => last(turn) === 'lookup_parcel', { always: true })
+    .willCallTool('send_message', { to: 'customer', text: 'Your parcel P-1 is in Lyon.' }, { id: 'call_send' });
   fake.when((turn) => last(turn) === 'send_message', { always: true }).willSay('Parcel P-1 is in Lyon; I told the customer.');
   return fake;
 }

@@ -133,9 +133,7 @@ describe('spec extracts', () => {
         'ErrorResponse',
       ]),
     );
-    expect(specSchemaNames('anthropic')).toEqual(
-      expect.arrayContaining(['Message', 'MessageStreamEvent', 'ErrorResponse', 'Ping']),
-    );
+    expect(specSchemaNames('anthropic')).toEqual(expect.arrayContaining(['Message', 'MessageStreamEvent', 'ErrorResponse', 'Ping']));
   });
 
   it('compile, every schema of both extracts', () => {
@@ -294,14 +292,7 @@ function addFieldsNewerSpecRequires(value: Json): Json {
   };
   const fixMessage = (m: Json): void => {
     fill(m, ['stop_details', 'container']);
-    fill(m.usage, [
-      'cache_creation',
-      'cache_creation_input_tokens',
-      'cache_read_input_tokens',
-      'inference_geo',
-      'server_tool_use',
-      'service_tier',
-    ]);
+    fill(m.usage, ['cache_creation', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'inference_geo', 'server_tool_use', 'service_tier']);
     for (const block of (m.content as unknown[]) ?? []) fixBlock(block);
   };
   if (v.type === 'message') fixMessage(v);
@@ -335,9 +326,7 @@ describe('real Anthropic samples', () => {
     const message = sampleJson('anthropic/message.json') as Json;
     const errors = expectInvalid('anthropic', 'Message', message);
     const missing = errors.flatMap((e) => /^(\S*) must have required property '(\w+)'/.exec(e)?.slice(1, 3).join(' ') ?? []);
-    expect(missing).toEqual(
-      expect.arrayContaining(['(root) stop_details', '(root) container', '/content/0 citations', '/usage server_tool_use']),
-    );
+    expect(missing).toEqual(expect.arrayContaining(['(root) stop_details', '(root) container', '/content/0 citations', '/usage server_tool_use']));
     assertMatchesSpec('anthropic', 'Message', addFieldsNewerSpecRequires(message));
   });
 
@@ -480,9 +469,7 @@ describe('minimal OpenAI shapes', () => {
               role: 'assistant',
               content: null,
               refusal: null,
-              tool_calls: [
-                { id: 'call_fake0001', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              ],
+              tool_calls: [{ id: 'call_fake0001', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
             },
             logprobs: null,
             finish_reason: 'tool_calls',
@@ -533,11 +520,16 @@ describe('minimal OpenAI shapes', () => {
         '/choices/0/delta/tool_calls/0/function/arguments',
       ],
     );
-    expectMinimal('openai', schema, {
-      ...base,
-      choices: [],
-      usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
-    }, ['/usage']);
+    expectMinimal(
+      'openai',
+      schema,
+      {
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
+      },
+      ['/usage'],
+    );
   });
 
   // Response object: the 14 spec-required keys. `status` and `usage` are NOT required by the spec
@@ -685,7 +677,11 @@ describe('minimal OpenAI shapes', () => {
         },
         [],
       ],
-      ['ResponseOutputItemDoneEvent', { type: 'response.output_item.done', sequence_number: 11, output_index: 1, item: CALL_ITEM }, ['/item/id', '/item/status']],
+      [
+        'ResponseOutputItemDoneEvent',
+        { type: 'response.output_item.done', sequence_number: 11, output_index: 1, item: CALL_ITEM },
+        ['/item/id', '/item/status'],
+      ],
       [
         'ResponseCompletedEvent',
         {
@@ -704,11 +700,7 @@ describe('minimal OpenAI shapes', () => {
         },
         ['/response/status', '/response/incomplete_details/reason', '/response/usage'],
       ],
-      [
-        'ResponseErrorEvent',
-        { type: 'error', sequence_number: 2, code: 'server_error', message: 'The server had an error.', param: null },
-        [],
-      ],
+      ['ResponseErrorEvent', { type: 'error', sequence_number: 2, code: 'server_error', message: 'The server had an error.', param: null }, []],
       [
         'ResponseFailedEvent',
         {
@@ -778,12 +770,9 @@ describe('minimal Anthropic shapes', () => {
   it('Message: all required nullable fields present as null', () => {
     expectMinimal('anthropic', 'Message', MESSAGE);
     // With a tool_use block (input is an object; `caller` is required):
-    expectMinimal(
-      'anthropic',
-      'Message',
-      { ...MESSAGE, content: [MESSAGE.content[0], { ...TOOL_USE, input: { city: 'Paris' } }], stop_reason: 'tool_use' },
-      ['/content/1/input/city'],
-    );
+    expectMinimal('anthropic', 'Message', { ...MESSAGE, content: [MESSAGE.content[0], { ...TOOL_USE, input: { city: 'Paris' } }], stop_reason: 'tool_use' }, [
+      '/content/1/input/city',
+    ]);
     // Realistic non-null values are fine too.
     assertMatchesSpec('anthropic', 'Message', {
       ...MESSAGE,
@@ -806,20 +795,12 @@ describe('minimal Anthropic shapes', () => {
 
   it('stream events', () => {
     const events: Array<[string, Json, string[]]> = [
-      [
-        'MessageStartEvent',
-        { type: 'message_start', message: { ...MESSAGE, content: [], stop_reason: null, usage: { ...USAGE, output_tokens: 1 } } },
-        [],
-      ],
+      ['MessageStartEvent', { type: 'message_start', message: { ...MESSAGE, content: [], stop_reason: null, usage: { ...USAGE, output_tokens: 1 } } }, []],
       ['ContentBlockStartEvent', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } }, []],
       ['ContentBlockDeltaEvent', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello!' } }, []],
       ['ContentBlockStopEvent', { type: 'content_block_stop', index: 0 }, []],
       ['ContentBlockStartEvent', { type: 'content_block_start', index: 1, content_block: TOOL_USE }, []],
-      [
-        'ContentBlockDeltaEvent',
-        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' } },
-        [],
-      ],
+      ['ContentBlockDeltaEvent', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' } }, []],
       [
         'MessageDeltaEvent',
         {

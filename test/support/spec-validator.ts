@@ -71,8 +71,17 @@ const SPEC_ID: Record<SpecProvider, string> = {
 const SCHEMA_MAP_KEYS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 const SCHEMA_LIST_KEYS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_KEYS = new Set([
-  'items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames',
-  'unevaluatedItems', 'unevaluatedProperties', 'additionalItems',
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
 ]);
 const COMPOSITION_KEYS = ['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'const', 'if'] as const;
 
@@ -92,9 +101,7 @@ export function adaptOpenApiSchema(node: unknown, componentName?: string): unkno
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (SCHEMA_MAP_KEYS.has(key) && isObject(value)) {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, adaptOpenApiSchema(v, componentName)]),
-      );
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, adaptOpenApiSchema(v, componentName)]));
     } else if (SCHEMA_LIST_KEYS.has(key) && Array.isArray(value)) {
       out[key] = value.map((v) => adaptOpenApiSchema(v, componentName));
     } else if (SCHEMA_KEYS.has(key)) {
@@ -133,9 +140,7 @@ export function adaptOpenApiSchema(node: unknown, componentName?: string): unkno
 
 /** Adapts every entry of a `components.schemas` map. */
 export function adaptOpenApiComponents(schemas: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(schemas).map(([name, schema]) => [name, adaptOpenApiSchema(schema, name)]),
-  );
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, adaptOpenApiSchema(schema, name)]));
 }
 
 interface Loaded {
@@ -158,10 +163,7 @@ function load(provider: SpecProvider): Loaded {
     validateFormats: false,
     discriminator: false,
   });
-  ajv.addSchema(
-    { $id: SPEC_ID[provider], components: { schemas: adaptOpenApiComponents(file.schemas) } },
-    SPEC_ID[provider],
-  );
+  ajv.addSchema({ $id: SPEC_ID[provider], components: { schemas: adaptOpenApiComponents(file.schemas) } }, SPEC_ID[provider]);
   const entry: Loaded = {
     ajv,
     names: new Set(Object.keys(file.schemas)),
@@ -188,10 +190,7 @@ function validatorFor(provider: SpecProvider, schemaName: string): ValidateFunct
   const cached = spec.compiled.get(schemaName);
   if (cached) return cached;
   if (!spec.names.has(schemaName)) {
-    throw new Error(
-      `${provider} spec extract has no schema "${schemaName}" (add it as a root in ` +
-        'test/fixtures/specs/extract-specs.mjs and regenerate)',
-    );
+    throw new Error(`${provider} spec extract has no schema "${schemaName}" (add it as a root in ` + 'test/fixtures/specs/extract-specs.mjs and regenerate)');
   }
   const ref = `${SPEC_ID[provider]}#/components/schemas/${encodeURIComponent(schemaName)}`;
   const validate = spec.ajv.getSchema(ref);
@@ -247,11 +246,7 @@ function intendedBranch(spec: Loaded, schemaName: string, value: unknown): strin
  * `<instancePath> <message> <params> [schema <schemaPath>]`; for a union, the errors of the branch
  * selected by the value's `type` come first (prefixed `<Branch>:`), then the union's own.
  */
-export function validateAgainstSpec(
-  provider: SpecProvider,
-  schemaName: string,
-  value: unknown,
-): SpecValidationResult {
+export function validateAgainstSpec(provider: SpecProvider, schemaName: string, value: unknown): SpecValidationResult {
   const validate = validatorFor(provider, schemaName);
   const valid = validate(value) === true;
   if (valid) return { valid, errors: [] };
@@ -281,9 +276,6 @@ export function assertMatchesSpec(provider: SpecProvider, schemaName: string, va
   const shown = errors.slice(0, 40);
   const more = errors.length > shown.length ? `\n  … and ${errors.length - shown.length} more` : '';
   throw new Error(
-    `value does not match ${provider} spec schema ${schemaName} (${errors.length} errors):\n  ` +
-      shown.join('\n  ') +
-      more +
-      `\nvalue: ${excerpt(value)}`,
+    `value does not match ${provider} spec schema ${schemaName} (${errors.length} errors):\n  ` + shown.join('\n  ') + more + `\nvalue: ${excerpt(value)}`,
   );
 }

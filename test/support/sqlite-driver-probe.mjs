@@ -23,7 +23,8 @@ Module._load = function (request, ...rest) {
 };
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  if (hide && request === 'better-sqlite3') throw Object.assign(new Error(`Cannot find module '${request}' (hidden by the probe)`), { code: 'MODULE_NOT_FOUND' });
+  if (hide && request === 'better-sqlite3')
+    throw Object.assign(new Error(`Cannot find module '${request}' (hidden by the probe)`), { code: 'MODULE_NOT_FOUND' });
   return resolveFilename.call(this, request, ...rest);
 };
 const getBuiltinModule = process.getBuiltinModule;

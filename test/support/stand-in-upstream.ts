@@ -11,7 +11,10 @@ export function sample(path: string): Buffer {
 
 /** SSE events of a captured sample, each with its terminating blank line. */
 export function sseFrames(path: string): string[] {
-  return sample(path).toString('utf8').split(/(?<=\n\n)/).filter((frame) => frame.length > 0);
+  return sample(path)
+    .toString('utf8')
+    .split(/(?<=\n\n)/)
+    .filter((frame) => frame.length > 0);
 }
 
 export interface StandInReply {
@@ -63,7 +66,12 @@ export async function startStandInUpstream(reply: (request: ReceivedRequest) => 
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
-      const entry: ReceivedRequest = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry: ReceivedRequest = {
+        method: request.method ?? 'GET',
+        url: request.url ?? '/',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(entry);
       const answer = reply(entry);
       if (answer.frames) {
@@ -119,5 +127,9 @@ export async function startForwardProxyStandIn(): Promise<{ url: string; heard: 
     socket.end('HTTP/1.1 200 Connection Established\r\n\r\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, heard, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    heard,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -26,7 +26,11 @@ describe('runScenario', () => {
     expect(result.run?.status).toBe('completed');
     expect(result.run?.result).toBe('Parcel P-1 is in Lyon; I told the customer.');
     expect(result.crashes).toEqual([{ point: 'AfterToolEffect', runtime: 'runtime-1', step: 1, key: '1.1.tool', tool: 'send_message' }]);
-    expect(result.calls.filter((call) => call.tool === 'send_message').map(({ runtime, returned, approvedAtTheTime, operationId }) => ({ runtime, returned, approvedAtTheTime, operationId }))).toEqual([
+    expect(
+      result.calls
+        .filter((call) => call.tool === 'send_message')
+        .map(({ runtime, returned, approvedAtTheTime, operationId }) => ({ runtime, returned, approvedAtTheTime, operationId })),
+    ).toEqual([
       { runtime: 'runtime-1', returned: false, approvedAtTheTime: false, operationId: 'run-1/1.1.tool' },
       { runtime: 'runtime-3', returned: true, approvedAtTheTime: true, operationId: 'run-1/1.1.tool' },
     ]);
@@ -61,7 +65,11 @@ describe('runScenario', () => {
       ['run-1/0.1.tool', 'consumed'],
       ['run-1/0.1.tool#2', 'consumed'],
     ]);
-    expect(result.calls.filter((call) => call.tool === 'lookup_parcel').map(({ approvalsConsumed, approvedAtTheTime, returned }) => ({ approvalsConsumed, approvedAtTheTime, returned }))).toEqual([
+    expect(
+      result.calls
+        .filter((call) => call.tool === 'lookup_parcel')
+        .map(({ approvalsConsumed, approvedAtTheTime, returned }) => ({ approvalsConsumed, approvedAtTheTime, returned })),
+    ).toEqual([
       { approvalsConsumed: 1, approvedAtTheTime: false, returned: false },
       { approvalsConsumed: 2, approvedAtTheTime: true, returned: true },
     ]);
@@ -88,7 +96,10 @@ describe('runScenario', () => {
   for (const point of CRASH_POINTS) {
     test(`holds every invariant with a crash at ${point}`, async () => {
       // AfterResumed and AfterInterrupted need a resume, and an interruption, to come first.
-      const crashes = point === 'AfterInterrupted' || point === 'AfterResumed' ? [crashAt('AfterToolEffect', { tool: 'send_message' }), crashAt(point)] : [crashAt(point, { occurrence: 2 })];
+      const crashes =
+        point === 'AfterInterrupted' || point === 'AfterResumed'
+          ? [crashAt('AfterToolEffect', { tool: 'send_message' }), crashAt(point)]
+          : [crashAt(point, { occurrence: 2 })];
       const scenario = parcelScenario();
       const result = await runScenario(scenario, ...crashes);
       result.assertHolds();
@@ -113,14 +124,18 @@ describe('runScenario', () => {
     const result = await runScenario(scenario, crashAt('AfterToolEffect', { tool: 'send_message' }));
     result.assertHolds();
     expect(scenario.runs.send).toHaveLength(1);
-    expect(result.journal.find((record) => record.effectKey === '1.1.tool' && record.type === 'fail')?.data).toMatchObject({ name: 'InterruptedSideEffectRejected' });
+    expect(result.journal.find((record) => record.effectKey === '1.1.tool' && record.type === 'fail')?.data).toMatchObject({
+      name: 'InterruptedSideEffectRejected',
+    });
   });
 
   test('catches a tool that is not idempotent run again without approval (a reconcile hook that lies)', async () => {
     const scenario = parcelScenario({ reconcile: { send_message: () => ({ status: 'not_applied' }) } });
     const result = await runScenario(scenario, crashAt('AfterToolEffect', { tool: 'send_message' }));
     expect(scenario.runs.send).toHaveLength(2);
-    expect(result.violations).toEqual(['1. step 1.1.tool: send_message executed again on its own (execution #2, by runtime-2) with no approval to run it again (reconcile said not_applied, but the previous execution had returned)']);
+    expect(result.violations).toEqual([
+      '1. step 1.1.tool: send_message executed again on its own (execution #2, by runtime-2) with no approval to run it again (reconcile said not_applied, but the previous execution had returned)',
+    ]);
     expect(() => result.assertHolds()).toThrow(ScenarioViolationError);
   });
 
@@ -138,12 +153,16 @@ describe('runScenario catches a loop that ignores an approved step', () => {
     const ignoring = (store: import('modeltape/runtime').JournalStore) =>
       new (class extends ForwardingJournalStore {
         override async approvals(runId: string) {
-          return (await super.approvals(runId)).map((approval) => (approval.decision === 'approved' ? { ...approval, decision: 'rejected' as const } : approval));
+          return (await super.approvals(runId)).map((approval) =>
+            approval.decision === 'approved' ? { ...approval, decision: 'rejected' as const } : approval,
+          );
         }
       })(store);
     const scenario = parcelScenario({ store: ignoring });
     const result = await runScenario(scenario, crashAt('AfterToolEffect', { tool: 'send_message' }));
     expect(result.run?.status).toBe('completed');
-    expect(result.violations).toEqual(['2. step 1.1.tool: approval run-1/1.1.tool (interrupted_side_effect) was granted and the step never ran under it: the loop ignored an approved step']);
+    expect(result.violations).toEqual([
+      '2. step 1.1.tool: approval run-1/1.1.tool (interrupted_side_effect) was granted and the step never ran under it: the loop ignored an approved step',
+    ]);
   });
 });

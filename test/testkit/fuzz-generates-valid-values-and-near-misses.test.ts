@@ -15,11 +15,27 @@ const order = {
     priority: { enum: ['low', 'normal', 'high'] },
     channel: { const: 'web' },
     note: { anyOf: [{ type: 'string', maxLength: 40 }, { type: 'null' }] },
-    location: { type: 'array', prefixItems: [{ type: 'number', minimum: -90, maximum: 90 }, { type: 'number', minimum: -180, maximum: 180 }], minItems: 2, maxItems: 2 },
+    location: {
+      type: 'array',
+      prefixItems: [
+        { type: 'number', minimum: -90, maximum: 90 },
+        { type: 'number', minimum: -180, maximum: 180 },
+      ],
+      minItems: 2,
+      maxItems: 2,
+    },
   },
   required: ['customer', 'items', 'quantity'],
   additionalProperties: false,
-  $defs: { customer: { type: 'object', properties: { id: { type: 'integer', exclusiveMinimum: 0 }, name: { type: 'string', minLength: 1 } }, required: ['id'], minProperties: 1, maxProperties: 2 } },
+  $defs: {
+    customer: {
+      type: 'object',
+      properties: { id: { type: 'integer', exclusiveMinimum: 0 }, name: { type: 'string', minLength: 1 } },
+      required: ['id'],
+      minProperties: 1,
+      maxProperties: 2,
+    },
+  },
 };
 
 describe('fuzz.valid', () => {
@@ -46,7 +62,9 @@ describe('fuzz.valid', () => {
     }
     expect(thrown).toBeInstanceOf(FuzzUnsupportedError);
     expect((thrown as FuzzUnsupportedError).keywords).toEqual(['format', 'pattern']);
-    expect((thrown as Error).message).toContain('The kit cannot generate values for "format", "pattern" (at .properties.email.format, .properties.code.pattern)');
+    expect((thrown as Error).message).toContain(
+      'The kit cannot generate values for "format", "pattern" (at .properties.email.format, .properties.code.pattern)',
+    );
   });
 });
 
@@ -117,15 +135,22 @@ describe('fuzz.check', () => {
 
   test('catches a tool that crashes on arguments its schema allows', async () => {
     // A null note is valid; this tool assumes a string.
-    const fragile: Tool = { ...book, run: (args) => ({ shout: (args as { note?: string | null }).note?.toUpperCase() ?? (args as { note?: { length: number } }).note!.length }) };
+    const fragile: Tool = {
+      ...book,
+      run: (args) => ({ shout: (args as { note?: string | null }).note?.toUpperCase() ?? (args as { note?: { length: number } }).note!.length }),
+    };
     const report = await fuzz.check([fragile]);
     expect(report.problems.length).toBeGreaterThan(0);
-    expect(report.problems[0]).toMatch(/^book_order: crashed on valid arguments \{.*\}: TypeError: Cannot read properties of (null|undefined) \(reading 'length'\)$/);
+    expect(report.problems[0]).toMatch(
+      /^book_order: crashed on valid arguments \{.*\}: TypeError: Cannot read properties of (null|undefined) \(reading 'length'\)$/,
+    );
     await expect(async () => report.assertHolds()).rejects.toThrow(FuzzCheckError);
   });
 
   test('reports a tool whose schema it cannot generate for, and fails when it checked nothing', async () => {
-    const report = await fuzz.check([{ ...book, name: 'email', parameters: { type: 'object', properties: { to: { type: 'string', format: 'email' } } } }], { run: false });
+    const report = await fuzz.check([{ ...book, name: 'email', parameters: { type: 'object', properties: { to: { type: 'string', format: 'email' } } } }], {
+      run: false,
+    });
     expect(report.problems).toEqual([expect.stringContaining('email: The kit cannot generate values for "format"')]);
     expect(() => report.assertHolds()).toThrow('fuzz.check was given no tool it could generate for, so it checked nothing.');
   });

@@ -3,20 +3,45 @@ import type { Policy, Tool } from 'modeltape/runtime';
 import { checkPolicy, checkPolicyBattery, never, PolicyDisagreementError, Refused } from 'modeltape/testkit';
 
 const tools: Tool[] = [
-  { name: 'lookup_parcel', description: 'Finds a parcel.', sideEffect: 'read', parameters: { type: 'object', properties: { parcel: { type: 'string', pattern: '^P-\\d{1,4}$' } }, required: ['parcel'], additionalProperties: false }, run: () => null },
-  { name: 'send_message', description: 'Messages a customer.', sideEffect: 'remote_mutation', parameters: { type: 'object', properties: { to: { type: 'string', minLength: 1 }, text: { type: 'string', maxLength: 200 } }, required: ['to', 'text'], additionalProperties: false }, run: () => null },
-  { name: 'delete_account', description: 'Deletes an account.', sideEffect: 'destructive', parameters: { type: 'object', properties: { account: { type: 'integer', minimum: 1 } }, required: ['account'] }, run: () => null },
+  {
+    name: 'lookup_parcel',
+    description: 'Finds a parcel.',
+    sideEffect: 'read',
+    parameters: { type: 'object', properties: { parcel: { type: 'string', pattern: '^P-\\d{1,4}$' } }, required: ['parcel'], additionalProperties: false },
+    run: () => null,
+  },
+  {
+    name: 'send_message',
+    description: 'Messages a customer.',
+    sideEffect: 'remote_mutation',
+    parameters: {
+      type: 'object',
+      properties: { to: { type: 'string', minLength: 1 }, text: { type: 'string', maxLength: 200 } },
+      required: ['to', 'text'],
+      additionalProperties: false,
+    },
+    run: () => null,
+  },
+  {
+    name: 'delete_account',
+    description: 'Deletes an account.',
+    sideEffect: 'destructive',
+    parameters: { type: 'object', properties: { account: { type: 'integer', minimum: 1 } }, required: ['account'] },
+    run: () => null,
+  },
 ];
 
 /** A good policy: reads allowed, messages reviewed after three, deletions denied. */
 const policy: Policy = (request, view) => {
-  if (request.sideEffect === 'destructive') return { outcome: 'deny', rule: 'no-destructive', reason: `${request.tool} is destructive and never runs unattended` };
-  if (request.sideEffect === 'remote_mutation' && view.previousCalls.filter((call) => call.tool === request.tool).length >= 3) return { outcome: 'require_approval', kind: 'rate', rule: 'message-rate', reason: 'more than three messages in one run' };
+  if (request.sideEffect === 'destructive')
+    return { outcome: 'deny', rule: 'no-destructive', reason: `${request.tool} is destructive and never runs unattended` };
+  if (request.sideEffect === 'remote_mutation' && view.previousCalls.filter((call) => call.tool === request.tool).length >= 3)
+    return { outcome: 'require_approval', kind: 'rate', rule: 'message-rate', reason: 'more than three messages in one run' };
   return { outcome: 'allow' };
 };
 
 describe('checkPolicy', () => {
-  test('agrees on cases, refusing bad arguments through the runtime\'s own acceptance before the policy', () => {
+  test("agrees on cases, refusing bad arguments through the runtime's own acceptance before the policy", () => {
     let evaluated = 0;
     const counting: Policy = (request, view) => (evaluated++, policy(request, view));
     const report = checkPolicy(counting, tools, [
@@ -24,7 +49,14 @@ describe('checkPolicy', () => {
       { name: 'a malformed parcel id', tool: 'lookup_parcel', args: { parcel: 'parcel one' }, want: Refused },
       { name: 'a tool that does not exist', tool: 'lookup_parcels', args: {}, want: Refused, reason: 'did you mean "lookup_parcel"' },
       { name: 'a deletion', tool: 'delete_account', args: { account: 7 }, want: 'deny', reason: ['destructive', 'unattended'] },
-      { name: 'the fourth message', tool: 'send_message', args: { to: 'ana', text: 'hi' }, view: { previousCalls: Array.from({ length: 3 }, () => ({ tool: 'send_message', args: {} })) }, want: 'require_approval', kind: 'rate' },
+      {
+        name: 'the fourth message',
+        tool: 'send_message',
+        args: { to: 'ana', text: 'hi' },
+        view: { previousCalls: Array.from({ length: 3 }, () => ({ tool: 'send_message', args: {} })) },
+        want: 'require_approval',
+        kind: 'rate',
+      },
     ]);
     report.assertAgrees();
     expect(report.results.every((result) => result.agrees)).toBe(true);
@@ -59,11 +91,15 @@ describe('never', () => {
 
   test('names the counterexamples when a class can get the outcome', () => {
     const views = [{}, { previousCalls: Array.from({ length: 3 }, () => ({ tool: 'send_message', args: {} })) }];
-    expect(() => never(policy, tools, 'remote_mutation', 'require_approval', { count: 4 }, views)).toThrow(/^The policy answered require_approval to 4 of 8 generated remote_mutation requests:\n {2}send_message\(\{.*\}\) at step 0 after 3 calls: require_approval \(rate\) \(more than three messages in one run\)/);
+    expect(() => never(policy, tools, 'remote_mutation', 'require_approval', { count: 4 }, views)).toThrow(
+      /^The policy answered require_approval to 4 of 8 generated remote_mutation requests:\n {2}send_message\(\{.*\}\) at step 0 after 3 calls: require_approval \(rate\) \(more than three messages in one run\)/,
+    );
   });
 
   test('fails when no tool has the class, rather than passing having checked nothing', () => {
-    expect(() => never(policy, tools, 'local_mutation', 'allow')).toThrow('never(local_mutation, allow): no tool has side-effect class local_mutation (tools: lookup_parcel (read), send_message (remote_mutation), delete_account (destructive)), so nothing would be checked.');
+    expect(() => never(policy, tools, 'local_mutation', 'allow')).toThrow(
+      'never(local_mutation, allow): no tool has side-effect class local_mutation (tools: lookup_parcel (read), send_message (remote_mutation), delete_account (destructive)), so nothing would be checked.',
+    );
   });
 });
 
@@ -71,17 +107,32 @@ describe('checkPolicyBattery', () => {
   test('passes a total, pure, order-independent policy whose refusals name rules, with a stable digest', () => {
     const report = checkPolicyBattery(policy, tools);
     report.assertConforms('parcel policy');
-    expect(report.checks.map((check) => check.name)).toEqual(['total', 'pure', 'same answer twice', 'same answer whatever came before', 'refusals name a rule', 'stable digest']);
+    expect(report.checks.map((check) => check.name)).toEqual([
+      'total',
+      'pure',
+      'same answer twice',
+      'same answer whatever came before',
+      'refusals name a rule',
+      'stable digest',
+    ]);
     expect(report.requests).toBeGreaterThan(60);
     expect(report.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(checkPolicyBattery(policy, tools).digest).toBe(report.digest);
-    expect(checkPolicyBattery((request, view) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'r', reason: 'x' } : policy(request, view)), tools).digest).not.toBe(report.digest);
+    expect(
+      checkPolicyBattery((request, view) => (request.tool === 'lookup_parcel' ? { outcome: 'deny', rule: 'r', reason: 'x' } : policy(request, view)), tools)
+        .digest,
+    ).not.toBe(report.digest);
   });
 
-  const failing = (bad: Policy): string[] => checkPolicyBattery.report(bad, tools).checks.filter((check) => !check.passed).map((check) => check.name);
+  const failing = (bad: Policy): string[] =>
+    checkPolicyBattery
+      .report(bad, tools)
+      .checks.filter((check) => !check.passed)
+      .map((check) => check.name);
 
   test('catches a policy that reads a clock', () => {
-    const clockReading: Policy = (request, view) => (new Date().getUTCHours() > 25 ? { outcome: 'deny', rule: 'night', reason: 'no work at night' } : policy(request, view));
+    const clockReading: Policy = (request, view) =>
+      new Date().getUTCHours() > 25 ? { outcome: 'deny', rule: 'night', reason: 'no work at night' } : policy(request, view);
     expect(failing(clockReading)).toEqual(['pure']);
     const report = checkPolicyBattery.report(clockReading, tools);
     expect(report.checks.find((check) => check.name === 'pure')?.problem).toContain('read the clock (new Date())');
@@ -91,11 +142,15 @@ describe('checkPolicyBattery', () => {
   test('catches a policy that reads randomness, one that remembers what it evaluated, one that is not total, one that mutates its view, and refusals without a rule', () => {
     expect(failing((request, view) => (Math.random() > 2 ? { outcome: 'allow' } : policy(request, view)))).toEqual(['pure']);
     let seen = 0;
-    expect(failing((request, view) => (++seen > 40 && request.sideEffect === 'read' ? { outcome: 'deny', rule: 'quota', reason: 'quota spent' } : policy(request, view)))).toEqual(
-      expect.arrayContaining(['same answer twice', 'same answer whatever came before', 'stable digest']),
-    );
+    expect(
+      failing((request, view) =>
+        ++seen > 40 && request.sideEffect === 'read' ? { outcome: 'deny', rule: 'quota', reason: 'quota spent' } : policy(request, view),
+      ),
+    ).toEqual(expect.arrayContaining(['same answer twice', 'same answer whatever came before', 'stable digest']));
     expect(failing((request, view) => (request.tool === 'send_message' ? (undefined as never) : policy(request, view)))).toContain('total');
     expect(failing((request, view) => ((view.previousCalls as unknown[]).push({ tool: 'x', args: {} }), policy(request, view)))).toEqual(['pure']);
-    expect(failing((request) => (request.sideEffect === 'destructive' ? { outcome: 'deny', reason: 'no' } : { outcome: 'allow' }))).toEqual(['refusals name a rule']);
+    expect(failing((request) => (request.sideEffect === 'destructive' ? { outcome: 'deny', reason: 'no' } : { outcome: 'allow' }))).toEqual([
+      'refusals name a rule',
+    ]);
   });
 });

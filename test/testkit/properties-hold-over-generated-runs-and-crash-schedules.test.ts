@@ -1,14 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
-import { ForwardingJournalStore, sequentialIds, steppingClock, TERMINAL_STATUSES, type Json, type JournalStore, type Lease, type RunStatus } from 'modeltape/runtime';
+import {
+  ForwardingJournalStore,
+  sequentialIds,
+  steppingClock,
+  TERMINAL_STATUSES,
+  type Json,
+  type JournalStore,
+  type Lease,
+  type RunStatus,
+} from 'modeltape/runtime';
 import { CRASH_POINTS, crashAt, runScenario, type Crash, type OperatorAnswer } from 'modeltape/testkit';
 import { parcelAgent, parcelRules, parcelTools } from '../support/parcel-agent.js';
 
 interface Observed {
   statuses: RunStatus[];
   /** Lease takes and releases, in the order they happened. */
-  leases: Array<{ kind: 'acquire'; owner: string; now: number; expiresAt: number; acquired: boolean; holder: Lease } | { kind: 'release'; owner: string; released: boolean }>;
+  leases: Array<
+    { kind: 'acquire'; owner: string; now: number; expiresAt: number; acquired: boolean; holder: Lease } | { kind: 'release'; owner: string; released: boolean }
+  >;
 }
 
 /** A decorator that records every status written and every lease taken or dropped, across every runtime's handle. */
@@ -34,7 +45,11 @@ function observing(observed: Observed): (store: JournalStore) => JournalStore {
 
 const TOOL_POINTS = new Set(['AfterAllowed', 'AfterToolStarted', 'AfterToolEffect', 'AfterToolFinished', 'AfterInterrupted']);
 const crashArbitrary = fc
-  .record({ point: fc.constantFrom(...CRASH_POINTS), occurrence: fc.integer({ min: 1, max: 2 }), tool: fc.constantFrom(undefined, 'lookup_parcel', 'send_message') })
+  .record({
+    point: fc.constantFrom(...CRASH_POINTS),
+    occurrence: fc.integer({ min: 1, max: 2 }),
+    tool: fc.constantFrom(undefined, 'lookup_parcel', 'send_message'),
+  })
   .map((crash) => (TOOL_POINTS.has(crash.point) ? crash : { ...crash, tool: undefined }));
 
 describe('properties over generated runs and crash schedules', () => {
@@ -77,7 +92,14 @@ describe('properties over generated runs and crash schedules', () => {
               newId: sequentialIds('run'),
               operator: () => answer,
               store: observing(observed),
-              ...(reviewSends ? { policy: (request) => (request.tool === 'send_message' ? { outcome: 'require_approval', kind: 'customer_contact', rule: 'review', reason: 'reviewed' } : { outcome: 'allow' }) } : {}),
+              ...(reviewSends
+                ? {
+                    policy: (request) =>
+                      request.tool === 'send_message'
+                        ? { outcome: 'require_approval', kind: 'customer_contact', rule: 'review', reason: 'reviewed' }
+                        : { outcome: 'allow' },
+                  }
+                : {}),
               ...(reconcileSends ? { reconcile: { send_message: () => ({ status: 'applied', result: { sent: true, reconciled: true } }) } } : {}),
             },
             ...crashes.map((crash): Crash => crashAt(crash.point, { occurrence: crash.occurrence, ...(crash.tool ? { tool: crash.tool } : {}) })),

@@ -5,7 +5,15 @@ import { crashAt, rendered, RenderMismatchError, runScenario, sameRenders, type 
 import { parcelAgent, parcelRules, parcelTools } from '../support/parcel-agent.js';
 
 function fresh(overrides: Partial<Scenario> = {}): Scenario {
-  return { tools: parcelTools({ lookup: [], send: [] }), agent: parcelAgent, model: parcelRules(new FakeProvider()), goal: 'Where is parcel P-1?', now: steppingClock(), newId: sequentialIds('run'), ...overrides };
+  return {
+    tools: parcelTools({ lookup: [], send: [] }),
+    agent: parcelAgent,
+    model: parcelRules(new FakeProvider()),
+    goal: 'Where is parcel P-1?',
+    now: steppingClock(),
+    newId: sequentialIds('run'),
+    ...overrides,
+  };
 }
 
 describe('rendered', () => {
@@ -37,10 +45,13 @@ describe('sameRenders', () => {
 
   test('catches an agent whose render includes a timestamp, naming the decision and the first message that differs', async () => {
     let day = 0;
-    const timestamped = (): Scenario => fresh({ agent: { ...parcelAgent, system: `Today is ${new Date(Date.UTC(2026, 10, 30 + day++)).toISOString().slice(0, 10)}. ${parcelAgent.system}` } });
+    const timestamped = (): Scenario =>
+      fresh({ agent: { ...parcelAgent, system: `Today is ${new Date(Date.UTC(2026, 10, 30 + day++)).toISOString().slice(0, 10)}. ${parcelAgent.system}` } });
     const error = await sameRenders(timestamped, crashAt('AfterToolEffect', { tool: 'send_message' })).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RenderMismatchError);
-    expect((error as Error).message).toContain('The decision at step 0 (request #1, by runtime-1) rendered another request in a second run of the same scenario: first difference at .messages[0].content: first run "Today is 2026-11-30.');
+    expect((error as Error).message).toContain(
+      'The decision at step 0 (request #1, by runtime-1) rendered another request in a second run of the same scenario: first difference at .messages[0].content: first run "Today is 2026-11-30.',
+    );
     expect((error as Error).message).toContain('(message 0 is the first that differs)');
   });
 });

@@ -3,8 +3,20 @@ import type { Policy, Tool } from 'modeltape/runtime';
 import { checkPolicy, checkPolicyBattery, never, PolicyDisagreementError, type PolicyCase } from 'modeltape/testkit';
 
 const tools: Tool[] = [
-  { name: 'lookup_parcel', description: 'Finds a parcel.', sideEffect: 'read', parameters: { type: 'object', properties: { parcel: { type: 'string', pattern: '^P-\\d{1,4}$' } }, required: ['parcel'] }, run: () => null },
-  { name: 'delete_account', description: 'Deletes an account.', sideEffect: 'destructive', parameters: { type: 'object', properties: { account: { type: 'integer', minimum: 1 } }, required: ['account'] }, run: () => null },
+  {
+    name: 'lookup_parcel',
+    description: 'Finds a parcel.',
+    sideEffect: 'read',
+    parameters: { type: 'object', properties: { parcel: { type: 'string', pattern: '^P-\\d{1,4}$' } }, required: ['parcel'] },
+    run: () => null,
+  },
+  {
+    name: 'delete_account',
+    description: 'Deletes an account.',
+    sideEffect: 'destructive',
+    parameters: { type: 'object', properties: { account: { type: 'integer', minimum: 1 } }, required: ['account'] },
+    run: () => null,
+  },
 ];
 
 /** Lets everything through, deletions included: every check below should catch it. */
@@ -49,7 +61,11 @@ describe('the policy checks, used as a test uses them', () => {
     expect(report).toMatchObject({ checked: 3, passed: false, invalid: [] });
     expect(report.counterexamples).toHaveLength(3);
     expect(() => report.assertNever()).toThrow(error.message);
-    expect(never.report(lax, tools, 'remote_mutation', 'allow')).toMatchObject({ checked: 0, passed: false, problem: expect.stringContaining('no tool has side-effect class remote_mutation') });
+    expect(never.report(lax, tools, 'remote_mutation', 'allow')).toMatchObject({
+      checked: 0,
+      passed: false,
+      problem: expect.stringContaining('no tool has side-effect class remote_mutation'),
+    });
   });
 
   test('checkPolicyBattery throws listing the failed checks; checkPolicyBattery.report only lists them', () => {
@@ -63,7 +79,8 @@ describe('the policy checks, used as a test uses them', () => {
     expect(report.passed).toBe(false);
     expect(report.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['refusals name a rule']);
     // A conforming policy passes, and the report it returns still carries the digest to snapshot.
-    const named: Policy = (request) => (request.sideEffect === 'destructive' ? { outcome: 'deny', rule: 'no-destructive', reason: 'never unattended' } : { outcome: 'allow' });
+    const named: Policy = (request) =>
+      request.sideEffect === 'destructive' ? { outcome: 'deny', rule: 'no-destructive', reason: 'never unattended' } : { outcome: 'allow' };
     expect(checkPolicyBattery(named, tools).digest).toMatch(/^[0-9a-f]{64}$/);
   });
 });
