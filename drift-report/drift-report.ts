@@ -82,7 +82,9 @@ export function buildDriftReport(summary: ProxySummary, command: string[], sessi
     reason: miss.reason,
     key: miss.key,
     sent: driftRequest(miss.upstream, miss.request),
-    nearest: miss.nearestExchange ? { line: miss.nearest?.line, key: miss.nearestExchange.key, request: driftRequest(miss.nearestExchange.upstream, miss.nearestExchange.request) } : undefined,
+    nearest: miss.nearestExchange
+      ? { line: miss.nearest?.line, key: miss.nearestExchange.key, request: driftRequest(miss.nearestExchange.upstream, miss.nearestExchange.request) }
+      : undefined,
     differences: miss.differences.slice(0, MAX_DIFFERENCES_KEPT),
     totalDifferences: miss.totalDifferences,
     message: miss.message,
@@ -102,7 +104,10 @@ export function buildDriftReport(summary: ProxySummary, command: string[], sessi
     .map(([endpoint, group]) => ({
       endpoint,
       drifted: group.drifted,
-      topPaths: [...group.paths.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([path, count]) => ({ path, count })),
+      topPaths: [...group.paths.entries()]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 5)
+        .map(([path, count]) => ({ path, count })),
     }))
     .sort((a, b) => b.drifted - a.drifted || (a.endpoint < b.endpoint ? -1 : 1));
   // Every string of the report masked once, here: a field added later cannot leak a key.
@@ -121,18 +126,24 @@ export function buildDriftReport(summary: ProxySummary, command: string[], sessi
 
 /** The report for a terminal: misses grouped by endpoint, with the paths that differ most. */
 export function formatDriftReport(report: DriftReport): string {
-  const lines = [`modeltape drift ${report.tape}: ${report.totals.requests} request${report.totals.requests === 1 ? '' : 's'}, ${report.totals.hits} replayed, ${report.totals.drifted} drifted`];
+  const lines = [
+    `modeltape drift ${report.tape}: ${report.totals.requests} request${report.totals.requests === 1 ? '' : 's'}, ${report.totals.hits} replayed, ${report.totals.drifted} drifted`,
+  ];
   for (const endpoint of report.endpoints) {
     lines.push(`  ${endpoint.endpoint}: ${endpoint.drifted} drifted`);
     for (const path of endpoint.topPaths) lines.push(`    ${path.path}  (${path.count}×)`);
   }
   if (report.drifts.length < report.totals.drifted) {
-    lines.push(`  (details below for the first ${report.drifts.length}; the other ${report.totals.drifted - report.drifts.length} drifted requests are counted but not kept — fix these and run again)`);
+    lines.push(
+      `  (details below for the first ${report.drifts.length}; the other ${report.totals.drifted - report.drifts.length} drifted requests are counted but not kept — fix these and run again)`,
+    );
   }
   for (const drift of report.drifts) {
     lines.push('');
     const tape = drift.tape ?? report.tape;
-    lines.push(`  #${drift.index} ${drift.endpoint}${drift.tape ? ` in ${drift.tape}` : ''} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`);
+    lines.push(
+      `  #${drift.index} ${drift.endpoint}${drift.tape ? ` in ${drift.tape}` : ''} — ${drift.reason === 'exhausted' ? 'called more often than recorded' : drift.nearest ? `nearest recording at ${tape}:${drift.nearest.line ?? '?'}` : 'nothing recorded for this endpoint'}`,
+    );
     for (const line of formatDifferences(drift.differences, drift.totalDifferences)) lines.push(`    ${line}`);
   }
   if (report.totals.drifted === 0) lines.push('  no drift: every request was recorded as sent');

@@ -46,7 +46,9 @@ export function highlight(side: Side, path: string): Highlight {
   const touching = side.differences.filter((difference) => relation(difference.path, path) !== undefined);
   if (touching.length === 0) return NO_HIGHLIGHT;
   // Added or removed as a whole (itself or an ancestor): the element exists on one side only.
-  const whole = touching.find((difference) => relation(difference.path, path) !== 'inside' && (difference.change === 'added' || difference.change === 'removed'));
+  const whole = touching.find(
+    (difference) => relation(difference.path, path) !== 'inside' && (difference.change === 'added' || difference.change === 'removed'),
+  );
   const change = whole?.change ?? 'changed';
   const badge = change === 'added' ? 'not recorded' : change === 'removed' ? 'not sent' : 'changed';
   const paths = [...new Set(touching.map((difference) => (difference.path === '' ? '(the whole body)' : difference.path)))];
@@ -117,7 +119,11 @@ function changedSpan(text: string, other: string): [number, number] {
   const textChanged = (): boolean => text.length - suffix > prefix;
   const otherChanged = (): boolean => other.length - suffix > prefix;
   while (prefix > 0 && word(text[prefix - 1]) && ((textChanged() && word(text[prefix])) || (otherChanged() && word(other[prefix])))) prefix--;
-  while (suffix > 0 && word(text[text.length - suffix]) && ((textChanged() && word(text[text.length - suffix - 1])) || (otherChanged() && word(other[other.length - suffix - 1])))) suffix--;
+  while (
+    suffix > 0 &&
+    word(text[text.length - suffix]) &&
+    ((textChanged() && word(text[text.length - suffix - 1])) || (otherChanged() && word(other[other.length - suffix - 1])))
+  )
+    suffix--;
   return [prefix, text.length - suffix];
 }
-

@@ -42,7 +42,10 @@ export function renderComparison(item: DriftItem, recorded: View | undefined, se
     const right = new Map(sentSection.rows.map((row) => [row.key, row.html]));
     const keys = mergeKeys([...left.keys()], [...right.keys()]);
     if (keys.length === 0) continue;
-    const title = recordedSection !== undefined && recordedSection.title !== sentSection.title ? `${sentSection.title} (recorded: ${recordedSection.title})` : sentSection.title;
+    const title =
+      recordedSection !== undefined && recordedSection.title !== sentSection.title
+        ? `${sentSection.title} (recorded: ${recordedSection.title})`
+        : sentSection.title;
     html += `<tr class="section"><th scope="rowgroup" colspan="2">${escapeHtml(title)}</th></tr>\n`;
     for (const key of keys) {
       html += `<tr>${cell('recorded', left.get(key), sentSection.absent)}${cell('sent', right.get(key), sentSection.absent)}</tr>\n`;
@@ -72,7 +75,10 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
   const fields: SectionRows = { id: 'fields', title: known ? 'Model and parameters' : 'Body (JSON)', absent: known ? 'not set' : 'not present', rows: [] };
   for (const { name, leaf } of view.fields) {
     const mark = highlight(side, leaf.path);
-    fields.rows.push({ key: leaf.path, html: `<div class="kv${mark.className}" data-path="${escapeHtml(leaf.path)}"${mark.attributes}><span class="k">${escapeHtml(name)}</span><span class="v">${valueHtml(leaf, side)}</span>${mark.badge}</div>` });
+    fields.rows.push({
+      key: leaf.path,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(leaf.path)}"${mark.attributes}><span class="k">${escapeHtml(name)}</span><span class="v">${valueHtml(leaf, side)}</span>${mark.badge}</div>`,
+    });
   }
   const tools: SectionRows = { id: 'tools', title: 'Tools offered', absent: 'not offered', rows: [] };
   for (const tool of view.tools) {
@@ -90,7 +96,10 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
   for (const part of view.body) body.rows.push({ key: partKey(part), html: partHtml(part, side) });
   const http: SectionRows = { id: 'http', title: 'HTTP request', absent: 'not sent', rows: [] };
   const { request } = view;
-  http.rows.push({ key: 'request line', html: `<div class="kv request-line"><span class="k">${escapeHtml(request.method)}</span><span class="v">${escapeHtml(request.path)}</span><span class="muted">upstream ${escapeHtml(request.upstream)}</span></div>` });
+  http.rows.push({
+    key: 'request line',
+    html: `<div class="kv request-line"><span class="k">${escapeHtml(request.method)}</span><span class="v">${escapeHtml(request.path)}</span><span class="muted">upstream ${escapeHtml(request.upstream)}</span></div>`,
+  });
   const seen = new Set<string>();
   for (const [name, value] of request.query) {
     const path = `query ${name}`;
@@ -98,12 +107,18 @@ function sectionsOf(view: View, side: Side): SectionRows[] {
     seen.add(path);
     const mark = highlight(side, path);
     const leaf: Leaf = { path, value, mode: 'text' };
-    http.rows.push({ key, html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">?${escapeHtml(name)}</span><span class="v">${leafHtml(leaf, side)}</span>${mark.badge}</div>` });
+    http.rows.push({
+      key,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">?${escapeHtml(name)}</span><span class="v">${leafHtml(leaf, side)}</span>${mark.badge}</div>`,
+    });
   }
   for (const [name, value] of Object.entries(request.headers)) {
     const path = `header ${name.toLowerCase()}`;
     const mark = highlight(side, path);
-    http.rows.push({ key: path, html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">${escapeHtml(name)}:</span><span class="v">${leafHtml({ path, value, mode: 'text' }, side)}</span>${mark.badge}</div>` });
+    http.rows.push({
+      key: path,
+      html: `<div class="kv${mark.className}" data-path="${escapeHtml(path)}"${mark.attributes}><span class="k">${escapeHtml(name)}:</span><span class="v">${leafHtml({ path, value, mode: 'text' }, side)}</span>${mark.badge}</div>`,
+    });
   }
   return [fields, tools, conversation, body, http];
 }
@@ -145,4 +160,3 @@ function partHtml(part: Part, side: Side): string {
     }
   }
 }
-

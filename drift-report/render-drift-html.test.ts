@@ -5,11 +5,23 @@ import { formatDriftReport, type DriftItem, type DriftReport, type DriftRequest 
 
 // Fixtures are built by hand: a request per wire format, a drift around it, a report around that.
 
-function request(path: string, upstream: string, body: DriftRequest['body'], headers: Record<string, string> = { 'content-type': 'application/json' }): DriftRequest {
+function request(
+  path: string,
+  upstream: string,
+  body: DriftRequest['body'],
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): DriftRequest {
   return { method: 'POST', path, upstream, query: [], headers, body };
 }
 
-function drift(fields: { sent: DriftRequest; recorded?: DriftRequest; differences?: Difference[]; reason?: DriftItem['reason']; index?: number; line?: number }): DriftItem {
+function drift(fields: {
+  sent: DriftRequest;
+  recorded?: DriftRequest;
+  differences?: Difference[];
+  reason?: DriftItem['reason'];
+  index?: number;
+  line?: number;
+}): DriftItem {
   const differences = fields.differences ?? [];
   return {
     index: fields.index ?? 0,
@@ -34,13 +46,22 @@ function report(drifts: DriftItem[], tape = 'tapes/weather.jsonl'): DriftReport 
     endpoints: [...byEndpoint].map(([endpoint, drifted]) => ({
       endpoint,
       drifted,
-      topPaths: drifts.filter((item) => item.endpoint === endpoint).flatMap((item) => item.differences.map((difference) => ({ path: difference.path, count: 1 }))),
+      topPaths: drifts
+        .filter((item) => item.endpoint === endpoint)
+        .flatMap((item) => item.differences.map((difference) => ({ path: difference.path, count: 1 }))),
     })),
     drifts: drifts.map((item, index) => ({ ...item, index })),
   };
 }
 
-const chatTool = { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+const chatTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 function chatBody(city: string): DriftRequest['body'] {
   return {
@@ -49,7 +70,11 @@ function chatBody(city: string): DriftRequest['body'] {
       messages: [
         { role: 'system', content: 'You are a concise weather assistant.' },
         { role: 'user', content: `What's the weather in ${city}?` },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temperature_c":18}' },
       ],
       tools: [chatTool],
@@ -96,7 +121,12 @@ function cells(html: string, side: 'recorded' | 'sent'): string[] {
 describe('renderDriftHtml', () => {
   test('shows a prompt containing a script tag as text and never as a tag, wherever report text lands', () => {
     const attack = '<script>alert(1)</script>';
-    const sent = request('/v1/chat/completions', 'openai', { json: { model: attack, messages: [{ role: 'user', content: `Hi ${attack}` }], [`odd"key`]: attack } }, { 'x-note': attack });
+    const sent = request(
+      '/v1/chat/completions',
+      'openai',
+      { json: { model: attack, messages: [{ role: 'user', content: `Hi ${attack}` }], [`odd"key`]: attack } },
+      { 'x-note': attack },
+    );
     const recorded = request('/v1/chat/completions', 'openai', { json: { model: attack, messages: [{ role: 'user', content: 'Hi' }] } }, { 'x-note': 'plain' });
     const differences: Difference[] = [
       { path: '.messages[0].content', change: 'changed', recorded: 'Hi', sent: `Hi ${attack}` },
@@ -129,7 +159,9 @@ describe('renderDriftHtml', () => {
 
   test('draws an OpenAI chat tool loop as bubbles by role, a name(args) card and a tool result named after its call', () => {
     const body = chatBody('Paris');
-    const html = renderDriftHtml(report([drift({ sent: request('/v1/chat/completions', 'openai', body), recorded: request('/v1/chat/completions', 'openai', body) })]));
+    const html = renderDriftHtml(
+      report([drift({ sent: request('/v1/chat/completions', 'openai', body), recorded: request('/v1/chat/completions', 'openai', body) })]),
+    );
     const sent = cells(html, 'sent').join('\n');
 
     const bubbles = elements(sent, /<div class="bubble /);
@@ -176,7 +208,10 @@ describe('renderDriftHtml', () => {
     expect(visibleText(bubbles[3]!)).toBe('tool result get_weather call_9snow, -3°C');
     expect(visibleText(bubbles[4]!)).toContain('It snows in Oslo.');
     expect(html).toContain('Conversation · OpenAI Responses');
-    expect([...html.matchAll(/<span class="tool-name">([^<]*)<\/span>(?: <span class="muted">[^<]*<\/span>)?<\/summary>/g)].map((match) => match[1])).toEqual(['get_weather', 'web_search']);
+    expect([...html.matchAll(/<span class="tool-name">([^<]*)<\/span>(?: <span class="muted">[^<]*<\/span>)?<\/summary>/g)].map((match) => match[1])).toEqual([
+      'get_weather',
+      'web_search',
+    ]);
   });
 
   test('draws an Anthropic body: system blocks, tool_use as a card, tool_result under the tool it answers', () => {
@@ -213,19 +248,31 @@ describe('renderDriftHtml', () => {
   });
 
   test('outlines a changed message on both sides and marks the changed word in red and green', () => {
-    const differences: Difference[] = [{ path: '.messages[1].content', change: 'changed', recorded: "What's the weather in Paris?", sent: "What's the weather in Lyon?" }];
+    const differences: Difference[] = [
+      { path: '.messages[1].content', change: 'changed', recorded: "What's the weather in Paris?", sent: "What's the weather in Lyon?" },
+    ];
     const html = renderDriftHtml(
-      report([drift({ sent: request('/v1/chat/completions', 'openai', chatBody('Lyon')), recorded: request('/v1/chat/completions', 'openai', chatBody('Paris')), differences })]),
+      report([
+        drift({
+          sent: request('/v1/chat/completions', 'openai', chatBody('Lyon')),
+          recorded: request('/v1/chat/completions', 'openai', chatBody('Paris')),
+          differences,
+        }),
+      ]),
     );
 
     const changed = (side: 'recorded' | 'sent') => cells(html, side).flatMap((cell) => elements(cell, /<div class="bubble [^"]*\bdiff\b/));
     expect(changed('recorded')).toHaveLength(1);
     expect(changed('sent')).toHaveLength(1);
-    expect(changed('recorded')[0]).toMatch(/^<div class="bubble user diff" data-path="\.messages\[1\]" data-diff="changed" title="differs at \.messages\[1\]\.content">/);
+    expect(changed('recorded')[0]).toMatch(
+      /^<div class="bubble user diff" data-path="\.messages\[1\]" data-diff="changed" title="differs at \.messages\[1\]\.content">/,
+    );
     expect(changed('recorded')[0]).toContain('What&#39;s the weather in <mark class="del">Paris</mark>?');
     expect(changed('sent')[0]).toContain('What&#39;s the weather in <mark class="ins">Lyon</mark>?');
     expect(html.match(/<mark/g)).toHaveLength(2);
-    expect(html).toContain(`<li data-path=".messages[1].content" data-diff="changed"><code>at .messages[1].content: recorded &quot;What&#39;s the weather in Paris?&quot; sent &quot;What&#39;s the weather in Lyon?&quot; (first differs at character 22)</code></li>`);
+    expect(html).toContain(
+      `<li data-path=".messages[1].content" data-diff="changed"><code>at .messages[1].content: recorded &quot;What&#39;s the weather in Paris?&quot; sent &quot;What&#39;s the weather in Lyon?&quot; (first differs at character 22)</code></li>`,
+    );
     expect(html).toContain('<code class="tape-line">tapes/weather.jsonl:3</code>');
   });
 
@@ -254,13 +301,17 @@ describe('renderDriftHtml', () => {
     expect(recordedHtml).toContain('data-path=".system" data-diff="changed"');
     expect(recordedHtml).toContain('You are <mark class="del">terse</mark>.');
     expect(sentHtml).toContain('You are <mark class="ins">verbose</mark>.');
-    expect(sentHtml).toMatch(/<div class="bubble user diff" data-path="\.messages\[1\]" data-diff="added"[^>]*><div class="who"><span class="role">user<\/span><span class="badge">not recorded<\/span>/);
+    expect(sentHtml).toMatch(
+      /<div class="bubble user diff" data-path="\.messages\[1\]" data-diff="added"[^>]*><div class="who"><span class="role">user<\/span><span class="badge">not recorded<\/span>/,
+    );
     expect(recordedHtml).toContain('<td data-side="recorded" class="absent"><span>no message here</span></td>');
     // The tool whose schema changed opens by itself, with the changed value marked.
     expect(recordedHtml).toMatch(/<details class="tool diff" data-path="\.tools\[0\]" data-diff="changed"[^>]*open>/);
     expect(recordedHtml).toContain('&quot;type&quot;: &quot;<mark class="del">string</mark>&quot;');
     expect(sentHtml).toContain('&quot;type&quot;: &quot;<mark class="ins">array</mark>&quot;');
-    expect(sentHtml).toContain('<div class="kv diff" data-path="header anthropic-version" data-diff="changed" title="differs at header anthropic-version"><span class="k">anthropic-version:</span><span class="v"><mark class="ins">2024-01</mark>-01</span>');
+    expect(sentHtml).toContain(
+      '<div class="kv diff" data-path="header anthropic-version" data-diff="changed" title="differs at header anthropic-version"><span class="k">anthropic-version:</span><span class="v"><mark class="ins">2024-01</mark>-01</span>',
+    );
     expect(html.match(/class="[^"]*\bdiff\b/g)).toHaveLength(7);
   });
 
@@ -268,7 +319,9 @@ describe('renderDriftHtml', () => {
     const sent = request('/v1/embeddings', 'openai', { json: { model: 'text-embedding-3-small', input: 'hello' } });
     const html = renderDriftHtml(report([drift({ sent })]));
 
-    expect(visibleText(html)).toContain('No recording to compare with. The tape holds no recording of POST /v1/embeddings (openai). Only the request as sent is shown.');
+    expect(visibleText(html)).toContain(
+      'No recording to compare with. The tape holds no recording of POST /v1/embeddings (openai). Only the request as sent is shown.',
+    );
     expect(cells(html, 'recorded')).toHaveLength(0);
     expect(cells(html, 'sent').length).toBeGreaterThan(0);
     expect(html).toContain('<table class="compare single">');
@@ -301,7 +354,9 @@ describe('renderDriftHtml', () => {
   });
 
   test('says, on the page and in the terminal, when more requests drifted than the report kept', () => {
-    const kept = report([drift({ sent: request('/v1/chat/completions', 'openai', chatBody('Lyon')), recorded: request('/v1/chat/completions', 'openai', chatBody('Paris')) })]);
+    const kept = report([
+      drift({ sent: request('/v1/chat/completions', 'openai', chatBody('Lyon')), recorded: request('/v1/chat/completions', 'openai', chatBody('Paris')) }),
+    ]);
     const cut: DriftReport = { ...kept, totals: { ...kept.totals, requests: 1504, drifted: 1500 } };
 
     expect(visibleText(renderDriftHtml(cut))).toContain('Details are kept for the first 1 drifted requests; the other 1,499 are counted but not shown.');

@@ -26,25 +26,27 @@ export function renderDriftHtml(unmasked: DriftReport): string {
   const report = maskValue(unmasked);
   const drifted = report.drifts.length;
   const title = drifted === 0 ? `No drift — ${report.tape}` : `${count(report.totals.drifted, 'drifted request')} — ${report.tape}`;
-  return maskSecrets([
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    // Defence in depth: even a rendering bug could neither run a script nor fetch anything.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(`modeltape drift: ${title}`)}</title>`,
-    `<style>${DRIFT_HTML_STYLE}</style>`,
-    '</head>',
-    '<body>',
-    renderHeader(report),
-    drifted === 0 ? renderNoDrift(report) : report.drifts.map((item) => renderDrift(item, report)).join('\n'),
-    '<footer>Written by <code>modeltape drift --html</code>. Paths use JSON access syntax, as in the terminal report.</footer>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n'));
+  return maskSecrets(
+    [
+      '<!DOCTYPE html>',
+      '<html lang="en">',
+      '<head>',
+      '<meta charset="utf-8">',
+      // Defence in depth: even a rendering bug could neither run a script nor fetch anything.
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+      `<title>${escapeHtml(`modeltape drift: ${title}`)}</title>`,
+      `<style>${DRIFT_HTML_STYLE}</style>`,
+      '</head>',
+      '<body>',
+      renderHeader(report),
+      drifted === 0 ? renderNoDrift(report) : report.drifts.map((item) => renderDrift(item, report)).join('\n'),
+      '<footer>Written by <code>modeltape drift --html</code>. Paths use JSON access syntax, as in the terminal report.</footer>',
+      '</body>',
+      '</html>',
+      '',
+    ].join('\n'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -62,9 +64,15 @@ function renderHeader(report: DriftReport): string {
   html += `<dt>Command</dt><dd><code>${escapeHtml(report.command.length > 0 ? report.command.map(shellWord).join(' ') : '(none)')}</code></dd>\n`;
   html += `</dl>\n<p class="totals">${stats}</p>\n`;
   if (report.endpoints.length > 0) {
-    html += '<table class="endpoints">\n<caption>Drift by endpoint</caption>\n<thead><tr><th scope="col">Endpoint</th><th scope="col">Drifted</th><th scope="col">Paths that differed most</th></tr></thead>\n<tbody>\n';
+    html +=
+      '<table class="endpoints">\n<caption>Drift by endpoint</caption>\n<thead><tr><th scope="col">Endpoint</th><th scope="col">Drifted</th><th scope="col">Paths that differed most</th></tr></thead>\n<tbody>\n';
     for (const endpoint of report.endpoints) {
-      const paths = endpoint.topPaths.map(({ path, count: times }) => `<li><code>${escapeHtml(path === '' ? '(the whole body)' : path)}</code> <span class="times">×${number(times)}</span></li>`).join('');
+      const paths = endpoint.topPaths
+        .map(
+          ({ path, count: times }) =>
+            `<li><code>${escapeHtml(path === '' ? '(the whole body)' : path)}</code> <span class="times">×${number(times)}</span></li>`,
+        )
+        .join('');
       const unmatched = report.drifts.every((item) => item.endpoint !== endpoint.endpoint || item.nearest === undefined);
       const none = `<span class="muted">${unmatched ? 'no recording to compare with' : 'none'}</span>`;
       html += `<tr><td><code>${escapeHtml(endpoint.endpoint)}</code></td><td class="number">${number(endpoint.drifted)}</td><td>${paths === '' ? none : `<ul class="paths">${paths}</ul>`}</td></tr>\n`;
@@ -78,7 +86,8 @@ function renderHeader(report: DriftReport): string {
     html += '<nav class="index" aria-label="Drifts">\n<h2>Drifts</h2>\n<ol>\n';
     for (const item of report.drifts) {
       const first = item.differences[0];
-      const summary = item.nearest === undefined ? noRecordingSentence(item) : first === undefined ? 'the same as its nearest recording' : formatDifference(first, 60);
+      const summary =
+        item.nearest === undefined ? noRecordingSentence(item) : first === undefined ? 'the same as its nearest recording' : formatDifference(first, 60);
       html += `<li><a href="#${driftId(item)}">${escapeHtml(item.endpoint)}</a> ${reasonPill(item)} <span class="muted">${escapeHtml(summary)}</span></li>\n`;
     }
     html += '</ol>\n</nav>\n';
@@ -88,7 +97,10 @@ function renderHeader(report: DriftReport): string {
 
 function renderNoDrift(report: DriftReport): string {
   const { requests } = report.totals;
-  const sentence = requests === 0 ? 'The run sent no request to the replay.' : `Every request the run sent was on the tape: ${count(requests, 'request')}, ${count(report.totals.hits, 'hit')}.`;
+  const sentence =
+    requests === 0
+      ? 'The run sent no request to the replay.'
+      : `Every request the run sent was on the tape: ${count(requests, 'request')}, ${count(report.totals.hits, 'hit')}.`;
   return `<main>\n<section class="no-drift" aria-labelledby="no-drift-title">\n<h2 id="no-drift-title">No drift</h2>\n<p>${escapeHtml(sentence)}</p>\n</section>\n</main>`;
 }
 
@@ -125,7 +137,8 @@ function renderDifferenceList(item: DriftItem): string {
     return '<p class="differences-none">Method, path, headers and body are the same as the nearest recording; its stored key differs (see the miss message).</p>\n';
   }
   let html = `<h3>${count(item.totalDifferences, 'difference')}</h3>\n<ul class="differences">\n`;
-  for (const difference of item.differences) html += `<li data-path="${escapeHtml(difference.path)}" data-diff="${escapeHtml(difference.change)}"><code>${escapeHtml(formatDifference(difference, 100))}</code></li>\n`;
+  for (const difference of item.differences)
+    html += `<li data-path="${escapeHtml(difference.path)}" data-diff="${escapeHtml(difference.change)}"><code>${escapeHtml(formatDifference(difference, 100))}</code></li>\n`;
   const rest = item.totalDifferences - item.differences.length;
   if (rest > 0) html += `<li class="muted">… and ${count(rest, 'more difference')} not kept</li>\n`;
   return `${html}</ul>\n`;
@@ -149,7 +162,6 @@ function reasonPill(item: DriftItem): string {
   const reason = escapeHtml(item.reason);
   return `<span class="pill ${reason}">${reason}</span>`;
 }
-
 
 /** A command word as a POSIX shell would need it quoted. */
 function shellWord(word: string): string {

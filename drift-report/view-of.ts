@@ -18,7 +18,12 @@ export function viewOf(request: DriftRequest): View {
     view.body.push({ kind: 'text', leaf: { path: '.text', value: body.text, mode: 'text' } });
   } else if ('base64' in body) {
     view.format = 'binary';
-    view.body.push({ kind: 'block', path: '.base64', label: `${count(base64Bytes(body.base64), 'byte')} of binary data (base64)`, leaf: { path: '.base64', value: body.base64, mode: 'brief' } });
+    view.body.push({
+      kind: 'block',
+      path: '.base64',
+      label: `${count(base64Bytes(body.base64), 'byte')} of binary data (base64)`,
+      leaf: { path: '.base64', value: body.base64, mode: 'brief' },
+    });
   } else {
     readJsonBody(view, body.json);
   }
@@ -106,7 +111,8 @@ function readChat(view: View, json: Record<string, unknown>): void {
     }
     const role = stringOr(message.role) ?? 'message';
     const entry: Entry = { path, style: styleOf(role), label: role, parts: contentParts(message.content, propertyPath(path, 'content'), toolNames) };
-    if (typeof message.refusal === 'string') entry.parts.push({ kind: 'text', label: 'refusal', leaf: { path: propertyPath(path, 'refusal'), value: message.refusal, mode: 'text' } });
+    if (typeof message.refusal === 'string')
+      entry.parts.push({ kind: 'text', label: 'refusal', leaf: { path: propertyPath(path, 'refusal'), value: message.refusal, mode: 'text' } });
     if (Array.isArray(message.tool_calls)) {
       message.tool_calls.forEach((call, callIndex) => {
         const callPath = indexPath(propertyPath(path, 'tool_calls'), callIndex);
@@ -152,7 +158,9 @@ function readResponses(view: View, json: Record<string, unknown>): void {
   (json.input as unknown[]).forEach((item, index) => {
     const path = indexPath('.input', index);
     if (!isRecord(item)) {
-      view.entries.push(typeof item === 'string' ? { path, style: 'user', label: 'user', parts: contentParts(item, path, toolNames) } : unknownEntry(path, item));
+      view.entries.push(
+        typeof item === 'string' ? { path, style: 'user', label: 'user', parts: contentParts(item, path, toolNames) } : unknownEntry(path, item),
+      );
       return;
     }
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
@@ -196,7 +204,8 @@ function readAnthropic(view: View, json: Record<string, unknown>): void {
   view.fields = fieldsOf(json, ['system', 'messages', 'tools']);
   view.tools = toolsOf(json.tools);
   const toolNames = new Map<string, string>();
-  if (json.system !== undefined) view.entries.push({ path: '.system', style: 'system', label: 'system', parts: contentParts(json.system, '.system', toolNames) });
+  if (json.system !== undefined)
+    view.entries.push({ path: '.system', style: 'system', label: 'system', parts: contentParts(json.system, '.system', toolNames) });
   (json.messages as unknown[]).forEach((message, index) => {
     const path = indexPath('.messages', index);
     if (!isRecord(message)) {
@@ -236,7 +245,9 @@ function blockParts(block: unknown, path: string, toolNames: Map<string, string>
   if (typeof block === 'string') return [{ kind: 'text', leaf: { path, value: block, mode: 'text' } }];
   if (!isRecord(block)) return [{ kind: 'block', path, label: 'part', leaf: { path, value: block, mode: 'json' } }];
   const type = stringOr(block.type) ?? 'part';
-  const text = (name: string, label?: string): Part[] => [{ kind: 'text', leaf: { path: propertyPath(path, name), value: block[name], mode: 'text' }, ...(label === undefined ? {} : { label }) }];
+  const text = (name: string, label?: string): Part[] => [
+    { kind: 'text', leaf: { path: propertyPath(path, name), value: block[name], mode: 'text' }, ...(label === undefined ? {} : { label }) },
+  ];
   switch (type) {
     case 'text':
     case 'input_text':
@@ -276,17 +287,31 @@ function blockParts(block: unknown, path: string, toolNames: Map<string, string>
       ];
     }
     case 'image_url':
-      if (isRecord(block.image_url)) return [{ kind: 'block', path, label: 'image', leaf: { path: propertyPath(propertyPath(path, 'image_url'), 'url'), value: block.image_url.url, mode: 'brief' } }];
+      if (isRecord(block.image_url))
+        return [
+          {
+            kind: 'block',
+            path,
+            label: 'image',
+            leaf: { path: propertyPath(propertyPath(path, 'image_url'), 'url'), value: block.image_url.url, mode: 'brief' },
+          },
+        ];
       break;
     case 'input_image':
-      return [{ kind: 'block', path, label: 'image', leaf: { path: propertyPath(path, block.image_url !== undefined ? 'image_url' : 'file_id'), value: block.image_url ?? block.file_id, mode: 'brief' } }];
+      return [
+        {
+          kind: 'block',
+          path,
+          label: 'image',
+          leaf: { path: propertyPath(path, block.image_url !== undefined ? 'image_url' : 'file_id'), value: block.image_url ?? block.file_id, mode: 'brief' },
+        },
+      ];
     case 'image':
     case 'document':
       return [{ kind: 'block', path, label: type, leaf: { path: propertyPath(path, 'source'), value: block.source, mode: 'brief' } }];
   }
   return [{ kind: 'block', path, label: type, leaf: { path, value: block, mode: 'brief' } }];
 }
-
 
 /** `value` when it is a string. */
 function stringOr(value: unknown): string | undefined {
