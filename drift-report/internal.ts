@@ -4,4 +4,4 @@
  * and by the CLI from the sessions of a run.
  */
 export { buildDriftReport, formatDriftReport, type DriftReport, type DriftItem, type DriftEndpoint, type DriftRequest } from './drift-report.js';
-export { renderDriftHtml } from './drift-html.js';
+export { renderDriftHtml } from './render-drift-html.js';

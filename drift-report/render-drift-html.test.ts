@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Difference } from '../core/internal.js';
-import { renderDriftHtml } from './drift-html.js';
+import { renderDriftHtml } from './render-drift-html.js';
 import { formatDriftReport, type DriftItem, type DriftReport, type DriftRequest } from './drift-report.js';
 
 // Fixtures are built by hand: a request per wire format, a drift around it, a report around that.
