@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests that launch a real Chromium through playwright-core (in Node, not Vitest's browser mode).
@@ -13,6 +14,9 @@ const browserTests = ['test/replay/drift-report-reads-well-in-a-browser.test.ts'
  */
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine. Most
+    // files wait on sockets and child processes, so a worker per core halves the suite's time.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

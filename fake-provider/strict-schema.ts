@@ -1,3 +1,5 @@
+import { isRecord } from '../core/internal.js';
+
 /**
  * What a provider's strict mode (constrained decoding) accepts as a JSON Schema. A schema outside
  * it is refused with the provider's own 400 before any answer, as the real provider refuses it.
@@ -50,7 +52,7 @@ export const OPENAI_STRICT_LIMITS = { depth: 10, properties: 5000, enumValues: 1
 
 /** The first rule of OpenAI's strict mode the schema breaks, or undefined when it is accepted. */
 export function checkOpenAiStrictSchema(schema: unknown): SchemaViolation | undefined {
-  if (!isObject(schema)) return { context: [], message: 'schema must be a JSON Schema object' };
+  if (!isRecord(schema)) return { context: [], message: 'schema must be a JSON Schema object' };
   if (schema.anyOf !== undefined && schema.type === undefined)
     return { context: [], message: "schema must be a JSON Schema of 'type: \"object\"', got 'anyOf'." };
   if (schema.type !== 'object')
@@ -77,7 +79,7 @@ function walkOpenAi(
   depth: number,
   totals: { properties: number; enumValues: number; characters: number },
 ): SchemaViolation | undefined {
-  if (schema === true || schema === false || !isObject(schema)) return undefined;
+  if (schema === true || schema === false || !isRecord(schema)) return undefined;
   if (depth > OPENAI_STRICT_LIMITS.depth) return { context, message: `the schema nests more than ${OPENAI_STRICT_LIMITS.depth} levels deep.` };
   for (const keyword of Object.keys(schema)) {
     if (!OPENAI_SUPPORTED.has(keyword)) return { context, message: `'${keyword}' is not permitted.` };
@@ -90,8 +92,8 @@ function walkOpenAi(
   }
   if (schema.const !== undefined) totals.characters += String(schema.const).length;
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  if (types.includes('object') || isObject(schema.properties)) {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+  if (types.includes('object') || isRecord(schema.properties)) {
+    const properties = isRecord(schema.properties) ? schema.properties : {};
     const names = Object.keys(properties);
     totals.properties += names.length;
     for (const name of names) totals.characters += name.length;
@@ -118,7 +120,7 @@ function walkOpenAi(
   }
   for (const definitions of ['$defs', 'definitions'] as const) {
     const defined = schema[definitions];
-    if (!isObject(defined)) continue;
+    if (!isRecord(defined)) continue;
     for (const [name, definition] of Object.entries(defined)) {
       totals.characters += name.length;
       const violation = walkOpenAi(definition, [...context, definitions, name], depth, totals);
@@ -130,15 +132,15 @@ function walkOpenAi(
 
 /** The first rule of Anthropic's strict mode the schema breaks, or undefined when it is accepted. */
 export function checkAnthropicStrictSchema(schema: unknown, context: string[] = []): SchemaViolation | undefined {
-  if (schema === true || schema === false || !isObject(schema)) return undefined;
+  if (schema === true || schema === false || !isRecord(schema)) return undefined;
   for (const keyword of ANTHROPIC_UNSUPPORTED)
     if (schema[keyword] !== undefined) return { context, message: `'${keyword}' is not supported in structured outputs.` };
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  if ((types.includes('object') || isObject(schema.properties)) && schema.additionalProperties !== false) {
+  if ((types.includes('object') || isRecord(schema.properties)) && schema.additionalProperties !== false) {
     return { context, message: "For 'object' type, 'additionalProperties' must be explicitly set to false" };
   }
   const children: Array<[string[], unknown]> = [];
-  if (isObject(schema.properties)) for (const [name, child] of Object.entries(schema.properties)) children.push([[...context, 'properties', name], child]);
+  if (isRecord(schema.properties)) for (const [name, child] of Object.entries(schema.properties)) children.push([[...context, 'properties', name], child]);
   if (schema.items !== undefined) children.push([[...context, 'items'], schema.items]);
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[keyword];
@@ -146,7 +148,7 @@ export function checkAnthropicStrictSchema(schema: unknown, context: string[] = 
   }
   for (const definitions of ['$defs', 'definitions'] as const) {
     const defined = schema[definitions];
-    if (isObject(defined)) for (const [name, child] of Object.entries(defined)) children.push([[...context, definitions, name], child]);
+    if (isRecord(defined)) for (const [name, child] of Object.entries(defined)) children.push([[...context, definitions, name], child]);
   }
   for (const [childContext, child] of children) {
     const violation = checkAnthropicStrictSchema(child, childContext);
@@ -160,8 +162,4 @@ export function formatContext(context: readonly string[]): string {
   if (context.length === 0) return '()';
   if (context.length === 1) return `('${context[0]}',)`;
   return `(${context.map((part) => `'${part}'`).join(', ')})`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

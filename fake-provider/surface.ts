@@ -3,6 +3,7 @@ import type { Failure } from './failures.js';
 import { httpFailure } from './provider-errors.js';
 import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
+import { isRecord } from '../core/internal.js';
 
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
 export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'toolu' | 'req';
@@ -169,10 +170,6 @@ export function contentText(content: unknown): string {
       return '';
     })
     .join('');
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Arguments as a JSON string, as OpenAI sends them; their objects' key order is kept. */

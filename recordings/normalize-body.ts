@@ -1,4 +1,4 @@
-import { ModeltapeError, parseJsonPath, type PathSegment } from '../core/internal.js';
+import { ModeltapeError, parseJsonPath, type PathSegment, isRecord } from '../core/internal.js';
 import { BACKTRACKING_ADVICE, backtrackingRisk } from './regex-safety.js';
 import type { Normalizer } from './tape-format.js';
 
@@ -60,7 +60,7 @@ function replaceAtPath(value: unknown, segments: PathSegment[], depth: number, p
   const segment = segments[depth]!;
   if ('wildcard' in segment) {
     if (Array.isArray(value)) return value.map((item) => replaceAtPath(item, segments, depth + 1, placeholder));
-    if (isObject(value)) {
+    if (isRecord(value)) {
       for (const name of Object.keys(value)) value[name] = replaceAtPath(value[name], segments, depth + 1, placeholder);
     }
     return value;
@@ -69,7 +69,7 @@ function replaceAtPath(value: unknown, segments: PathSegment[], depth: number, p
     if (Array.isArray(value) && segment.index < value.length) value[segment.index] = replaceAtPath(value[segment.index], segments, depth + 1, placeholder);
     return value;
   }
-  if (isObject(value) && Object.hasOwn(value, segment.property)) {
+  if (isRecord(value) && Object.hasOwn(value, segment.property)) {
     value[segment.property] = replaceAtPath(value[segment.property], segments, depth + 1, placeholder);
   }
   return value;
@@ -78,12 +78,8 @@ function replaceAtPath(value: unknown, segments: PathSegment[], depth: number, p
 function replaceInStrings(value: unknown, pattern: RegExp, placeholder: string): unknown {
   if (typeof value === 'string') return value.replace(pattern, placeholder);
   if (Array.isArray(value)) return value.map((item) => replaceInStrings(item, pattern, placeholder));
-  if (isObject(value)) {
+  if (isRecord(value)) {
     for (const name of Object.keys(value)) value[name] = replaceInStrings(value[name], pattern, placeholder);
   }
   return value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../recordings/internal.js';
-import { abbreviate, ModeltapeError } from '../core/internal.js';
+import { abbreviate, ModeltapeError, isRecord } from '../core/internal.js';
 import { acceptRaw, ARGUMENT_DEPTH_CAP, parseToolArguments, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/internal.js';
 import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/internal.js';
 
@@ -91,18 +91,14 @@ function unsupported(schema: unknown, path = ''): Array<{ keyword: string; path:
     if (!SUPPORTED.has(keyword) && !ANNOTATIONS.has(keyword)) found.push({ keyword, path });
     if (keyword === '$ref' && (typeof value !== 'string' || !value.startsWith('#'))) found.push({ keyword: '$ref (not local)', path });
   }
-  if (isObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) found.push(...unsupported(child, `${path}.properties.${key}`));
+  if (isRecord(node.properties)) for (const [key, child] of Object.entries(node.properties)) found.push(...unsupported(child, `${path}.properties.${key}`));
   for (const keyword of ['$defs', 'definitions'])
-    if (isObject(node[keyword]))
+    if (isRecord(node[keyword]))
       for (const [key, child] of Object.entries(node[keyword] as object)) found.push(...unsupported(child, `${path}.${keyword}.${key}`));
-  for (const keyword of ['items', 'additionalProperties']) if (isObject(node[keyword])) found.push(...unsupported(node[keyword], `${path}.${keyword}`));
+  for (const keyword of ['items', 'additionalProperties']) if (isRecord(node[keyword])) found.push(...unsupported(node[keyword], `${path}.${keyword}`));
   for (const keyword of ['prefixItems', 'anyOf', 'oneOf'])
     if (Array.isArray(node[keyword])) (node[keyword] as unknown[]).forEach((child, index) => found.push(...unsupported(child, `${path}.${keyword}[${index}]`)));
   return found;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function compile(schema: Schema): ValidateFunction {
@@ -172,9 +168,9 @@ function explore(
   // A schema that can only recurse (a required reference to itself) has no finite value.
   if (depth > bounds.maxDepth + 16) return NOTHING;
   const schema = resolve(root, schemaIn);
-  if (schema === true || (isObject(schema) && Object.keys(schema).every((keyword) => ANNOTATIONS.has(keyword))))
+  if (schema === true || (isRecord(schema) && Object.keys(schema).every((keyword) => ANNOTATIONS.has(keyword))))
     return pick(random, [null, 0, 'x', true, {}, []] as Json[]);
-  if (!isObject(schema)) return NOTHING;
+  if (!isRecord(schema)) return NOTHING;
   if (schema.const !== undefined) return schema.const as Json;
   if (Array.isArray(schema.enum)) return pick(random, schema.enum as Json[]);
   for (const keyword of ['anyOf', 'oneOf']) {
@@ -238,7 +234,7 @@ function explore(
       return items.length >= low ? items : NOTHING;
     }
     case 'object': {
-      const properties = isObject(schema.properties) ? schema.properties : {};
+      const properties = isRecord(schema.properties) ? schema.properties : {};
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
       const result: Record<string, Json> = {};
       const maxProperties = typeof schema.maxProperties === 'number' ? schema.maxProperties : Number.POSITIVE_INFINITY;
@@ -259,7 +255,7 @@ function explore(
         const value = explore(root, properties[name] as Schema, random, depth + 1, bounds);
         if (value !== NOTHING) result[name] = value as Json;
       }
-      if (schema.additionalProperties !== false && isObject(schema.additionalProperties) && random() < 0.3 && Object.keys(result).length < maxProperties) {
+      if (schema.additionalProperties !== false && isRecord(schema.additionalProperties) && random() < 0.3 && Object.keys(result).length < maxProperties) {
         const extra = explore(root, schema.additionalProperties as Schema, random, depth + 1, bounds);
         if (extra !== NOTHING) result.extra_property = extra as Json;
       }
@@ -271,9 +267,9 @@ function explore(
 }
 
 function nests(root: Schema, branch: Schema): boolean {
-  if (isObject(branch) && typeof branch.$ref === 'string') return true;
+  if (isRecord(branch) && typeof branch.$ref === 'string') return true;
   const resolved = resolve(root, branch);
-  if (!isObject(resolved)) return false;
+  if (!isRecord(resolved)) return false;
   const types = resolved.type === undefined ? inferTypes(resolved) : Array.isArray(resolved.type) ? (resolved.type as string[]) : [resolved.type as string];
   return types.every((type) => type === 'object' || type === 'array');
 }
@@ -298,18 +294,18 @@ function invalid(schema: Schema, options: FuzzOptions = {}): InvalidCase[] {
   const text = JSON.stringify(base);
   const cases: InvalidCase[] = [];
   const nested = `${'['.repeat(300)}${']'.repeat(300)}`;
-  cases.push({ description: `nesting to 300 levels, past the depth cap of ${ARGUMENT_DEPTH_CAP}`, raw: isObject(base) ? `{"deep":${nested}}` : nested });
-  if (isObject(base) && Object.keys(base).length > 0) {
+  cases.push({ description: `nesting to 300 levels, past the depth cap of ${ARGUMENT_DEPTH_CAP}`, raw: isRecord(base) ? `{"deep":${nested}}` : nested });
+  if (isRecord(base) && Object.keys(base).length > 0) {
     const [key, value] = Object.entries(base)[0]!;
     cases.push({ description: `a duplicate key ${JSON.stringify(key)}`, raw: `{${JSON.stringify(key)}:${JSON.stringify(value)},${text.slice(1)}` });
   } else cases.push({ description: 'a duplicate key "a"', raw: '{"a":1,"a":2}' });
-  const bytes = Buffer.from(isObject(base) ? `{"text":"x","_":"y"}` : '"xy"');
+  const bytes = Buffer.from(isRecord(base) ? `{"text":"x","_":"y"}` : '"xy"');
   const broken = new Uint8Array([...bytes.subarray(0, bytes.length - 3), 0xc3, 0x28, ...bytes.subarray(bytes.length - 3)]);
   cases.push({ description: 'invalid UTF-8 (0xC3 0x28)', raw: broken });
   // Under a key of its own, so that nothing but the surrogate is wrong with it.
   cases.push({
     description: 'an unpaired surrogate (\\ud800)',
-    raw: isObject(base) ? `{"_modeltape_surrogate":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"',
+    raw: isRecord(base) ? `{"_modeltape_surrogate":"\\ud800"${text.length > 2 ? `,${text.slice(1)}` : '}'}` : '"\\ud800"',
   });
   // Cut inside a container or string, never after a whole number ("65" cut to "6" is still JSON).
   const container = text.startsWith('{') || text.startsWith('[') || text.startsWith('"') ? text : `[${text}]`;
@@ -349,14 +345,14 @@ interface Mutation {
 
 function resolve(root: Schema, schema: Schema): Schema {
   let node = schema;
-  for (let hops = 0; hops < 32 && isObject(node) && typeof node.$ref === 'string'; hops++) {
+  for (let hops = 0; hops < 32 && isRecord(node) && typeof node.$ref === 'string'; hops++) {
     const pointer = node.$ref
       .replace(/^#/, '')
       .split('/')
       .slice(1)
       .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: unknown = root;
-    for (const part of pointer) target = isObject(target) ? target[part] : undefined;
+    for (const part of pointer) target = isRecord(target) ? target[part] : undefined;
     node = (target as Schema) ?? true;
   }
   return node;
@@ -366,7 +362,7 @@ const SAMPLES: Record<string, Json> = { string: 'not-a-number', number: 12345.5,
 
 function* mutations(root: Schema, schemaIn: Schema, value: Json, display: string, path: Array<string | number> = []): Generator<Mutation> {
   const schema = resolve(root, schemaIn);
-  if (!isObject(schema)) return;
+  if (!isRecord(schema)) return;
   const at = (what: string, replace: Json | typeof REMOVE, extra: Array<string | number> = [], shown = display): Mutation => ({
     path: [...path, ...extra],
     display: shown,
@@ -405,8 +401,8 @@ function* mutations(root: Schema, schemaIn: Schema, value: Json, display: string
       yield at(`${schema.exclusiveMaximum}, not below exclusiveMaximum ${schema.exclusiveMaximum}`, schema.exclusiveMaximum);
     if (types.length === 1 && types[0] === 'integer') yield at('1.5 where the schema wants an integer', 1.5);
   }
-  if (isObject(value)) {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+  if (isRecord(value)) {
+    const properties = isRecord(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     for (const name of required) if (name in value) yield at(`the required property ${JSON.stringify(name)} removed`, REMOVE, [name], `${display}.${name}`);
     if (schema.additionalProperties === false)
@@ -436,7 +432,7 @@ function* mutations(root: Schema, schemaIn: Schema, value: Json, display: string
     if (schema.uniqueItems === true && value.length > 0) yield at('a duplicate item (uniqueItems)', [...value, value[0]!]);
     const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as Schema[]) : [];
     for (let index = 0; index < Math.min(value.length, 3); index++) {
-      const itemSchema = index < prefix.length ? prefix[index]! : isObject(schema.items) ? (schema.items as Schema) : undefined;
+      const itemSchema = index < prefix.length ? prefix[index]! : isRecord(schema.items) ? (schema.items as Schema) : undefined;
       if (itemSchema !== undefined) yield* mutations(root, itemSchema, value[index]!, `${display}[${index}]`, [...path, index]);
     }
   }

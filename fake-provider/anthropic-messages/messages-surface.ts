@@ -2,9 +2,10 @@ import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolEx
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { anthropicError } from '../provider-errors.js';
 import { checkAnthropicStrictSchema } from '../strict-schema.js';
-import { answerText, argumentsJson, contentText, fakeModel, isRecord, askedTurn, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import { answerText, argumentsJson, contentText, fakeModel, askedTurn, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
+import { isRecord } from '../../core/internal.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 

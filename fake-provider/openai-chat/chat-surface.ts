@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/internal.js';
 import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { openaiError } from '../provider-errors.js';
@@ -7,7 +8,6 @@ import {
   argumentsJson,
   contentText,
   fakeModel,
-  isRecord,
   parseArguments,
   askedTurn,
   OPENAI_MAX_TOOLS as MAX_TOOLS,

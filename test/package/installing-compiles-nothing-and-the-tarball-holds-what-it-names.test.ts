@@ -51,12 +51,17 @@ describe('npm install modeltape', () => {
 });
 
 describe('the published tarball', () => {
-  test('holds the built JavaScript and its types, the README, the LICENSE and the manifest; no source maps', async () => {
+  test('holds the built JavaScript and its types, the README and the docs it links to, the LICENSE and the manifest; no source maps', async () => {
     // --ignore-scripts: list what the current build would ship, without building again.
     const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
     const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
     const paths = pack!.files.map((file) => file.path);
-    expect(paths.filter((path) => !path.startsWith('dist/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(paths.filter((path) => !path.startsWith('dist/') && !path.startsWith('docs/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    // The README's links point into docs/: every page it links to ships with it.
+    const linked = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/\]\((docs\/[a-z-]+\.md)/g)].map((match) => match[1]!);
+    expect(linked.length).toBeGreaterThan(5);
+    for (const page of linked) expect(paths, page).toContain(page);
+    expect(paths.filter((path) => path.startsWith('docs/') && !path.endsWith('.md'))).toEqual([]);
     expect(paths.filter((path) => path.startsWith('dist/') && !/\.(js|d\.ts)$/.test(path))).toEqual([]);
     const scripts = paths.filter((path) => path.endsWith('.js'));
     expect(scripts.length).toBeGreaterThan(50);
