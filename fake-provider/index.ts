@@ -3,7 +3,7 @@
  * provider's real wire format, in process (`fake.fetch`) or over HTTP (`fake.listen()`); see docs/fake-provider.md.
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
-export { FakeProvider, RuleBuilder, FakeScriptError, type FakeProviderOptions, type FakeCall } from './fake-provider.js';
+export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall } from './fake-provider.js';
 export type { FakeRequest } from './fake-request.js';
 export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
 export { failures, FAILURE_KINDS, type Failure } from './failures.js';

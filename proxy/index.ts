@@ -16,8 +16,11 @@ export {
   type Pace,
   type ProxyOptions,
   type ProxyLimits,
+  type MissPolicy,
+  type MissingTapePolicy,
+  type ResolvedProxyOptions,
 } from './proxy-options.js';
-export { BUILT_IN_UPSTREAMS, type Upstream } from './upstream-table.js';
+export { BUILT_IN_UPSTREAMS, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
 export { pruneTape } from './prune-tape.js';

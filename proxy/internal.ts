@@ -19,6 +19,8 @@ export {
   type ProxyOptions,
   type ProxyLimits,
   type ResolvedProxyOptions,
+  type MissPolicy,
+  type MissingTapePolicy,
 } from './proxy-options.js';
 export { BUILT_IN_UPSTREAMS, buildUpstreamTable, parseUpstreamFlag, providerHosts, type Upstream, type ProviderFlavor } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';

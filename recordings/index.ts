@@ -47,6 +47,8 @@ export { TapeFormatError, SecretInTapeError, type TapeProblem } from './errors.j
 export { canonicalJson } from './canonical-json.js';
 export { compileKeyRules, defaultKeyRules, exchangeKey, keyInputs, sha256Hex, type CompiledKeyRules, type KeyInputs } from './exchange-key.js';
 export { captureRequest, type RawRequest } from './capture-request.js';
+export { encodeBody, decodeBody, type EncodeBodyOptions, type DecodeBodyOptions, type BodyMismatch } from './body-encoding.js';
+export type { CompiledNormalizers } from './normalize-body.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { MAX_JSON_DEPTH, JsonTooDeepError } from './json-depth.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';

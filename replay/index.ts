@@ -3,9 +3,18 @@
  * base URLs to the official SDKs (or `interceptProviders` for clients you cannot configure), and
  * prove what replay promises with the assertions and matchers (see docs/replay.md).
  */
-export { ModeltapeError, diffJson, formatDifferences, type Difference, type ErrorCode } from '../core/internal.js';
-export { ReplayMissError, KeyRulesMismatchError, REPEAT_POLICIES, type RepeatPolicy, type NearestRecording, type KeyChange } from '../lookup/internal.js';
-export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES } from '../proxy/internal.js';
+export { ModeltapeError, diffJson, formatDifferences, type Difference, type DiffOptions, type FormatOptions, type ErrorCode } from '../core/internal.js';
+export {
+  ReplayMissError,
+  KeyRulesMismatchError,
+  REPEAT_POLICIES,
+  type RepeatPolicy,
+  type NearestRecording,
+  type KeyChange,
+  type MissAdvice,
+  type ReplayEngine,
+} from '../lookup/internal.js';
+export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES, type MissPolicy, type MissingTapePolicy } from '../proxy/internal.js';
 export {
   buildDriftReport,
   formatDriftReport,
@@ -17,7 +26,7 @@ export {
 } from '../drift-report/internal.js';
 export { openTape, EscapeError, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
 export { interceptProviders, type ProviderInterception, type InterceptOptions } from './intercept-providers.js';
-export { type Escape, type OutsideConnection } from './escape-guard.js';
+export { EscapeGuard, type Escape, type OutsideConnection } from './escape-guard.js';
 export {
   ReplayAssertionError,
   assertNeverCalledUpstream,
@@ -25,6 +34,7 @@ export {
   assertNoDrift,
   assertReplayedStrictly,
   assertRenderedExactly,
+  replayProblems,
   type ReplayEvidence,
 } from './assertions.js';
 export { modeltapeMatchers, type ModeltapeMatchers } from './matchers.js';

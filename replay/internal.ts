@@ -4,5 +4,5 @@
  */
 export { openTape, EscapeError, unusedExchange, type TapeSession, type OpenTapeOptions, type SessionSummary, type UnusedExchange } from './open-tape.js';
 export { EscapeGuard, type Escape, type OutsideConnection } from './escape-guard.js';
-export { replayProblems, recordingNote, unusedTable, type ReplayEvidence } from './assertions.js';
+export { recordingNote, unusedTable, type ReplayEvidence } from './assertions.js';
 export { tapeForCurrentTest, currentTest, safeFileName, testCommandAdvice, type CurrentTest, type TestCommandAdvice } from './test-context.js';

@@ -59,7 +59,7 @@ export interface RenderedSnapshotResult {
 export function assertRenderedSnapshot(request: unknown, name: string, options: RenderedSnapshotOptions = {}): RenderedSnapshotResult {
   if (typeof name !== 'string') {
     throw new TypeError(
-      `assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is ${typeof name === 'object' ? 'an object' : typeof name}. Before 0.2 the name came first: swap the two arguments.`,
+      `assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is ${typeof name === 'object' ? 'an object' : typeof name}. Earlier versions took the name first: swap the two arguments.`,
     );
   }
   const env = options.env ?? process.env;

@@ -21,7 +21,7 @@ export class BackstopAssertionError extends ModeltapeError {
 export function assertReplayWasNotBackstopped(outcome: RunOutcome, label?: string): void {
   if (typeof outcome === 'string' || typeof outcome !== 'object' || outcome === null) {
     throw new TypeError(
-      `assertReplayWasNotBackstopped(outcome, label?) takes the replay's outcome first; it was given ${typeof outcome === 'string' ? `the string ${JSON.stringify(outcome)}` : String(outcome)}. Before 0.2 the label came first: swap the two arguments.`,
+      `assertReplayWasNotBackstopped(outcome, label?) takes the replay's outcome first; it was given ${typeof outcome === 'string' ? `the string ${JSON.stringify(outcome)}` : String(outcome)}. Earlier versions took the label first: swap the two arguments.`,
     );
   }
   label ??= `run ${outcome.runId}`;

@@ -4,7 +4,7 @@
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export { Runtime, type RuntimeOptions } from './runtime.js';
-export { type Agent } from './agent.js';
+export { DEFAULT_MAX_TOKENS, type Agent } from './agent.js';
 export { REPLAY_MODES, type RunOutcome, type EffectSummary, type ReplayMode } from './run-outcome.js';
 export { RUNTIME_POINTS, type RuntimePoint, type PointDetail } from './runtime-points.js';
 export {
@@ -58,7 +58,8 @@ export {
 } from './errors.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal-file.js';
 export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
-export { SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass } from './tool-box.js';
+export { ToolBox, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
+export { checkDecision } from './check-decision.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
 export { MODEL_APIS, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';

@@ -42,9 +42,9 @@ describe('assertRenderedSnapshot', () => {
     expect(existsSync(`${dir}/__snapshots__/ci-only.request.json`)).toBe(false);
   });
 
-  test('takes the request first and the name second, and says so when given the name first (the order before 0.2)', () => {
+  test('takes the request first and the name second, and says so when given the name first (the order of earlier versions)', () => {
     expect(() => (assertRenderedSnapshot as (...args: unknown[]) => unknown)('checkout', { messages: [] }, { dir, env: {} })).toThrow(
-      "assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is an object. Before 0.2 the name came first: swap the two arguments.",
+      "assertRenderedSnapshot(request, name, options?) takes the request first and the snapshot's name second; the name given is an object. Earlier versions took the name first: swap the two arguments.",
     );
     expect(existsSync(`${dir}/__snapshots__/checkout.request.json`)).toBe(false);
   });

@@ -72,9 +72,9 @@ describe('assertReplayWasNotBackstopped', () => {
     expect(() => assertReplayWasNotBackstopped({ ...replayed, effects: [] }, 'nothing')).toThrow(/saw no effect at all, so it proves nothing/);
   });
 
-  test('takes the outcome first, like every assertion, and says so when given the label first (the order before 0.2)', () => {
+  test('takes the outcome first, like every assertion, and says so when given the label first (the order of earlier versions)', () => {
     expect(() => (assertReplayWasNotBackstopped as (...args: unknown[]) => void)('replay', { mode: 'strict' })).toThrow(
-      'assertReplayWasNotBackstopped(outcome, label?) takes the replay\'s outcome first; it was given the string "replay". Before 0.2 the label came first: swap the two arguments.',
+      'assertReplayWasNotBackstopped(outcome, label?) takes the replay\'s outcome first; it was given the string "replay". Earlier versions took the label first: swap the two arguments.',
     );
     expect(() => assertReplayWasNotBackstopped({ mode: 'run', runId: 'run-7', effects: [], backstopHits: 0 } as never)).toThrow(
       /^run run-7: outcome of run run-7 is a first run, not a replay/,
