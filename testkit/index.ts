@@ -2,6 +2,7 @@
  * `modeltape/testkit`: proofs for code on the runtime: crash scenarios at named points, policy
  * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md).
  */
+export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export {
   runScenario,
   crashAt,
