@@ -13,7 +13,11 @@ export {
   type KeyChange,
   type MissAdvice,
   type ReplayEngine,
+  type ReplayEngineOptions,
+  type ReplayEntry,
+  type LookupResult,
 } from '../lookup/internal.js';
+export type { EscapeRoute, SessionReport } from '../guard/internal.js';
 export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES, type MissPolicy, type MissingTapePolicy } from '../proxy/internal.js';
 export {
   buildDriftReport,
