@@ -24,26 +24,27 @@ export type Failure =
 
 export const FAILURE_KINDS = ['rate-limited', 'server-error', 'unavailable', 'overloaded', 'stream-error', 'drop-connection', 'delay', 'hang'] as const;
 
-type Retry = { retryAfterMs?: number | null; message?: string };
+/** Options of the failures a client retries: how long to say to wait, and the message. */
+export type RetryOptions = { retryAfterMs?: number | null; message?: string };
 
 /** Builders for {@link Failure}s, for `fake.willFail(…)`. */
 export const failures = {
-  rateLimited: (options: Retry = {}): Failure => ({
+  rateLimited: (options: RetryOptions = {}): Failure => ({
     kind: 'rate-limited',
     retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
     ...message(options),
   }),
-  serverError: (options: Retry = {}): Failure => ({
+  serverError: (options: RetryOptions = {}): Failure => ({
     kind: 'server-error',
     retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
     ...message(options),
   }),
-  unavailable: (options: Retry = {}): Failure => ({
+  unavailable: (options: RetryOptions = {}): Failure => ({
     kind: 'unavailable',
     retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
     ...message(options),
   }),
-  overloaded: (options: Retry = {}): Failure => ({
+  overloaded: (options: RetryOptions = {}): Failure => ({
     kind: 'overloaded',
     retryAfterMs: options.retryAfterMs === undefined ? 0 : options.retryAfterMs,
     ...message(options),

@@ -520,6 +520,7 @@ export class RuleBuilder {
   readonly #rule: Rule;
   #added = false;
 
+  /** @internal `fake.when()` and `fake.whenever()` make rule builders. */
   constructor(script: Script, matcher: Matcher, sticky: boolean) {
     this.#script = script;
     this.#rule = {

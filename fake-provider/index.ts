@@ -6,7 +6,7 @@ export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall } from './fake-provider.js';
 export type { FakeRequest } from './fake-request.js';
 export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
-export { failures, FAILURE_KINDS, type Failure } from './failures.js';
+export { failures, FAILURE_KINDS, type Failure, type RetryOptions } from './failures.js';
 export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
 export type { Matcher, StepOptions, Chunking } from './script.js';
 export type { IdKind } from './surface.js';

@@ -17,7 +17,7 @@ export {
   type ReplayEntry,
   type LookupResult,
 } from '../lookup/internal.js';
-export type { EscapeRoute, SessionReport } from '../guard/internal.js';
+export { ESCAPE_ROUTES, type EscapeRoute, type SessionReport } from '../guard/internal.js';
 export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES, type MissPolicy, type MissingTapePolicy } from '../proxy/internal.js';
 export {
   buildDriftReport,
@@ -41,6 +41,6 @@ export {
   replayProblems,
   type ReplayEvidence,
 } from './assertions.js';
-export { modeltapeMatchers, type ModeltapeMatchers } from './matchers.js';
+export { modeltapeMatchers, type ModeltapeMatchers, type MatcherResult } from './matchers.js';
 export { assertRenderedSnapshot, type RenderedSnapshotOptions, type RenderedSnapshotResult } from './rendered-snapshot.js';
 export { tapeForCurrentTest, currentTest, safeFileName, type CurrentTest } from './test-context.js';

@@ -1,7 +1,8 @@
 import { recordingNote, replayProblems, type ReplayEvidence } from './assertions.js';
 
 /** What a matcher returns to Vitest's and Jest's `expect`. */
-interface MatcherResult {
+/** What each matcher returns, as Vitest's and Jest's `expect.extend` take it. */
+export interface MatcherResult {
   pass: boolean;
   message: () => string;
 }

@@ -80,7 +80,9 @@ export class FuzzUnsupportedError extends ModeltapeError {
   }
 }
 
-type Schema = boolean | Record<string, unknown>;
+/** A JSON Schema as fuzzing takes it: an object, or `true`/`false`. */
+export type FuzzSchema = boolean | Record<string, unknown>;
+type Schema = FuzzSchema;
 
 function unsupported(schema: unknown, path = ''): Array<{ keyword: string; path: string }> {
   if (typeof schema !== 'object' || schema === null) return [];
@@ -573,5 +575,15 @@ async function check(tools: ToolBox | readonly Tool[], options: FuzzOptions & { 
   };
 }
 
+/** Schema fuzzing: what {@link fuzz} does. */
+export interface Fuzz {
+  /** Values valid against `schema`, generated and explored (deterministic for `options.seed`). */
+  valid(schema: FuzzSchema, options?: FuzzOptions): Json[];
+  /** Values each breaking one constraint of `schema`, with the constraint it breaks. */
+  invalid(schema: FuzzSchema, options?: FuzzOptions): InvalidCase[];
+  /** Checks each tool's argument checking (and, with `run`, the tool) against valid and invalid values. */
+  check(tools: ToolBox | readonly Tool[], options?: FuzzOptions & { run?: boolean }): Promise<FuzzCheckReport>;
+}
+
 /** Schema fuzzing: `fuzz.valid(schema)`, `fuzz.invalid(schema)`, `fuzz.check(tools)`. */
-export const fuzz = { valid, invalid, check };
+export const fuzz: Fuzz = { valid, invalid, check };

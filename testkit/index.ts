@@ -47,6 +47,8 @@ export {
   FuzzUnsupportedError,
   FuzzCheckError,
   type FuzzOptions,
+  type Fuzz,
+  type FuzzSchema,
   type InvalidCase,
   type FuzzCheckReport,
   type FuzzCheckTool,
