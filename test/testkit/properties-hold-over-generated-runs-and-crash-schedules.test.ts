@@ -147,5 +147,6 @@ describe('properties over generated runs and crash schedules', () => {
     expect(crashed).toBeGreaterThan(20);
     expect(resumed).toBeGreaterThan(10);
     expect(interrupted).toBeGreaterThan(2);
-  });
+    // Hundreds of generated runs: 12 s alone here, 20 s beside another worker on 2 cores.
+  }, 120_000);
 });
