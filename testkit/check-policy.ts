@@ -14,7 +14,7 @@ import {
   type SideEffectClass,
   type Tool,
 } from '../runtime/internal.js';
-import { generateValue } from '../schema/internal.js';
+import { GenerationCache, generateValue } from '../schema/internal.js';
 
 /** Stands for arguments the runtime refuses before the policy sees them (unknown tool, arguments that fail the schema). */
 export const Refused = 'refused (before the policy)' as const;
@@ -191,12 +191,12 @@ export interface RequestFuzz {
 }
 
 /** Valid arguments for a tool, generated from its schema (deterministic for a seed). */
-function generatedRequests(tool: Tool, fuzz: RequestFuzz): PolicyRequest[] {
+function generatedRequests(tool: Tool, fuzz: RequestFuzz, cache: GenerationCache): PolicyRequest[] {
   const count = fuzz.count ?? 20;
   const seen = new Set<string>();
   const requests: PolicyRequest[] = [];
   for (let index = 0; index < count * 3 && requests.length < count; index++) {
-    const args = generateValue(tool.parameters as Record<string, unknown>, { seed: (fuzz.seed ?? 0) * 7919 + index, useExamples: index === 0 }) as Json;
+    const args = generateValue(tool.parameters as Record<string, unknown>, { seed: (fuzz.seed ?? 0) * 7919 + index, useExamples: index === 0, cache }) as Json;
     const text = canonicalJson(args);
     if (seen.has(text)) continue;
     seen.add(text);
@@ -270,8 +270,10 @@ function reportNever(
   const counterexamples: string[] = [];
   const invalid: string[] = [];
   let checked = 0;
+  // Each check holds its own generation cache: what one check generates never reaches another.
+  const cache = new GenerationCache();
   for (const tool of ofClass) {
-    for (const request of generatedRequests(tool, fuzz)) {
+    for (const request of generatedRequests(tool, fuzz, cache)) {
       if (!box.accept(request.tool, request.args).accepted) continue;
       for (const view of views) {
         let answer: unknown;
@@ -394,8 +396,9 @@ function reportPolicyBattery(policy: Policy, tools: ToolBox | readonly Tool[], o
     ...view,
   }));
   const pairs: Array<{ request: PolicyRequest; view: RunView }> = [];
+  const cache = new GenerationCache();
   for (const tool of box.tools())
-    for (const request of generatedRequests(tool, options.fuzz ?? {}))
+    for (const request of generatedRequests(tool, options.fuzz ?? {}, cache))
       if (box.accept(request.tool, request.args).accepted) for (const view of views) pairs.push({ request, view });
   const checks: PolicyBatteryCheck[] = [];
   const check = (name: PolicyBatteryCheck['name'], body: () => string | undefined): void => {

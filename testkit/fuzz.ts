@@ -1,7 +1,7 @@
 import { canonicalJson } from '../recordings/internal.js';
 import { abbreviate, ModeltapeError, isRecord } from '../core/internal.js';
 import { acceptRaw, ARGUMENT_DEPTH_CAP, parseToolArguments, ToolBox, type Json, type Tool, type ToolContext } from '../runtime/internal.js';
-import { compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/internal.js';
+import { GenerationCache, compileForeignSchema, createLenientValidator, generateValue, seededRandom, type ValidateFunction } from '../schema/internal.js';
 
 /** The keywords the kit generates values for. Any other is refused by name. */
 export const FUZZ_KEYWORDS = [
@@ -128,7 +128,7 @@ function valid(schema: Schema, options: FuzzOptions = {}): Json[] {
     values.push(value);
   };
   try {
-    keep(generateValue(schema, { seed: options.seed ?? 0, ...bounds, useExamples: true }) as Json);
+    keep(generateValue(schema, { seed: options.seed ?? 0, ...bounds, useExamples: true, cache: new GenerationCache() }) as Json);
   } catch {
     // the explorer below still tries
   }

@@ -5,7 +5,13 @@ import { zodSchema } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { UnsupportedSchemaError } from '../unsupported-schema-error.js';
-import { generateValue, type GenerateOptions } from './generate-value.js';
+import { generateValue as generateWith, type GenerateOptions } from './generate-value.js';
+import { GenerationCache } from './generation-cache.js';
+
+// One cache for the file, as a FakeProvider holds one for its life.
+const cache = new GenerationCache();
+const generateValue = (schema: Parameters<typeof generateWith>[0], options: Partial<GenerateOptions> = {}): unknown =>
+  generateWith(schema, { cache, ...options });
 import type { JsonSchema } from './json-schema.js';
 
 // The check is independent of the generator: its own ajv instances and its own format checks,
@@ -45,13 +51,13 @@ function expectValid(schema: JsonSchema, value: unknown): void {
 }
 
 /** Generates a value and checks it with the independent validator. */
-function generateValid(schema: JsonSchema, options?: GenerateOptions): unknown {
+function generateValid(schema: JsonSchema, options?: Partial<GenerateOptions>): unknown {
   const value = generateValue(schema, options);
   expectValid(schema, value);
   return value;
 }
 
-function unsupported(schema: JsonSchema, options?: GenerateOptions): UnsupportedSchemaError {
+function unsupported(schema: JsonSchema, options?: Partial<GenerateOptions>): UnsupportedSchemaError {
   try {
     generateValue(schema, options);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { GenerationCache } from './generation-cache.js';
+import type { GenerationCache } from './generation-cache.js';
 import { generateSite } from './generate-site.js';
 import { Generation, type ResolvedGenerateOptions } from './generation.js';
 import type { JsonSchema } from './json-schema.js';
@@ -40,13 +40,12 @@ export interface GenerateOptions {
    */
   useExamples?: boolean;
   /**
-   * What this call shares with the other calls given the same cache: the ajv instance values are
-   * checked with, and the values made before (the same schema and options give the same value, so
-   * it is reused). Give each thing that generates again and again (a fake provider, a policy
-   * check) its own, so that what one of them does cannot reach another.
-   * @default the one cache shared by every call that is given none
+   * What this call shares with the other calls given the same cache: the values made before (the
+   * same schema and options give the same value, so it is reused). Each thing that generates again
+   * and again (a fake provider, a policy check, a fuzz run) holds its own, so that what one of them
+   * does cannot reach another.
    */
-  cache?: GenerationCache;
+  cache: GenerationCache;
 }
 
 /**
@@ -74,11 +73,11 @@ export interface GenerateOptions {
  * `additionalItems`, and `$schema` (ignored).
  *
  * @throws {UnsupportedSchemaError} naming the keywords and the schema path it cannot honour.
- * @example generateValue({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) // { city: 'city-42' }
+ * @example generateValue({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, { cache: new GenerationCache() }) // { city: 'city-42' }
  */
-export function generateValue(schema: JsonSchema, options: GenerateOptions = {}): unknown {
+export function generateValue(schema: JsonSchema, options: GenerateOptions): unknown {
   const resolved = resolveGenerateOptions(options);
-  const cache = options.cache ?? (defaultCache ??= new GenerationCache());
+  const cache = options.cache;
   // Generation is deterministic, and compiling with ajv costs about a millisecond: the same
   // schema and options given the same cache (a fake answering the same tool every turn) reuse
   // the value made before.
@@ -92,15 +91,10 @@ export function generateValue(schema: JsonSchema, options: GenerateOptions = {})
     cache.remember(memoKey, value);
     return value;
   } finally {
-    // The validator is shared between the calls given this cache; keep only its meta-schemas, formats and keywords.
+    // The validator is shared by every cache; keep only its meta-schemas, formats and keywords.
     validator.removeSchema();
   }
 }
-
-// For callers that pass no cache (testkit/'s policy checks and fuzzing, which generate in short
-// bursts): they share one. A cache per call would set ajv up every time, about 35 ms, and made
-// the policy checks' tests five times slower. The FakeProvider holds its own.
-let defaultCache: GenerationCache | undefined;
 
 /** Fills in the defaults of {@link GenerateOptions}; throws a RangeError naming a bad value. */
 function resolveGenerateOptions(options: GenerateOptions): ResolvedGenerateOptions {

@@ -52,9 +52,10 @@ describe('GenerationCache', () => {
     expect(cache.recall('key-200')).toEqual({ value: 200 });
   });
 
-  test('sets ajv up once, on first use', () => {
+  test('sets ajv up once for every cache, and each call leaves no schema compiled in it', () => {
     const cache = new GenerationCache();
-    expect(cache.validator()).toBe(cache.validator());
-    expect(new GenerationCache().validator()).not.toBe(cache.validator());
+    expect(new GenerationCache().validator()).toBe(cache.validator());
+    generateValue({ type: 'object', properties: { city: { type: 'string' } }, $id: 'https://example.test/city' }, { cache });
+    expect(cache.validator().getSchema('https://example.test/city')).toBeUndefined();
   });
 });
