@@ -1,19 +1,8 @@
 /**
- * Internal barrel: what other parts import (the public entry `modeltape/fake-provider` is index.ts).
+ * Internal barrel: what other parts import. It is the public entry (index.ts) and what only the
+ * other parts use.
  * fake-provider/: a deterministic model provider in the OpenAI Chat Completions, OpenAI
  * Responses and Anthropic Messages wire formats, served in process (`fake.fetch`) or over HTTP
  * (`fake.listen()`), scripted or unscripted, never mistaken for the real thing.
  */
-export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProviderOptions, type FakeCall } from './fake-provider.js';
-export type { FakeRequest } from './fake-request.js';
-export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
-export { failures, FAILURE_KINDS, type Failure } from './failures.js';
-export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
-export type { Matcher, StepOptions, Chunking } from './script.js';
-export type { IdKind } from './surface.js';
-export type { FakeServer, ListenOptions } from './http-listener.js';
-export { FAKE_HEADER, type WireResponse } from './wire-response.js';
-export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
-export { embed } from './openai-embeddings.js';
-export { TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
-export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';
+export * from './index.js';
