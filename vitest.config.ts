@@ -24,7 +24,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{core,schema,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,cli}/**/*.test.ts'],
+          include: ['{core,schema,providers,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,cli}/**/*.test.ts'],
         },
       },
       {

@@ -3,20 +3,31 @@ import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/interna
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
-import type { Answer, AskedTurn, ToolCallAnswer } from './asked-turn.js';
+import {
+  PROVIDER_PREFIX,
+  readToolChoice,
+  readTurn,
+  routeOf,
+  withoutProviderPrefix,
+  type AskedTurn,
+  type Provider,
+  type Route,
+  type WireApi,
+} from '../providers/internal.js';
+import type { Answer, ToolCallAnswer } from './answer.js';
 import type { Failure } from './failures.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
 import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
-import { openaiError } from './provider-errors.js';
+import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
 import { fetchResponse } from './fetch-adapter.js';
 import type { FakeRequest } from './fake-request.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
 import { readFakeScript } from './script-file.js';
-import { failTurn, type IdKind, readToolChoice, type RenderContext, type Surface } from './surface.js';
+import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -52,8 +63,8 @@ export interface FakeCall {
   method: string;
   /** The path as received, e.g. `/v1/chat/completions` or `/anthropic/messages`. */
   path: string;
-  /** The endpoint it was routed to, or undefined when no route matched. */
-  endpoint: AskedTurn['endpoint'] | 'embeddings' | 'models' | undefined;
+  /** The wire API it was routed to, or undefined when the fake does not serve its route. */
+  api: WireApi | undefined;
   /** The request headers, without credentials. */
   headers: Record<string, string>;
   /** The parsed JSON body, or undefined. */
@@ -316,18 +327,20 @@ export class FakeProvider {
   answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (OpenAI).
-    const anthropicPath = /^(\/anthropic)?(\/v1)?\/messages$/.test(request.path.split('?')[0]!);
-    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [anthropicPath ? 'request-id' : 'x-request-id']: requestId };
+    const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
+    // A path two providers share (`/v1/models`) is the one its prefix or headers name.
+    const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
+    const provider = route?.provider ?? prefixed ?? 'openai';
+    // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
     const shownPath = redactPathQuery(request.path);
-    const path = request.path.split('?')[0]!.replace(/^\/(openai|anthropic)(?=\/)/, '');
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
       index,
       method: request.method.toUpperCase(),
       path: shownPath,
-      endpoint: undefined,
+      api: undefined,
       headers: request.headers,
       body: undefined,
       status: 0,
@@ -335,12 +348,12 @@ export class FakeProvider {
     this.#calls.push(call);
     let wire: WireResponse;
     try {
-      wire = this.#answer(request, call, path, context);
+      wire = this.#answer(request, call, route, provider, context);
     } catch (error) {
       // A throw (a rule predicate, a schema ajv cannot compile, chunks that do not fit) is the
       // fake's own error: answered loudly, never as a connection failure the SDK would retry.
       wire = this.#fail(
-        surfaceFor(path) ?? openaiChatSurface,
+        provider,
         `FakeProvider call ${index} (${call.method} ${shownPath}) failed: ${(error as Error).message}`,
         'fake_internal_error',
         context,
@@ -350,45 +363,38 @@ export class FakeProvider {
     return wire;
   }
 
-  #answer(request: FakeRequest, call: FakeCall, path: string, context: RenderContext): WireResponse {
+  #answer(request: FakeRequest, call: FakeCall, route: Route | undefined, provider: Provider, context: RenderContext): WireResponse {
     const index = call.index;
-    if (call.method === 'GET' && /^\/v1\/models(\/[^/]+)?$/.test(path)) {
-      call.endpoint = 'models';
-      const model = /^\/v1\/models\/([^/]+)$/.exec(path)?.[1];
-      return modelsResponse(context, {
-        model: model === undefined ? undefined : decodeURIComponent(model),
-        anthropic: request.headers['anthropic-version'] !== undefined,
-      });
-    }
-    const surface = surfaceFor(path);
-    if (call.method !== 'POST' || (surface === undefined && path !== '/v1/embeddings')) {
-      return openaiError(
-        404,
-        `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models, also under /openai/… and /anthropic/….`,
-        { code: 'unknown_url' },
-        context.headers,
+    const served = route !== undefined && SERVED_APIS.includes(route.api) ? route.api : undefined;
+    if (served === undefined) {
+      return errorResponse(
+        provider,
+        {
+          status: 404,
+          type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
+          code: 'unknown_url',
+          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/… and /anthropic/….`,
+        },
+        context,
       );
+    }
+    call.api = served;
+    if (served === 'openai-models' || served === 'anthropic-models') {
+      const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
+      return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
     }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return (surface ?? openaiChatSurface).error(
-        400,
-        'invalid_request_error',
-        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
-        context,
-      );
+      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: NOT_JSON[provider] }, context);
     }
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
-      return (surface ?? openaiChatSurface).error(400, 'invalid_request_error', 'The request body must be a JSON object.', context);
+      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
-    if (surface === undefined) {
-      call.endpoint = 'embeddings';
-      return embeddingsResponse(record, this.#embeddingDimensions, context);
-    }
-    call.endpoint = surface.endpoint;
+    if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
+    const surface = SURFACES[served as keyof typeof SURFACES];
     const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
     if (refusal) return refusal;
 
@@ -401,12 +407,12 @@ export class FakeProvider {
         `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
         `  prompt: ${JSON.stringify(maskSecrets(turn.prompt).slice(0, 120))}${maskSecrets(turn.prompt).length > 120 ? '…' : ''}\n` +
         'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
-      return this.#fail(surface, message, 'fake_script_exhausted', context);
+      return this.#fail(surface.provider, message, 'fake_script_exhausted', context);
     }
     const step = pick?.step;
     const doesNotFit = (reason: string): WireResponse =>
       this.#fail(
-        surface,
+        surface.provider,
         `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
         'fake_answer_does_not_fit',
         context,
@@ -434,13 +440,13 @@ export class FakeProvider {
     return this;
   }
 
-  #fail(surface: Surface, unmasked: string, type: string, context: RenderContext): WireResponse {
+  #fail(provider: Provider, unmasked: string, type: string, context: RenderContext): WireResponse {
     // Masked before anything is cut: a key cut at an edge would no longer look like one.
     const message = maskSecrets(unmasked);
     this.#problems.push(message);
     // A 422, which no SDK retries (the Vercel SDK ignores x-should-retry on a 5xx): a retry
     // would take the next step and shift the whole script onto the wrong calls.
-    const wire = surface.error(422, type, message, context);
+    const wire = fakeError(provider, 422, type, message, context);
     return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
   }
 
@@ -572,13 +578,7 @@ export class RuleBuilder {
  * the fake reads requests; undefined for a path that is not a model endpoint or a body it cannot read.
  */
 export function askedTurnOf(path: string, body: unknown): AskedTurn | undefined {
-  const surface = surfaceFor(path.replace(/^\/(openai|anthropic)(?=\/)/, ''));
-  if (surface === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  try {
-    return surface.ask(body as Record<string, unknown>, 0);
-  } catch {
-    return undefined;
-  }
+  return readTurn(path, body);
 }
 
 function readHistory<T>(history: BoundedHistory<T>, what: string, options: { latest?: boolean }): KeptEntries<T> {
@@ -586,12 +586,25 @@ function readHistory<T>(history: BoundedHistory<T>, what: string, options: { lat
   return history.entries();
 }
 
-function surfaceFor(path: string): Surface | undefined {
-  if (path === '/v1/chat/completions' || path === '/chat/completions') return openaiChatSurface;
-  if (path === '/v1/responses' || path === '/responses') return openaiResponsesSurface;
-  if (path === '/v1/messages' || path === '/messages') return anthropicMessagesSurface;
-  return undefined;
-}
+/** The wire APIs the fake answers model turns in, each by its surface. */
+const SURFACES = {
+  'openai-chat': openaiChatSurface,
+  'openai-responses': openaiResponsesSurface,
+  'anthropic-messages': anthropicMessagesSurface,
+} as const satisfies Partial<Record<WireApi, Surface>>;
+
+/** Every wire API the fake serves. */
+const SERVED_APIS: readonly WireApi[] = [...(Object.keys(SURFACES) as WireApi[]), 'openai-embeddings', 'openai-models', 'anthropic-models'];
+const SERVED_ROUTES = 'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models';
+
+/** What each provider answers a body that is not JSON with. */
+const NOT_JSON: Record<Provider, string> = {
+  openai:
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+  anthropic: 'There was an issue with the request body: it is not valid JSON.',
+  gemini: 'Invalid JSON payload received.',
+  ollama: 'invalid character in request body: it is not JSON',
+};
 
 function withoutSecrets(headers: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};

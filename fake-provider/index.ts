@@ -7,12 +7,14 @@ export { FakeProvider, RuleBuilder, FakeScriptError, askedTurnOf, type FakeProvi
 export type { FakeRequest } from './fake-request.js';
 export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
 export { failures, FAILURE_KINDS, type Failure, type RetryOptions } from './failures.js';
-export type { Answer, AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange, ToolCallAnswer, ModelEndpoint } from './asked-turn.js';
+export { PROVIDERS, WIRE_APIS, TURN_APIS, type Provider, type WireApi, type TurnApi } from '../providers/internal.js';
+export type { AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange } from '../providers/internal.js';
+export type { Answer, ToolCallAnswer } from './answer.js';
 export type { Matcher, StepOptions, Chunking } from './script.js';
 export type { IdKind } from './surface.js';
 export type { FakeServer, ListenOptions } from './http-listener.js';
 export { FAKE_HEADER, type WireResponse } from './wire-response.js';
-export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
+export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMITS, type SchemaViolation } from '../providers/internal.js';
 export { embed } from './openai-embeddings.js';
 export { type TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
 export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';

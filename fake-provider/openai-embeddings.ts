@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { openaiError } from './provider-errors.js';
+import { errorResponse } from './provider-errors.js';
 import type { RenderContext } from './surface.js';
 import { countTokens } from './usage.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
@@ -11,7 +11,7 @@ import { jsonResponse, type WireResponse } from './wire-response.js';
  */
 export function embeddingsResponse(body: Record<string, unknown>, dimensionsDefault: number, context: RenderContext): WireResponse {
   const refuse = (message: string, param: string | null, code: string | null = null): WireResponse =>
-    openaiError(400, message, { param, code }, context.headers);
+    errorResponse('openai', { status: 400, type: 'invalid_request_error', message, param, code }, context);
   if (typeof body.model !== 'string' || body.model === '') return refuse('you must provide a model parameter', null);
   if (body.input === undefined) return refuse("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
   const inputs = normalizeInput(body.input);

@@ -1,4 +1,5 @@
-import type { Answer, AskedTurn } from './asked-turn.js';
+import type { AskedTurn } from '../providers/internal.js';
+import type { Answer } from './answer.js';
 import type { Failure } from './failures.js';
 
 /** How a streamed answer is cut into chunks. */

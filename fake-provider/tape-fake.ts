@@ -1,16 +1,7 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
 import { captureRequest, exchangeKey, type CompiledKeyRules } from '../recordings/internal.js';
-import {
-  ReplayEngine,
-  explainMiss,
-  guessProviderFlavor,
-  prepareResponse,
-  providerErrorBody,
-  providerPath,
-  type PreparedResponse,
-  type ProviderFlavor,
-  type RepeatPolicy,
-} from '../lookup/internal.js';
+import { ReplayEngine, explainMiss, prepareResponse, type PreparedResponse, type RepeatPolicy } from '../lookup/internal.js';
+import { guessProvider, modeltapeErrorBody, providerPath, type Provider } from '../providers/internal.js';
 import { fetchResponse } from './fetch-adapter.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
@@ -102,7 +93,7 @@ export class TapeFake {
 
   #answer(request: FakeRequest, body: Buffer): WireResponse {
     const [pathname, query = ''] = request.path.split('?') as [string, string?];
-    const { upstream, flavor, path } = this.#route(pathname);
+    const { upstream, provider, path } = this.#route(pathname);
     const recorded = captureRequest({ method: request.method, path, query, headers: request.headers, body }, this.#rules);
     const key = exchangeKey(upstream, recorded, this.#rules);
     const result = this.engine.lookup(key);
@@ -113,7 +104,7 @@ export class TapeFake {
       return {
         status: 400,
         headers: { 'content-type': 'application/json', 'x-should-retry': 'false', 'x-modeltape-error': 'modeltape_replay_miss', [FAKE_HEADER]: '1' },
-        body: providerErrorBody(flavor, 400, 'modeltape_replay_miss', error.message),
+        body: JSON.stringify(modeltapeErrorBody(provider, 400, 'modeltape_replay_miss', error.message)),
       };
     }
     this.#summary.hits++;
@@ -131,7 +122,7 @@ export class TapeFake {
 
   // `/openai/…` and `/anthropic/…` name their upstream, as behind the proxy; a bare path goes to
   // the only upstream the tape holds, else to Anthropic for /messages and OpenAI otherwise.
-  #route(pathname: string): { upstream: string; flavor: ProviderFlavor; path: string } {
+  #route(pathname: string): { upstream: string; provider: Provider; path: string } {
     const prefixed = /^\/([a-z0-9][a-z0-9_-]*)(\/.*)$/.exec(pathname);
     let upstream: string;
     let path = pathname;
@@ -143,8 +134,8 @@ export class TapeFake {
     } else {
       upstream = /^(\/v1)?\/messages$/.test(pathname) ? 'anthropic' : 'openai';
     }
-    const guessed = guessProviderFlavor(upstream);
-    const flavor: ProviderFlavor = guessed === 'openai' && /^(\/v1)?\/messages$/.test(path) ? 'anthropic' : guessed;
-    return { upstream, flavor, path: providerPath(flavor, path) };
+    const guessed = guessProvider(upstream);
+    const provider: Provider = guessed === 'openai' && /^(\/v1)?\/messages$/.test(path) ? 'anthropic' : guessed;
+    return { upstream, provider, path: providerPath(provider, path) };
   }
 }

@@ -1,4 +1,4 @@
-import type { AskedTurn } from './asked-turn.js';
+import type { AskedTurn } from '../providers/internal.js';
 
 /**
  * A deterministic stand-in for a tokenizer: about four characters a token, never zero. The same

@@ -16,5 +16,4 @@ export {
   type ReplayEngineOptions,
 } from './replay-engine.js';
 export { ReplayMissError, explainMiss, CLI_MISS_ADVICE, type MissAdvice } from './replay-miss.js';
-export { providerErrorBody, providerPath, guessProviderFlavor, type ProviderFlavor } from './provider-error-body.js';
 export { prepareResponse, type PreparedResponse } from './recorded-response.js';

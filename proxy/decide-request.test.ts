@@ -138,7 +138,7 @@ describe('decideRequest: miss', () => {
       route: routeIn(context),
       reason: 'unrecorded',
       message,
-      response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' },
+      response: { status: 400, type: 'modeltape_replay_miss', provider: 'openai' },
       missError: expect.any(ReplayMissError),
     });
     const { missError } = decision as Extract<RequestDecision, { kind: 'miss' }>;
@@ -157,7 +157,7 @@ describe('decideRequest: miss', () => {
     const context = contextFor('replay', [post()]);
     expect(decideRequest(context, post()).kind).toBe('hit');
     const decision = decideRequest(context, post());
-    expect(decision).toMatchObject({ kind: 'miss', reason: 'exhausted', response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' } });
+    expect(decision).toMatchObject({ kind: 'miss', reason: 'exhausted', response: { status: 400, type: 'modeltape_replay_miss', provider: 'openai' } });
     expect((decision as { message: string }).message).toMatch(
       /^Failed to replay POST \/openai\/v1\/chat\/completions: this request was recorded once and this is call 2 \(ordinal 1\)\.\n/,
     );
@@ -175,7 +175,7 @@ describe('decideRequest: miss', () => {
     expect(decideRequest(context, post())).toMatchObject({
       kind: 'miss',
       reason: 'unrecorded',
-      response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' },
+      response: { status: 400, type: 'modeltape_replay_miss', provider: 'openai' },
     });
   });
 
@@ -188,7 +188,7 @@ describe('decideRequest: miss', () => {
       message:
         `POST /v1/chat/completions (openai) is not on the tape ${TAPE} and needs recording, but no real key is set: the request carries modeltape's placeholder key, so nothing was sent.\n` +
         'Set OPENAI_API_KEY to a real key and run again in record mode (locally, not in CI), or fix the request so that it matches a recording.',
-      response: { status: 401, type: 'modeltape_no_key', flavor: 'openai' },
+      response: { status: 401, type: 'modeltape_no_key', provider: 'openai' },
     });
   });
 
@@ -208,7 +208,7 @@ describe('decideRequest: miss', () => {
       kind: 'miss',
       route: routeIn(context),
       reason: 'too_deep',
-      response: { status: 400, type: 'modeltape_replay_miss', flavor: 'openai' },
+      response: { status: 400, type: 'modeltape_replay_miss', provider: 'openai' },
     });
     expect((decision as { message: string }).message).toMatch(
       new RegExp(
@@ -228,7 +228,7 @@ describe('decideRequest: refuse', () => {
       message:
         'Refused POST /openai/v1/../../admin?key=REDACTED: the path holds the dot segment "..", which could reach past https://api.openai.com (the base of upstream "openai") once the upstream resolves it. ' +
         "Send the path as the provider's API names it, without dot segments or backslashes.",
-      response: { status: 400, type: 'modeltape_invalid_path', flavor: 'openai' },
+      response: { status: 400, type: 'modeltape_invalid_path', provider: 'openai' },
     });
   });
 
@@ -239,7 +239,7 @@ describe('decideRequest: refuse', () => {
       reason: 'unknown_upstream',
       message:
         'No upstream named "mistral". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434). Add one with --upstream name=url.',
-      response: { status: 404, type: 'modeltape_unknown_upstream', flavor: 'openai' },
+      response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     });
   });
 
@@ -251,7 +251,7 @@ describe('decideRequest: refuse', () => {
       message:
         'Refused POST /v1/chat/completions (openai): its body is over the 16 bytes limit of a request, so it was not read and nothing was sent upstream.\n' +
         'Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).',
-      response: { status: 413, type: 'modeltape_request_too_large', flavor: 'openai' },
+      response: { status: 413, type: 'modeltape_request_too_large', provider: 'openai' },
     };
     const { 'content-length': _declared, ...undeclared } = post().headers;
     expect(decideRequest(context, post())).toEqual(expected);
@@ -274,7 +274,7 @@ describe('the two halves the HTTP proxy calls', () => {
     expect(admitRequest(context, { method: 'POST', url: '/anthropic/v1/messages', headers: { 'content-length': '17' } })).toMatchObject({
       kind: 'refuse',
       reason: 'request_too_large',
-      response: { status: 413, flavor: 'anthropic' },
+      response: { status: 413, provider: 'anthropic' },
     });
   });
 

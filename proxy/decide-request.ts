@@ -6,7 +6,7 @@ import { describeBytes } from './response-recording.js';
 import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
-import type { ProviderFlavor } from './upstream-table.js';
+import type { Provider } from './upstream-table.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
 export interface DecisionContext {
@@ -21,7 +21,7 @@ export interface ErrorResponse {
   status: number;
   /** The error's type, also sent as `x-modeltape-error`: `modeltape_replay_miss`. */
   type: string;
-  flavor: ProviderFlavor;
+  provider: Provider;
 }
 
 /** Answer with a recorded exchange. */
@@ -123,7 +123,7 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
       kind: 'refuse',
       reason: 'invalid_path',
       message: `Refused ${head.method} ${redactPathQuery(head.url)}: ${route.refused}`,
-      response: { status: 400, type: 'modeltape_invalid_path', flavor: route.upstream.flavor },
+      response: { status: 400, type: 'modeltape_invalid_path', provider: route.upstream.provider },
     };
   }
   if ('unknown' in route) {
@@ -132,7 +132,7 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
       kind: 'refuse',
       reason: 'unknown_upstream',
       message: `No upstream named ${JSON.stringify(route.unknown)}. Send requests to /<upstream>/<path>; configured upstreams: ${known}. Add one with --upstream name=url.`,
-      response: { status: 404, type: 'modeltape_unknown_upstream', flavor: 'openai' },
+      response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     };
   }
   if (Number(head.headers['content-length'] ?? 0) > limits.requestBodyBytes) return refuseTooLarge(context, route, head.method);
@@ -148,7 +148,7 @@ export function refuseTooLarge(context: DecisionContext, route: Route, method: s
     message:
       `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and nothing was sent upstream.\n` +
       `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`,
-    response: { status: 413, type: 'modeltape_request_too_large', flavor: route.upstream.flavor },
+    response: { status: 413, type: 'modeltape_request_too_large', provider: route.upstream.provider },
   };
 }
 
@@ -194,7 +194,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     response:
       onMiss === 'nearest' && missError.nearestExchange !== undefined
         ? { nearest: missError.nearestExchange }
-        : { status: 400, type: 'modeltape_replay_miss', flavor: route.upstream.flavor },
+        : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider },
     missError,
   };
 }
@@ -208,8 +208,8 @@ function missKeyless(route: Route, request: ProxyRequest, mode: 'record' | 'auto
     reason: 'no_key',
     message:
       `${request.method} ${route.path} (${route.upstream.name}) is not on the tape ${tape} and needs recording, but no real key is set: the request carries modeltape's placeholder key, so nothing was sent.\n` +
-      `Set ${keyVariableOf(route.upstream.flavor)} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`,
-    response: { status: 401, type: 'modeltape_no_key', flavor: route.upstream.flavor },
+      `Set ${keyVariableOf(route.upstream.provider)} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`,
+    response: { status: 401, type: 'modeltape_no_key', provider: route.upstream.provider },
   };
 }
 
@@ -230,6 +230,6 @@ function tooDeepToKey(route: Route, request: ProxyRequest, mode: 'replay' | 'aut
     route,
     reason: 'too_deep',
     message: `${where} cannot be on the tape ${tape}: its request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${abbreviatePath(error.path)}), and modeltape never records what it cannot key. Flatten the payload, or keep such calls out of replayed tests.`,
-    response: { status: 400, type: 'modeltape_replay_miss', flavor: route.upstream.flavor },
+    response: { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider },
   };
 }

@@ -4,13 +4,14 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { HOP_BY_HOP_HEADERS } from '../recordings/internal.js';
-import { providerErrorBody, type PreparedResponse } from '../lookup/internal.js';
+import type { PreparedResponse } from '../lookup/internal.js';
+import { modeltapeErrorBody } from '../providers/internal.js';
 import type { ProxyRequest } from './proxy-request.js';
 import type { Pace, ProxyLimits } from './proxy-options.js';
 import type { ResponseRecording } from './response-recording.js';
 import type { Route } from './router.js';
 import type { UpstreamClient, UpstreamHandler } from './upstream.js';
-import type { ProviderFlavor } from './upstream-table.js';
+import type { Provider } from './upstream-table.js';
 
 /** How {@link startHttpServer} listens and what it tells. */
 export interface HttpServerOptions {
@@ -171,8 +172,8 @@ export function sendPrepared(response: ServerResponse, prepared: PreparedRespons
 }
 
 /** Answers with an error in the provider's own shape, its type also in `x-modeltape-error`. */
-export function sendError(response: ServerResponse, flavor: ProviderFlavor, status: number, type: string, message: string, retry: boolean): void {
-  const body = providerErrorBody(flavor, status, type, message);
+export function sendError(response: ServerResponse, provider: Provider, status: number, type: string, message: string, retry: boolean): void {
+  const body = JSON.stringify(modeltapeErrorBody(provider, status, type, message));
   response.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -245,7 +246,7 @@ export function relayUpstream(
       if (done) return;
       done = true;
       const message = events.onError(error);
-      if (!response.headersSent) sendError(response, route.upstream.flavor, 502, 'modeltape_upstream_error', message, true);
+      if (!response.headersSent) sendError(response, route.upstream.provider, 502, 'modeltape_upstream_error', message, true);
       else response.destroy(error);
     },
   };

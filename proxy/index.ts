@@ -20,7 +20,7 @@ export {
   type MissingTapePolicy,
   type ResolvedProxyOptions,
 } from './proxy-options.js';
-export { BUILT_IN_UPSTREAMS, type Upstream, type ProviderFlavor } from './upstream-table.js';
+export { BUILT_IN_UPSTREAMS, type Upstream, type Provider } from './upstream-table.js';
 export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
 export { pruneTape } from './prune-tape.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderFlavor } from './upstream-table.js';
+import type { Provider } from './upstream-table.js';
 
 /**
  * The key `modeltape run` gives a replay (and auto) command when none is set: the SDKs refuse
@@ -20,8 +20,8 @@ export function carriesPlaceholderKey(headers: IncomingHttpHeaders): boolean {
 }
 
 /** The variable a user sets for this provider's key. */
-export function keyVariableOf(flavor: ProviderFlavor): string {
-  switch (flavor) {
+export function keyVariableOf(provider: Provider): string {
+  switch (provider) {
     case 'anthropic':
       return 'ANTHROPIC_API_KEY';
     case 'gemini':

@@ -210,7 +210,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       sendPrepared(response, preparedOf(decision.response.nearest), 'instant');
       return;
     }
-    sendError(response, decision.response.flavor, decision.response.status, decision.response.type, decision.message, false);
+    sendError(response, decision.response.provider, decision.response.status, decision.response.type, decision.message, false);
   };
 
   const refuse = (decision: RefuseDecision, request: IncomingMessage, response: ServerResponse): void => {
@@ -221,7 +221,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     // The rest of the body is read and dropped, never held; the connection closes after.
     if (decision.reason === 'request_too_large') response.shouldKeepAlive = false;
-    sendError(response, decision.response.flavor, decision.response.status, decision.response.type, decision.message, false);
+    sendError(response, decision.response.provider, decision.response.status, decision.response.type, decision.message, false);
     request.resume();
   };
 
@@ -256,7 +256,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const message = `modeltape failed on ${request.method} ${redactPathQuery(request.url ?? '/')}: ${error.message}`;
     stats.internalErrors++;
     problem(message);
-    if (!response.headersSent) sendError(response, route.upstream.flavor, 500, 'modeltape_internal_error', message, false);
+    if (!response.headersSent) sendError(response, route.upstream.provider, 500, 'modeltape_internal_error', message, false);
     else response.destroy(error);
   };
 

@@ -1,4 +1,4 @@
-import { providerPath } from '../lookup/internal.js';
+import { providerPath } from '../providers/internal.js';
 import type { Upstream } from './upstream-table.js';
 
 /** Where a proxied request goes. */
@@ -39,7 +39,7 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
       refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
     };
   }
-  const path = providerPath(upstream.flavor, rest);
+  const path = providerPath(upstream.provider, rest);
   const forwardPath = `${upstream.basePath}${path}${query === '' ? '' : `?${query}`}`;
   return { upstream, path, query, forwardPath };
 }

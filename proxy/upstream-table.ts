@@ -1,9 +1,9 @@
 import { SIDE_CHANNELS } from '../guard/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 
-import { guessProviderFlavor, type ProviderFlavor } from '../lookup/internal.js';
+import { guessProvider, type Provider } from '../providers/internal.js';
 
-export type { ProviderFlavor };
+export type { Provider };
 
 /** A place the proxy may forward to. The proxy forwards only to these: never an open proxy. */
 export interface Upstream {
@@ -15,28 +15,28 @@ export interface Upstream {
   origin: string;
   /** The path of `baseUrl` without a trailing slash (usually empty); prefixed when forwarding. */
   basePath: string;
-  flavor: ProviderFlavor;
+  provider: Provider;
 }
 
 /** The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these. */
-export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; flavor: ProviderFlavor }>> = {
-  openai: { baseUrl: 'https://api.openai.com', flavor: 'openai' },
-  anthropic: { baseUrl: 'https://api.anthropic.com', flavor: 'anthropic' },
-  gemini: { baseUrl: 'https://generativelanguage.googleapis.com', flavor: 'gemini' },
-  ollama: { baseUrl: 'http://127.0.0.1:11434', flavor: 'ollama' },
+export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; provider: Provider }>> = {
+  openai: { baseUrl: 'https://api.openai.com', provider: 'openai' },
+  anthropic: { baseUrl: 'https://api.anthropic.com', provider: 'anthropic' },
+  gemini: { baseUrl: 'https://generativelanguage.googleapis.com', provider: 'gemini' },
+  ollama: { baseUrl: 'http://127.0.0.1:11434', provider: 'ollama' },
 };
 
 /**
  * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
- * flavor; a new name takes the flavor its name or host suggests (`…anthropic…`, `…gemini…`,
+ * provider; a new name takes the provider its name or host suggests (`…anthropic…`, `…gemini…`,
  * `…ollama…`), else OpenAI's, which most compatible servers follow.
  */
 export function buildUpstreamTable(overrides: Readonly<Record<string, string>> = {}): Map<string, Upstream> {
   const table = new Map<string, Upstream>();
-  for (const [name, { baseUrl, flavor }] of Object.entries(BUILT_IN_UPSTREAMS)) table.set(name, makeUpstream(name, baseUrl, flavor));
+  for (const [name, { baseUrl, provider }] of Object.entries(BUILT_IN_UPSTREAMS)) table.set(name, makeUpstream(name, baseUrl, provider));
   for (const [name, baseUrl] of Object.entries(overrides)) {
-    const flavor = BUILT_IN_UPSTREAMS[name]?.flavor ?? guessProviderFlavor(name, baseUrl);
-    table.set(name, makeUpstream(name, baseUrl, flavor));
+    const provider = BUILT_IN_UPSTREAMS[name]?.provider ?? guessProvider(name, baseUrl);
+    table.set(name, makeUpstream(name, baseUrl, provider));
   }
   return table;
 }
@@ -52,7 +52,7 @@ export function parseUpstreamFlag(value: string): { name: string; baseUrl: strin
   return { name: value.slice(0, equals), baseUrl: value.slice(equals + 1) };
 }
 
-function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Upstream {
+function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstream {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
     throw new ModeltapeError(
       'invalid_upstream',
@@ -78,7 +78,7 @@ function makeUpstream(name: string, baseUrl: string, flavor: ProviderFlavor): Up
       `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`,
     );
   }
-  return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), flavor };
+  return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), provider };
 }
 
 /**

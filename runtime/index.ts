@@ -57,11 +57,20 @@ export {
   type JournalFileProblem,
 } from './errors.js';
 export { JOURNAL_SCHEMA_VERSION } from './journal-file.js';
-export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
+export { parseToolArguments, type ParsedArguments } from '../providers/internal.js';
 export { ToolBox, SIDE_EFFECT_CLASSES, type Tool, type ToolContext, type SideEffectClass, type Reconciliation, type Acceptance } from './tool-box.js';
 export { checkDecision } from './check-decision.js';
 export { allowAll, POLICY_OUTCOMES, type Policy, type PolicyDecision, type PolicyRequest, type RunView } from './policy.js';
-export { MODEL_APIS, type ModelApi, type ModelRequest, type ProviderConnection, type ModelAnswer, type ModelToolCall, type Turn } from './model-providers.js';
+export {
+  MODEL_APIS,
+  type ModelApi,
+  type ModelRequest,
+  type ProviderConnection,
+  type ModelAnswer,
+  type ModelToolCall,
+  type Turn,
+  type OfferedTool,
+} from './model-providers.js';
 export { systemClock, ulidIds, steppingClock, sequentialIds, isUlid, type Clock, type IdSource } from './ids.js';
 export { assertReplayWasNotBackstopped, BackstopAssertionError } from './assert-replay-was-not-backstopped.js';
 export {

@@ -8,6 +8,6 @@
  */
 export * from './index.js';
 export { effectKey } from './journal-store.js';
-export { checkArgumentsValue, ARGUMENT_DEPTH_CAP } from './tool-arguments.js';
+export { checkArgumentsValue, ARGUMENT_DEPTH_CAP } from '../providers/internal.js';
 export { acceptRaw } from './tool-box.js';
 export { renderModelRequest } from './model-providers.js';

@@ -1,3 +1,4 @@
+import type { Json } from '../core/internal.js';
 /**
  * The contract every journal store keeps. The runtime writes through it and nothing else, so a
  * store is swappable (SQLite file, SQLite in memory, a Faulty wrapper, a user's decorator), and
@@ -17,7 +18,7 @@ export type EffectKind = (typeof EFFECT_KINDS)[number];
 export type JournalRecordType = 'start' | 'complete' | 'fail';
 
 /** A JSON value as the journal stores it. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type { Json };
 
 /** One line of a run's journal. */
 export interface JournalRecord {

@@ -1,12 +1,23 @@
 import { ModeltapeError, excerpt } from '../core/internal.js';
 import { ModelCallError } from './errors.js';
-import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
-import type { Json } from './journal-store.js';
-import type { Tool } from './tool-box.js';
+import {
+  readChatAnswer,
+  readMessagesAnswer,
+  renderChatRequest,
+  renderMessagesRequest,
+  type ModelAnswer,
+  type ModelRequest,
+  type ModelToolCall,
+  type OfferedTool,
+  type Turn,
+  type TurnApi,
+} from '../providers/internal.js';
 
-/** The wire format a provider speaks. */
-export const MODEL_APIS = ['openai-chat', 'anthropic-messages'] as const;
+/** The wire APIs the runtime renders model calls in (names from providers/). */
+export const MODEL_APIS = ['openai-chat', 'anthropic-messages'] as const satisfies readonly TurnApi[];
 export type ModelApi = (typeof MODEL_APIS)[number];
+
+export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
 
 /**
  * How the runtime reaches a provider: through a `fetch` (the FakeProvider's `fake.fetch` in
@@ -22,38 +33,6 @@ export interface ProviderConnection {
   fetch?: typeof fetch;
   /** Extra request headers (never journaled). */
   headers?: Record<string, string>;
-}
-
-/** One tool call a model asked for. `args` is the parsed JSON (or the raw text when it did not parse). */
-export interface ModelToolCall {
-  id: string;
-  name: string;
-  args: Json;
-  /** Why the arguments as sent cannot be accepted at all (not JSON, a duplicate key, too deep, …); `args` then holds the raw text. */
-  argumentsError?: string;
-}
-
-/** A model's answer, as the journal keeps it. */
-export interface ModelAnswer {
-  text: string | null;
-  toolCalls: ModelToolCall[];
-  stopReason: string;
-  usage: { input: number; output: number };
-}
-
-/** The conversation, provider-neutral. */
-export type Turn =
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; text: string | null; toolCalls: ModelToolCall[] }
-  | { role: 'tool'; callId: string; name: string; content: string; isError: boolean };
-
-export interface ModelRequest {
-  model: string;
-  system: string;
-  turns: readonly Turn[];
-  tools: readonly Tool[];
-  output: Record<string, unknown> | undefined;
-  maxTokens: number;
 }
 
 const DEFAULT_BASE_URLS: Record<ModelApi, string> = { 'openai-chat': 'https://api.openai.com/v1', 'anthropic-messages': 'https://api.anthropic.com' };
@@ -86,124 +65,14 @@ export async function callModel(provider: string, connection: ProviderConnection
   } catch (error) {
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
-  return connection.api === 'openai-chat' ? openAiAnswer(provider, parsed) : anthropicAnswer(provider, parsed);
+  const answer = connection.api === 'openai-chat' ? readChatAnswer(parsed) : readMessagesAnswer(parsed);
+  if ('problem' in answer) throw new ModelCallError(`Provider "${provider}" ${answer.problem}`, response.status);
+  return answer;
 }
 
 /** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
 export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
-  return api === 'openai-chat' ? openAiBody(request) : anthropicBody(request);
-}
-
-function openAiBody(request: ModelRequest): Record<string, unknown> {
-  const messages: unknown[] = [];
-  if (request.system) messages.push({ role: 'system', content: request.system });
-  for (const turn of request.turns) {
-    if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
-    else if (turn.role === 'tool') messages.push({ role: 'tool', tool_call_id: turn.callId, content: turn.content });
-    else {
-      messages.push({
-        role: 'assistant',
-        content: turn.text,
-        ...(turn.toolCalls.length > 0
-          ? {
-              tool_calls: turn.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function',
-                function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
-              })),
-            }
-          : {}),
-      });
-    }
-  }
-  return {
-    model: request.model,
-    messages,
-    max_completion_tokens: request.maxTokens,
-    ...(request.tools.length > 0
-      ? {
-          tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
-        }
-      : {}),
-    ...(request.output ? { response_format: { type: 'json_schema', json_schema: { name: 'output', strict: true, schema: request.output } } } : {}),
-  };
-}
-
-function openAiAnswer(provider: string, body: unknown): ModelAnswer {
-  const choice = (
-    body as {
-      choices?: Array<{
-        message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
-        finish_reason?: string;
-      }>;
-    }
-  ).choices?.[0];
-  if (choice?.message === undefined)
-    throw new ModelCallError(`Provider "${provider}" answered without choices[0].message: ${excerpt(JSON.stringify(body), 200)}`);
-  const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
-  return {
-    text: choice.message.content ?? null,
-    toolCalls: (choice.message.tool_calls ?? []).map((call) => {
-      const parsed = parseToolArguments(call.function.arguments);
-      return parsed.ok
-        ? { id: call.id, name: call.function.name, args: parsed.value }
-        : { id: call.id, name: call.function.name, args: call.function.arguments, argumentsError: parsed.reason };
-    }),
-    stopReason: choice.finish_reason ?? 'stop',
-    usage: { input: usage?.prompt_tokens ?? 0, output: usage?.completion_tokens ?? 0 },
-  };
-}
-
-function anthropicBody(request: ModelRequest): Record<string, unknown> {
-  const messages: Array<{ role: string; content: unknown[] }> = [];
-  for (const turn of request.turns) {
-    if (turn.role === 'user') messages.push({ role: 'user', content: [{ type: 'text', text: turn.content }] });
-    else if (turn.role === 'assistant') {
-      const content: unknown[] = [];
-      if (turn.text) content.push({ type: 'text', text: turn.text });
-      for (const call of turn.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args });
-      messages.push({ role: 'assistant', content });
-    } else {
-      // Results of one turn's calls travel together in one user message.
-      const block = { type: 'tool_result', tool_use_id: turn.callId, content: turn.content, ...(turn.isError ? { is_error: true } : {}) };
-      const last = messages[messages.length - 1];
-      if (last !== undefined && last.role === 'user' && last.content.every((part) => (part as { type: string }).type === 'tool_result'))
-        last.content.push(block);
-      else messages.push({ role: 'user', content: [block] });
-    }
-  }
-  return {
-    model: request.model,
-    max_tokens: request.maxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages,
-    ...(request.tools.length > 0
-      ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })) }
-      : {}),
-  };
-}
-
-function anthropicAnswer(provider: string, body: unknown): ModelAnswer {
-  const message = body as {
-    content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Json }>;
-    stop_reason?: string;
-    usage?: { input_tokens?: number; output_tokens?: number };
-  };
-  if (!Array.isArray(message.content))
-    throw new ModelCallError(`Provider "${provider}" answered without a content array: ${excerpt(JSON.stringify(body), 200)}`);
-  const texts = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '');
-  return {
-    text: texts.length > 0 ? texts.join('') : null,
-    toolCalls: message.content
-      .filter((block) => block.type === 'tool_use')
-      .map((block) => {
-        const args = block.input ?? {};
-        const problem = checkArgumentsValue(args);
-        return { id: block.id!, name: block.name!, args, ...(problem === undefined ? {} : { argumentsError: problem }) };
-      }),
-    stopReason: message.stop_reason ?? 'end_turn',
-    usage: { input: message.usage?.input_tokens ?? 0, output: message.usage?.output_tokens ?? 0 },
-  };
+  return api === 'openai-chat' ? renderChatRequest(request) : renderMessagesRequest(request);
 }
 
 /** Checks a provider connection once, at the boundary. */

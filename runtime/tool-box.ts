@@ -2,7 +2,7 @@ import { pointerToPath } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import { compileForeignSchema, createLenientValidator, nearestName, type ValidateFunction } from '../schema/internal.js';
 import type { Json } from './journal-store.js';
-import { checkArgumentsValue, parseToolArguments } from './tool-arguments.js';
+import { checkArgumentsValue, parseToolArguments } from '../providers/internal.js';
 
 /** What a tool does to the world, from nothing to something that cannot be undone. */
 export const SIDE_EFFECT_CLASSES = ['read', 'local_mutation', 'remote_mutation', 'destructive'] as const;

@@ -1,160 +1,23 @@
 import { isRecord } from '../../core/internal.js';
-import type { Answer, AskedMessage, AskedTool, AskedTurn, ResponseSchema, ToolExchange } from '../asked-turn.js';
+import { readResponsesRequest, refuseResponsesRequest, type AskedTurn } from '../../providers/internal.js';
+import type { Answer } from '../answer.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
-import { openaiError } from '../provider-errors.js';
-import { checkOpenAiStrictSchema, formatContext } from '../strict-schema.js';
-import {
-  answerText,
-  argumentsJson,
-  contentText,
-  fakeModel,
-  parseArguments,
-  askedTurn,
-  OPENAI_MAX_TOOLS as MAX_TOOLS,
-  OPENAI_TOOL_NAME as TOOL_NAME,
-  type RenderContext,
-  type StreamFailure,
-  type Surface,
-} from '../surface.js';
+import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
 /** OpenAI Responses: `POST /v1/responses`. */
 export const openaiResponsesSurface: Surface = {
   provider: 'openai',
-  endpoint: 'responses',
+  api: 'openai-responses',
 
-  refuse(body, options, context) {
-    const constrained = options.constrained;
-    const refuse = (message: string, param: string | null, code: string | null = null): WireResponse =>
-      openaiError(400, message, { param, code }, context.headers);
-    if (typeof body.model !== 'string' || body.model === '') return refuse("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-    if (body.max_tokens !== undefined)
-      return refuse(
-        "Unsupported parameter: 'max_tokens'. In the Responses API, this parameter has moved to 'max_output_tokens'.",
-        'max_tokens',
-        'unsupported_parameter',
-      );
-    if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))
-      return refuse("Invalid type for 'input': expected one of a string or an array of input items.", 'input', 'invalid_type');
-    // With previous_response_id (or a conversation) the calls live in the stored response, which
-    // the fake does not keep: only a self-contained input can be checked.
-    const stateful = body.previous_response_id !== undefined || body.conversation !== undefined;
-    const calls = new Set<string>();
-    for (const item of stateful || !Array.isArray(body.input) ? [] : (body.input as unknown[])) {
-      if (!isRecord(item)) continue;
-      if (item.type === 'function_call' && typeof item.call_id === 'string') calls.add(item.call_id);
-      if (item.type === 'function_call_output' && !calls.has(String(item.call_id)))
-        return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
-    }
-    const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-    if (tools.length > MAX_TOOLS)
-      return refuse(
-        `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
-        'tools',
-        'array_above_max_length',
-      );
-    for (const [index, tool] of tools.entries()) {
-      if (!isRecord(tool) || tool.type !== 'function') continue;
-      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
-        return refuse(
-          `Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
-          `tools[${index}].name`,
-          'invalid_value',
-        );
-      }
-    }
-    if (typeof body.temperature === 'number' && body.temperature > 2)
-      return refuse(
-        `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
-        'temperature',
-        'decimal_above_max_value',
-      );
-    if (constrained) {
-      const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
-      if (format?.type === 'json_schema' && format.strict === true) {
-        const violation = checkOpenAiStrictSchema(format.schema);
-        if (violation)
-          return refuse(
-            `Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`,
-            'text.format.schema',
-          );
-      }
-      // Only tools that say `strict: true` are held to strict mode here; left out, the Responses
-      // API converts the schema to strict form itself and accepts it.
-      for (const [index, tool] of tools.entries()) {
-        if (!isRecord(tool) || tool.type !== 'function' || tool.strict !== true) continue;
-        const violation = checkOpenAiStrictSchema(tool.parameters);
-        if (violation)
-          return refuse(
-            `Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`,
-            `tools[${index}].parameters`,
-          );
-      }
-    }
-    return undefined;
-  },
-
-  ask(body, index) {
-    const systemParts: string[] = [];
-    if (typeof body.instructions === 'string') systemParts.push(body.instructions);
-    const messages: AskedMessage[] = [];
-    const names = new Map<string, string>();
-    const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]) : [];
-    for (const item of items) {
-      if (!isRecord(item)) continue;
-      if (item.type === 'function_call') {
-        const call = { id: String(item.call_id), name: String(item.name), arguments: parseArguments(item.arguments) };
-        names.set(call.id, call.name);
-        const last = messages.at(-1);
-        if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
-        else messages.push({ role: 'assistant', text: '', toolCalls: [call] });
-        continue;
-      }
-      if (item.type === 'function_call_output') {
-        messages.push({ role: 'tool', text: typeof item.output === 'string' ? item.output : contentText(item.output), toolCallId: String(item.call_id) });
-        continue;
-      }
-      if (item.role === 'system' || item.role === 'developer') {
-        systemParts.push(contentText(item.content));
-        continue;
-      }
-      if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content) });
-    }
-    const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
-    const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
-      .filter((tool) => tool.type === 'function')
-      .map((tool) => ({
-        name: String(tool.name),
-        description: typeof tool.description === 'string' ? tool.description : undefined,
-        parameters: tool.parameters ?? { type: 'object', properties: {} },
-        strict: tool.strict === true,
-      }));
-    const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
-    let responseSchema: ResponseSchema | undefined;
-    if (format?.type === 'json_schema')
-      responseSchema = {
-        source: 'text.format',
-        name: typeof format.name === 'string' ? format.name : undefined,
-        schema: format.schema ?? {},
-        strict: format.strict === true,
-      };
-    const exchanges: ToolExchange[] = [];
-    for (let position = messages.length - 1; position >= 0 && messages[position]!.role === 'tool'; position--) {
-      const message = messages[position]!;
-      exchanges.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
-    }
-    return askedTurn(body, { index, provider: 'openai', endpoint: 'responses', system, messages, tools, responseSchema, exchanges });
-  },
+  refuse: (body, options, context) => refusalResponse('openai', refuseResponsesRequest(body, options), context),
+  ask: readResponsesRequest,
 
   respond(turn, answer, context, failure) {
     return turn.stream
       ? streamResponse(turn, answer, context, failure)
       : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
-  },
-
-  error(status, type, message, context) {
-    return openaiError(status, message, { type, code: type }, context.headers);
   },
 };
 

@@ -228,7 +228,7 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     };
     const result = await generateText({ model: clients.vercelOpenAI('gpt-4o'), tools, prompt: 'Weather in Paris?', stopWhen: stepCountIs(3) });
     expect(result.text).toBe('Responses says rain.');
-    expect(fake.asked().map((turn) => turn.endpoint)).toEqual(['responses', 'responses']);
+    expect(fake.asked().map((turn) => turn.api)).toEqual(['openai-responses', 'openai-responses']);
     expect(fake.asked()[1]!.exchanges).toEqual([expect.objectContaining({ name: 'weather', result: expect.stringContaining('"rain":true') })]);
     fake.assertConsumed();
   });
@@ -244,7 +244,7 @@ describe.each(TRANSPORTS)('the official SDKs against the fake, over %s', (transp
     for await (const delta of second.textStream) anthropicText += delta;
     expect(openaiText).toBe('Streaming via OpenAI responses.');
     expect(anthropicText).toBe('Streaming via Anthropic.');
-    expect(fake.asked().map((turn) => turn.endpoint)).toEqual(['responses', 'messages']);
+    expect(fake.asked().map((turn) => turn.api)).toEqual(['openai-responses', 'anthropic-messages']);
   });
 
   test('ai: generateObject through OpenAI responses, OpenAI chat and Anthropic', async () => {

@@ -110,9 +110,9 @@ describe('a FakeProvider script', () => {
     await ask(fake, 'hi');
     await client(fake).embeddings.create({ model: 'text-embedding-3-small', input: 'hi' });
     const calls = fake.calls();
-    expect(calls.map((call) => [call.method, call.path, call.endpoint, call.status])).toEqual([
-      ['POST', '/v1/chat/completions', 'chat.completions', 200],
-      ['POST', '/v1/embeddings', 'embeddings', 200],
+    expect(calls.map((call) => [call.method, call.path, call.api, call.status])).toEqual([
+      ['POST', '/v1/chat/completions', 'openai-chat', 200],
+      ['POST', '/v1/embeddings', 'openai-embeddings', 200],
     ]);
     expect(calls[0]!.headers.authorization).toBeUndefined();
     expect(calls[0]!.body).toMatchObject({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });

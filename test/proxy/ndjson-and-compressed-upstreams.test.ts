@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
-import { providerErrorBody } from '../../lookup/internal.js';
+import { modeltapeErrorBody } from '../../providers/internal.js';
 import { loadTape } from 'modeltape/recordings';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -82,16 +82,16 @@ describe('other upstream shapes', () => {
   });
 
   test("a miss answers in each provider's own error shape", () => {
-    expect(JSON.parse(providerErrorBody('openai', 400, 'modeltape_replay_miss', 'm'))).toEqual({
+    expect(modeltapeErrorBody('openai', 400, 'modeltape_replay_miss', 'm')).toEqual({
       error: { message: 'm', type: 'modeltape_replay_miss', param: null, code: 'modeltape_replay_miss' },
     });
-    expect(JSON.parse(providerErrorBody('anthropic', 400, 'modeltape_replay_miss', 'm'))).toMatchObject({
+    expect(modeltapeErrorBody('anthropic', 400, 'modeltape_replay_miss', 'm')).toMatchObject({
       type: 'error',
       error: { type: 'modeltape_replay_miss', message: 'm' },
     });
-    expect(JSON.parse(providerErrorBody('gemini', 400, 'modeltape_replay_miss', 'm'))).toEqual({
+    expect(modeltapeErrorBody('gemini', 400, 'modeltape_replay_miss', 'm')).toEqual({
       error: { code: 400, message: 'm', status: 'MODELTAPE_REPLAY_MISS' },
     });
-    expect(JSON.parse(providerErrorBody('ollama', 400, 'modeltape_replay_miss', 'm'))).toEqual({ error: 'm' });
+    expect(modeltapeErrorBody('ollama', 400, 'modeltape_replay_miss', 'm')).toEqual({ error: 'm' });
   });
 });

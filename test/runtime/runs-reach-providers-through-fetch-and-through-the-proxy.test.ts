@@ -24,7 +24,7 @@ describe('a run', () => {
     expect(outcome.output).toBe('Parcel P-1 is in Lyon; I told the customer.');
     expect(runs.send).toEqual([{ to: 'customer', text: 'Your parcel P-1 is in Lyon.' }]);
     const asked = fake.asked();
-    expect(asked.map((turn) => turn.endpoint)).toEqual(['messages', 'messages', 'messages']);
+    expect(asked.map((turn) => turn.api)).toEqual(['anthropic-messages', 'anthropic-messages', 'anthropic-messages']);
     expect(asked[0]!.system).toBe(parcelAgent.system);
     expect(asked[0]!.tools.map((tool) => tool.name)).toEqual(['lookup_parcel', 'send_message']);
     expect(asked[2]!.exchanges).toMatchObject([{ toolCallId: asked[2]!.exchanges[0]!.toolCallId, name: 'send_message', isError: false }]);

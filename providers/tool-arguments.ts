@@ -1,4 +1,4 @@
-import type { Json } from './journal-store.js';
+import type { Json } from '../core/internal.js';
 
 /** How deep tool arguments may nest (objects and arrays) before they are refused. */
 export const ARGUMENT_DEPTH_CAP = 256;

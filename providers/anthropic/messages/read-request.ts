@@ -1,0 +1,53 @@
+import { askedTurn, contentText, type AskedMessage, type AskedTool, type AskedTurn, type ResponseSchema, type ToolExchange } from '../../turn.js';
+import { blocksOf, outputFormat } from './blocks.js';
+
+/** What a Messages request shows the model: the system prompt, the conversation, tools, the response schema. */
+export function readMessagesRequest(body: Record<string, unknown>, index: number): AskedTurn {
+  const system = typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? contentText(body.system) : undefined;
+  const messages: AskedMessage[] = [];
+  const names = new Map<string, string>();
+  for (const message of body.messages as Array<Record<string, unknown>>) {
+    const blocks = blocksOf(message.content);
+    const text = blocks
+      .filter((block) => block.type === 'text')
+      .map((block) => String(block.text))
+      .join('');
+    if (message.role === 'assistant') {
+      const uses = blocks
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => ({ id: String(block.id), name: String(block.name), arguments: block.input }));
+      for (const use of uses) names.set(use.id, use.name);
+      messages.push(uses.length > 0 ? { role: 'assistant', text, toolCalls: uses } : { role: 'assistant', text });
+      continue;
+    }
+    for (const block of blocks.filter((candidate) => candidate.type === 'tool_result')) {
+      messages.push({ role: 'tool', text: contentText(block.content), toolCallId: String(block.tool_use_id) });
+    }
+    if (text !== '' || !blocks.some((block) => block.type === 'tool_result')) messages.push({ role: 'user', text });
+  }
+  const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
+    .filter((tool) => tool.type === undefined || tool.type === 'custom')
+    .map((tool) => ({
+      name: String(tool.name),
+      description: typeof tool.description === 'string' ? tool.description : undefined,
+      parameters: tool.input_schema,
+      strict: tool.strict === true,
+    }));
+  const last = (body.messages as Array<Record<string, unknown>>).at(-1);
+  const exchanges: ToolExchange[] =
+    last?.role === 'user'
+      ? blocksOf(last.content)
+          .filter((block) => block.type === 'tool_result')
+          .map((block) => ({
+            toolCallId: String(block.tool_use_id),
+            name: names.get(String(block.tool_use_id)),
+            result: contentText(block.content),
+            isError: block.is_error === true,
+          }))
+      : [];
+  const format = outputFormat(body);
+  const responseSchema: ResponseSchema | undefined = format
+    ? { source: 'output_config.format', name: undefined, schema: format.schema, strict: true }
+    : undefined;
+  return askedTurn(body, { index, provider: 'anthropic', api: 'anthropic-messages', system, messages, tools, responseSchema, exchanges });
+}

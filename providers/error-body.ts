@@ -1,0 +1,36 @@
+import { anthropicErrorBody } from './anthropic/error-body.js';
+import { geminiErrorBody } from './gemini/error-body.js';
+import { ollamaErrorBody } from './ollama/error-body.js';
+import { openaiErrorBody } from './openai/error-body.js';
+import type { ProviderError } from './provider-error.js';
+import type { Provider } from './vocabulary.js';
+
+export type { ProviderError };
+
+/**
+ * An error body in the provider's own shape, so its SDK raises a readable error: OpenAI
+ * `{"error":{"message","type","param","code"}}`, Anthropic
+ * `{"type":"error","error":{"type","message"},"request_id"}`, Gemini's Google RPC
+ * `{"error":{"code","message","status"}}` and Ollama's `{"error":"…"}`.
+ */
+export function errorBody(provider: Provider, error: ProviderError): Record<string, unknown> {
+  switch (provider) {
+    case 'anthropic':
+      return anthropicErrorBody(error);
+    case 'gemini':
+      return geminiErrorBody(error);
+    case 'ollama':
+      return ollamaErrorBody(error);
+    case 'openai':
+      return openaiErrorBody(error);
+  }
+}
+
+/**
+ * modeltape's own error (a replay miss, a refused path) in the provider's shape: its type is
+ * modeltape's (`modeltape_replay_miss`, …), also as OpenAI's `code`, and an Anthropic body
+ * carries the message at the top level too.
+ */
+export function modeltapeErrorBody(provider: Provider, status: number, type: string, message: string): Record<string, unknown> {
+  return errorBody(provider, { status, type, message, code: type, fromModeltape: true });
+}

@@ -1,0 +1,53 @@
+/**
+ * Internal barrel: what other parts import.
+ * providers/: each wire API once (OpenAI chat, Responses and embeddings, Anthropic Messages, and
+ * the names of Gemini's and Ollama's): the names, reading a request into turns, the refusals a
+ * provider makes before any model runs, the error body of each provider, rendering a request and
+ * reading an answer for the runtime.
+ */
+export {
+  PROVIDERS,
+  WIRE_APIS,
+  TURN_APIS,
+  PROVIDER_PREFIX,
+  providerOf,
+  routeOf,
+  withoutProviderPrefix,
+  guessProvider,
+  providerPath,
+  type Provider,
+  type WireApi,
+  type TurnApi,
+  type Route,
+} from './vocabulary.js';
+export { errorBody, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { anthropicErrorType, ANTHROPIC_ERROR_TYPES } from './anthropic/error-body.js';
+export type { RefusalOptions } from './refusal.js';
+export {
+  askedTurn,
+  renderPrompt,
+  readToolChoice,
+  contentText,
+  parseArguments,
+  type AskedTurn,
+  type AskedMessage,
+  type AskedTool,
+  type ResponseSchema,
+  type ToolExchange,
+  type ToolChoice,
+} from './turn.js';
+export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, formatContext, OPENAI_STRICT_LIMITS, type SchemaViolation } from './strict-schema.js';
+export { parseToolArguments, checkArgumentsValue, ARGUMENT_DEPTH_CAP, type ParsedArguments } from './tool-arguments.js';
+export { OPENAI_TOOL_NAME, OPENAI_MAX_TOOLS } from './openai/limits.js';
+export { readChatRequest } from './openai/chat/read-request.js';
+export { refuseChatRequest } from './openai/chat/refusals.js';
+export { readResponsesRequest } from './openai/responses/read-request.js';
+export { refuseResponsesRequest } from './openai/responses/refusals.js';
+export { readMessagesRequest } from './anthropic/messages/read-request.js';
+export { refuseMessagesRequest } from './anthropic/messages/refusals.js';
+export { readTurn, readableTurnApis } from './read-turn.js';
+export type { ModelAnswer, ModelRequest, ModelToolCall, Turn, OfferedTool, UnreadableAnswer } from './model-call.js';
+export { renderChatRequest } from './openai/chat/render-request.js';
+export { readChatAnswer } from './openai/chat/read-answer.js';
+export { renderMessagesRequest } from './anthropic/messages/render-request.js';
+export { readMessagesAnswer } from './anthropic/messages/read-answer.js';

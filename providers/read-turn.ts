@@ -1,0 +1,34 @@
+import { isRecord } from '../core/internal.js';
+import { readMessagesRequest } from './anthropic/messages/read-request.js';
+import { readChatRequest } from './openai/chat/read-request.js';
+import { readResponsesRequest } from './openai/responses/read-request.js';
+import type { AskedTurn } from './turn.js';
+import { routeOf, withoutProviderPrefix, type Route, type TurnApi } from './vocabulary.js';
+
+/** Each turn API's reader: a request body into the turn it shows the model. */
+const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: number, route: Route) => AskedTurn>> = {
+  'openai-chat': readChatRequest,
+  'openai-responses': readResponsesRequest,
+  'anthropic-messages': readMessagesRequest,
+};
+
+/** The turn APIs a reader here can read. */
+export function readableTurnApis(): TurnApi[] {
+  return Object.keys(READERS) as TurnApi[];
+}
+
+/**
+ * What a request body would show a model turn (system, messages, tools, prompt…), read by its
+ * API's reader; undefined for a path that is not a model turn, a body that is not an object, or
+ * one its reader cannot read.
+ */
+export function readTurn(path: string, body: unknown, method = 'POST'): AskedTurn | undefined {
+  const route = routeOf(method, withoutProviderPrefix(path.split('?')[0]!).path);
+  const reader = route === undefined ? undefined : READERS[route.api as TurnApi];
+  if (reader === undefined || !isRecord(body)) return undefined;
+  try {
+    return reader(body, 0, route!);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The names every part uses for providers and their wire APIs: the proxy (whose conventions an
+ * upstream follows), the replay engine and the fake (which API a request is, which error shape
+ * answers it), the runtime (which API it renders) and the drift report (how it reads a body).
+ */
+
+/** Whose conventions a server follows: error shapes, credential headers, path quirks. */
+export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * One wire API: a route (or a few that take the same body) in one provider's format.
+ * `…-models` are the model lists; the others carry a request body.
+ */
+export const WIRE_APIS = [
+  'openai-chat',
+  'openai-responses',
+  'openai-embeddings',
+  'openai-models',
+  'anthropic-messages',
+  'anthropic-count-tokens',
+  'anthropic-models',
+  'gemini-generate',
+  'gemini-count-tokens',
+  'gemini-embed',
+  'gemini-models',
+  'ollama-chat',
+  'ollama-generate',
+  'ollama-embed',
+  'ollama-tags',
+] as const;
+export type WireApi = (typeof WIRE_APIS)[number];
+
+/** The wire APIs whose request is a model turn (a conversation that a model answers). */
+export const TURN_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-generate', 'ollama-chat', 'ollama-generate'] as const;
+export type TurnApi = (typeof TURN_APIS)[number];
+
+/** The provider whose format a wire API is in. */
+export function providerOf(api: WireApi): Provider {
+  return api.slice(0, api.indexOf('-')) as Provider;
+}
+
+/** What a request's method and path are, in the provider's own terms. */
+export interface Route {
+  api: WireApi;
+  provider: Provider;
+  /** For Gemini, the model named in the path (`/v1beta/models/{model}:generateContent`). */
+  model?: string;
+  /** For Gemini, whether the path asks for a stream (`:streamGenerateContent`). */
+  stream?: boolean;
+}
+
+/**
+ * The wire API a request is for, from its method and path (without the query, and without a
+ * `/openai`, `/anthropic`, `/gemini` or `/ollama` prefix), or undefined for a route no provider
+ * here has. Anthropic's two clients build `/v1/messages` (@anthropic-ai/sdk) and `/messages`
+ * (@ai-sdk/anthropic) from one base URL, and OpenAI's clients `/v1/…` or `/…`; both are read.
+ * `hint` settles the paths two providers share (`/v1/models`, OpenAI-compatible `/v1/…` on an
+ * Ollama server): the provider an upstream or header says it is.
+ */
+export function routeOf(method: string, path: string, hint?: Provider): Route | undefined {
+  const verb = method.toUpperCase();
+  const gemini = /^\/(v1|v1beta|v1alpha)\/(models|tunedModels)\/([^/:]+):([A-Za-z]+)$/.exec(path);
+  if (gemini !== null && verb === 'POST') {
+    const model = decodeURIComponent(gemini[3]!);
+    const api = GEMINI_METHODS[gemini[4]!];
+    if (api !== undefined) return { api, provider: 'gemini', model, ...(api === 'gemini-generate' ? { stream: gemini[4] === 'streamGenerateContent' } : {}) };
+    return undefined;
+  }
+  if (/^\/(v1|v1beta|v1alpha)\/models(\/[^/:]+)?$/.test(path) && verb === 'GET' && (hint === 'gemini' || /^\/v1(beta|alpha)\//.test(path)))
+    return { api: 'gemini-models', provider: 'gemini' };
+  if (verb === 'POST' && OLLAMA_ROUTES[path] !== undefined) return { api: OLLAMA_ROUTES[path]!, provider: 'ollama' };
+  if (verb === 'GET' && path === '/api/tags') return { api: 'ollama-tags', provider: 'ollama' };
+  if (verb === 'GET' && /^(\/v1)?\/models(\/[^/]+)?$/.test(path))
+    return hint === 'anthropic' ? { api: 'anthropic-models', provider: 'anthropic' } : { api: 'openai-models', provider: 'openai' };
+  if (verb !== 'POST') return undefined;
+  if (/^(\/v1)?\/messages$/.test(path)) return { api: 'anthropic-messages', provider: 'anthropic' };
+  if (/^(\/v1)?\/messages\/count_tokens$/.test(path)) return { api: 'anthropic-count-tokens', provider: 'anthropic' };
+  if (/^(\/v1)?\/chat\/completions$/.test(path)) return { api: 'openai-chat', provider: 'openai' };
+  if (/^(\/v1)?\/responses$/.test(path)) return { api: 'openai-responses', provider: 'openai' };
+  if (/^(\/v1)?\/embeddings$/.test(path)) return { api: 'openai-embeddings', provider: 'openai' };
+  return undefined;
+}
+
+const GEMINI_METHODS: Record<string, WireApi | undefined> = {
+  generateContent: 'gemini-generate',
+  streamGenerateContent: 'gemini-generate',
+  countTokens: 'gemini-count-tokens',
+  embedContent: 'gemini-embed',
+  batchEmbedContents: 'gemini-embed',
+};
+
+const OLLAMA_ROUTES: Record<string, WireApi | undefined> = {
+  '/api/chat': 'ollama-chat',
+  '/api/generate': 'ollama-generate',
+  '/api/embed': 'ollama-embed',
+  '/api/embeddings': 'ollama-embed',
+};
+
+/** The prefixes under which one server (the fake, a proxy) serves each provider's routes. */
+export const PROVIDER_PREFIX = /^\/(openai|anthropic|gemini|ollama)(?=\/)/;
+
+/** A path without its provider prefix, and the provider the prefix named. */
+export function withoutProviderPrefix(path: string): { path: string; prefixed: Provider | undefined } {
+  const match = PROVIDER_PREFIX.exec(path);
+  return match === null ? { path, prefixed: undefined } : { path: path.slice(match[0].length), prefixed: match[1] as Provider };
+}
+
+/**
+ * The conventions an upstream follows, from its name and base URL: `…anthropic…` or `…claude…`
+ * is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port 11434 Ollama, anything else
+ * OpenAI's, which most compatible servers follow.
+ */
+export function guessProvider(name: string, baseUrl = ''): Provider {
+  const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
+  if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';
+  if (text.includes('ollama') || text.includes(':11434')) return 'ollama';
+  return 'openai';
+}
+
+/**
+ * The provider's own path for a request: Anthropic's two clients build `/v1/messages`
+ * (@anthropic-ai/sdk) and `/messages` (@ai-sdk/anthropic) from one base URL, so for Anthropic a
+ * path without `/v1` gets it, and both key on the same path.
+ */
+export function providerPath(provider: Provider, path: string): string {
+  if (provider === 'anthropic' && path !== '/v1' && !path.startsWith('/v1/')) return `/v1${path}`;
+  return path;
+}
