@@ -80,7 +80,15 @@ describe.each(TRANSPORTS)('the ollama clients against the fake, over %s', (trans
       body: JSON.stringify({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] }),
     });
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
-    const lines = (await response.text()).trim().split('\n');
+    // Marked fake, and deterministic: the same script gives the same bytes.
+    expect(response.headers.get('x-modeltape-fake')).toBe('1');
+    const text = await response.text();
+    const again = await new FakeProvider().willSay('Streamed by default.').fetch('http://127.0.0.1:11434/ollama/api/chat', {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(await again.text()).toBe(text);
+    const lines = text.trim().split('\n');
     expect(lines).toHaveLength(4);
     expect(JSON.parse(lines[3]!)).toMatchObject({ done: true, done_reason: 'stop' });
     expect(fake.asked()[0]!.stream).toBe(true);
