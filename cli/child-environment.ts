@@ -25,6 +25,12 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     // @google/genai (its Gemini API, not Vertex).
     names: ['GOOGLE_GEMINI_BASE_URL'],
   },
+  ollama: {
+    base: (url) => `${url}/ollama`,
+    // OLLAMA_HOST: the Ollama CLI and the Python `ollama` client. The `ollama` npm package
+    // (0.6.4) and ollama-ai-provider-v2 read no variable: pass it as their `host` / `baseURL`.
+    names: ['OLLAMA_HOST'],
+  },
 };
 
 /** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */

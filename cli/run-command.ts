@@ -17,6 +17,7 @@ export const RUN_USAGE = `Usage: modeltape run [--tape FILE] [--mode MODE] [--up
 Starts the proxy on a free port and runs CMD with these set:
   OPENAI_BASE_URL, OPENAI_API_BASE, OPENAI_BASE           = http://127.0.0.1:PORT/openai/v1
   ANTHROPIC_BASE_URL, ANTHROPIC_API_URL, ANTHROPIC_API_BASE = http://127.0.0.1:PORT/anthropic
+  OLLAMA_HOST                                             = http://127.0.0.1:PORT/ollama
   MODELTAPE_URL=http://127.0.0.1:PORT, MODELTAPE_MODE=MODE
 Tape sessions opened inside CMD (openTape in a test) follow the run's mode and count in its summary.
 

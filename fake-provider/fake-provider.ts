@@ -20,6 +20,10 @@ import { serveOverHttp, type FakeServer, type ListenOptions } from './http-liste
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
 import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
+import { ollamaChatSurface } from './ollama/chat-surface.js';
+import { ollamaEmbedResponse } from './ollama/embed.js';
+import { ollamaGenerateSurface } from './ollama/generate-surface.js';
+import { ollamaTagsResponse } from './ollama/tags.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
@@ -80,8 +84,9 @@ const DEFAULT_NOW = Date.UTC(2026, 0, 1);
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses and Anthropic
- * Messages wire formats, plus OpenAI embeddings and model lists. Script what it answers, then
+ * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses, Anthropic
+ * Messages and Ollama chat and generate wire formats, plus OpenAI and Ollama embeddings and model
+ * lists. Script what it answers, then
  * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
  *
  * @example
@@ -330,7 +335,8 @@ export class FakeProvider {
     const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
     // A path two providers share (`/v1/models`) is the one its prefix or headers name.
     const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
-    const provider = route?.provider ?? prefixed ?? 'openai';
+    // Only Ollama's paths start /api/: a route the fake does not serve there is answered in its shape.
+    const provider = route?.provider ?? prefixed ?? (path.startsWith('/api/') ? 'ollama' : 'openai');
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
@@ -373,7 +379,7 @@ export class FakeProvider {
           status: 404,
           type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
           code: 'unknown_url',
-          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/… and /anthropic/….`,
+          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/… and /ollama/….`,
         },
         context,
       );
@@ -383,6 +389,7 @@ export class FakeProvider {
       const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
     }
+    if (served === 'ollama-tags') return ollamaTagsResponse(context);
     let body: unknown;
     try {
       body = JSON.parse(request.body);
@@ -394,6 +401,7 @@ export class FakeProvider {
       return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
+    if (served === 'ollama-embed') return ollamaEmbedResponse(path(call), record, this.#embeddingDimensions, context);
     const surface = SURFACES[served as keyof typeof SURFACES];
     const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
     if (refusal) return refusal;
@@ -591,11 +599,21 @@ const SURFACES = {
   'openai-chat': openaiChatSurface,
   'openai-responses': openaiResponsesSurface,
   'anthropic-messages': anthropicMessagesSurface,
+  'ollama-chat': ollamaChatSurface,
+  'ollama-generate': ollamaGenerateSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
-const SERVED_APIS: readonly WireApi[] = [...(Object.keys(SURFACES) as WireApi[]), 'openai-embeddings', 'openai-models', 'anthropic-models'];
-const SERVED_ROUTES = 'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models';
+const SERVED_APIS: readonly WireApi[] = [
+  ...(Object.keys(SURFACES) as WireApi[]),
+  'openai-embeddings',
+  'openai-models',
+  'anthropic-models',
+  'ollama-embed',
+  'ollama-tags',
+];
+const SERVED_ROUTES =
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /api/tags";
 
 /** What each provider answers a body that is not JSON with. */
 const NOT_JSON: Record<Provider, string> = {
@@ -610,4 +628,8 @@ function withoutSecrets(headers: Record<string, string>): Record<string, string>
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!isSecretHeader(name)) kept[name.toLowerCase()] = value;
   return kept;
+}
+
+function path(call: FakeCall): string {
+  return call.path.split('?')[0]!;
 }

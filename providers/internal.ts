@@ -51,3 +51,8 @@ export { renderChatRequest } from './openai/chat/render-request.js';
 export { readChatAnswer } from './openai/chat/read-answer.js';
 export { renderMessagesRequest } from './anthropic/messages/render-request.js';
 export { readMessagesAnswer } from './anthropic/messages/read-answer.js';
+export { readOllamaChatRequest, readOllamaTools } from './ollama/chat/read-request.js';
+export { readOllamaGenerateRequest } from './ollama/generate/read-request.js';
+export { refuseOllamaChatRequest, refuseOllamaGenerateRequest } from './ollama/refusals.js';
+export { renderOllamaChatRequest } from './ollama/chat/render-request.js';
+export { readOllamaChatAnswer } from './ollama/chat/read-answer.js';

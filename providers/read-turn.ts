@@ -1,5 +1,7 @@
 import { isRecord } from '../core/internal.js';
 import { readMessagesRequest } from './anthropic/messages/read-request.js';
+import { readOllamaChatRequest } from './ollama/chat/read-request.js';
+import { readOllamaGenerateRequest } from './ollama/generate/read-request.js';
 import { readChatRequest } from './openai/chat/read-request.js';
 import { readResponsesRequest } from './openai/responses/read-request.js';
 import type { AskedTurn } from './turn.js';
@@ -10,6 +12,8 @@ const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: nu
   'openai-chat': readChatRequest,
   'openai-responses': readResponsesRequest,
   'anthropic-messages': readMessagesRequest,
+  'ollama-chat': readOllamaChatRequest,
+  'ollama-generate': readOllamaGenerateRequest,
 };
 
 /** The turn APIs a reader here can read. */

@@ -3,8 +3,10 @@ import { ModelCallError } from './errors.js';
 import {
   readChatAnswer,
   readMessagesAnswer,
+  readOllamaChatAnswer,
   renderChatRequest,
   renderMessagesRequest,
+  renderOllamaChatRequest,
   type ModelAnswer,
   type ModelRequest,
   type ModelToolCall,
@@ -14,7 +16,7 @@ import {
 } from '../providers/internal.js';
 
 /** The wire APIs the runtime renders model calls in (names from providers/). */
-export const MODEL_APIS = ['openai-chat', 'anthropic-messages'] as const satisfies readonly TurnApi[];
+export const MODEL_APIS = ['openai-chat', 'anthropic-messages', 'ollama-chat'] as const satisfies readonly TurnApi[];
 export type ModelApi = (typeof MODEL_APIS)[number];
 
 export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
@@ -25,9 +27,9 @@ export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
  */
 export interface ProviderConnection {
   api: ModelApi;
-  /** @default 'https://api.openai.com/v1' or 'https://api.anthropic.com' */
+  /** @default 'https://api.openai.com/v1', 'https://api.anthropic.com' or (Ollama) 'http://127.0.0.1:11434' */
   baseUrl?: string;
-  /** Sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Never journaled. */
+  /** Sent as `Authorization: Bearer` (OpenAI, Ollama) or `x-api-key` (Anthropic); a local Ollama needs none. Never journaled. */
   apiKey?: string;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -35,17 +37,24 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
 }
 
-const DEFAULT_BASE_URLS: Record<ModelApi, string> = { 'openai-chat': 'https://api.openai.com/v1', 'anthropic-messages': 'https://api.anthropic.com' };
+const DEFAULT_BASE_URLS: Record<ModelApi, string> = {
+  'openai-chat': 'https://api.openai.com/v1',
+  'anthropic-messages': 'https://api.anthropic.com',
+  'ollama-chat': 'http://127.0.0.1:11434',
+};
+
+/** Where each API's model calls go, under the base URL. */
+const PATHS: Record<ModelApi, string> = { 'openai-chat': '/chat/completions', 'anthropic-messages': '/v1/messages', 'ollama-chat': '/api/chat' };
 
 /** Sends one model request and reads the answer. */
 export async function callModel(provider: string, connection: ProviderConnection, request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
   const base = (connection.baseUrl ?? DEFAULT_BASE_URLS[connection.api]).replace(/\/+$/, '');
-  const url = connection.api === 'openai-chat' ? `${base}/chat/completions` : `${base}/v1/messages`;
+  const url = `${base}${PATHS[connection.api]}`;
   const body = renderModelRequest(connection.api, request);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...connection.headers };
   if (connection.apiKey !== undefined) {
-    if (connection.api === 'openai-chat') headers.authorization = `Bearer ${connection.apiKey}`;
-    else headers['x-api-key'] = connection.apiKey;
+    if (connection.api === 'anthropic-messages') headers['x-api-key'] = connection.apiKey;
+    else headers.authorization = `Bearer ${connection.apiKey}`;
   }
   if (connection.api === 'anthropic-messages') headers['anthropic-version'] ??= '2023-06-01';
   const send = connection.fetch ?? globalThis.fetch;
@@ -65,13 +74,15 @@ export async function callModel(provider: string, connection: ProviderConnection
   } catch (error) {
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
-  const answer = connection.api === 'openai-chat' ? readChatAnswer(parsed) : readMessagesAnswer(parsed);
+  const answer =
+    connection.api === 'openai-chat' ? readChatAnswer(parsed) : connection.api === 'ollama-chat' ? readOllamaChatAnswer(parsed) : readMessagesAnswer(parsed);
   if ('problem' in answer) throw new ModelCallError(`Provider "${provider}" ${answer.problem}`, response.status);
   return answer;
 }
 
 /** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
 export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
+  if (api === 'ollama-chat') return renderOllamaChatRequest(request);
   return api === 'openai-chat' ? renderChatRequest(request) : renderMessagesRequest(request);
 }
 

@@ -32,6 +32,7 @@ describe('modeltape run', () => {
     for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_BASE', 'OPENAI_BASE']) expect(env[name], name).toBe(`${env.MODELTAPE_URL}/openai/v1`);
     for (const name of ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_URL', 'ANTHROPIC_API_BASE']) expect(env[name], name).toBe(`${env.MODELTAPE_URL}/anthropic`);
     expect(env.GOOGLE_GEMINI_BASE_URL).toBe(`${env.MODELTAPE_URL}/gemini`);
+    expect(env.OLLAMA_HOST).toBe(`${env.MODELTAPE_URL}/ollama`);
     expect(env.OPENAI_API_KEY).toBe('modeltape-replay-placeholder');
     expect(env.MODELTAPE_MODE).toBe('replay');
     // The guard is preloaded before what the user had; other languages get the proxy variables.
