@@ -3,6 +3,10 @@ import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/interna
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
+import { geminiCountTokensResponse } from './gemini/count-tokens.js';
+import { geminiEmbedResponse } from './gemini/embed-content.js';
+import { geminiGenerateSurface } from './gemini/generate-surface.js';
+import { geminiModelsResponse } from './gemini/models-list.js';
 import {
   PROVIDER_PREFIX,
   readToolChoice,
@@ -330,7 +334,9 @@ export class FakeProvider {
     const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
     // A path two providers share (`/v1/models`) is the one its prefix or headers name.
     const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
-    const provider = route?.provider ?? prefixed ?? 'openai';
+    // A path no route has is answered in the shape of the provider it looks like: Gemini's paths are `/v1beta/…`, `…:method`.
+    const provider =
+      route?.provider ?? prefixed ?? (/^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || request.headers['x-goog-api-key'] !== undefined ? 'gemini' : 'openai');
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
@@ -373,7 +379,7 @@ export class FakeProvider {
           status: 404,
           type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
           code: 'unknown_url',
-          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/… and /anthropic/….`,
+          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/… and /gemini/….`,
         },
         context,
       );
@@ -383,22 +389,28 @@ export class FakeProvider {
       const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
     }
+    if (served === 'gemini-models') {
+      const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
+      return geminiModelsResponse(context, model === undefined ? undefined : decodeURIComponent(model));
+    }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: NOT_JSON[provider] }, context);
+      return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: NOT_JSON[provider] }, context);
     }
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
-      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
+      return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
+    if (served === 'gemini-embed') return geminiEmbedResponse(record, call.path.includes(':batchEmbedContents'), this.#embeddingDimensions, context);
+    if (served === 'gemini-count-tokens') return geminiCountTokensResponse(record, context);
     const surface = SURFACES[served as keyof typeof SURFACES];
     const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
     if (refusal) return refusal;
 
-    const turn = surface.ask(record, index);
+    const turn = surface.ask(record, index, route!);
     this.#asked.push(turn);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
@@ -591,11 +603,29 @@ const SURFACES = {
   'openai-chat': openaiChatSurface,
   'openai-responses': openaiResponsesSurface,
   'anthropic-messages': anthropicMessagesSurface,
+  'gemini-generate': geminiGenerateSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
-const SERVED_APIS: readonly WireApi[] = [...(Object.keys(SURFACES) as WireApi[]), 'openai-embeddings', 'openai-models', 'anthropic-models'];
-const SERVED_ROUTES = 'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models';
+const SERVED_APIS: readonly WireApi[] = [
+  ...(Object.keys(SURFACES) as WireApi[]),
+  'openai-embeddings',
+  'openai-models',
+  'anthropic-models',
+  'gemini-count-tokens',
+  'gemini-embed',
+  'gemini-models',
+];
+const SERVED_ROUTES =
+  'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents) and GET /v1/models, /v1beta/models';
+
+/** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
+const INVALID_REQUEST: Record<Provider, string> = {
+  openai: 'invalid_request_error',
+  anthropic: 'invalid_request_error',
+  gemini: 'INVALID_ARGUMENT',
+  ollama: 'invalid_request_error',
+};
 
 /** What each provider answers a body that is not JSON with. */
 const NOT_JSON: Record<Provider, string> = {

@@ -1,5 +1,6 @@
 import { isRecord } from '../core/internal.js';
 import { readMessagesRequest } from './anthropic/messages/read-request.js';
+import { readGenerateRequest } from './gemini/read-request.js';
 import { readChatRequest } from './openai/chat/read-request.js';
 import { readResponsesRequest } from './openai/responses/read-request.js';
 import type { AskedTurn } from './turn.js';
@@ -10,6 +11,7 @@ const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: nu
   'openai-chat': readChatRequest,
   'openai-responses': readResponsesRequest,
   'anthropic-messages': readMessagesRequest,
+  'gemini-generate': readGenerateRequest,
 };
 
 /** The turn APIs a reader here can read. */

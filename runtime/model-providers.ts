@@ -2,8 +2,10 @@ import { ModeltapeError, excerpt } from '../core/internal.js';
 import { ModelCallError } from './errors.js';
 import {
   readChatAnswer,
+  readGenerateAnswer,
   readMessagesAnswer,
   renderChatRequest,
+  renderGenerateRequest,
   renderMessagesRequest,
   type ModelAnswer,
   type ModelRequest,
@@ -14,7 +16,7 @@ import {
 } from '../providers/internal.js';
 
 /** The wire APIs the runtime renders model calls in (names from providers/). */
-export const MODEL_APIS = ['openai-chat', 'anthropic-messages'] as const satisfies readonly TurnApi[];
+export const MODEL_APIS = ['openai-chat', 'anthropic-messages', 'gemini-generate'] as const satisfies readonly TurnApi[];
 export type ModelApi = (typeof MODEL_APIS)[number];
 
 export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
@@ -25,9 +27,9 @@ export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
  */
 export interface ProviderConnection {
   api: ModelApi;
-  /** @default 'https://api.openai.com/v1' or 'https://api.anthropic.com' */
+  /** @default 'https://api.openai.com/v1', 'https://api.anthropic.com' or 'https://generativelanguage.googleapis.com' */
   baseUrl?: string;
-  /** Sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Never journaled. */
+  /** Sent as `Authorization: Bearer` (OpenAI), `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini). Never journaled. */
   apiKey?: string;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -35,18 +37,33 @@ export interface ProviderConnection {
   headers?: Record<string, string>;
 }
 
-const DEFAULT_BASE_URLS: Record<ModelApi, string> = { 'openai-chat': 'https://api.openai.com/v1', 'anthropic-messages': 'https://api.anthropic.com' };
+const DEFAULT_BASE_URLS: Record<ModelApi, string> = {
+  'openai-chat': 'https://api.openai.com/v1',
+  'anthropic-messages': 'https://api.anthropic.com',
+  'gemini-generate': 'https://generativelanguage.googleapis.com',
+};
+
+/** Where each API's model call goes, from the base URL (Gemini names the model in the path). */
+const ENDPOINTS: Record<ModelApi, (base: string, model: string) => string> = {
+  'openai-chat': (base) => `${base}/chat/completions`,
+  'anthropic-messages': (base) => `${base}/v1/messages`,
+  'gemini-generate': (base, model) => `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+};
+
+/** The header each API takes its key in. */
+const KEY_HEADERS: Record<ModelApi, (key: string) => Record<string, string>> = {
+  'openai-chat': (key) => ({ authorization: `Bearer ${key}` }),
+  'anthropic-messages': (key) => ({ 'x-api-key': key }),
+  'gemini-generate': (key) => ({ 'x-goog-api-key': key }),
+};
 
 /** Sends one model request and reads the answer. */
 export async function callModel(provider: string, connection: ProviderConnection, request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
   const base = (connection.baseUrl ?? DEFAULT_BASE_URLS[connection.api]).replace(/\/+$/, '');
-  const url = connection.api === 'openai-chat' ? `${base}/chat/completions` : `${base}/v1/messages`;
+  const url = ENDPOINTS[connection.api](base, request.model);
   const body = renderModelRequest(connection.api, request);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...connection.headers };
-  if (connection.apiKey !== undefined) {
-    if (connection.api === 'openai-chat') headers.authorization = `Bearer ${connection.apiKey}`;
-    else headers['x-api-key'] = connection.apiKey;
-  }
+  if (connection.apiKey !== undefined) Object.assign(headers, KEY_HEADERS[connection.api](connection.apiKey));
   if (connection.api === 'anthropic-messages') headers['anthropic-version'] ??= '2023-06-01';
   const send = connection.fetch ?? globalThis.fetch;
   let response: Response;
@@ -65,13 +82,15 @@ export async function callModel(provider: string, connection: ProviderConnection
   } catch (error) {
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
-  const answer = connection.api === 'openai-chat' ? readChatAnswer(parsed) : readMessagesAnswer(parsed);
+  const answer =
+    connection.api === 'openai-chat' ? readChatAnswer(parsed) : connection.api === 'gemini-generate' ? readGenerateAnswer(parsed) : readMessagesAnswer(parsed);
   if ('problem' in answer) throw new ModelCallError(`Provider "${provider}" ${answer.problem}`, response.status);
   return answer;
 }
 
 /** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
 export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
+  if (api === 'gemini-generate') return renderGenerateRequest(request);
   return api === 'openai-chat' ? renderChatRequest(request) : renderMessagesRequest(request);
 }
 
