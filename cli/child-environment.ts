@@ -22,7 +22,8 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
   },
   gemini: {
     base: (url) => `${url}/gemini`,
-    // @google/genai (its Gemini API, not Vertex).
+    // @google/genai (its Gemini API, not Vertex) reads GOOGLE_GEMINI_BASE_URL when no
+    // httpOptions.baseUrl is given; @ai-sdk/google reads no base-URL variable (give it baseURL).
     names: ['GOOGLE_GEMINI_BASE_URL'],
   },
   ollama: {
@@ -59,6 +60,8 @@ export function childEnvironment(
     // Auto replays what it can without a key; a miss that needs one says so (see the proxy).
     env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
+    if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
   }
   if (run.mode !== 'replay') {
     delete env[RUN_VARIABLES.guardHosts];

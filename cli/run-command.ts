@@ -18,6 +18,7 @@ Starts the proxy on a free port and runs CMD with these set:
   OPENAI_BASE_URL, OPENAI_API_BASE, OPENAI_BASE           = http://127.0.0.1:PORT/openai/v1
   ANTHROPIC_BASE_URL, ANTHROPIC_API_URL, ANTHROPIC_API_BASE = http://127.0.0.1:PORT/anthropic
   OLLAMA_HOST                                             = http://127.0.0.1:PORT/ollama
+  GOOGLE_GEMINI_BASE_URL                                   = http://127.0.0.1:PORT/gemini
   MODELTAPE_URL=http://127.0.0.1:PORT, MODELTAPE_MODE=MODE
 Tape sessions opened inside CMD (openTape in a test) follow the run's mode and count in its summary.
 
@@ -26,7 +27,7 @@ In replay mode (the default) nothing that CMD starts reaches a provider:
     each connection to a provider host before DNS, and reports it to the run;
   - HTTPS_PROXY, HTTP_PROXY and ALL_PROXY point at the proxy (NO_PROXY=loopback), which refuses
     every host off loopback, for clients in other languages (curl, Python);
-  - OPENAI_API_KEY and ANTHROPIC_API_KEY get a placeholder when unset.
+  - OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY get a placeholder when unset.
 It fails (exit 1) when CMD failed, any request missed a tape, anything tried to reach a provider,
 or no request reached a tape at all (--allow-empty accepts that), even if CMD swallowed the error.
 Prints a summary on stderr. The tape defaults to ${DEFAULT_RUN_TAPE}.

@@ -3,6 +3,10 @@ import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/interna
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
+import { geminiCountTokensResponse } from './gemini/count-tokens.js';
+import { geminiEmbedResponse } from './gemini/embed-content.js';
+import { geminiGenerateSurface } from './gemini/generate-surface.js';
+import { geminiModelsResponse } from './gemini/models-list.js';
 import {
   PROVIDER_PREFIX,
   readToolChoice,
@@ -335,8 +339,16 @@ export class FakeProvider {
     const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
     // A path two providers share (`/v1/models`) is the one its prefix or headers name.
     const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
-    // Only Ollama's paths start /api/: a route the fake does not serve there is answered in its shape.
-    const provider = route?.provider ?? prefixed ?? (path.startsWith('/api/') ? 'ollama' : 'openai');
+    // A path no route has is answered in the shape of the provider it looks like: Ollama's paths
+    // start /api/, Gemini's are `/v1beta/…` or `…:method`.
+    const provider =
+      route?.provider ??
+      prefixed ??
+      (path.startsWith('/api/')
+        ? 'ollama'
+        : /^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || request.headers['x-goog-api-key'] !== undefined
+          ? 'gemini'
+          : 'openai');
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
@@ -379,7 +391,7 @@ export class FakeProvider {
           status: 404,
           type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
           code: 'unknown_url',
-          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/… and /ollama/….`,
+          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`,
         },
         context,
       );
@@ -390,23 +402,29 @@ export class FakeProvider {
       return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
     }
     if (served === 'ollama-tags') return ollamaTagsResponse(context);
+    if (served === 'gemini-models') {
+      const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
+      return geminiModelsResponse(context, model === undefined ? undefined : decodeURIComponent(model));
+    }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: NOT_JSON[provider] }, context);
+      return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: NOT_JSON[provider] }, context);
     }
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
-      return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
+      return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
     if (served === 'ollama-embed') return ollamaEmbedResponse(path(call), record, this.#embeddingDimensions, context);
+    if (served === 'gemini-embed') return geminiEmbedResponse(record, call.path.includes(':batchEmbedContents'), this.#embeddingDimensions, context);
+    if (served === 'gemini-count-tokens') return geminiCountTokensResponse(record, context);
     const surface = SURFACES[served as keyof typeof SURFACES];
     const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
     if (refusal) return refusal;
 
-    const turn = surface.ask(record, index);
+    const turn = surface.ask(record, index, route!);
     this.#asked.push(turn);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
@@ -601,6 +619,7 @@ const SURFACES = {
   'anthropic-messages': anthropicMessagesSurface,
   'ollama-chat': ollamaChatSurface,
   'ollama-generate': ollamaGenerateSurface,
+  'gemini-generate': geminiGenerateSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
@@ -611,9 +630,20 @@ const SERVED_APIS: readonly WireApi[] = [
   'anthropic-models',
   'ollama-embed',
   'ollama-tags',
+  'gemini-count-tokens',
+  'gemini-embed',
+  'gemini-models',
 ];
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /api/tags";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /v1beta/models, /api/tags";
+
+/** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
+const INVALID_REQUEST: Record<Provider, string> = {
+  openai: 'invalid_request_error',
+  anthropic: 'invalid_request_error',
+  gemini: 'INVALID_ARGUMENT',
+  ollama: 'invalid_request_error',
+};
 
 /** What each provider answers a body that is not JSON with. */
 const NOT_JSON: Record<Provider, string> = {

@@ -1,4 +1,4 @@
-import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type TurnApi } from '../providers/internal.js';
+import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type Route, type TurnApi } from '../providers/internal.js';
 import type { Answer } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
@@ -34,8 +34,8 @@ export interface Surface {
    * tool schema outside what strict mode accepts is refused too.
    */
   refuse(body: Record<string, unknown>, options: RefusalOptions, context: RenderContext): WireResponse | undefined;
-  /** What the turn was shown. */
-  ask(body: Record<string, unknown>, index: number): AskedTurn;
+  /** What the turn was shown; `route` names what the path says (Gemini's model and whether it streams). */
+  ask(body: Record<string, unknown>, index: number, route: Route): AskedTurn;
   /**
    * The answer in this wire format: JSON, or a stream when the request asked for one. With a
    * stream failure, the stream breaks as it says (only called for streamed turns).

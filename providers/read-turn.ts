@@ -2,6 +2,7 @@ import { isRecord } from '../core/internal.js';
 import { readMessagesRequest } from './anthropic/messages/read-request.js';
 import { readOllamaChatRequest } from './ollama/chat/read-request.js';
 import { readOllamaGenerateRequest } from './ollama/generate/read-request.js';
+import { readGenerateRequest } from './gemini/read-request.js';
 import { readChatRequest } from './openai/chat/read-request.js';
 import { readResponsesRequest } from './openai/responses/read-request.js';
 import type { AskedTurn } from './turn.js';
@@ -14,6 +15,7 @@ const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: nu
   'anthropic-messages': readMessagesRequest,
   'ollama-chat': readOllamaChatRequest,
   'ollama-generate': readOllamaGenerateRequest,
+  'gemini-generate': readGenerateRequest,
 };
 
 /** The turn APIs a reader here can read. */

@@ -108,11 +108,22 @@ export interface ToolChoice {
 
 /**
  * Reads OpenAI chat (`"required"`, `{type:"function",function:{name}}`), Responses
- * (`{type:"function",name}`) and Anthropic (`{type:"any"|"tool"|"none",name}`) tool choices.
+ * (`{type:"function",name}`), Anthropic (`{type:"any"|"tool"|"none",name}`) and Gemini
+ * (`toolConfig`: `{functionCallingConfig:{mode:"AUTO"|"ANY"|"NONE"|"VALIDATED",allowedFunctionNames}}`)
+ * tool choices.
  */
 export function readToolChoice(choice: unknown): ToolChoice {
   if (choice === 'none' || choice === 'required') return { mode: choice };
   if (!isRecord(choice)) return { mode: 'auto' };
+  const calling = choice.functionCallingConfig ?? choice.function_calling_config;
+  if (isRecord(calling)) {
+    const mode = String(calling.mode ?? 'AUTO').toUpperCase();
+    if (mode === 'NONE') return { mode: 'none' };
+    if (mode !== 'ANY') return { mode: 'auto' };
+    // ANY with one allowed name forces that function; with several, the model must call one of them.
+    const allowed = calling.allowedFunctionNames ?? calling.allowed_function_names;
+    return Array.isArray(allowed) && allowed.length === 1 && typeof allowed[0] === 'string' ? { mode: 'required', name: allowed[0] } : { mode: 'required' };
+  }
   if (choice.type === 'none') return { mode: 'none' };
   if (choice.type === 'any') return { mode: 'required' };
   if (choice.type === 'tool' && typeof choice.name === 'string') return { mode: 'required', name: choice.name };

@@ -2,9 +2,11 @@ import { ModeltapeError, excerpt } from '../core/internal.js';
 import { ModelCallError } from './errors.js';
 import {
   readChatAnswer,
+  readGenerateAnswer,
   readMessagesAnswer,
   readOllamaChatAnswer,
   renderChatRequest,
+  renderGenerateRequest,
   renderMessagesRequest,
   renderOllamaChatRequest,
   type ModelAnswer,
@@ -16,7 +18,7 @@ import {
 } from '../providers/internal.js';
 
 /** The wire APIs the runtime renders model calls in (names from providers/). */
-export const MODEL_APIS = ['openai-chat', 'anthropic-messages', 'ollama-chat'] as const satisfies readonly TurnApi[];
+export const MODEL_APIS = ['openai-chat', 'anthropic-messages', 'gemini-generate', 'ollama-chat'] as const satisfies readonly TurnApi[];
 export type ModelApi = (typeof MODEL_APIS)[number];
 
 export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
@@ -27,9 +29,9 @@ export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
  */
 export interface ProviderConnection {
   api: ModelApi;
-  /** @default 'https://api.openai.com/v1', 'https://api.anthropic.com' or (Ollama) 'http://127.0.0.1:11434' */
+  /** @default 'https://api.openai.com/v1', 'https://api.anthropic.com', 'https://generativelanguage.googleapis.com' or (Ollama) 'http://127.0.0.1:11434' */
   baseUrl?: string;
-  /** Sent as `Authorization: Bearer` (OpenAI, Ollama) or `x-api-key` (Anthropic); a local Ollama needs none. Never journaled. */
+  /** Sent as `Authorization: Bearer` (OpenAI, Ollama), `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini); a local Ollama needs none. Never journaled. */
   apiKey?: string;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -40,22 +42,33 @@ export interface ProviderConnection {
 const DEFAULT_BASE_URLS: Record<ModelApi, string> = {
   'openai-chat': 'https://api.openai.com/v1',
   'anthropic-messages': 'https://api.anthropic.com',
+  'gemini-generate': 'https://generativelanguage.googleapis.com',
   'ollama-chat': 'http://127.0.0.1:11434',
 };
 
-/** Where each API's model calls go, under the base URL. */
-const PATHS: Record<ModelApi, string> = { 'openai-chat': '/chat/completions', 'anthropic-messages': '/v1/messages', 'ollama-chat': '/api/chat' };
+/** Where each API's model call goes, from the base URL (Gemini names the model in the path). */
+const ENDPOINTS: Record<ModelApi, (base: string, model: string) => string> = {
+  'openai-chat': (base) => `${base}/chat/completions`,
+  'anthropic-messages': (base) => `${base}/v1/messages`,
+  'gemini-generate': (base, model) => `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+  'ollama-chat': (base) => `${base}/api/chat`,
+};
+
+/** The header each API takes its key in. */
+const KEY_HEADERS: Record<ModelApi, (key: string) => Record<string, string>> = {
+  'openai-chat': (key) => ({ authorization: `Bearer ${key}` }),
+  'anthropic-messages': (key) => ({ 'x-api-key': key }),
+  'gemini-generate': (key) => ({ 'x-goog-api-key': key }),
+  'ollama-chat': (key) => ({ authorization: `Bearer ${key}` }),
+};
 
 /** Sends one model request and reads the answer. */
 export async function callModel(provider: string, connection: ProviderConnection, request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
   const base = (connection.baseUrl ?? DEFAULT_BASE_URLS[connection.api]).replace(/\/+$/, '');
-  const url = `${base}${PATHS[connection.api]}`;
+  const url = ENDPOINTS[connection.api](base, request.model);
   const body = renderModelRequest(connection.api, request);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...connection.headers };
-  if (connection.apiKey !== undefined) {
-    if (connection.api === 'anthropic-messages') headers['x-api-key'] = connection.apiKey;
-    else headers.authorization = `Bearer ${connection.apiKey}`;
-  }
+  if (connection.apiKey !== undefined) Object.assign(headers, KEY_HEADERS[connection.api](connection.apiKey));
   if (connection.api === 'anthropic-messages') headers['anthropic-version'] ??= '2023-06-01';
   const send = connection.fetch ?? globalThis.fetch;
   let response: Response;
@@ -75,7 +88,13 @@ export async function callModel(provider: string, connection: ProviderConnection
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
   const answer =
-    connection.api === 'openai-chat' ? readChatAnswer(parsed) : connection.api === 'ollama-chat' ? readOllamaChatAnswer(parsed) : readMessagesAnswer(parsed);
+    connection.api === 'openai-chat'
+      ? readChatAnswer(parsed)
+      : connection.api === 'gemini-generate'
+        ? readGenerateAnswer(parsed)
+        : connection.api === 'ollama-chat'
+          ? readOllamaChatAnswer(parsed)
+          : readMessagesAnswer(parsed);
   if ('problem' in answer) throw new ModelCallError(`Provider "${provider}" ${answer.problem}`, response.status);
   return answer;
 }
@@ -83,6 +102,7 @@ export async function callModel(provider: string, connection: ProviderConnection
 /** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
 export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
   if (api === 'ollama-chat') return renderOllamaChatRequest(request);
+  if (api === 'gemini-generate') return renderGenerateRequest(request);
   return api === 'openai-chat' ? renderChatRequest(request) : renderMessagesRequest(request);
 }
 
