@@ -84,8 +84,9 @@ const DEFAULT_NOW = Date.UTC(2026, 0, 1);
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses and Anthropic
- * Messages wire formats, plus OpenAI embeddings and model lists. Script what it answers, then
+ * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses, Anthropic
+ * Messages and Gemini generateContent wire formats, plus OpenAI and Gemini embeddings, Gemini
+ * countTokens, and model lists. Script what it answers, then
  * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
  *
  * @example
