@@ -89,8 +89,8 @@ const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses, Anthropic
- * Messages and Ollama chat and generate wire formats, plus OpenAI and Ollama embeddings and model
- * lists. Script what it answers, then
+ * Messages, Gemini generateContent and Ollama chat and generate wire formats, plus OpenAI, Gemini and
+ * Ollama embeddings, Gemini countTokens, and model lists. Script what it answers, then
  * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
  *
  * @example
