@@ -1,5 +1,5 @@
 import { isSecretHeader, redactPathQuery } from '../recordings/internal.js';
-import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/internal.js';
+import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue } from '../core/internal.js';
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
@@ -13,12 +13,13 @@ import {
   readTurn,
   routeOf,
   withoutProviderPrefix,
+  type AskedTool,
   type AskedTurn,
   type Provider,
   type Route,
   type WireApi,
 } from '../providers/internal.js';
-import type { Answer, ToolCallAnswer } from './answer.js';
+import { FINISH_REASONS, finishFor, finishesOf, type Answer, type ResolvedFinish, type ToolCallAnswer } from './answer.js';
 import type { Failure } from './failures.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
@@ -30,7 +31,7 @@ import { ollamaGenerateSurface } from './ollama/generate-surface.js';
 import { ollamaTagsResponse } from './ollama/tags.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
-import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepOptions } from './script.js';
+import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepAnswer, type StepOptions } from './script.js';
 import { fetchResponse } from './fetch-adapter.js';
 import type { FakeRequest } from './fake-request.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
@@ -136,9 +137,12 @@ export class FakeProvider {
     this.#problems = new BoundedHistory(historyLimit, 'first');
   }
 
-  /** The next turn answers with this text. */
-  willSay(text: string, options: StepOptions = {}): this {
-    return this.#push({ kind: 'text', text }, options, `willSay(${JSON.stringify(excerpt(text, 40, ''))})`);
+  /**
+   * The next turn answers with this text. An array answers an OpenAI chat request with `n` set
+   * to its length, one text per choice (`willSay(['Yes.', 'No.'])` for `n: 2`).
+   */
+  willSay(text: string | readonly string[], options: StepOptions = {}): this {
+    return this.#push(textAnswer(text), options, `willSay(${describeTexts(text)})`);
   }
 
   /**
@@ -166,7 +170,12 @@ export class FakeProvider {
     return this;
   }
 
-  /** The next turn answers with this structured value, checked against the request's schema. */
+  /**
+   * The next turn answers with this structured value, checked against the request's schema.
+   * When the request asks for no schema but forces one tool (`tool_choice` naming it, or
+   * requiring a call with one tool offered, as clients that get structured output through a
+   * tool do), the value is that tool's arguments, checked against its schema.
+   */
   willAnswer(value: unknown, options: StepOptions = {}): this {
     return this.#push({ kind: 'structured', value }, options, `willAnswer(${excerpt(JSON.stringify(value) ?? String(value), 40, '')})`);
   }
@@ -206,7 +215,8 @@ export class FakeProvider {
           target.willCallTool(call.name, call.arguments ?? {}, {
             ...entry.options,
             ...(call.id === undefined ? {} : { id: call.id }),
-            ...(index === 0 && value.say !== undefined ? { saying: value.say } : {}),
+            // parseFakeScript allows only one text before calls.
+            ...(index === 0 && typeof value.say === 'string' ? { saying: value.say } : {}),
           });
         }
         if (target === fake) fake.endTurn();
@@ -444,23 +454,35 @@ export class FakeProvider {
         context,
       );
     context.chunking = step?.options.chunks;
+    const choiceCount = requestedChoices(turn);
     let wire: WireResponse;
     if (step === undefined) {
-      wire = surface.respond(turn, this.#unscripted(turn), context);
+      const answers = Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice));
+      if (choiceCount > 1) context.choices = answers;
+      wire = surface.respond(turn, answers[0]!, context);
     } else if (step.answer.kind === 'failure') {
       if (step.answer.failure.kind === 'stream-error' && !turn.stream)
         return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
       wire = failTurn(surface, turn, step.answer.failure, this.#unscripted(turn), context);
     } else {
-      const mismatch = this.#constrained ? this.#checkAnswer(turn, step.answer) : undefined;
-      if (mismatch !== undefined) return doesNotFit(`${mismatch}\nScript a value that fits, or call fake.withoutConstrainedDecoding().`);
-      wire = surface.respond(turn, step.answer, context);
+      const finish = resolveFinish(turn, step.options);
+      if (typeof finish === 'string') return doesNotFit(finish);
+      const answers = choicesOf(turn, step.answer, choiceCount);
+      if (typeof answers === 'string') return doesNotFit(answers);
+      for (const [choice, answer] of answers.entries()) {
+        const mismatch = this.#constrained ? this.#checkAnswer(turn, answer, finish) : undefined;
+        if (mismatch !== undefined) return doesNotFit(`${answers.length > 1 ? `  choice ${choice}:\n` : ''}${mismatch}`);
+      }
+      if (finish !== undefined) context.finish = finish;
+      if (answers.length > 1) context.choices = answers;
+      wire = surface.respond(turn, answers[0]!, context);
     }
     if (step?.options.delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + step.options.delayMs };
     return wire;
   }
 
   #push(answer: Step['answer'], options: StepOptions, origin: string): this {
+    checkStepOptions(options);
     this.#openToolStep = undefined;
     this.#script.push({ answer, options, origin });
     return this;
@@ -476,43 +498,57 @@ export class FakeProvider {
     return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
   }
 
-  /** What a structured or tool answer breaks, as the provider's constrained decoding would not, or undefined. */
-  #checkAnswer(turn: AskedTurn, answer: Answer): string | undefined {
+  /**
+   * What a structured or tool answer breaks, as the provider's constrained decoding would not,
+   * with the step that fits, or undefined. A truncated, filtered or refused answer is not held
+   * to a schema: the provider guarantees none for it.
+   */
+  #checkAnswer(turn: AskedTurn, answer: Answer, finish: ResolvedFinish | undefined): string | undefined {
     const schema = turn.responseSchema;
     const choice = readToolChoice(turn.toolChoice);
+    const offered = turn.tools.map((tool) => JSON.stringify(tool.name)).join(', ') || 'no tools';
+    const checksValues = finish === undefined || !['length', 'content-filter', 'refusal'].includes(finish.reason);
+    if (finish?.reason === 'refusal' && answer.kind !== 'text')
+      return `  finish "refusal" makes the text the model's refusal, and the step answers ${answer.kind === 'tool-calls' ? 'with tool calls' : 'a structured value'}.\nScript willSay(refusalText, { finish: 'refusal' }).`;
     if (answer.kind === 'tool-calls') {
       if (choice.mode === 'none')
-        return `  it calls ${answer.calls.map((call) => JSON.stringify(call.name)).join(', ')}, and the request's tool_choice forbids tool calls.`;
+        return `  it calls ${answer.calls.map((call) => JSON.stringify(call.name)).join(', ')}, and the request's tool_choice forbids tool calls.\nScript willSay(text) for this turn, or send a tool_choice that allows calls.`;
       for (const call of answer.calls) {
-        const tool = turn.tools.find((offered) => offered.name === call.name);
-        if (tool === undefined) {
-          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${turn.tools.map((offered) => offered.name).join(', ') || 'no tools'}).`;
-        }
+        const tool = turn.tools.find((candidate) => candidate.name === call.name);
+        if (tool === undefined)
+          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
-          return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.`;
-        // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked always.
-        if (turn.provider === 'openai' && !tool.strict) continue;
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+        // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked
+        // always, and so is a structured answer given as a forced tool's arguments.
+        if (!checksValues || (turn.provider === 'openai' && !tool.strict && !structuredCalls.has(call))) continue;
         const mismatches = this.#schemaCheck.check(tool.parameters ?? {}, call.arguments);
         if (mismatches.length > 0)
-          return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}`;
+          return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}\nScript arguments that fit, or call fake.withoutConstrainedDecoding().`;
       }
       return undefined;
     }
-    if (choice.mode === 'required' && turn.tools.length > 0)
-      return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.`;
-    if (schema === undefined) return undefined;
+    if (choice.mode === 'required' && turn.tools.length > 0 && finish?.reason !== 'refusal') {
+      const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
+      const advice =
+        forced === undefined
+          ? `Script willCallTool with one of ${offered}.`
+          : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
+      return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
+    }
+    if (schema === undefined || !checksValues) return undefined;
     let value: unknown;
     if (answer.kind === 'structured') value = answer.value;
     else {
       try {
         value = JSON.parse(answer.text);
       } catch {
-        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${JSON.stringify(excerpt(answer.text, 80, ''))}. Use willAnswer(value).`;
+        return `  the request asks for JSON matching its ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}, and the scripted text is prose: ${JSON.stringify(excerpt(answer.text, 80, ''))}.\nUse willAnswer(value), or willSay(text, { finish: 'refusal' }) for a refusal.`;
       }
     }
     const mismatches = this.#schemaCheck.check(schema.schema, value);
     if (mismatches.length > 0)
-      return `  the value ${excerpt(JSON.stringify(value) ?? String(value), 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}`;
+      return `  the value ${excerpt(JSON.stringify(value) ?? String(value), 200)} does not match the ${schema.source} schema${schema.name ? ` "${schema.name}"` : ''}:\n${describeMismatches(mismatches)}\nScript a value that fits, or call fake.withoutConstrainedDecoding().`;
     return undefined;
   }
 
@@ -521,28 +557,30 @@ export class FakeProvider {
    * from it; the first turn of a tool loop calls the first offered tool with arguments made from
    * its schema; every other turn gets text.
    */
-  #unscripted(turn: AskedTurn): Answer {
+  #unscripted(turn: AskedTurn, choice = 0): Answer {
+    // Each of n choices is made from its own seed, so the choices differ.
+    const seed = this.#seed + choice;
     if (turn.responseSchema !== undefined) {
       try {
-        return { kind: 'structured', value: generateValue(turn.responseSchema.schema as never, { seed: this.#seed, cache: this.#generated }) };
+        return { kind: 'structured', value: generateValue(turn.responseSchema.schema as never, { seed, cache: this.#generated }) };
       } catch {
         // A schema the generator cannot satisfy gets text, which the check above does not apply to.
       }
     }
-    const choice = readToolChoice(turn.toolChoice);
+    const toolChoice = readToolChoice(turn.toolChoice);
     const toolResultsSeen = turn.messages.some((message) => message.role === 'tool');
-    const tool = choice.name !== undefined ? turn.tools.find((offered) => offered.name === choice.name) : turn.tools[0];
-    const callTool = choice.mode === 'required' || (choice.mode === 'auto' && !toolResultsSeen);
+    const tool = toolChoice.name !== undefined ? turn.tools.find((offered) => offered.name === toolChoice.name) : turn.tools[0];
+    const callTool = toolChoice.mode === 'required' || (toolChoice.mode === 'auto' && !toolResultsSeen);
     if (tool !== undefined && callTool) {
       let args: unknown = {};
       try {
-        args = generateValue((tool.parameters ?? {}) as never, { seed: this.#seed, cache: this.#generated });
+        args = generateValue((tool.parameters ?? {}) as never, { seed, cache: this.#generated });
       } catch {
         args = {};
       }
       return { kind: 'tool-calls', calls: [{ name: tool.name, arguments: args }] };
     }
-    return { kind: 'text', text: `This is a fake answer from modeltape's FakeProvider (call ${turn.index}).` };
+    return { kind: 'text', text: `This is a fake answer from modeltape's FakeProvider (call ${turn.index}${choice > 0 ? `, choice ${choice}` : ''}).` };
   }
 }
 
@@ -564,8 +602,8 @@ export class RuleBuilder {
     };
   }
 
-  willSay(text: string, options: StepOptions = {}): this {
-    return this.#set({ kind: 'text', text }, options);
+  willSay(text: string | readonly string[], options: StepOptions = {}): this {
+    return this.#set(textAnswer(text), options);
   }
 
   willCallTool(name: string, args: unknown = {}, options: StepOptions & { id?: string; saying?: string } = {}): this {
@@ -587,6 +625,7 @@ export class RuleBuilder {
   }
 
   #set(answer: Step['answer'], options: StepOptions): this {
+    checkStepOptions(options);
     if (this.#added)
       throw new FakeScriptError(
         'rule_answer_twice',
@@ -662,4 +701,94 @@ function withoutSecrets(headers: Record<string, string>): Record<string, string>
 
 function path(call: FakeCall): string {
   return call.path.split('?')[0]!;
+}
+
+// Tool calls that stand for a structured answer (willAnswer under a forced tool): their
+// arguments are checked against the tool's schema even when OpenAI would not enforce it.
+const structuredCalls = new WeakSet<ToolCallAnswer>();
+
+/** A step's text answer: one text, or one per choice. */
+function textAnswer(text: string | readonly string[]): StepAnswer {
+  if (typeof text === 'string') return { kind: 'text', text };
+  if (!Array.isArray(text) || text.length === 0 || text.some((item) => typeof item !== 'string'))
+    throw new FakeScriptError(
+      'invalid_choice',
+      `willSay(${JSON.stringify(text)}) scripts no choices: give one text, or an array of texts, one per choice (n).`,
+    );
+  return text.length === 1 ? { kind: 'text', text: text[0]! } : { kind: 'choices', choices: text.map((item) => ({ kind: 'text', text: item })) };
+}
+
+function describeTexts(text: string | readonly string[]): string {
+  if (typeof text === 'string') return JSON.stringify(excerpt(text, 40, ''));
+  return `[${text.map((item) => JSON.stringify(excerpt(String(item), 20, ''))).join(', ')}]`;
+}
+
+/** Step options are checked when the step is written, so a misspelt finish fails at once. */
+function checkStepOptions(options: StepOptions): void {
+  if (options.finish !== undefined) checkChoice('finish', options.finish, FINISH_REASONS);
+  if (options.stopSequence !== undefined && finishOf(options) !== 'stop-sequence')
+    throw new FakeScriptError(
+      'invalid_choice',
+      `stopSequence ${JSON.stringify(options.stopSequence)} applies only with finish: 'stop-sequence' (or 'stop_sequence').`,
+    );
+}
+
+function finishOf(options: StepOptions): string | undefined {
+  return options.finish === 'stop_sequence' ? 'stop-sequence' : options.finish;
+}
+
+/** How many choices the request asks for: OpenAI chat's `n`, 1 everywhere else. */
+function requestedChoices(turn: AskedTurn): number {
+  return turn.api === 'openai-chat' && typeof turn.body.n === 'number' && Number.isInteger(turn.body.n) && turn.body.n > 1 ? turn.body.n : 1;
+}
+
+/**
+ * The step's finish for this request, or why it does not apply. `stop-sequence` needs one of
+ * the request's own stop sequences: a provider stops only at those.
+ */
+function resolveFinish(turn: AskedTurn, options: StepOptions): ResolvedFinish | string | undefined {
+  if (options.finish === undefined) return undefined;
+  const reason = finishFor(turn.api, options.finish);
+  if (reason === undefined)
+    return `  finish ${JSON.stringify(options.finish)} does not apply to ${turn.api}.\nScript one of ${finishesOf(turn.api).join(', ')}.`;
+  if (reason !== 'stop-sequence') return { reason };
+  const field = turn.api === 'anthropic-messages' ? 'stop_sequences' : 'stop';
+  const sent = turn.body[field];
+  const sequences = typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item): item is string => typeof item === 'string') : [];
+  if (sequences.length === 0)
+    return `  finish "stop-sequence" stops at one of the request's stop sequences, and the request sent no ${field}.\nSend ${field} in the request, or script finish 'stop'.`;
+  const stopSequence = options.stopSequence ?? sequences[0]!;
+  if (!sequences.includes(stopSequence))
+    return `  stopSequence ${JSON.stringify(stopSequence)} is not among the request's ${field} (${sequences.map((item) => JSON.stringify(item)).join(', ')}).\nScript stopSequence as one of those, or leave it out to take the first.`;
+  return { reason, stopSequence };
+}
+
+/** The tool a request forces, when it forces exactly one: named by tool_choice, or the only one offered under a required choice. */
+function forcedTool(turn: AskedTurn): AskedTool | undefined {
+  const choice = readToolChoice(turn.toolChoice);
+  if (choice.mode !== 'required') return undefined;
+  if (choice.name !== undefined) return turn.tools.find((tool) => tool.name === choice.name);
+  return turn.tools.length === 1 ? turn.tools[0] : undefined;
+}
+
+/**
+ * The answers of a step, one per choice the request asks for, or why they do not fit. A
+ * structured answer to a request that forces one tool and asks for no schema is that tool's call.
+ */
+function choicesOf(turn: AskedTurn, answer: Exclude<StepAnswer, { kind: 'failure' }>, count: number): Answer[] | string {
+  const answers = answer.kind === 'choices' ? answer.choices : [answer];
+  if (answers.length !== count) {
+    if (turn.api !== 'openai-chat')
+      return `  it scripts ${answers.length} choices, and only OpenAI chat completions answer several (n); ${turn.api} answers one.\nScript willSay(text) with one text.`;
+    if (count === 1)
+      return `  it scripts ${answers.length} choices, and the request asks for one (n is ${isRecord(turn.body) && turn.body.n !== undefined ? JSON.stringify(turn.body.n) : 'absent'}).\nSend n: ${answers.length} in the request, or script willSay(text) with one text.`;
+    return `  the request asks for n: ${count} choices, and the step scripts ${answers.length}.\nScript willSay([…]) with ${count} texts (JSON texts, for a response_format), one per choice.`;
+  }
+  const tool = turn.responseSchema === undefined ? forcedTool(turn) : undefined;
+  return answers.map((one) => {
+    if (one.kind !== 'structured' || tool === undefined) return one;
+    const call: ToolCallAnswer = { name: tool.name, arguments: one.value };
+    structuredCalls.add(call);
+    return { kind: 'tool-calls', calls: [call] };
+  });
 }

@@ -10,6 +10,7 @@ export { failures, FAILURE_KINDS, type Failure, type RetryOptions } from './fail
 export { PROVIDERS, WIRE_APIS, TURN_APIS, type Provider, type WireApi, type TurnApi } from '../providers/internal.js';
 export type { AskedTurn, AskedMessage, AskedTool, ResponseSchema, ToolExchange } from '../providers/internal.js';
 export type { Answer, ToolCallAnswer } from './answer.js';
+export { FINISH_REASONS, NEUTRAL_FINISHES, PROVIDER_FINISHES, type FinishReason, type NeutralFinish, type ProviderFinish } from './answer.js';
 export type { Matcher, StepOptions, Chunking } from './script.js';
 export type { IdKind } from './surface.js';
 export type { FakeServer, ListenOptions } from './http-listener.js';

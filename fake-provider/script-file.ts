@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { TapeFormatError, describeSchemaErrors, type TapeProblem } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import { createValidator } from '../schema/internal.js';
+import { FINISH_REASONS, type FinishReason } from './answer.js';
 import { FAILURE_KINDS, type Failure } from './failures.js';
 import type { Chunking, Matcher, StepOptions } from './script.js';
 
@@ -15,19 +16,25 @@ import type { Chunking, Matcher, StepOptions } from './script.js';
  * {"say":"It is raining in Paris."}
  * {"when":{"prompt":"*refund*"},"always":true,"say":"Refunds take 5 days."}
  * {"fail":{"kind":"rate-limited","retryAfterMs":0}}
+ * {"say":"The answer was cut","finish":"length"}
+ * {"say":["Yes.","No."]}
  * ```
  * Each step has exactly one of `say`, `callTools`, `answer`, `fail` (`say` with `callTools` is
- * text before the calls), and may have `chunks`, `delayMs`, and `when` (+ `always`) to be a rule.
+ * text before the calls), and may have `chunks`, `delayMs`, `finish` (+ `stopSequence`; see
+ * `StepOptions.finish`), and `when` (+ `always`) to be a rule. `say` may be an array of texts, one
+ * per choice of an OpenAI chat request with `n`.
  */
 export interface ScriptLine {
   when?: { prompt?: string; lastMessage?: string; model?: string; tools?: string[] };
   always?: boolean;
-  say?: string;
+  say?: string | string[];
   callTools?: Array<{ name: string; arguments?: unknown; id?: string }>;
   answer?: unknown;
   fail?: { kind: Failure['kind']; retryAfterMs?: number | null; afterChunks?: number; ms?: number; message?: string };
   chunks?: Chunking;
   delayMs?: number;
+  finish?: FinishReason;
+  stopSequence?: string;
 }
 
 const notes = { '^_': {} };
@@ -42,7 +49,7 @@ const closed = (properties: Record<string, object>, required: string[] = []) => 
 const lineSchema = closed({
   when: closed({ prompt: { type: 'string' }, lastMessage: { type: 'string' }, model: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } }),
   always: { type: 'boolean' },
-  say: { type: 'string' },
+  say: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { type: 'string' } }] },
   callTools: { type: 'array', minItems: 1, items: closed({ name: { type: 'string', minLength: 1 }, arguments: {}, id: { type: 'string' } }, ['name']) },
   answer: {},
   fail: closed(
@@ -63,6 +70,8 @@ const lineSchema = closed({
     ],
   },
   delayMs: { type: 'integer', minimum: 0 },
+  finish: { enum: [...FINISH_REASONS] },
+  stopSequence: { type: 'string' },
 });
 const headerSchema = closed({ schemaVersion: { const: 1 }, kind: { const: 'modeltape-fake-script' } }, ['schemaVersion', 'kind']);
 
@@ -126,6 +135,10 @@ export function parseFakeScript(text: string, file: string): ScriptEntry[] {
       });
       continue;
     }
+    if (Array.isArray(step.say) && step.callTools !== undefined) {
+      problems.push({ file, line, field: '.say', message: '"say" before "callTools" is one text, not a list of choices' });
+      continue;
+    }
     if (step.always !== undefined && step.when === undefined) {
       problems.push({ file, line, field: '.always', message: '"always" only applies to a rule: add "when"' });
       continue;
@@ -133,6 +146,8 @@ export function parseFakeScript(text: string, file: string): ScriptEntry[] {
     const options: StepOptions = {};
     if (step.chunks !== undefined) options.chunks = step.chunks;
     if (step.delayMs !== undefined) options.delayMs = step.delayMs;
+    if (step.finish !== undefined) options.finish = step.finish;
+    if (step.stopSequence !== undefined) options.stopSequence = step.stopSequence;
     entries.push({
       line,
       matcher: step.when,

@@ -1,5 +1,5 @@
 import type { AskedTurn } from '../providers/internal.js';
-import type { Answer } from './answer.js';
+import type { Answer, FinishReason } from './answer.js';
 import type { Failure } from './failures.js';
 
 /** How a streamed answer is cut into chunks. */
@@ -14,9 +14,26 @@ export interface StepOptions {
   chunks?: Chunking;
   /** Wait this long before answering. @default 0 */
   delayMs?: number;
+  /**
+   * How the turn ends (see `NEUTRAL_FINISHES`): `'length'`, `'content-filter'`, `'refusal'` (the
+   * text is the refusal), `'stop-sequence'`, `'pause-turn'`, or a provider's own name where its
+   * API uses it (`'max_tokens'`, `'max_output_tokens'`, `'content_filter'`, `'stop_sequence'`,
+   * `'pause_turn'`, `'end_turn'`). A finish the request's API has not is a loud error listing
+   * the ones it has. A truncated, filtered or refused answer is not checked against the schema.
+   * @default 'stop' (a tool call ends as a tool call)
+   */
+  finish?: FinishReason;
+  /**
+   * With `finish: 'stop-sequence'`: which of the request's stop sequences (`stop`,
+   * `stop_sequences`) the model hit. @default the first one the request sent
+   */
+  stopSequence?: string;
 }
 
-export type StepAnswer = Answer | { kind: 'failure'; failure: Failure };
+/**
+ * What a step answers: an answer, a failure, or (OpenAI chat with `n` > 1) one answer per choice.
+ */
+export type StepAnswer = Answer | { kind: 'failure'; failure: Failure } | { kind: 'choices'; choices: Answer[] };
 
 /** One scripted answer. */
 export interface Step {

@@ -1,5 +1,5 @@
 import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type Route, type TurnApi } from '../providers/internal.js';
-import type { Answer } from './answer.js';
+import type { Answer, ResolvedFinish } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
 import type { Chunking } from './script.js';
@@ -18,6 +18,10 @@ export interface RenderContext {
   promptTokens: number;
   /** Headers every response of this call carries (the fake marker, the request id). */
   headers: Record<string, string>;
+  /** How the turn ends, when the step scripted it. @default it ends as the answer does (`stop`, or a tool call) */
+  finish?: ResolvedFinish;
+  /** OpenAI chat with `n` > 1: every choice's answer, in order (the first is the answer rendered). */
+  choices?: Answer[];
 }
 
 /**

@@ -54,12 +54,22 @@ function message(turn: AskedTurn, answer: Answer, context: RenderContext, conten
     role: 'assistant',
     model: fakeModel(turn.model),
     content: blocks,
-    stop_reason: blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
-    stop_details: null,
+    stop_reason: stopReason(blocks, context),
+    stop_sequence: context.finish?.stopSequence ?? null,
+    stop_details: context.finish?.reason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null,
     container: null,
     usage: usage(context.promptTokens, countTokens(answerText(answer))),
   };
+}
+
+/** The scripted finish in Anthropic's words, else how the answer ends. */
+function stopReason(blocks: readonly Block[], context: RenderContext): string {
+  const reason = context.finish?.reason;
+  if (reason === 'length') return 'max_tokens';
+  if (reason === 'refusal') return 'refusal';
+  if (reason === 'stop-sequence') return 'stop_sequence';
+  if (reason === 'pause-turn') return 'pause_turn';
+  return blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
 }
 
 // message_start, then per block content_block_start → deltas → content_block_stop (a ping after
@@ -71,7 +81,9 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
   const emit = (type: string, fields: Record<string, unknown> = {}): void => {
     frames.push(eventFrame(type, { type, ...fields }));
   };
-  emit('message_start', { message: { ...whole, content: [], stop_reason: null, usage: usage(context.promptTokens, 1) } });
+  emit('message_start', {
+    message: { ...whole, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: usage(context.promptTokens, 1) },
+  });
   for (const [index, block] of blocks.entries()) {
     if (block.type === 'text') {
       emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -88,7 +100,7 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
   }
   const outputTokens = countTokens(answerText(answer));
   emit('message_delta', {
-    delta: { stop_reason: whole.stop_reason, stop_sequence: null, stop_details: null, container: null },
+    delta: { stop_reason: whole.stop_reason, stop_sequence: whole.stop_sequence, stop_details: whole.stop_details, container: null },
     // output_tokens is cumulative; the SDK takes input and cache counts from here when present.
     usage: {
       output_tokens: outputTokens,

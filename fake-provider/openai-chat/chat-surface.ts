@@ -21,7 +21,9 @@ export const openaiChatSurface: Surface = {
   },
 };
 
-function messageContent(answer: Answer): string | null {
+function messageContent(answer: Answer, context: RenderContext): string | null {
+  // A refusal's text is the message's `refusal`, and its content null.
+  if (context.finish?.reason === 'refusal') return null;
   if (answer.kind === 'text') return answer.text;
   if (answer.kind === 'structured') return JSON.stringify(answer.value);
   return answer.text ?? null;
@@ -46,20 +48,46 @@ function usage(promptTokens: number, completionTokens: number): Record<string, u
   };
 }
 
+/** The message's refusal text (finish `refusal`), or null. */
+function refusalText(answer: Answer, context: RenderContext): string | null {
+  return context.finish?.reason === 'refusal' && answer.kind === 'text' ? answer.text : null;
+}
+
+/** `finish_reason`: the scripted finish (a refusal and a stop sequence end as `stop`), else how the answer ends. */
+function finishReason(calls: readonly unknown[], context: RenderContext): string {
+  const reason = context.finish?.reason;
+  if (reason === 'length') return 'length';
+  if (reason === 'content-filter') return 'content_filter';
+  return calls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+/** Every choice's answer: one, or `n` of them. */
+function choiceAnswers(answer: Answer, context: RenderContext): Answer[] {
+  return context.choices ?? [answer];
+}
+
 function completion(turn: AskedTurn, answer: Answer, context: RenderContext): Record<string, unknown> {
-  const calls = toolCalls(answer, context);
-  const message: Record<string, unknown> = { role: 'assistant', content: messageContent(answer), refusal: null, annotations: [] };
-  if (calls.length > 0) message.tool_calls = calls;
+  const answers = choiceAnswers(answer, context);
+  const choices = answers.map((one, index) => {
+    const calls = toolCalls(one, context);
+    const message: Record<string, unknown> = { role: 'assistant', content: messageContent(one, context), refusal: refusalText(one, context), annotations: [] };
+    if (calls.length > 0) message.tool_calls = calls;
+    return { index, message, logprobs: null, finish_reason: finishReason(calls, context) };
+  });
   return {
     id: context.newId('chatcmpl'),
     object: 'chat.completion',
     created: context.created,
     model: fakeModel(turn.model),
-    choices: [{ index: 0, message, logprobs: null, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }],
-    usage: usage(context.promptTokens, countTokens(answerText(answer))),
+    choices,
+    usage: usage(context.promptTokens, completionTokens(answers)),
     service_tier: 'default',
     system_fingerprint: FINGERPRINT,
   };
+}
+
+function completionTokens(answers: readonly Answer[]): number {
+  return answers.reduce((total, one) => total + countTokens(answerText(one)), 0);
 }
 
 // The stream of a chat completion: role first, content deltas, tool-call deltas keyed by index
@@ -77,25 +105,37 @@ function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, fai
     system_fingerprint: FINGERPRINT,
   }).slice(0, -1);
   const tail = includeUsage ? ',"usage":null}' : '}';
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-    `data: ${head},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${tail}\n\n`;
-  const calls = toolCalls(answer, context);
-  const content = messageContent(answer);
   const frames: string[] = [];
-  const firstDelta = (index: number) => ({ index, id: calls[index]!.id, type: 'function', function: { name: calls[index]!.function.name, arguments: '' } });
-  // With no text, the first tool call opens in the role chunk, as OpenAI streams it.
-  const openFirstCall = calls.length > 0 && content === null;
-  frames.push(
-    chunk(openFirstCall ? { role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null } : { role: 'assistant', content: '', refusal: null }),
-  );
-  for (const piece of cutIntoChunks(content ?? '', context.chunking)) frames.push(chunk({ content: piece }));
-  for (const [index, call] of calls.entries()) {
-    if (index > 0 || !openFirstCall) frames.push(chunk({ tool_calls: [firstDelta(index)] }));
-    for (const piece of cutArguments(call.function.arguments, context.chunking))
-      frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  const answers = choiceAnswers(answer, context);
+  // With n choices, each choice streams in turn, every chunk carrying its choice's index.
+  for (const [choiceIndex, one] of answers.entries()) {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+      `data: ${head},"choices":[{"index":${choiceIndex},"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${tail}\n\n`;
+    const calls = toolCalls(one, context);
+    const content = messageContent(one, context);
+    const refusal = refusalText(one, context);
+    const firstDelta = (index: number) => ({ index, id: calls[index]!.id, type: 'function', function: { name: calls[index]!.function.name, arguments: '' } });
+    // With no text, the first tool call opens in the role chunk, as OpenAI streams it.
+    const openFirstCall = calls.length > 0 && content === null;
+    frames.push(
+      chunk(
+        openFirstCall
+          ? { role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null }
+          : refusal !== null
+            ? { role: 'assistant', content: null, refusal: '' }
+            : { role: 'assistant', content: '', refusal: null },
+      ),
+    );
+    for (const piece of cutIntoChunks(content ?? '', context.chunking)) frames.push(chunk({ content: piece }));
+    for (const piece of cutIntoChunks(refusal ?? '', context.chunking)) frames.push(chunk({ refusal: piece }));
+    for (const [index, call] of calls.entries()) {
+      if (index > 0 || !openFirstCall) frames.push(chunk({ tool_calls: [firstDelta(index)] }));
+      for (const piece of cutArguments(call.function.arguments, context.chunking))
+        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+    frames.push(chunk({}, finishReason(calls, context)));
   }
-  frames.push(chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
-  if (includeUsage) frames.push(`data: ${head},"choices":[],"usage":${JSON.stringify(usage(context.promptTokens, countTokens(answerText(answer))))}}\n\n`);
+  if (includeUsage) frames.push(`data: ${head},"choices":[],"usage":${JSON.stringify(usage(context.promptTokens, completionTokens(answers)))}}\n\n`);
   frames.push(dataFrame('[DONE]'));
   if (failure?.kind === 'stream-error') {
     const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length - 1));

@@ -15,15 +15,26 @@ export const openaiResponsesSurface: Surface = {
   ask: readResponsesRequest,
 
   respond(turn, answer, context, failure) {
+    const status = finalStatus(context);
     return turn.stream
       ? streamResponse(turn, answer, context, failure)
-      : jsonResponse(200, responseObject(turn, outputItems(answer, context, 'completed'), context, 'completed', answer), context.headers);
+      : jsonResponse(200, responseObject(turn, outputItems(answer, context, status), context, status, answer), context.headers);
   },
 };
 
+/** A turn cut by the token limit or a filter ends `incomplete`, saying why in `incomplete_details`. */
+function incompleteReason(context: RenderContext): 'max_output_tokens' | 'content_filter' | undefined {
+  const reason = context.finish?.reason;
+  return reason === 'length' ? 'max_output_tokens' : reason === 'content-filter' ? 'content_filter' : undefined;
+}
+
+function finalStatus(context: RenderContext): 'completed' | 'incomplete' {
+  return incompleteReason(context) === undefined ? 'completed' : 'incomplete';
+}
+
 type OutputItem = Record<string, unknown>;
 
-function outputItems(answer: Answer, context: RenderContext, status: 'completed' | 'in_progress'): OutputItem[] {
+function outputItems(answer: Answer, context: RenderContext, status: 'completed' | 'in_progress' | 'incomplete'): OutputItem[] {
   const items: OutputItem[] = [];
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   if (text !== undefined) {
@@ -32,7 +43,8 @@ function outputItems(answer: Answer, context: RenderContext, status: 'completed'
       id: context.newId('msg'),
       status,
       role: 'assistant',
-      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+      // A refusal is its own content part, not output text.
+      content: [context.finish?.reason === 'refusal' ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: [] }],
     });
   }
   if (answer.kind === 'tool-calls') {
@@ -54,7 +66,7 @@ function responseObject(
   turn: AskedTurn,
   output: OutputItem[],
   context: RenderContext,
-  status: 'completed' | 'in_progress' | 'failed',
+  status: 'completed' | 'in_progress' | 'failed' | 'incomplete',
   answer: Answer | undefined,
   id?: string,
 ): Record<string, unknown> {
@@ -65,7 +77,7 @@ function responseObject(
     created_at: context.created,
     status,
     error: null,
-    incomplete_details: null,
+    incomplete_details: status === 'incomplete' ? { reason: incompleteReason(context) } : null,
     instructions: typeof body.instructions === 'string' ? body.instructions : null,
     max_output_tokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
     model: fakeModel(turn.model),
@@ -99,7 +111,8 @@ function responseObject(
 // The events of a streamed response, each with `event:` and a rising sequence_number.
 function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('resp');
-  const done = outputItems(answer, context, 'completed');
+  const status = finalStatus(context);
+  const done = outputItems(answer, context, status);
   const frames: string[] = [];
   let sequence = 0;
   const emit = (type: string, fields: Record<string, unknown>): void => {
@@ -110,17 +123,24 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
   for (const [outputIndex, item] of done.entries()) {
     if (item.type === 'message') {
       const part = (item.content as Array<Record<string, unknown>>)[0]!;
-      const text = String(part.text);
+      const refused = part.type === 'refusal';
+      const text = String(refused ? part.refusal : part.text);
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
       emit('response.content_part.added', {
         item_id: item.id,
         output_index: outputIndex,
         content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        part: refused ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] },
       });
-      for (const delta of cutIntoChunks(text, context.chunking))
-        emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
-      emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
+      if (refused) {
+        for (const delta of cutIntoChunks(text, context.chunking))
+          emit('response.refusal.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta });
+        emit('response.refusal.done', { item_id: item.id, output_index: outputIndex, content_index: 0, refusal: text });
+      } else {
+        for (const delta of cutIntoChunks(text, context.chunking))
+          emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+        emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
+      }
       emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
     } else {
       const argumentsText = String(item.arguments);
@@ -144,7 +164,7 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
     emit('response.failed', { response: failed });
     return sseResponse(frames, context.headers);
   }
-  emit('response.completed', { response: responseObject(turn, done, context, 'completed', answer, id) });
+  emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(turn, done, context, status, answer, id) });
   if (failure?.kind === 'drop-connection')
     return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);

@@ -153,6 +153,16 @@ const REFUSALS: Array<{
     param: 'stream_options',
     message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
   },
+  {
+    name: 'n above 128',
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-4o', messages: [user('hi')], n: 130 },
+    status: 400,
+    type: 'invalid_request_error',
+    param: 'n',
+    code: 'integer_above_max_value',
+    message: "Invalid 'n': integer above maximum value. Expected a value <= 128, but got 130 instead.",
+  },
   // OpenAI Responses
   {
     name: 'responses: max_tokens instead of max_output_tokens',

@@ -8,6 +8,7 @@ import { OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME } from '..
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
 // Reasoning models refuse the deprecated max_tokens (samples/openai/error-400-unsupported-parameter.json).
 const REASONING_MODEL = /^(o\d|gpt-5)/;
+const MAX_CHOICES = 128;
 
 /** The 400 OpenAI answers a Chat Completions request with before any model runs, or undefined. */
 export function refuseChatRequest(body: Record<string, unknown>, options: RefusalOptions): ProviderError | undefined {
@@ -107,6 +108,19 @@ export function refuseChatRequest(body: Record<string, unknown>, options: Refusa
       'temperature',
       'decimal_below_min_value',
     );
+  // n: 1 to 128 choices (the real 400 for n: 130 has code integer_above_max_value).
+  if (body.n !== undefined && body.n !== null) {
+    if (typeof body.n !== 'number' || !Number.isInteger(body.n))
+      return refuse(
+        `Invalid type for 'n': expected an integer, but got ${typeof body.n === 'number' ? 'a decimal' : `a ${typeof body.n}`} instead.`,
+        'n',
+        'invalid_type',
+      );
+    if (body.n > MAX_CHOICES)
+      return refuse(`Invalid 'n': integer above maximum value. Expected a value <= ${MAX_CHOICES}, but got ${body.n} instead.`, 'n', 'integer_above_max_value');
+    if (body.n < 1)
+      return refuse(`Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${body.n} instead.`, 'n', 'integer_below_min_value');
+  }
   const format = isRecord(body.response_format) ? body.response_format : undefined;
   if (format?.type === 'json_object') {
     const mentionsJson = (body.messages as Array<Record<string, unknown>>).some((message) => /json/i.test(contentText(message.content)));
