@@ -51,3 +51,6 @@ export { renderChatRequest } from './openai/chat/render-request.js';
 export { readChatAnswer } from './openai/chat/read-answer.js';
 export { renderMessagesRequest } from './anthropic/messages/render-request.js';
 export { readMessagesAnswer } from './anthropic/messages/read-answer.js';
+export { checkChatStreamGrammar, type GrammarEvent } from './openai/chat/stream-grammar.js';
+export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.js';
+export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';
