@@ -1,12 +1,15 @@
 import { indexPath, isRecord, propertyPath } from '../core/internal.js';
+import { guessProvider, routeOf, withoutProviderPrefix } from '../providers/internal.js';
 import { count } from './count.js';
 import type { DriftRequest } from './drift-report.js';
 import type { Entry, Leaf, Part, Style, ToolOffer, View } from './view.js';
 
 /**
- * Reads a recorded or sent request into the view of its turns: the OpenAI Chat Completions,
- * OpenAI Responses and Anthropic Messages readers below turn a body into fields, tools offered
- * and conversation entries; any other body becomes its top-level fields, its text or its bytes.
+ * Reads a recorded or sent request into the view of its turns: which wire API a body is in comes
+ * from providers/ (`routeOf`), and the OpenAI Chat Completions, OpenAI Responses and Anthropic
+ * Messages readers below turn a body into fields, tools offered and conversation entries (they
+ * keep every block as sent, images, refusals and unknown items included, which the providers'
+ * AskedTurn does not); any other body becomes its top-level fields, its text or its bytes.
  */
 export function viewOf(request: DriftRequest): View {
   const view: View = { request, format: 'JSON', fields: [], tools: [], entries: [], body: [], leaves: new Map() };
@@ -57,22 +60,39 @@ function rememberParts(leaves: Map<string, Leaf>, parts: Part[]): void {
   }
 }
 
+/** The conversation formats the page draws, each by the wire API whose body it is. */
+const CONVERSATIONS = {
+  'anthropic-messages': { format: 'Anthropic Messages', read: readAnthropic, fits: (json: Record<string, unknown>) => Array.isArray(json.messages) },
+  'openai-chat': { format: 'OpenAI Chat Completions', read: readChat, fits: (json: Record<string, unknown>) => Array.isArray(json.messages) },
+  'openai-responses': {
+    format: 'OpenAI Responses',
+    read: readResponses,
+    fits: (json: Record<string, unknown>) => typeof json.input === 'string' || Array.isArray(json.input),
+  },
+} as const;
+
+/**
+ * The wire API a body is in: the route (providers/ `routeOf`, the upstream's provider settling
+ * shared paths) when it names one of the conversations and the body fits it; otherwise, for a
+ * path no provider has (an OpenAI-compatible server's own), the body's shape.
+ */
+function conversationOf(request: DriftRequest, json: Record<string, unknown>): keyof typeof CONVERSATIONS | undefined {
+  const route = routeOf(request.method, withoutProviderPrefix(request.path).path, guessProvider(request.upstream));
+  const api = route?.api;
+  if (api !== undefined && api in CONVERSATIONS && CONVERSATIONS[api as keyof typeof CONVERSATIONS].fits(json)) return api as keyof typeof CONVERSATIONS;
+  // A compatible server's own prefix (`/api/v1/messages`, `/llm/responses`) still names the API by its last segments.
+  if (Array.isArray(json.messages))
+    return request.upstream.includes('anthropic') || /\/v1\/messages$/.test(request.path) ? 'anthropic-messages' : 'openai-chat';
+  if (CONVERSATIONS['openai-responses'].fits(json) && (/\/responses$/.test(request.path) || typeof json.instructions === 'string')) return 'openai-responses';
+  return undefined;
+}
+
 function readJsonBody(view: View, json: unknown): void {
-  const path = view.request.path;
   if (isRecord(json)) {
-    if (Array.isArray(json.messages) && (view.request.upstream.includes('anthropic') || /\/v1\/messages$/.test(path))) {
-      view.format = 'Anthropic Messages';
-      readAnthropic(view, json);
-      return;
-    }
-    if (Array.isArray(json.messages)) {
-      view.format = 'OpenAI Chat Completions';
-      readChat(view, json);
-      return;
-    }
-    if ((typeof json.input === 'string' || Array.isArray(json.input)) && (/\/responses$/.test(path) || typeof json.instructions === 'string')) {
-      view.format = 'OpenAI Responses';
-      readResponses(view, json);
+    const api = conversationOf(view.request, json);
+    if (api !== undefined) {
+      view.format = CONVERSATIONS[api].format;
+      CONVERSATIONS[api].read(view, json);
       return;
     }
     view.fields = Object.entries(json).map(([name, value]) => ({ name, leaf: { path: propertyPath('', name), value, mode: 'json' } }));

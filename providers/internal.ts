@@ -62,3 +62,6 @@ export { renderGenerateRequest } from './gemini/render-request.js';
 export { readGenerateAnswer } from './gemini/read-answer.js';
 export { rpcStatus } from './gemini/error-body.js';
 export { openApiToJsonSchema } from './gemini/schema.js';
+export { checkChatStreamGrammar, type GrammarEvent } from './openai/chat/stream-grammar.js';
+export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.js';
+export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';

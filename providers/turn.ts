@@ -40,6 +40,12 @@ export interface AskedMessage {
   toolCalls?: Array<{ id: string; name: string; arguments: unknown }>;
   /** For a tool result: the call it answers. */
   toolCallId?: string;
+  /**
+   * Where in the request body the message is, in JSON access syntax (`.messages[2]`,
+   * `.input[0]`, `.messages[3].content[1]` for an Anthropic tool result block), so a page or an
+   * error can point at it.
+   */
+  path?: string;
 }
 
 export interface AskedTool {

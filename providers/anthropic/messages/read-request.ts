@@ -6,7 +6,8 @@ export function readMessagesRequest(body: Record<string, unknown>, index: number
   const system = typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? contentText(body.system) : undefined;
   const messages: AskedMessage[] = [];
   const names = new Map<string, string>();
-  for (const message of body.messages as Array<Record<string, unknown>>) {
+  for (const [position, message] of (body.messages as Array<Record<string, unknown>>).entries()) {
+    const path = `.messages[${position}]`;
     const blocks = blocksOf(message.content);
     const text = blocks
       .filter((block) => block.type === 'text')
@@ -17,13 +18,16 @@ export function readMessagesRequest(body: Record<string, unknown>, index: number
         .filter((block) => block.type === 'tool_use')
         .map((block) => ({ id: String(block.id), name: String(block.name), arguments: block.input }));
       for (const use of uses) names.set(use.id, use.name);
-      messages.push(uses.length > 0 ? { role: 'assistant', text, toolCalls: uses } : { role: 'assistant', text });
+      messages.push(uses.length > 0 ? { role: 'assistant', text, toolCalls: uses, path } : { role: 'assistant', text, path });
       continue;
     }
+    // Each tool result is a block of the user message; a string content has no blocks to point at.
     for (const block of blocks.filter((candidate) => candidate.type === 'tool_result')) {
-      messages.push({ role: 'tool', text: contentText(block.content), toolCallId: String(block.tool_use_id) });
+      // blocksOf drops what is not a block, so the index is the block's place in the content as sent.
+      const index = (message.content as unknown[]).indexOf(block);
+      messages.push({ role: 'tool', text: contentText(block.content), toolCallId: String(block.tool_use_id), path: `${path}.content[${index}]` });
     }
-    if (text !== '' || !blocks.some((block) => block.type === 'tool_result')) messages.push({ role: 'user', text });
+    if (text !== '' || !blocks.some((block) => block.type === 'tool_result')) messages.push({ role: 'user', text, path });
   }
   const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
     .filter((tool) => tool.type === undefined || tool.type === 'custom')

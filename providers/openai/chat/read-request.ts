@@ -17,13 +17,14 @@ export function readChatRequest(body: Record<string, unknown>, index: number): A
   const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
   const messages: AskedMessage[] = [];
   const names = new Map<string, string>();
-  for (const message of all) {
+  for (const [position, message] of all.entries()) {
     if (message.role === 'system' || message.role === 'developer') continue;
+    const path = `.messages[${position}]`;
     if (message.role === 'tool') {
-      messages.push({ role: 'tool', text: contentText(message.content), toolCallId: String(message.tool_call_id) });
+      messages.push({ role: 'tool', text: contentText(message.content), toolCallId: String(message.tool_call_id), path });
       continue;
     }
-    const asked: AskedMessage = { role: message.role === 'assistant' ? 'assistant' : 'user', text: contentText(message.content) };
+    const asked: AskedMessage = { role: message.role === 'assistant' ? 'assistant' : 'user', text: contentText(message.content), path };
     if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
       asked.toolCalls = (message.tool_calls as Array<Record<string, unknown>>).map((call) => {
         const fn = isRecord(call.function) ? call.function : {};

@@ -17,25 +17,27 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
   const messages: AskedMessage[] = [];
   const names = new Map<string, string>();
   const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]) : [];
-  for (const item of items) {
+  for (const [position, item] of items.entries()) {
     if (!isRecord(item)) continue;
+    // A string `input` is one user message: the path is `.input` itself.
+    const path = typeof body.input === 'string' ? '.input' : `.input[${position}]`;
     if (item.type === 'function_call') {
       const call = { id: String(item.call_id), name: String(item.name), arguments: parseArguments(item.arguments) };
       names.set(call.id, call.name);
       const last = messages.at(-1);
       if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
-      else messages.push({ role: 'assistant', text: '', toolCalls: [call] });
+      else messages.push({ role: 'assistant', text: '', toolCalls: [call], path });
       continue;
     }
     if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', text: typeof item.output === 'string' ? item.output : contentText(item.output), toolCallId: String(item.call_id) });
+      messages.push({ role: 'tool', text: typeof item.output === 'string' ? item.output : contentText(item.output), toolCallId: String(item.call_id), path });
       continue;
     }
     if (item.role === 'system' || item.role === 'developer') {
       systemParts.push(contentText(item.content));
       continue;
     }
-    if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content) });
+    if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content), path });
   }
   const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
   const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
