@@ -3,6 +3,9 @@ import { ModeltapeError, excerpt, maskSecrets, maskValue } from '../core/interna
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
+import { anthropicModelsResponse } from './anthropic-messages/models-list.js';
+import { countTokensResponse } from './anthropic-messages/count-tokens.js';
+import { MessageThreads } from './anthropic-messages/message-threads.js';
 import {
   PROVIDER_PREFIX,
   readToolChoice,
@@ -94,6 +97,8 @@ export class FakeProvider {
   readonly #calls: BoundedHistory<FakeCall>;
   readonly #asked: BoundedHistory<AskedTurn>;
   readonly #problems: BoundedHistory<string>;
+  // The Anthropic message threads this fake gave messages on, bounded like its history.
+  readonly #threads: MessageThreads;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -125,6 +130,7 @@ export class FakeProvider {
     this.#calls = new BoundedHistory(historyLimit);
     this.#asked = new BoundedHistory(historyLimit);
     this.#problems = new BoundedHistory(historyLimit, 'first');
+    this.#threads = new MessageThreads(historyLimit);
   }
 
   /** The next turn answers with this text. */
@@ -333,7 +339,15 @@ export class FakeProvider {
     const provider = route?.provider ?? prefixed ?? 'openai';
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
-    const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
+    const context: RenderContext = {
+      newId: this.#newId,
+      created: Math.floor(this.#now() / 1000),
+      requestId,
+      chunking: undefined,
+      promptTokens: 1,
+      headers,
+      threads: this.#threads,
+    };
     const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
@@ -381,7 +395,10 @@ export class FakeProvider {
     call.api = served;
     if (served === 'openai-models' || served === 'anthropic-models') {
       const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
-      return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
+      const named = model === undefined ? undefined : decodeURIComponent(model);
+      if (served === 'anthropic-models')
+        return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
+      return modelsResponse(context, { model: named, anthropic: false });
     }
     let body: unknown;
     try {
@@ -394,11 +411,15 @@ export class FakeProvider {
       return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
-    const surface = SURFACES[served as keyof typeof SURFACES];
-    const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
+    const refusalOptions = { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform };
+    if (served === 'anthropic-count-tokens') return countTokensResponse(record, index, refusalOptions, context);
+    const surface: Surface = SURFACES[served as keyof typeof SURFACES];
+    const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
+    if ('error' in resolved) return resolved.error;
+    const refusal = surface.refuse(resolved.body, refusalOptions, context);
     if (refusal) return refusal;
 
-    const turn = surface.ask(record, index);
+    const turn = surface.ask(resolved.body, index);
     this.#asked.push(turn);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
@@ -594,8 +615,14 @@ const SURFACES = {
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
-const SERVED_APIS: readonly WireApi[] = [...(Object.keys(SURFACES) as WireApi[]), 'openai-embeddings', 'openai-models', 'anthropic-models'];
-const SERVED_ROUTES = 'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages) and GET /v1/models';
+const SERVED_APIS: readonly WireApi[] = [
+  ...(Object.keys(SURFACES) as WireApi[]),
+  'openai-embeddings',
+  'openai-models',
+  'anthropic-count-tokens',
+  'anthropic-models',
+];
+const SERVED_ROUTES = 'POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens and GET /v1/models';
 
 /** What each provider answers a body that is not JSON with. */
 const NOT_JSON: Record<Provider, string> = {

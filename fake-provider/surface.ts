@@ -1,4 +1,5 @@
 import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type TurnApi } from '../providers/internal.js';
+import type { MessageThreads } from './anthropic-messages/message-threads.js';
 import type { Answer } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
@@ -18,6 +19,8 @@ export interface RenderContext {
   promptTokens: number;
   /** Headers every response of this call carries (the fake marker, the request id). */
   headers: Record<string, string>;
+  /** The Anthropic message threads this fake holds: a `continue` resolves against them, and each reply on a thread is kept in them. */
+  threads: MessageThreads;
 }
 
 /**
@@ -28,6 +31,12 @@ export interface RenderContext {
 export interface Surface {
   readonly provider: Provider;
   readonly api: TurnApi;
+  /**
+   * The request with the state the provider holds for it filled in (an Anthropic thread
+   * `continue` becomes the whole conversation), or the error the provider answers when that
+   * state is missing. Refusals and `ask` see what it returns. Absent: the body is used as sent.
+   */
+  resolve?(body: Record<string, unknown>, headers: Record<string, string>, context: RenderContext): { body: Record<string, unknown> } | { error: WireResponse };
   /**
    * The 400 the real provider answers before any model runs (a malformed conversation, a
    * parameter it rejects), or undefined. With `options.constrained`, a response schema or strict
