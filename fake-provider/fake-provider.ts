@@ -7,6 +7,9 @@ import { geminiCountTokensResponse } from './gemini/count-tokens.js';
 import { geminiEmbedResponse } from './gemini/embed-content.js';
 import { geminiGenerateSurface } from './gemini/generate-surface.js';
 import { geminiModelsResponse } from './gemini/models-list.js';
+import { anthropicModelsResponse } from './anthropic-messages/models-list.js';
+import { countTokensResponse } from './anthropic-messages/count-tokens.js';
+import { MessageThreads } from './anthropic-messages/message-threads.js';
 import {
   PROVIDER_PREFIX,
   readToolChoice,
@@ -104,6 +107,8 @@ export class FakeProvider {
   readonly #calls: BoundedHistory<FakeCall>;
   readonly #asked: BoundedHistory<AskedTurn>;
   readonly #problems: BoundedHistory<string>;
+  // The Anthropic message threads this fake gave messages on, bounded like its history.
+  readonly #threads: MessageThreads;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -135,6 +140,7 @@ export class FakeProvider {
     this.#calls = new BoundedHistory(historyLimit);
     this.#asked = new BoundedHistory(historyLimit);
     this.#problems = new BoundedHistory(historyLimit, 'first');
+    this.#threads = new MessageThreads(historyLimit);
   }
 
   /**
@@ -361,7 +367,15 @@ export class FakeProvider {
           : 'openai');
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
-    const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
+    const context: RenderContext = {
+      newId: this.#newId,
+      created: Math.floor(this.#now() / 1000),
+      requestId,
+      chunking: undefined,
+      promptTokens: 1,
+      headers,
+      threads: this.#threads,
+    };
     const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
@@ -409,7 +423,10 @@ export class FakeProvider {
     call.api = served;
     if (served === 'openai-models' || served === 'anthropic-models') {
       const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
-      return modelsResponse(context, { model: model === undefined ? undefined : decodeURIComponent(model), anthropic: served === 'anthropic-models' });
+      const named = model === undefined ? undefined : decodeURIComponent(model);
+      if (served === 'anthropic-models')
+        return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
+      return modelsResponse(context, { model: named, anthropic: false });
     }
     if (served === 'ollama-tags') return ollamaTagsResponse(context);
     if (served === 'gemini-models') {
@@ -430,11 +447,15 @@ export class FakeProvider {
     if (served === 'ollama-embed') return ollamaEmbedResponse(path(call), record, this.#embeddingDimensions, context);
     if (served === 'gemini-embed') return geminiEmbedResponse(record, call.path.includes(':batchEmbedContents'), this.#embeddingDimensions, context);
     if (served === 'gemini-count-tokens') return geminiCountTokensResponse(record, context);
-    const surface = SURFACES[served as keyof typeof SURFACES];
-    const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
+    const refusalOptions = { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform };
+    if (served === 'anthropic-count-tokens') return countTokensResponse(record, index, refusalOptions, context);
+    const surface: Surface = SURFACES[served as keyof typeof SURFACES];
+    const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
+    if ('error' in resolved) return resolved.error;
+    const refusal = surface.refuse(resolved.body, refusalOptions, context);
     if (refusal) return refusal;
 
-    const turn = surface.ask(record, index, route!);
+    const turn = surface.ask(resolved.body, index, route!);
     this.#asked.push(turn);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
@@ -666,6 +687,7 @@ const SERVED_APIS: readonly WireApi[] = [
   ...(Object.keys(SURFACES) as WireApi[]),
   'openai-embeddings',
   'openai-models',
+  'anthropic-count-tokens',
   'anthropic-models',
   'ollama-embed',
   'ollama-tags',
@@ -674,7 +696,7 @@ const SERVED_APIS: readonly WireApi[] = [
   'gemini-models',
 ];
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /v1beta/models, /api/tags";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /v1beta/models, /api/tags";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {

@@ -1,4 +1,5 @@
 import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type Route, type TurnApi } from '../providers/internal.js';
+import type { MessageThreads } from './anthropic-messages/message-threads.js';
 import type { Answer, ResolvedFinish } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
@@ -22,6 +23,8 @@ export interface RenderContext {
   finish?: ResolvedFinish;
   /** OpenAI chat with `n` > 1: every choice's answer, in order (the first is the answer rendered). */
   choices?: Answer[];
+  /** The Anthropic message threads this fake holds: a `continue` resolves against them, and each reply on a thread is kept in them. */
+  threads: MessageThreads;
 }
 
 /**
@@ -32,6 +35,12 @@ export interface RenderContext {
 export interface Surface {
   readonly provider: Provider;
   readonly api: TurnApi;
+  /**
+   * The request with the state the provider holds for it filled in (an Anthropic thread
+   * `continue` becomes the whole conversation), or the error the provider answers when that
+   * state is missing. Refusals and `ask` see what it returns. Absent: the body is used as sent.
+   */
+  resolve?(body: Record<string, unknown>, headers: Record<string, string>, context: RenderContext): { body: Record<string, unknown> } | { error: WireResponse };
   /**
    * The 400 the real provider answers before any model runs (a malformed conversation, a
    * parameter it rejects), or undefined. With `options.constrained`, a response schema or strict

@@ -44,7 +44,7 @@ export { refuseChatRequest } from './openai/chat/refusals.js';
 export { readResponsesRequest } from './openai/responses/read-request.js';
 export { refuseResponsesRequest } from './openai/responses/refusals.js';
 export { readMessagesRequest } from './anthropic/messages/read-request.js';
-export { refuseMessagesRequest } from './anthropic/messages/refusals.js';
+export { refuseMessagesRequest, refuseCountTokensRequest, thinks } from './anthropic/messages/refusals.js';
 export { readTurn, readableTurnApis } from './read-turn.js';
 export type { ModelAnswer, ModelRequest, ModelToolCall, Turn, OfferedTool, UnreadableAnswer } from './model-call.js';
 export { renderChatRequest } from './openai/chat/render-request.js';

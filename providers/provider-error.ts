@@ -16,4 +16,9 @@ export interface ProviderError {
    * prints as the error's text (it prints a body without one as escaped JSON).
    */
   fromModeltape?: boolean;
+  /**
+   * Anthropic's machine-readable `error.details` (`{ error_code: 'thread_not_found' }`), which
+   * @anthropic-ai/sdk reads as `error.errorCode` and picks its error class by. @default none
+   */
+  details?: Record<string, unknown>;
 }

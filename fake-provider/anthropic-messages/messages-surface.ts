@@ -1,9 +1,11 @@
 import { readMessagesRequest, refuseMessagesRequest, type AskedTurn } from '../../providers/internal.js';
 import type { Answer } from '../answer.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
+import { errorResponse } from '../provider-errors.js';
 import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
+import { refuseForeignThinking, thinkingBlock, thinkingText } from './thinking.js';
 
 type Block = Record<string, unknown>;
 
@@ -12,16 +14,26 @@ export const anthropicMessagesSurface: Surface = {
   provider: 'anthropic',
   api: 'anthropic-messages',
 
-  refuse: (body, options, context) => refusalResponse('anthropic', refuseMessagesRequest(body, options), context),
+  resolve(body, headers, context) {
+    const resolved = context.threads.resolve(body, headers);
+    return 'error' in resolved ? { error: errorResponse('anthropic', resolved.error, context) } : resolved;
+  },
+  refuse: (body, options, context) => refusalResponse('anthropic', refuseMessagesRequest(body, options) ?? refuseForeignThinking(body), context),
   ask: readMessagesRequest,
 
   respond(turn, answer, context, failure) {
-    return turn.stream ? streamMessage(turn, answer, context, failure) : jsonResponse(200, message(turn, answer, context), context.headers);
+    const blocks = contentBlocks(turn, answer, context);
+    const whole = message(turn, answer, context, blocks);
+    // A thread keeps a reply only once it is whole: a broken stream leaves the thread where it was.
+    if (failure === undefined) context.threads.remember(String(whole.id), turn.body, blocks);
+    return turn.stream ? streamMessage(whole, blocks, answer, context, failure) : jsonResponse(200, whole, context.headers);
   },
 };
 
-function contentBlocks(answer: Answer, context: RenderContext): Block[] {
+function contentBlocks(turn: AskedTurn, answer: Answer, context: RenderContext): Block[] {
   const blocks: Block[] = [];
+  const thinking = thinkingBlock(turn, answer);
+  if (thinking !== undefined) blocks.push(thinking);
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   // No `citations` key, as the real API sends a text block without citations: the spec marks it
   // required (nullable), but @ai-sdk/anthropic rejects `citations: null`.
@@ -46,8 +58,7 @@ function usage(inputTokens: number, outputTokens: number): Record<string, unknow
   };
 }
 
-function message(turn: AskedTurn, answer: Answer, context: RenderContext, content?: Block[]): Record<string, unknown> {
-  const blocks = content ?? contentBlocks(answer, context);
+function message(turn: AskedTurn, answer: Answer, context: RenderContext, blocks: Block[]): Record<string, unknown> {
   return {
     id: context.newId('msg'),
     type: 'message',
@@ -58,7 +69,7 @@ function message(turn: AskedTurn, answer: Answer, context: RenderContext, conten
     stop_sequence: context.finish?.stopSequence ?? null,
     stop_details: context.finish?.reason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null,
     container: null,
-    usage: usage(context.promptTokens, countTokens(answerText(answer))),
+    usage: usage(context.promptTokens, outputTokens(blocks, answer)),
   };
 }
 
@@ -72,11 +83,20 @@ function stopReason(blocks: readonly Block[], context: RenderContext): string {
   return blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
 }
 
+/** Output tokens: the answer's, and its thinking's (which Anthropic bills as output). */
+function outputTokens(blocks: Block[], answer: Answer): number {
+  return countTokens(`${thinkingText(blocks.find((block) => block.type === 'thinking' || block.type === 'redacted_thinking'))}${answerText(answer)}`);
+}
+
 // message_start, then per block content_block_start → deltas → content_block_stop (a ping after
 // the first start, as Anthropic sends one), message_delta with the stop reason, message_stop.
-function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
-  const blocks = contentBlocks(answer, context);
-  const whole = message(turn, answer, context, blocks);
+function streamMessage(
+  whole: Record<string, unknown>,
+  blocks: Block[],
+  answer: Answer,
+  context: RenderContext,
+  failure: StreamFailure | undefined,
+): WireResponse {
   const frames: string[] = [];
   const emit = (type: string, fields: Record<string, unknown> = {}): void => {
     frames.push(eventFrame(type, { type, ...fields }));
@@ -85,7 +105,19 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
     message: { ...whole, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: usage(context.promptTokens, 1) },
   });
   for (const [index, block] of blocks.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      // As Anthropic streams it: an empty block, the text in thinking_deltas, the signature in one signature_delta.
+      emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      if (index === 0) emit('ping');
+      if (block.thinking !== '')
+        for (const thinking of cutIntoChunks(String(block.thinking), context.chunking))
+          emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+      emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'redacted_thinking') {
+      // A redacted block comes whole in its content_block_start, with no deltas.
+      emit('content_block_start', { index, content_block: block });
+      if (index === 0) emit('ping');
+    } else if (block.type === 'text') {
       emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
       if (index === 0) emit('ping');
       for (const text of cutIntoChunks(String(block.text), context.chunking)) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
@@ -98,12 +130,11 @@ function streamMessage(turn: AskedTurn, answer: Answer, context: RenderContext, 
     }
     emit('content_block_stop', { index });
   }
-  const outputTokens = countTokens(answerText(answer));
   emit('message_delta', {
     delta: { stop_reason: whole.stop_reason, stop_sequence: whole.stop_sequence, stop_details: whole.stop_details, container: null },
     // output_tokens is cumulative; the SDK takes input and cache counts from here when present.
     usage: {
-      output_tokens: outputTokens,
+      output_tokens: outputTokens(blocks, answer),
       input_tokens: context.promptTokens,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,

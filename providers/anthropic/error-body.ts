@@ -19,7 +19,11 @@ export const ANTHROPIC_ERROR_TYPES = [
  * modeltape's own errors also a top-level `message` (see {@link ProviderError.fromModeltape}).
  */
 export function anthropicErrorBody(error: ProviderError): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: 'error', error: { type: error.type, message: error.message }, request_id: error.requestId ?? null };
+  const body: Record<string, unknown> = {
+    type: 'error',
+    error: { type: error.type, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) },
+    request_id: error.requestId ?? null,
+  };
   if (error.fromModeltape === true) body.message = error.message;
   return body;
 }
