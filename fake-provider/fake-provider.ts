@@ -19,6 +19,7 @@ import type { Failure } from './failures.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
+import { ResponseStore } from './openai-responses/response-store.js';
 import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
@@ -94,6 +95,8 @@ export class FakeProvider {
   readonly #calls: BoundedHistory<FakeCall>;
   readonly #asked: BoundedHistory<AskedTurn>;
   readonly #problems: BoundedHistory<string>;
+  // The responses it gave with `store` true, for previous_response_id and item_reference.
+  readonly #responses: ResponseStore;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -125,6 +128,7 @@ export class FakeProvider {
     this.#calls = new BoundedHistory(historyLimit);
     this.#asked = new BoundedHistory(historyLimit);
     this.#problems = new BoundedHistory(historyLimit, 'first');
+    this.#responses = new ResponseStore(historyLimit);
   }
 
   /** The next turn answers with this text. */
@@ -333,7 +337,15 @@ export class FakeProvider {
     const provider = route?.provider ?? prefixed ?? 'openai';
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
-    const context: RenderContext = { newId: this.#newId, created: Math.floor(this.#now() / 1000), requestId, chunking: undefined, promptTokens: 1, headers };
+    const context: RenderContext = {
+      newId: this.#newId,
+      created: Math.floor(this.#now() / 1000),
+      requestId,
+      chunking: undefined,
+      promptTokens: 1,
+      headers,
+      responses: this.#responses,
+    };
     const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
@@ -392,9 +404,12 @@ export class FakeProvider {
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return errorResponse(provider, { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' }, context);
-    const record = body as Record<string, unknown>;
+    let record = body as Record<string, unknown>;
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
-    const surface = SURFACES[served as keyof typeof SURFACES];
+    const surface: Surface = SURFACES[served as keyof typeof SURFACES];
+    const resolved = surface.resolve?.(record, context);
+    if (resolved !== undefined && 'refusal' in resolved) return resolved.refusal;
+    if (resolved !== undefined) record = resolved.body;
     const refusal = surface.refuse(record, { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform }, context);
     if (refusal) return refusal;
 

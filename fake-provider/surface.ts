@@ -2,11 +2,12 @@ import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, 
 import type { Answer } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
+import type { ResponseStore } from './openai-responses/response-store.js';
 import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
 
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
-export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'toolu' | 'req';
+export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'req';
 
 /** What a surface needs to render one answer, the same for every surface. */
 export interface RenderContext {
@@ -18,6 +19,8 @@ export interface RenderContext {
   promptTokens: number;
   /** Headers every response of this call carries (the fake marker, the request id). */
   headers: Record<string, string>;
+  /** The fake's store of the responses it gave (OpenAI Responses `store: true`), when the fake keeps one. */
+  responses?: ResponseStore;
 }
 
 /**
@@ -34,6 +37,12 @@ export interface Surface {
    * tool schema outside what strict mode accepts is refused too.
    */
   refuse(body: Record<string, unknown>, options: RefusalOptions, context: RenderContext): WireResponse | undefined;
+  /**
+   * The body with the state the provider holds resolved into it (OpenAI Responses:
+   * `previous_response_id`, `item_reference`), before it is refused and read; or the provider's
+   * error for state it does not hold. Surfaces of stateless APIs have none.
+   */
+  resolve?(body: Record<string, unknown>, context: RenderContext): { body: Record<string, unknown> } | { refusal: WireResponse };
   /** What the turn was shown. */
   ask(body: Record<string, unknown>, index: number): AskedTurn;
   /**
