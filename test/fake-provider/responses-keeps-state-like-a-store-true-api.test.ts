@@ -166,6 +166,10 @@ describe('Vercel ai 6 with @ai-sdk/openai Responses and store: true', () => {
       const sent = fake.calls()[1]!.body as { input: Array<{ type?: string }> };
       expect(sent.input.some((item) => item.type === 'item_reference')).toBe(true);
       expect(fake.asked()[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+      // The turn stood on the stored items the references named: none is left unresolved.
+      const resolved = fake.asked()[1]!.body.input as Array<{ type?: string; id?: string }>;
+      expect(resolved.filter((item) => item.type === 'item_reference')).toEqual([]);
+      expect(resolved.find((item) => item.type === 'reasoning')?.id).toMatch(/^fake-rs-/);
     } finally {
       await server.close();
     }
