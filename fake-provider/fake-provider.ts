@@ -27,6 +27,7 @@ import type { Failure } from './failures.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
+import { ResponseStore } from './openai-responses/response-store.js';
 import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
 import { ollamaChatSurface } from './ollama/chat-surface.js';
 import { ollamaEmbedResponse } from './ollama/embed.js';
@@ -109,6 +110,8 @@ export class FakeProvider {
   readonly #problems: BoundedHistory<string>;
   // The Anthropic message threads this fake gave messages on, bounded like its history.
   readonly #threads: MessageThreads;
+  // The responses it gave with `store` true, for previous_response_id and item_reference.
+  readonly #responses: ResponseStore;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -141,6 +144,7 @@ export class FakeProvider {
     this.#asked = new BoundedHistory(historyLimit);
     this.#problems = new BoundedHistory(historyLimit, 'first');
     this.#threads = new MessageThreads(historyLimit);
+    this.#responses = new ResponseStore(historyLimit);
   }
 
   /**
@@ -375,6 +379,7 @@ export class FakeProvider {
       promptTokens: 1,
       headers,
       threads: this.#threads,
+      responses: this.#responses,
     };
     const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.

@@ -3,11 +3,12 @@ import type { MessageThreads } from './anthropic-messages/message-threads.js';
 import type { Answer, ResolvedFinish } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
+import type { ResponseStore } from './openai-responses/response-store.js';
 import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
 
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
-export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'toolu' | 'req';
+export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'req';
 
 /** What a surface needs to render one answer, the same for every surface. */
 export interface RenderContext {
@@ -25,6 +26,8 @@ export interface RenderContext {
   choices?: Answer[];
   /** The Anthropic message threads this fake holds: a `continue` resolves against them, and each reply on a thread is kept in them. */
   threads: MessageThreads;
+  /** The fake's store of the responses it gave (OpenAI Responses `store: true`), when the fake keeps one. */
+  responses?: ResponseStore;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface Surface {
   readonly api: TurnApi;
   /**
    * The request with the state the provider holds for it filled in (an Anthropic thread
-   * `continue` becomes the whole conversation), or the error the provider answers when that
+   * `continue` becomes the whole conversation; OpenAI Responses' `previous_response_id` and
+   * `item_reference` become what they name), or the error the provider answers when that
    * state is missing. Refusals and `ask` see what it returns. Absent: the body is used as sent.
    */
   resolve?(body: Record<string, unknown>, headers: Record<string, string>, context: RenderContext): { body: Record<string, unknown> } | { error: WireResponse };

@@ -3,6 +3,8 @@ import { readResponsesRequest, refuseResponsesRequest, type AskedTurn } from '..
 import type { Answer } from '../answer.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
+import { resolveConversation } from './conversation-state.js';
+import { includesEncryptedContent, reasoningText, reasons, sealReasoning, summaryMode } from './reasoning.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
@@ -11,16 +13,32 @@ export const openaiResponsesSurface: Surface = {
   provider: 'openai',
   api: 'openai-responses',
 
-  refuse: (body, options, context) => refusalResponse('openai', refuseResponsesRequest(body, options), context),
+  resolve(body, _headers, context) {
+    if (context.responses === undefined) return { body };
+    const resolved = resolveConversation(body, context.responses);
+    return 'refusal' in resolved ? { error: refusalResponse('openai', resolved.refusal, context)! } : { body: resolved.body };
+  },
+  // The input is resolved by then (previous_response_id included), so the calls a tool output
+  // answers are checked over the whole conversation.
+  refuse: (body, options, context) =>
+    refusalResponse('openai', refuseResponsesRequest(context.responses === undefined ? body : { ...body, previous_response_id: undefined }, options), context),
   ask: readResponsesRequest,
 
   respond(turn, answer, context, failure) {
     const status = finalStatus(context);
-    return turn.stream
-      ? streamResponse(turn, answer, context, failure)
-      : jsonResponse(200, responseObject(turn, outputItems(answer, context, status), context, status, answer), context.headers);
+    if (turn.stream) return streamResponse(turn, answer, context, failure);
+    const response = responseObject(turn, outputItems(turn, answer, context, status), context, status, answer);
+    keep(turn, response, context);
+    return jsonResponse(200, response, context.headers);
   },
 };
+
+// With `store` left true (the API's default) the response is kept for later requests.
+function keep(turn: AskedTurn, response: Record<string, unknown>, context: RenderContext): void {
+  if (context.responses === undefined || turn.body.store === false) return;
+  const conversation = Array.isArray(turn.body.input) ? (turn.body.input as OutputItem[]) : [];
+  context.responses.keep({ id: String(response.id), conversation, output: response.output as OutputItem[], response }, conversation);
+}
 
 /** A turn cut by the token limit or a filter ends `incomplete`, saying why in `incomplete_details`. */
 function incompleteReason(context: RenderContext): 'max_output_tokens' | 'content_filter' | undefined {
@@ -34,8 +52,15 @@ function finalStatus(context: RenderContext): 'completed' | 'incomplete' {
 
 type OutputItem = Record<string, unknown>;
 
-function outputItems(answer: Answer, context: RenderContext, status: 'completed' | 'in_progress' | 'incomplete'): OutputItem[] {
+function outputItems(turn: AskedTurn, answer: Answer, context: RenderContext, status: 'completed' | 'in_progress' | 'incomplete'): OutputItem[] {
   const items: OutputItem[] = [];
+  if (reasons(turn.body)) {
+    const id = context.newId('rs');
+    const text = reasoningText(turn.index);
+    const item: OutputItem = { type: 'reasoning', id, summary: summaryMode(turn.body) === undefined ? [] : [{ type: 'summary_text', text }] };
+    if (includesEncryptedContent(turn.body)) item.encrypted_content = sealReasoning(id, text);
+    items.push(item);
+  }
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   if (text !== undefined) {
     items.push({
@@ -84,7 +109,7 @@ function responseObject(
     output,
     parallel_tool_calls: body.parallel_tool_calls !== false,
     previous_response_id: typeof body.previous_response_id === 'string' ? body.previous_response_id : null,
-    reasoning: { effort: null, summary: null },
+    reasoning: reasoningSettings(body),
     store: body.store !== false,
     temperature: typeof body.temperature === 'number' ? body.temperature : 1,
     text: isRecord(body.text) ? body.text : { format: { type: 'text' } },
@@ -96,23 +121,31 @@ function responseObject(
   };
   if (status === 'completed') response.completed_at = context.created;
   if (answer !== undefined) {
-    const output_tokens = countTokens(answerText(answer));
+    // A reasoning model's output tokens include the ones it reasoned with.
+    const reasoning_tokens = reasons(body) ? countTokens(reasoningText(turn.index)) : 0;
+    const output_tokens = countTokens(answerText(answer)) + reasoning_tokens;
     response.usage = {
       input_tokens: context.promptTokens,
       input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens },
       total_tokens: context.promptTokens + output_tokens,
     };
   }
   return response;
 }
 
+function reasoningSettings(body: Record<string, unknown>): Record<string, unknown> {
+  if (!reasons(body)) return { effort: null, summary: null };
+  const asked = isRecord(body.reasoning) ? body.reasoning : {};
+  return { effort: typeof asked.effort === 'string' ? asked.effort : 'medium', summary: summaryMode(body) ?? null };
+}
+
 // The events of a streamed response, each with `event:` and a rising sequence_number.
 function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('resp');
   const status = finalStatus(context);
-  const done = outputItems(answer, context, status);
+  const done = outputItems(turn, answer, context, status);
   const frames: string[] = [];
   let sequence = 0;
   const emit = (type: string, fields: Record<string, unknown>): void => {
@@ -142,6 +175,18 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
         emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
       }
       emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
+    } else if (item.type === 'reasoning') {
+      const summary = item.summary as Array<{ type: 'summary_text'; text: string }>;
+      // The content in `added` may be incomplete (the spec says so); the full item comes in `done`.
+      const { encrypted_content: _sealed, ...opened } = item;
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...opened, summary: [] } });
+      for (const [summaryIndex, part] of summary.entries()) {
+        const at = { item_id: item.id, output_index: outputIndex, summary_index: summaryIndex };
+        emit('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
+        for (const delta of cutIntoChunks(part.text, context.chunking)) emit('response.reasoning_summary_text.delta', { ...at, delta });
+        emit('response.reasoning_summary_text.done', { ...at, text: part.text });
+        emit('response.reasoning_summary_part.done', { ...at, part });
+      }
     } else {
       const argumentsText = String(item.arguments);
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } });
@@ -164,7 +209,9 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
     emit('response.failed', { response: failed });
     return sseResponse(frames, context.headers);
   }
-  emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(turn, done, context, status, answer, id) });
+  const completed = responseObject(turn, done, context, status, answer, id);
+  keep(turn, completed, context);
+  emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: completed });
   if (failure?.kind === 'drop-connection')
     return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);

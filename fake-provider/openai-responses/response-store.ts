@@ -1,0 +1,97 @@
+/** An input or output item of the Responses API, as sent or answered (`message`, `function_call`, `reasoning`, …). */
+export type ResponseItem = Record<string, unknown>;
+
+/** One response the fake gave, kept for `previous_response_id`, `item_reference` and retrieval. */
+export interface StoredResponse {
+  id: string;
+  /** The whole conversation the response stood on: the previous responses' items, then its own input, references resolved. */
+  conversation: ResponseItem[];
+  /** What it answered. */
+  output: ResponseItem[];
+  /** The response object as the fake answered it (JSON, or the `response.completed` event's). */
+  response: Record<string, unknown>;
+}
+
+/** What the store says of an id: kept, dropped to stay within its limit, or never seen. */
+export type Lookup<T> = { found: T } | { dropped: true; limit: number } | { unknown: true };
+
+/**
+ * The responses a FakeProvider gave with `store` left true (the Responses API's default), by
+ * response id, and their items by item id. It keeps the latest `limit` responses: an older one is
+ * dropped with its items, and its ids are remembered (as many as `limit`) so an error can say
+ * the id was dropped rather than never made.
+ */
+export class ResponseStore {
+  readonly limit: number;
+  readonly #responses = new Map<string, StoredResponse>();
+  readonly #items = new Map<string, ResponseItem>();
+  // Each response's item ids, so dropping a response costs its own items, not the whole store.
+  readonly #owned = new Map<string, string[]>();
+  readonly #dropped = new Set<string>();
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Keeps a response, its own input items that carry an id, and its output items. */
+  keep(stored: StoredResponse, input: readonly ResponseItem[]): void {
+    if (this.limit === 0) {
+      this.#remember(stored.id);
+      return;
+    }
+    this.#responses.set(stored.id, stored);
+    const owned: string[] = [];
+    for (const item of [...input, ...stored.output]) {
+      if (typeof item.id !== 'string' || item.type === 'item_reference') continue;
+      this.#items.set(item.id, item);
+      owned.push(item.id);
+    }
+    this.#owned.set(stored.id, owned);
+    while (this.#responses.size > this.limit) this.#drop(this.#responses.keys().next().value!);
+  }
+
+  response(id: string): Lookup<StoredResponse> {
+    const stored = this.#responses.get(id);
+    return this.#lookup(stored, id);
+  }
+
+  item(id: string): Lookup<ResponseItem> {
+    return this.#lookup(this.#items.get(id), id);
+  }
+
+  /** Deletes a response and its items; false when it was not kept. */
+  delete(id: string): boolean {
+    if (!this.#responses.has(id)) return false;
+    this.#responses.delete(id);
+    for (const itemId of this.#owned.get(id) ?? []) this.#items.delete(itemId);
+    this.#owned.delete(id);
+    return true;
+  }
+
+  /** How many responses are kept now. */
+  get size(): number {
+    return this.#responses.size;
+  }
+
+  #lookup<T>(found: T | undefined, id: string): Lookup<T> {
+    if (found !== undefined) return { found };
+    return this.#dropped.has(id) ? { dropped: true, limit: this.limit } : { unknown: true };
+  }
+
+  #drop(id: string): void {
+    this.#responses.delete(id);
+    this.#remember(id);
+    for (const itemId of this.#owned.get(id) ?? []) {
+      this.#items.delete(itemId);
+      this.#remember(itemId);
+    }
+    this.#owned.delete(id);
+  }
+
+  // Dropped ids are remembered in a bounded set too, so the store's memory stays bounded.
+  #remember(id: string): void {
+    this.#dropped.add(id);
+    const cap = Math.max(this.limit, 64) * 4;
+    if (this.#dropped.size > cap) this.#dropped.delete(this.#dropped.values().next().value!);
+  }
+}
