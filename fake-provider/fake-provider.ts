@@ -431,7 +431,7 @@ export class FakeProvider {
       const named = model === undefined ? undefined : decodeURIComponent(model);
       if (served === 'anthropic-models')
         return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
-      return modelsResponse(context, { model: named, anthropic: false });
+      return modelsResponse(context, named);
     }
     if (served === 'ollama-tags') return ollamaTagsResponse(context);
     if (served === 'gemini-models') {

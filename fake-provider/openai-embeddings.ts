@@ -73,18 +73,9 @@ function normalizeInput(input: unknown): string[] | undefined {
   return undefined;
 }
 
-/**
- * `GET /v1/models` and `GET /v1/models/{id}`: the models the fake answers as, in OpenAI's shape,
- * or Anthropic's when the request carries `anthropic-version`.
- */
-export function modelsResponse(context: RenderContext, request: { model: string | undefined; anthropic: boolean }): WireResponse {
-  const ids = ['fake-gpt-4o', 'fake-gpt-4.1-mini', 'fake-text-embedding-3-small', 'fake-claude-opus-4-8'];
-  const describe = (id: string): Record<string, unknown> =>
-    request.anthropic
-      ? { type: 'model', id, display_name: `${id} (modeltape fake)`, created_at: new Date(context.created * 1000).toISOString() }
-      : { id, object: 'model', created: context.created, owned_by: 'modeltape-fake' };
-  if (request.model !== undefined) return jsonResponse(200, describe(request.model), context.headers);
-  const data = ids.map(describe);
-  if (request.anthropic) return jsonResponse(200, { data, has_more: false, first_id: ids[0], last_id: ids.at(-1) }, context.headers);
-  return jsonResponse(200, { object: 'list', data }, context.headers);
+/** `GET /v1/models` and `GET /v1/models/{id}`: the models the fake answers as, in OpenAI's shape (Anthropic's list is in anthropic-messages/). */
+export function modelsResponse(context: RenderContext, model: string | undefined): WireResponse {
+  const describe = (id: string): Record<string, unknown> => ({ id, object: 'model', created: context.created, owned_by: 'modeltape-fake' });
+  if (model !== undefined) return jsonResponse(200, describe(model), context.headers);
+  return jsonResponse(200, { object: 'list', data: ['fake-gpt-4o', 'fake-gpt-4.1-mini', 'fake-text-embedding-3-small'].map(describe) }, context.headers);
 }
