@@ -109,14 +109,17 @@ try {
         const server = await scripted().listen();
         try {
           const upstreams = { openai: server.url, anthropic: server.url, gemini: server.url, ollama: server.url };
+          // session.fetch maps the providers' public hosts to their upstreams; Ollama's is a local
+          // port, which the session does not take over, so its requests name the upstream itself.
+          const url = (streamed) => entry.url(streamed).replace('http://127.0.0.1:11434', server.url);
           const recording = await openTape(tape, { mode: 'record', upstreams, config: false });
-          const recorded = await recording.fetch(entry.url(stream), init(entry, stream));
+          const recorded = await recording.fetch(url(stream), init(entry, stream));
           await recorded.text();
           await recording.close();
           if (recorded.status !== 200) throw new Error(`recording answered ${recorded.status}`);
           const session = await openTape(tape, { upstreams, repeat: 'last', config: false });
           try {
-            row.replay = best(row.replay, await rate(() => session.fetch(entry.url(stream), init(entry, stream))));
+            row.replay = best(row.replay, await rate(() => session.fetch(url(stream), init(entry, stream))));
           } finally {
             await session.close().catch(() => undefined);
           }
