@@ -1,9 +1,9 @@
 import { isRecord } from '../../../core/internal.js';
 import type { ProviderError } from '../../provider-error.js';
 import type { RefusalOptions } from '../../refusal.js';
-import { checkOpenAiStrictSchema, formatContext } from '../../strict-schema.js';
+import { openaiRefusal, refuseStrictSchema, refuseTemperature, refuseToolCount } from '../refusal-rules.js';
 import { contentText } from '../../turn.js';
-import { OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME } from '../limits.js';
+import { OPENAI_TOOL_NAME as TOOL_NAME } from '../limits.js';
 
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
 // Reasoning models refuse the deprecated max_tokens (samples/openai/error-400-unsupported-parameter.json).
@@ -13,13 +13,7 @@ const MAX_CHOICES = 128;
 /** The 400 OpenAI answers a Chat Completions request with before any model runs, or undefined. */
 export function refuseChatRequest(body: Record<string, unknown>, options: RefusalOptions): ProviderError | undefined {
   const constrained = options.constrained;
-  const refuse = (message: string, param: string | null, code: string | null = null): ProviderError => ({
-    status: 400,
-    type: 'invalid_request_error',
-    message,
-    param,
-    code,
-  });
+  const refuse = openaiRefusal;
   if (typeof body.model !== 'string' || body.model === '') return refuse('you must provide a model parameter', null);
   if (body.messages === undefined) return refuse("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
   if (!Array.isArray(body.messages))
@@ -64,12 +58,8 @@ export function refuseChatRequest(body: Record<string, unknown>, options: Refusa
     );
   }
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-  if (tools.length > MAX_TOOLS)
-    return refuse(
-      `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
-      'tools',
-      'array_above_max_length',
-    );
+  const tooMany = refuseToolCount(tools);
+  if (tooMany) return tooMany;
   for (const [index, tool] of tools.entries()) {
     // Custom tools ({type:"custom", custom:{name}}) carry their name elsewhere.
     const kind = isRecord(tool) && tool.type === 'custom' ? 'custom' : 'function';
@@ -96,18 +86,8 @@ export function refuseChatRequest(body: Record<string, unknown>, options: Refusa
       'unsupported_parameter',
     );
   }
-  if (typeof body.temperature === 'number' && body.temperature > 2)
-    return refuse(
-      `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
-      'temperature',
-      'decimal_above_max_value',
-    );
-  if (typeof body.temperature === 'number' && body.temperature < 0)
-    return refuse(
-      `Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got ${body.temperature} instead.`,
-      'temperature',
-      'decimal_below_min_value',
-    );
+  const temperature = refuseTemperature(body.temperature);
+  if (temperature) return temperature;
   // n: 1 to 128 choices (the real 400 for n: 130 has code integer_above_max_value).
   if (body.n !== undefined && body.n !== null) {
     if (typeof body.n !== 'number' || !Number.isInteger(body.n))
@@ -127,22 +107,14 @@ export function refuseChatRequest(body: Record<string, unknown>, options: Refusa
     if (!mentionsJson) return refuse("'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", 'messages');
   }
   if (constrained && format?.type === 'json_schema' && isRecord(format.json_schema) && format.json_schema.strict === true) {
-    const violation = checkOpenAiStrictSchema(format.json_schema.schema);
-    if (violation)
-      return refuse(
-        `Invalid schema for response_format '${String(format.json_schema.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`,
-        'response_format',
-      );
+    const invalid = refuseStrictSchema('response_format', String(format.json_schema.name ?? 'response'), format.json_schema.schema, 'response_format');
+    if (invalid) return invalid;
   }
   if (constrained) {
     for (const [index, tool] of tools.entries()) {
       if (!isRecord(tool) || !isRecord(tool.function) || tool.function.strict !== true) continue;
-      const violation = checkOpenAiStrictSchema(tool.function.parameters);
-      if (violation)
-        return refuse(
-          `Invalid schema for function '${String(tool.function.name)}': In context=${formatContext(violation.context)}, ${violation.message}`,
-          `tools[${index}].function.parameters`,
-        );
+      const invalid = refuseStrictSchema('function', String(tool.function.name), tool.function.parameters, `tools[${index}].function.parameters`);
+      if (invalid) return invalid;
     }
   }
   return undefined;

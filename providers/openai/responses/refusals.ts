@@ -1,19 +1,13 @@
 import { isRecord } from '../../../core/internal.js';
 import type { ProviderError } from '../../provider-error.js';
 import type { RefusalOptions } from '../../refusal.js';
-import { checkOpenAiStrictSchema, formatContext } from '../../strict-schema.js';
-import { OPENAI_MAX_TOOLS as MAX_TOOLS, OPENAI_TOOL_NAME as TOOL_NAME } from '../limits.js';
+import { openaiRefusal, refuseStrictSchema, refuseTemperature, refuseToolCount } from '../refusal-rules.js';
+import { OPENAI_TOOL_NAME as TOOL_NAME } from '../limits.js';
 
 /** The 400 OpenAI answers a Responses request with before any model runs, or undefined. */
 export function refuseResponsesRequest(body: Record<string, unknown>, options: RefusalOptions): ProviderError | undefined {
   const constrained = options.constrained;
-  const refuse = (message: string, param: string | null, code: string | null = null): ProviderError => ({
-    status: 400,
-    type: 'invalid_request_error',
-    message,
-    param,
-    code,
-  });
+  const refuse = openaiRefusal;
   if (typeof body.model !== 'string' || body.model === '') return refuse("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   if (body.max_tokens !== undefined)
     return refuse(
@@ -34,12 +28,8 @@ export function refuseResponsesRequest(body: Record<string, unknown>, options: R
       return refuse(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input');
   }
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
-  if (tools.length > MAX_TOOLS)
-    return refuse(
-      `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
-      'tools',
-      'array_above_max_length',
-    );
+  const tooMany = refuseToolCount(tools);
+  if (tooMany) return tooMany;
   for (const [index, tool] of tools.entries()) {
     if (!isRecord(tool) || tool.type !== 'function') continue;
     if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
@@ -50,32 +40,20 @@ export function refuseResponsesRequest(body: Record<string, unknown>, options: R
       );
     }
   }
-  if (typeof body.temperature === 'number' && body.temperature > 2)
-    return refuse(
-      `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
-      'temperature',
-      'decimal_above_max_value',
-    );
+  const temperature = refuseTemperature(body.temperature);
+  if (temperature) return temperature;
   if (constrained) {
     const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;
     if (format?.type === 'json_schema' && format.strict === true) {
-      const violation = checkOpenAiStrictSchema(format.schema);
-      if (violation)
-        return refuse(
-          `Invalid schema for response_format '${String(format.name ?? 'response')}': In context=${formatContext(violation.context)}, ${violation.message}`,
-          'text.format.schema',
-        );
+      const invalid = refuseStrictSchema('response_format', String(format.name ?? 'response'), format.schema, 'text.format.schema');
+      if (invalid) return invalid;
     }
     // Only tools that say `strict: true` are held to strict mode here; left out, the Responses
     // API converts the schema to strict form itself and accepts it.
     for (const [index, tool] of tools.entries()) {
       if (!isRecord(tool) || tool.type !== 'function' || tool.strict !== true) continue;
-      const violation = checkOpenAiStrictSchema(tool.parameters);
-      if (violation)
-        return refuse(
-          `Invalid schema for function '${String(tool.name)}': In context=${formatContext(violation.context)}, ${violation.message}`,
-          `tools[${index}].parameters`,
-        );
+      const invalid = refuseStrictSchema('function', String(tool.name), tool.parameters, `tools[${index}].parameters`);
+      if (invalid) return invalid;
     }
   }
   return undefined;
