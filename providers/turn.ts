@@ -166,3 +166,13 @@ export function parseArguments(text: unknown): unknown {
     return text;
   }
 }
+
+/** The tool results at the end of a conversation (after the last assistant turn), with the names of the calls they answer. */
+export function trailingToolResults(messages: readonly AskedMessage[], names: ReadonlyMap<string, string>): ToolExchange[] {
+  const results: ToolExchange[] = [];
+  for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--) {
+    const message = messages[index]!;
+    results.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
+  }
+  return results;
+}

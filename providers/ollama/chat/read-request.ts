@@ -1,5 +1,5 @@
 import { isRecord } from '../../../core/internal.js';
-import { askedTurn, contentText, type AskedMessage, type AskedTool, type AskedTurn, type ToolExchange } from '../../turn.js';
+import { askedTurn, contentText, type AskedMessage, type AskedTool, type AskedTurn, trailingToolResults } from '../../turn.js';
 import { readFormat } from '../format.js';
 
 /**
@@ -62,13 +62,4 @@ export function readOllamaTools(tools: unknown): AskedTool[] {
         strict: false,
       };
     });
-}
-
-function trailingToolResults(messages: readonly AskedMessage[], names: ReadonlyMap<string, string>): ToolExchange[] {
-  const results: ToolExchange[] = [];
-  for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--) {
-    const message = messages[index]!;
-    results.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
-  }
-  return results;
 }

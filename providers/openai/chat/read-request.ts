@@ -7,7 +7,7 @@ import {
   type AskedTool,
   type AskedTurn,
   type ResponseSchema,
-  type ToolExchange,
+  trailingToolResults,
 } from '../../turn.js';
 
 /** What a Chat Completions request shows the model: system and developer messages, the conversation, tools, the response schema. */
@@ -65,13 +65,4 @@ export function readChatRequest(body: Record<string, unknown>, index: number): A
     responseSchema,
     exchanges: trailingToolResults(messages, names),
   });
-}
-
-function trailingToolResults(messages: readonly AskedMessage[], names: ReadonlyMap<string, string>): ToolExchange[] {
-  const results: ToolExchange[] = [];
-  for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--) {
-    const message = messages[index]!;
-    results.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
-  }
-  return results;
 }

@@ -7,7 +7,7 @@ import {
   type AskedTool,
   type AskedTurn,
   type ResponseSchema,
-  type ToolExchange,
+  trailingToolResults,
 } from '../../turn.js';
 
 /** What a Responses request shows the model: instructions, the input items, tools, the response schema. */
@@ -57,10 +57,6 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
       schema: format.schema ?? {},
       strict: format.strict === true,
     };
-  const exchanges: ToolExchange[] = [];
-  for (let position = messages.length - 1; position >= 0 && messages[position]!.role === 'tool'; position--) {
-    const message = messages[position]!;
-    exchanges.unshift({ toolCallId: message.toolCallId!, name: names.get(message.toolCallId!), result: message.text, isError: false });
-  }
+  const exchanges = trailingToolResults(messages, names);
   return askedTurn(body, { index, provider: 'openai', api: 'openai-responses', system, messages, tools, responseSchema, exchanges });
 }
