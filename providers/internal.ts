@@ -65,3 +65,5 @@ export { openApiToJsonSchema } from './gemini/schema.js';
 export { checkChatStreamGrammar, type GrammarEvent } from './openai/chat/stream-grammar.js';
 export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.js';
 export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';
+export { checkGenerateStreamGrammar } from './gemini/stream-grammar.js';
+export { checkOllamaChatStreamGrammar } from './ollama/chat/stream-grammar.js';
