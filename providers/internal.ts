@@ -43,6 +43,8 @@ export { readChatRequest } from './openai/chat/read-request.js';
 export { refuseChatRequest } from './openai/chat/refusals.js';
 export { readResponsesRequest } from './openai/responses/read-request.js';
 export { refuseResponsesRequest } from './openai/responses/refusals.js';
+export { renderResponsesRequest } from './openai/responses/render-request.js';
+export { readResponsesAnswer } from './openai/responses/read-answer.js';
 export { readMessagesRequest } from './anthropic/messages/read-request.js';
 export { refuseMessagesRequest, refuseCountTokensRequest, thinks } from './anthropic/messages/refusals.js';
 export { readTurn, readableTurnApis } from './read-turn.js';

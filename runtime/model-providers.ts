@@ -5,20 +5,23 @@ import {
   readGenerateAnswer,
   readMessagesAnswer,
   readOllamaChatAnswer,
+  readResponsesAnswer,
   renderChatRequest,
   renderGenerateRequest,
   renderMessagesRequest,
   renderOllamaChatRequest,
+  renderResponsesRequest,
   type ModelAnswer,
   type ModelRequest,
   type ModelToolCall,
   type OfferedTool,
   type Turn,
   type TurnApi,
+  type UnreadableAnswer,
 } from '../providers/internal.js';
 
 /** The wire APIs the runtime renders model calls in (names from providers/). */
-export const MODEL_APIS = ['openai-chat', 'anthropic-messages', 'gemini-generate', 'ollama-chat'] as const satisfies readonly TurnApi[];
+export const MODEL_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-generate', 'ollama-chat'] as const satisfies readonly TurnApi[];
 export type ModelApi = (typeof MODEL_APIS)[number];
 
 export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
@@ -29,7 +32,7 @@ export type { ModelAnswer, ModelRequest, ModelToolCall, OfferedTool, Turn };
  */
 export interface ProviderConnection {
   api: ModelApi;
-  /** @default 'https://api.openai.com/v1', 'https://api.anthropic.com', 'https://generativelanguage.googleapis.com' or (Ollama) 'http://127.0.0.1:11434' */
+  /** @default 'https://api.openai.com/v1' (both OpenAI APIs), 'https://api.anthropic.com', 'https://generativelanguage.googleapis.com' or (Ollama) 'http://127.0.0.1:11434' */
   baseUrl?: string;
   /** Sent as `Authorization: Bearer` (OpenAI, Ollama), `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini); a local Ollama needs none. Never journaled. */
   apiKey?: string;
@@ -41,6 +44,7 @@ export interface ProviderConnection {
 
 const DEFAULT_BASE_URLS: Record<ModelApi, string> = {
   'openai-chat': 'https://api.openai.com/v1',
+  'openai-responses': 'https://api.openai.com/v1',
   'anthropic-messages': 'https://api.anthropic.com',
   'gemini-generate': 'https://generativelanguage.googleapis.com',
   'ollama-chat': 'http://127.0.0.1:11434',
@@ -49,6 +53,7 @@ const DEFAULT_BASE_URLS: Record<ModelApi, string> = {
 /** Where each API's model call goes, from the base URL (Gemini names the model in the path). */
 const ENDPOINTS: Record<ModelApi, (base: string, model: string) => string> = {
   'openai-chat': (base) => `${base}/chat/completions`,
+  'openai-responses': (base) => `${base}/responses`,
   'anthropic-messages': (base) => `${base}/v1/messages`,
   'gemini-generate': (base, model) => `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
   'ollama-chat': (base) => `${base}/api/chat`,
@@ -57,9 +62,27 @@ const ENDPOINTS: Record<ModelApi, (base: string, model: string) => string> = {
 /** The header each API takes its key in. */
 const KEY_HEADERS: Record<ModelApi, (key: string) => Record<string, string>> = {
   'openai-chat': (key) => ({ authorization: `Bearer ${key}` }),
+  'openai-responses': (key) => ({ authorization: `Bearer ${key}` }),
   'anthropic-messages': (key) => ({ 'x-api-key': key }),
   'gemini-generate': (key) => ({ 'x-goog-api-key': key }),
   'ollama-chat': (key) => ({ authorization: `Bearer ${key}` }),
+};
+
+/** How each API's body is written, and its answer read (providers/<provider>/<api>/). */
+const RENDERERS: Record<ModelApi, (request: ModelRequest) => Record<string, unknown>> = {
+  'openai-chat': renderChatRequest,
+  'openai-responses': renderResponsesRequest,
+  'anthropic-messages': renderMessagesRequest,
+  'gemini-generate': renderGenerateRequest,
+  'ollama-chat': renderOllamaChatRequest,
+};
+
+const READERS: Record<ModelApi, (body: unknown) => ModelAnswer | UnreadableAnswer> = {
+  'openai-chat': readChatAnswer,
+  'openai-responses': readResponsesAnswer,
+  'anthropic-messages': readMessagesAnswer,
+  'gemini-generate': readGenerateAnswer,
+  'ollama-chat': readOllamaChatAnswer,
 };
 
 /** Sends one model request and reads the answer. */
@@ -87,23 +110,14 @@ export async function callModel(provider: string, connection: ProviderConnection
   } catch (error) {
     throw new ModelCallError(`Provider "${provider}" answered POST ${url} with a body that is not JSON: ${excerpt(text, 200)}`, response.status, error);
   }
-  const answer =
-    connection.api === 'openai-chat'
-      ? readChatAnswer(parsed)
-      : connection.api === 'gemini-generate'
-        ? readGenerateAnswer(parsed)
-        : connection.api === 'ollama-chat'
-          ? readOllamaChatAnswer(parsed)
-          : readMessagesAnswer(parsed);
+  const answer = READERS[connection.api](parsed);
   if ('problem' in answer) throw new ModelCallError(`Provider "${provider}" ${answer.problem}`, response.status);
   return answer;
 }
 
 /** The request body the runtime sends for one model call: exactly the bytes' JSON, before serializing. */
 export function renderModelRequest(api: ModelApi, request: ModelRequest): Record<string, unknown> {
-  if (api === 'ollama-chat') return renderOllamaChatRequest(request);
-  if (api === 'gemini-generate') return renderGenerateRequest(request);
-  return api === 'openai-chat' ? renderChatRequest(request) : renderMessagesRequest(request);
+  return RENDERERS[api](request);
 }
 
 /** Checks a provider connection once, at the boundary. */

@@ -80,52 +80,54 @@ describe('a run', () => {
     expect((await store.read(outcome.runId)).map((record) => `${record.effectKey} ${record.type}`)).toEqual(['0.0.model start', '0.0.model fail']);
   });
 
-  test('goes over HTTP through the recording proxy to the fake, and the tape then answers a second runtime with the proxy in replay mode', async () => {
-    const fake = scriptParcel(new FakeProvider());
-    const upstream = started(await fake.listen());
-    const tape = `${dir}/runtime.jsonl`;
-    const recorder = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => undefined }));
-    const build = (baseUrl: string, store = SqliteJournalStore.memory()): { runtime: Runtime; runs: { lookup: unknown[]; send: unknown[] } } => {
-      const runs = { lookup: [], send: [] };
-      const runtime = Runtime.build({
-        store,
-        providers: { openai: { api: 'openai-chat', baseUrl, apiKey: 'fake-key-for-tests' } },
-        agents: [parcelAgent],
-        tools: parcelTools(runs),
-        clock: steppingClock(),
-        ids: sequentialIds('run'),
-        owner: 'runtime-a',
-      });
-      return { runtime, runs };
-    };
-    const live = build(recorder.baseUrls.openai);
-    const first = await live.runtime.run('parcel-desk', 'Where is parcel P-1?');
-    expect(first.status).toBe('completed');
-    expect(fake.calls()).toHaveLength(3);
-    const summary = await recorder.close();
-    expect(summary.recorded).toBe(3);
-    expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.request.path)).toEqual([
-      '/v1/chat/completions',
-      '/v1/chat/completions',
-      '/v1/chat/completions',
-    ]);
-    // No key on disk.
-    expect(JSON.stringify(loadTape(tape))).not.toContain('fake-key-for-tests');
+  test.each([
+    ['openai-chat', '/v1/chat/completions'],
+    ['openai-responses', '/v1/responses'],
+  ] as const)(
+    'goes over HTTP on %s through the recording proxy to the fake, and the tape then answers a second runtime with the proxy in replay mode',
+    async (api, path) => {
+      const fake = scriptParcel(new FakeProvider());
+      const upstream = started(await fake.listen());
+      const tape = `${dir}/runtime-${api}.jsonl`;
+      const recorder = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => undefined }));
+      const build = (baseUrl: string, store = SqliteJournalStore.memory()): { runtime: Runtime; runs: { lookup: unknown[]; send: unknown[] } } => {
+        const runs = { lookup: [], send: [] };
+        const runtime = Runtime.build({
+          store,
+          providers: { openai: { api, baseUrl, apiKey: 'fake-key-for-tests' } },
+          agents: [parcelAgent],
+          tools: parcelTools(runs),
+          clock: steppingClock(),
+          ids: sequentialIds('run'),
+          owner: 'runtime-a',
+        });
+        return { runtime, runs };
+      };
+      const live = build(recorder.baseUrls.openai);
+      const first = await live.runtime.run('parcel-desk', 'Where is parcel P-1?');
+      expect(first.status).toBe('completed');
+      expect(fake.calls()).toHaveLength(3);
+      const summary = await recorder.close();
+      expect(summary.recorded).toBe(3);
+      expect(loadTape(tape).exchanges.map(({ exchange }) => exchange.request.path)).toEqual([path, path, path]);
+      // No key on disk.
+      expect(JSON.stringify(loadTape(tape))).not.toContain('fake-key-for-tests');
 
-    // Strict replay of the journal touches neither the proxy nor the fake.
-    const replayed = await live.runtime.replay(first.runId, 'strict');
-    expect(replayed.output).toBe(first.output);
+      // Strict replay of the journal touches neither the proxy nor the fake.
+      const replayed = await live.runtime.replay(first.runId, 'strict');
+      expect(replayed.output).toBe(first.output);
 
-    // A fresh runtime and journal, with the proxy replaying the tape: the same requests, byte for byte, get the same answers.
-    const replayer = started(await startProxy({ tape, mode: 'replay', log: () => undefined }));
-    const again = build(replayer.baseUrls.openai);
-    const second = await again.runtime.run('parcel-desk', 'Where is parcel P-1?');
-    expect(second.output).toBe(first.output);
-    expect(again.runs.send).toEqual(live.runs.send);
-    const replaySummary = await replayer.close();
-    expect(replaySummary.hits).toBe(3);
-    expect(replaySummary.misses).toBe(0);
-    expect(replaySummary.upstreamConnections).toBe(0);
-    expect(fake.calls()).toHaveLength(3);
-  });
+      // A fresh runtime and journal, with the proxy replaying the tape: the same requests, byte for byte, get the same answers.
+      const replayer = started(await startProxy({ tape, mode: 'replay', log: () => undefined }));
+      const again = build(replayer.baseUrls.openai);
+      const second = await again.runtime.run('parcel-desk', 'Where is parcel P-1?');
+      expect(second.output).toBe(first.output);
+      expect(again.runs.send).toEqual(live.runs.send);
+      const replaySummary = await replayer.close();
+      expect(replaySummary.hits).toBe(3);
+      expect(replaySummary.misses).toBe(0);
+      expect(replaySummary.upstreamConnections).toBe(0);
+      expect(fake.calls()).toHaveLength(3);
+    },
+  );
 });
