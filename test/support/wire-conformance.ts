@@ -103,9 +103,9 @@ export interface WireApiUnderTest {
   /** The cases this API has (model lists and embeddings have no turns, so fewer). */
   cases: WireCase[];
   /**
-   * The provider's published schemas. Absent where there is none worth checking (Gemini publishes
-   * no OpenAPI document; Ollama's marks nothing required): then the bodies and events are checked
-   * by the grammar, the error shape and the clients only, and not counted as validated.
+   * The provider's published schemas. Absent where there is none (Google publishes no OpenAPI
+   * document for the Gemini API): then the bodies and events are checked by the grammar, the
+   * error shape and the clients only, and not counted as validated.
    */
   spec?: SpecSchemas;
   /** How streams are framed. @default 'sse' */

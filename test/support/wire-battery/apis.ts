@@ -2,7 +2,7 @@
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
-import { ollamaChat, ollamaGenerate } from './ollama.js';
+import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaTags } from './ollama.js';
 import { chat, embeddings, models, responses } from './openai.js';
 
 export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
@@ -19,4 +19,6 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   geminiModels,
   ollamaChat,
   ollamaGenerate,
+  ollamaEmbed,
+  ollamaTags,
 ];

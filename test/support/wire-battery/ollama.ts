@@ -1,10 +1,12 @@
-// Ollama's wire APIs in the battery: /api/chat and /api/generate, JSON with `stream:false` and
-// NDJSON otherwise (Ollama streams by default, so the streamed cases send no `stream` at all).
-// Ollama's published OpenAPI document marks no field required, so validating against it would
-// check little: these entries have no `spec`, and their bytes are checked by the stream grammars
-// (providers/ollama/*/stream-grammar.ts), the `{"error":"…"}` shape and the clients reading them
-// (the `ollama` client, and `ai` with ollama-ai-provider-v2 for chat).
-import { Ollama, type ChatRequest, type GenerateRequest } from 'ollama';
+// Ollama's wire APIs in the battery: /api/chat and /api/generate (JSON with `stream:false` and
+// NDJSON otherwise: Ollama streams by default, so the streamed cases send no `stream` at all),
+// /api/embed and /api/tags.
+// Bodies and events are validated against Ollama's published OpenAPI document
+// (test/fixtures/specs/ollama-schemas.json), which marks almost nothing required and so checks the
+// types of what is there; what must be there is checked by the stream grammars
+// (providers/ollama/*/stream-grammar.ts), the `{"error":"…"}` shape and the clients reading the
+// bytes (the `ollama` client, and `ai` with ollama-ai-provider-v2 for chat).
+import { Ollama, type ChatRequest, type EmbedRequest, type GenerateRequest } from 'ollama';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { expect } from 'vitest';
 import { checkOllamaChatStreamGrammar } from '../../../providers/internal.js';
@@ -72,6 +74,7 @@ export const ollamaChat: WireApiUnderTest = {
     },
   }),
   cases: turnCases(503),
+  spec: { provider: 'ollama', body: 'ChatResponse', event: 'ChatStreamEvent', error: 'ErrorResponse' },
   streamFormat: 'ndjson',
   grammar: lines(checkOllamaChatStreamGrammar),
   isErrorEvent: (_event, data) => 'error' in data,
@@ -107,6 +110,7 @@ export const ollamaGenerate: WireApiUnderTest = {
   }),
   // /api/generate takes no tools.
   cases: turnCases(503, { tools: false }),
+  spec: { provider: 'ollama', body: 'GenerateResponse', event: 'GenerateStreamEvent', error: 'ErrorResponse' },
   streamFormat: 'ndjson',
   grammar: lines(checkOllamaGenerateStreamGrammar),
   isErrorEvent: (_event, data) => 'error' in data,
@@ -120,6 +124,51 @@ export const ollamaGenerate: WireApiUnderTest = {
       const response = await client.generate({ ...body, stream: false });
       expect(response.done, 'done').toBe(true);
       return response;
+    });
+    expectClientReading('ollama', reading, testCase, OLLAMA_ERRORS);
+    return 1;
+  },
+};
+
+export const ollamaEmbed: WireApiUnderTest = {
+  api: 'ollama-embed',
+  upstream: 'ollama',
+  request: (shape) => ({
+    method: 'POST',
+    path: '/api/embed',
+    body: { model: shape.refused ? '' : 'nomic-embed-text', input: shape.tag === 'one' ? 'a' : ['a', shape.tag] },
+  }),
+  cases: [
+    { name: 'one input', shape: { tag: 'one' }, outcome: 'answer' },
+    { name: 'a list of inputs', shape: { tag: 'many' }, outcome: 'answer' },
+    { name: 'a refused request', shape: { refused: true, tag: 'refused' }, outcome: 'http-error', status: 400 },
+  ],
+  spec: { provider: 'ollama', body: 'EmbedResponse', error: 'ErrorResponse' },
+  errorShape: ollamaErrorShape,
+  async clients(answer, request, testCase) {
+    const body = request.body as unknown as EmbedRequest;
+    const reading = await settle(async () => {
+      const embedded = await ollamaClient(answer).embed(body);
+      expect(embedded.embeddings.length, 'embeddings').toBe(Array.isArray(body.input) ? body.input.length : 1);
+      return embedded;
+    });
+    expectClientReading('ollama', reading, testCase, OLLAMA_ERRORS);
+    return 1;
+  },
+};
+
+export const ollamaTags: WireApiUnderTest = {
+  api: 'ollama-tags',
+  upstream: 'ollama',
+  request: () => ({ method: 'GET', path: '/api/tags' }),
+  cases: [{ name: 'the local models', shape: { tag: 'list' }, outcome: 'answer' }],
+  spec: { provider: 'ollama', body: 'ListResponse', error: 'ErrorResponse' },
+  errorShape: ollamaErrorShape,
+  async clients(answer, _request, testCase) {
+    const reading = await settle(async () => {
+      const listed = await ollamaClient(answer).list();
+      expect(listed.models.length, 'models listed').toBeGreaterThan(0);
+      return listed;
     });
     expectClientReading('ollama', reading, testCase, OLLAMA_ERRORS);
     return 1;
