@@ -62,6 +62,7 @@ describe.each(WIRE_APIS_UNDER_TEST.map((api) => [api.api, api] as const))('%s pa
     const dropped = all.filter((testCase) => testCase.outcome === 'dropped');
     const droppedPlain = dropped.filter((testCase) => !testCase.shape.stream).length;
     const cases = all.length - dropped.length;
+    expect(cases, 'an API with no cases checks nothing').toBeGreaterThan(0);
     expect(Object.keys(counted)).toEqual([...SURFACES]);
     const { drops: _drops, ...first } = counted['fake.fetch']!;
     expect(first.cases).toBe(cases);
