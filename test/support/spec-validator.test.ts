@@ -850,3 +850,38 @@ describe('minimal Anthropic shapes', () => {
     expectInvalid('anthropic', 'ErrorResponse', { type: 'error', error: { type: 'request_too_large', message: 'x' }, request_id: null });
   });
 });
+
+describe('the Ollama extract', () => {
+  // Ollama's docs/openapi.yaml closes no object and requires almost nothing: it checks the types of
+  // the fields an answer has. The real samples (ollama/ollama docs/api.md) pass; wrong types fail.
+  it('carries its provenance, compiles, and takes the real chat samples', () => {
+    expect(specSource('ollama')).toMatchObject({
+      repo: 'ollama/ollama',
+      commit: 'fb30760996871fa9460115c753afd2c60d4ab0f7',
+      fileSha256: '9c660bb9a714bcb746cff7ec4270a0e43f63b705f7f3362fcc335f18b5d0b178',
+    });
+    for (const name of specSchemaNames('ollama')) expect(() => validateAgainstSpec('ollama', name, {}), name).not.toThrow();
+    assertMatchesSpec('ollama', 'ChatResponse', sampleJson('ollama/chat-tool-call.json'));
+    for (const line of jsonLines('ollama/chat-stream-tool-call.ndjson')) assertMatchesSpec('ollama', 'ChatStreamEvent', line);
+    // The text sample comes from an older server, which sent a nil image list as `"images": null`.
+    const [first, last] = jsonLines('ollama/chat-stream-text.ndjson');
+    expect(expectInvalid('ollama', 'ChatStreamEvent', first)).toEqual([
+      '/message/images must be array {"type":"array"} [schema #/properties/message/properties/images/type]',
+    ]);
+    assertMatchesSpec('ollama', 'ChatStreamEvent', last);
+  });
+
+  it('rejects fields of the wrong type, and nothing is required', () => {
+    const answer = sampleJson('ollama/chat-tool-call.json') as Json;
+    expectInvalid('ollama', 'ChatResponse', { ...answer, done: 'true' }, 'must be boolean');
+    expectInvalid('ollama', 'ChatResponse', { ...answer, eval_count: 1.5 }, 'must be integer');
+    expectInvalid(
+      'ollama',
+      'ChatResponse',
+      { ...answer, message: { ...(answer.message as Json), role: 'user' } },
+      'must be equal to one of the allowed values',
+    );
+    expectInvalid('ollama', 'ErrorResponse', { error: { message: 'nested' } }, 'must be string');
+    expect(validateAgainstSpec('ollama', 'ChatResponse', {}).valid).toBe(true);
+  });
+});

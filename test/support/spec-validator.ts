@@ -35,11 +35,14 @@
 //   `inference_geo`, `service_tier`, `ErrorResponse.request_id`, …), so older real captures that
 //   omit them fail. The stream's `event: error` payload is not a `MessageStreamEvent` branch at
 //   all; validate it as `ErrorResponse`.
+// * Ollama (docs/openapi.yaml) marks almost no response field required and closes no object, so its
+//   schemas check the types of the fields an answer has (`done` a boolean, the counts integers,
+//   `message.role` "assistant"), not that they are there: the stream grammars check presence.
 import { readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
-export type SpecProvider = 'openai' | 'anthropic';
+export type SpecProvider = 'openai' | 'anthropic' | 'ollama';
 
 export interface SpecValidationResult {
   valid: boolean;
@@ -58,12 +61,14 @@ type AjvInstance = InstanceType<typeof Ajv2020>;
 const FILES: Record<SpecProvider, URL> = {
   openai: new URL('../fixtures/specs/openai-schemas.json', import.meta.url),
   anthropic: new URL('../fixtures/specs/anthropic-schemas.json', import.meta.url),
+  ollama: new URL('../fixtures/specs/ollama-schemas.json', import.meta.url),
 };
 
 /** `$id` under which each provider's schemas are registered. */
 const SPEC_ID: Record<SpecProvider, string> = {
   openai: 'https://modeltape.test/specs/openai.json',
   anthropic: 'https://modeltape.test/specs/anthropic.json',
+  ollama: 'https://modeltape.test/specs/ollama.json',
 };
 
 // Keywords whose value is a map of subschemas / a list of subschemas / one subschema. Everything

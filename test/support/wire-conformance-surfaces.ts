@@ -1,22 +1,56 @@
 // The surfaces the wire battery runs over: everything that claims to answer a wire API.
 import { FakeProvider, type FakeServer } from 'modeltape/fake-provider';
-import { startProxy } from 'modeltape/proxy';
-import type { WireAnswer, WireApiUnderTest, WireRequest, WireSurface } from './wire-conformance.js';
+import { startProxy, type ProxySummary } from 'modeltape/proxy';
+import type { DropHandling, WireAnswer, WireApiUnderTest, WireRequest, WireSurface } from './wire-conformance.js';
 
-const ORIGINS = { openai: 'https://api.openai.com', anthropic: 'https://api.anthropic.com' };
+type Upstream = WireApiUnderTest['upstream'];
 
-async function answerOf(response: Response): Promise<WireAnswer> {
-  return { status: response.status, headers: response.headers, text: await response.text() };
+const ORIGINS: Record<Upstream, string> = {
+  openai: 'https://api.openai.com',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+  ollama: 'http://127.0.0.1:11434',
+};
+
+/**
+ * The answer's bytes as they came. A connection cut before the response (`fetch failed`) or
+ * while the body came (`terminated`) is an answer too: `cut` says which, `text` holds what came.
+ */
+async function answerOf(send: () => Promise<Response>): Promise<WireAnswer> {
+  let response: Response;
+  try {
+    response = await send();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return { status: 0, headers: new Headers(), text: '', cut: 'no-response' };
+  }
+  const chunks: Uint8Array[] = [];
+  let cut: WireAnswer['cut'];
+  const reader = response.body?.getReader();
+  try {
+    for (;;) {
+      const read = await reader?.read();
+      if (read === undefined || read.done) break;
+      chunks.push(read.value);
+    }
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    cut = 'mid-body';
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { status: response.status, headers: response.headers, text, ...(cut === undefined ? {} : { cut }) };
 }
 
 // The headers each provider's client sends: the fake and the proxy tell a shared path
 // (`/v1/models`) apart by them.
-const HEADERS = {
+const HEADERS: Record<Upstream, Record<string, string>> = {
   openai: { 'content-type': 'application/json', authorization: 'Bearer fake-key' },
   anthropic: { 'content-type': 'application/json', 'x-api-key': 'fake-key', 'anthropic-version': '2023-06-01' },
+  gemini: { 'content-type': 'application/json', 'x-goog-api-key': 'fake-key' },
+  ollama: { 'content-type': 'application/json' },
 };
 
-function init(request: WireRequest, upstream: WireApiUnderTest['upstream']): RequestInit {
+function init(request: WireRequest, upstream: Upstream): RequestInit {
   return {
     method: request.method,
     headers: HEADERS[upstream],
@@ -25,41 +59,50 @@ function init(request: WireRequest, upstream: WireApiUnderTest['upstream']): Req
 }
 
 /** Sends through a `fetch` to `base` + the provider's path (`base` may carry a prefix). */
-function fetchSurface(name: string, send: typeof fetch, base: string, upstream: WireApiUnderTest['upstream'], close: () => Promise<void>): WireSurface {
-  return { name, send: async (request) => answerOf(await send(`${base}${request.path}`, init(request, upstream))), close };
+function fetchSurface(name: string, drops: DropHandling, send: typeof fetch, base: string, upstream: Upstream, close: () => Promise<void>): WireSurface {
+  return { name, drops, send: (request) => answerOf(() => send(`${base}${request.path}`, init(request, upstream))), close };
 }
 
 /** The fake in process: the official clients' `fetch: fake.fetch`. */
 export function inProcess(fake: FakeProvider, api: WireApiUnderTest): WireSurface {
-  return fetchSurface('fake.fetch', fake.fetch, ORIGINS[api.upstream], api.upstream, async () => undefined);
+  return fetchSurface('fake.fetch', 'cut', fake.fetch, ORIGINS[api.upstream], api.upstream, async () => undefined);
 }
 
 /** The fake over HTTP on a loopback port. */
 export async function overHttp(fake: FakeProvider, api: WireApiUnderTest): Promise<WireSurface & { server: FakeServer }> {
   const server = await fake.listen({ port: 0 });
-  return { ...fetchSurface('fake.listen()', fetch, server.url, api.upstream, () => server.close()), server };
+  return { ...fetchSurface('fake.listen()', 'cut', fetch, server.url, api.upstream, () => server.close()), server };
 }
 
 /** A tape, replayed in process by FakeProvider.fromTape. */
 export function fromTape(tape: string, api: WireApiUnderTest): WireSurface {
   const fake = FakeProvider.fromTape(tape);
-  return fetchSurface('FakeProvider.fromTape', fake.fetch, ORIGINS[api.upstream], api.upstream, async () => fake.assertConsumed());
+  return fetchSurface('FakeProvider.fromTape', 'not-on-tape', fake.fetch, ORIGINS[api.upstream], api.upstream, async () => fake.assertConsumed());
 }
 
-/** A proxy in front of the fake, or replaying a tape: requests go under its `/openai` or `/anthropic` prefix. */
+/**
+ * A proxy in front of the fake, or replaying a tape: requests go under its `/openai`,
+ * `/anthropic`, `/gemini` or `/ollama` prefix. `onClose` is told the proxy's summary.
+ */
 export async function throughProxy(
   name: string,
   tape: string,
   api: WireApiUnderTest,
-  options: { mode: 'record'; upstream: string } | { mode: 'replay' },
+  options: ({ mode: 'record'; upstream: string } | { mode: 'replay' }) & { onClose?: (summary: ProxySummary) => void },
 ): Promise<WireSurface> {
   const proxy = await startProxy({
     tape,
     mode: options.mode,
-    ...(options.mode === 'record' ? { allowRecordInCi: true, upstreams: { openai: options.upstream, anthropic: options.upstream } } : {}),
+    ...(options.mode === 'record'
+      ? {
+          allowRecordInCi: true,
+          upstreams: { openai: options.upstream, anthropic: options.upstream, gemini: options.upstream, ollama: options.upstream },
+        }
+      : {}),
   });
-  return fetchSurface(name, fetch, `${proxy.url}/${api.upstream}`, api.upstream, async () => {
+  return fetchSurface(name, options.mode === 'record' ? 'relayed' : 'not-on-tape', fetch, `${proxy.url}/${api.upstream}`, api.upstream, async () => {
     const summary = await proxy.close();
+    options.onClose?.(summary);
     if (options.mode === 'replay' && summary.misses > 0) throw new Error(`${name}: ${summary.misses} requests missed the tape ${tape}`);
   });
 }

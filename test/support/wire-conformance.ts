@@ -1,44 +1,56 @@
 // The wire-format conformance battery: for each wire API, one table entry says how to ask for each
 // case (plain text, a system prompt, a tool call, tool results, structured output, streams, a
-// refused request, scripted failures, a script that ran out) and how to check the answer: every
-// JSON body and stream event against the provider's published schema (spec-validator.ts), the
-// stream against the API's event grammar (providers/<provider>/<api>/stream-grammar.ts), error
-// bodies against the provider's error shape, and the official clients reading the very bytes.
-// A surface is anything that answers the API (`fake.fetch`, `fake.listen()`, a tape replayed by
+// refused request, scripted failures, a dropped connection, a script that ran out) and how to
+// check the answer: every JSON body and stream event against the provider's published schema
+// where there is one (spec-validator.ts), the stream against the API's grammar
+// (providers/<provider>/<api>/stream-grammar.ts), error bodies against the provider's error
+// shape, and the official clients reading the very bytes. A surface is anything that answers the
+// API (`fake.fetch`, `fake.listen()`, the proxy recording the fake, a tape replayed by
 // FakeProvider.fromTape or the proxy); `runWireBattery` runs every case over one, the way Polly
 // runs one persister suite over every persister.
 //
-// Adding an API is one entry in WIRE_APIS_UNDER_TEST: Gemini (gemini-generate, …) and Ollama
-// (ollama-chat, …) go at the end, beside the others, with their spec names in spec-validator.ts
-// and their grammar checkers in providers/gemini/… and providers/ollama/….
+// The entries live one provider a file in test/support/wire-battery/ and are listed in
+// test/support/wire-battery/apis.ts (WIRE_APIS_UNDER_TEST). This file holds what they share.
 
-import Anthropic from '@anthropic-ai/sdk';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, type LanguageModel } from 'ai';
-import OpenAI from 'openai';
 import { expect } from 'vitest';
 import { failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
-import { checkChatStreamGrammar, checkMessagesStreamGrammar, checkResponsesStreamGrammar, type GrammarEvent } from '../../providers/internal.js';
+import type { GrammarEvent } from '../../providers/internal.js';
 import { validateAgainstSpec, type SpecProvider } from './spec-validator.js';
 
-/** A request as a surface is asked it: the provider's own path, unprefixed. */
+/** A request as a surface is asked it: the provider's own path (and query), unprefixed. */
 export interface WireRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
 }
 
-/** What a surface answered, as bytes on the wire. */
+/**
+ * What a surface answered, as bytes on the wire. `cut` says the connection broke: before any
+ * response (`no-response`, status 0), or while the body came (`mid-body`, `text` is what came).
+ */
 export interface WireAnswer {
   status: number;
   headers: Headers;
   text: string;
+  cut?: 'no-response' | 'mid-body';
 }
+
+/**
+ * How a surface answers a turn whose upstream dropped the connection:
+ * - `cut`: the fake itself cuts it: no response, or a stream that stops short;
+ * - `relayed`: the proxy recording the fake: a drop before the headers is the proxy's own 502
+ *   (`modeltape_upstream_error`, in the provider's shape); after them, the proxy cuts its
+ *   client's connection too. Neither is recorded (ResponseRecording is finished only when the
+ *   upstream response ends; a failed one counts as an upstream error);
+ * - `not-on-tape`: a tape replayed has no such exchange, so those cases are not asked.
+ */
+export type DropHandling = 'cut' | 'relayed' | 'not-on-tape';
 
 /** One thing that answers wire requests: the fake in process, over HTTP, a tape, a proxy. */
 export interface WireSurface {
   name: string;
+  drops: DropHandling;
   send(request: WireRequest): Promise<WireAnswer>;
   close(): Promise<void>;
 }
@@ -53,12 +65,12 @@ export interface Shape {
   stream?: boolean;
   /** A body the provider refuses with a 400 before any model runs. */
   refused?: boolean;
-  /** A word that keeps the request's key apart from the other cases'. */
+  /** A word that keeps the request's key apart from the other cases' (non-turn APIs pick their route by it). */
   tag: string;
 }
 
-/** What the answer must be. */
-export type Outcome = 'answer' | 'stream' | 'stream-error' | 'http-error';
+/** What the answer must be. `dropped`: the connection breaks (see {@link DropHandling}). */
+export type Outcome = 'answer' | 'stream' | 'stream-error' | 'http-error' | 'dropped';
 
 export interface WireCase {
   name: string;
@@ -68,6 +80,10 @@ export interface WireCase {
   outcome: Outcome;
   /** For `http-error`: the status. */
   status?: number;
+  /** For `dropped` streams: the whole events that come before the cut. */
+  eventsBeforeCut?: number;
+  /** The spec schema of this case's answer, where it is not the API's `spec.body` (a single model, not a list). */
+  bodySchema?: string;
 }
 
 /** The schemas of a provider's published spec (test/fixtures/specs) an API's answers must follow. */
@@ -81,36 +97,66 @@ export interface SpecSchemas {
 /** One wire API under test: how to ask it each case and how to check what comes back. */
 export interface WireApiUnderTest {
   api: WireApi;
-  /** Which upstream of a proxy carries it. */
-  upstream: 'openai' | 'anthropic';
+  /** Which upstream of a proxy carries it (its prefix, `/gemini/…`, and the headers its clients send). */
+  upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama';
   request(shape: Shape): WireRequest;
   /** The cases this API has (model lists and embeddings have no turns, so fewer). */
   cases: WireCase[];
-  spec: SpecSchemas;
+  /**
+   * The provider's published schemas. Absent where there is none (Google publishes no OpenAPI
+   * document for the Gemini API): then the bodies and events are checked by the grammar, the
+   * error shape and the clients only, and not counted as validated.
+   */
+  spec?: SpecSchemas;
+  /** How streams are framed. @default 'sse' */
+  streamFormat?: 'sse' | 'ndjson';
   /** The API's stream grammar (providers/<provider>/<api>/stream-grammar.ts). */
   grammar?: (events: readonly GrammarEvent[]) => string[];
   /** Whether a stream event is an error (validated as the error schema, not an event). */
   isErrorEvent?: (event: GrammarEvent, data: Record<string, unknown>) => boolean;
-  /** An answer body as the spec types it, where the wire may differ (base64 embeddings, decoded). */
-  asSpecified?: (body: unknown) => unknown;
+  /** An answer body or event as the spec types it, where the wire may differ (base64 embeddings, decoded). */
+  asSpecified?: (value: unknown) => unknown;
   /** What is wrong with an error body in the provider's shape; empty when it fits. */
   errorShape(body: unknown): string[];
   /** The official clients read `answer` as the answer to `request`; returns how many clients did. */
   clients(answer: WireAnswer, request: WireRequest, testCase: WireCase): Promise<number>;
 }
 
-/** What a run of the battery checked, so a run that checked nothing fails. */
-export interface BatteryCounts {
-  cases: number;
-  bodies: number;
-  events: number;
-  grammars: number;
-  errorShapes: number;
+/** What dropped-connection cases a run asked and how they ended (they differ by surface, see {@link DropHandling}). */
+export interface DropCounts {
+  /** Dropped-connection cases asked. */
+  asked: number;
+  /** Not asked: the surface replays a tape, which holds no dropped exchange. */
+  skipped: number;
+  /** Answered by a cut connection (no response, or a stream that stops short). */
+  cut: number;
+  /** Answered by the proxy's 502 in the provider's error shape. */
+  badGateway: number;
+  /** Official clients that read a dropped answer and raised (a connection error, or the proxy's 502). */
   clients: number;
 }
 
-const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-const answerSchema = {
+/** What a run of the battery checked, so a run that checked nothing fails. */
+export interface BatteryCounts {
+  /** Cases asked and checked, dropped connections apart (see `drops`). */
+  cases: number;
+  /** JSON bodies read (answers and error bodies). */
+  answers: number;
+  /** Of them, those validated against the provider's spec. */
+  bodies: number;
+  /** Stream events read (SSE events, NDJSON lines), `[DONE]` apart. */
+  frames: number;
+  /** Of them, those validated against the provider's spec. */
+  events: number;
+  /** Streams checked against the API's grammar. */
+  grammars: number;
+  errorShapes: number;
+  clients: number;
+  drops: DropCounts;
+}
+
+export const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+export const answerSchema = {
   type: 'object',
   properties: { city: { type: 'string' }, temperature: { type: 'number' } },
   required: ['city', 'temperature'],
@@ -120,8 +166,13 @@ const answerSchema = {
 const say = (text: string) => (fake: FakeProvider) => void fake.willSay(text);
 const fail = (failure: Failure) => (fake: FakeProvider) => void fake.willFail(failure);
 
-/** The cases every turn API has; `overloaded` is the status the provider's overload has (Anthropic 529, OpenAI 503). */
-function turnCases(overloaded: number): WireCase[] {
+/**
+ * The cases every turn API has. `overloaded` is the status the fake gives the provider's overload
+ * (Anthropic 529; OpenAI, Gemini and Ollama 503); an API without tools (Ollama's /api/generate)
+ * has no tool cases.
+ */
+export function turnCases(overloaded: number, options: { tools?: boolean } = {}): WireCase[] {
+  const tools = options.tools ?? true;
   const cases: WireCase[] = [];
   for (const stream of [false, true]) {
     const mode = stream ? 'streamed' : 'plain';
@@ -129,30 +180,35 @@ function turnCases(overloaded: number): WireCase[] {
     cases.push(
       { name: `${mode}: plain text`, shape: { stream, tag: `text-${mode}` }, script: say('Hello there, how are you today?'), outcome: ok },
       { name: `${mode}: a system prompt`, shape: { stream, system: true, tag: `system-${mode}` }, script: say('Brief it is.'), outcome: ok },
-      {
-        name: `${mode}: a tool call`,
-        shape: { stream, tools: true, tag: `tool-${mode}` },
-        script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }),
-        outcome: ok,
-      },
-      {
-        name: `${mode}: parallel tool calls`,
-        shape: { stream, tools: true, tag: `parallel-${mode}` },
-        script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }).willCallTool('get_weather', { city: 'Lyon' }),
-        outcome: ok,
-      },
-      {
-        name: `${mode}: text then a tool call`,
-        shape: { stream, tools: true, tag: `text-tool-${mode}` },
-        script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }, { saying: 'Let me check that.' }),
-        outcome: ok,
-      },
-      {
-        name: `${mode}: tool results`,
-        shape: { stream, tools: true, toolResults: true, tag: `results-${mode}` },
-        script: say('It is 14 °C in Paris.'),
-        outcome: ok,
-      },
+    );
+    if (tools)
+      cases.push(
+        {
+          name: `${mode}: a tool call`,
+          shape: { stream, tools: true, tag: `tool-${mode}` },
+          script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }),
+          outcome: ok,
+        },
+        {
+          name: `${mode}: parallel tool calls`,
+          shape: { stream, tools: true, tag: `parallel-${mode}` },
+          script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }).willCallTool('get_weather', { city: 'Lyon' }),
+          outcome: ok,
+        },
+        {
+          name: `${mode}: text then a tool call`,
+          shape: { stream, tools: true, tag: `text-tool-${mode}` },
+          script: (fake) => void fake.willCallTool('get_weather', { city: 'Paris' }, { saying: 'Let me check that.' }),
+          outcome: ok,
+        },
+        {
+          name: `${mode}: tool results`,
+          shape: { stream, tools: true, toolResults: true, tag: `results-${mode}` },
+          script: say('It is 14 °C in Paris.'),
+          outcome: ok,
+        },
+      );
+    cases.push(
       {
         name: `${mode}: structured output`,
         shape: { stream, structured: true, tag: `structured-${mode}` },
@@ -178,6 +234,26 @@ function turnCases(overloaded: number): WireCase[] {
       script: fail(failures.streamError({ afterChunks: 2 })),
       outcome: 'stream-error',
     },
+    {
+      name: 'plain: the connection drops before an answer',
+      shape: { tag: 'drop-plain' },
+      script: fail(failures.dropConnection()),
+      outcome: 'dropped',
+    },
+    {
+      name: 'streamed: the connection drops before the first chunk',
+      shape: { stream: true, tag: 'drop-at-once' },
+      script: fail(failures.dropConnection({ afterChunks: 0 })),
+      outcome: 'dropped',
+      eventsBeforeCut: 0,
+    },
+    {
+      name: 'streamed: the connection drops after two chunks',
+      shape: { stream: true, tag: 'drop-after-two' },
+      script: fail(failures.dropConnection({ afterChunks: 2 })),
+      outcome: 'dropped',
+      eventsBeforeCut: 2,
+    },
     { name: 'plain: a refused request', shape: { refused: true, tag: 'refused' }, outcome: 'http-error', status: 400 },
     // A spent script is the fake's own 422 (never a repeated answer), in the provider's error shape.
     { name: 'plain: the script ran out', shape: { tag: 'spent-plain' }, outcome: 'http-error', status: 422 },
@@ -188,13 +264,56 @@ function turnCases(overloaded: number): WireCase[] {
 
 // --- the official clients, reading the bytes a surface answered ---------------------------------
 
-/** A `fetch` that answers every call with `answer`'s bytes: the client reads what the surface sent. */
-function replaying(answer: WireAnswer): typeof fetch {
-  return async () => new Response(answer.status === 204 ? null : answer.text, { status: answer.status, headers: answer.headers });
+/**
+ * A `fetch` that answers every call with `answer`'s bytes: the client reads what the surface
+ * sent. A cut answer breaks as undici's fetch does: it rejects (`fetch failed`) for no response,
+ * and the body errors (`terminated`) after the bytes that came.
+ */
+export function replaying(answer: WireAnswer): typeof fetch {
+  const socketClosed = () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+  return async () => {
+    if (answer.cut === 'no-response') throw new TypeError('fetch failed', { cause: socketClosed() });
+    if (answer.cut === 'mid-body') {
+      const bytes = new TextEncoder().encode(answer.text);
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (!sent && bytes.length > 0) {
+            sent = true;
+            controller.enqueue(bytes);
+            return;
+          }
+          controller.error(new TypeError('terminated', { cause: socketClosed() }));
+        },
+      });
+      return new Response(body, { status: answer.status, headers: answer.headers });
+    }
+    return new Response(answer.status === 204 ? null : answer.text, { status: answer.status, headers: answer.headers });
+  };
+}
+
+/**
+ * Whether `error` is a broken connection, or wraps one: the client raised undici's `fetch failed`
+ * or `terminated` (a socket closed) itself or as the `cause` of its own connection error, rather
+ * than reading an answer.
+ */
+export function isConnectionError(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof TypeError && (current.message === 'fetch failed' || current.message === 'terminated')) return true;
+    if ((current as { code?: unknown }).code === 'UND_ERR_SOCKET') return true;
+  }
+  return false;
+}
+
+export interface Reading {
+  value?: unknown;
+  items: number;
+  errorEvents: number;
+  error?: unknown;
 }
 
 /** Runs the client's call to its end (draining a stream) and says how it ended. */
-async function settle(call: () => Promise<unknown>): Promise<{ value?: unknown; items: number; errorEvents: number; error?: unknown }> {
+export async function settle(call: () => Promise<unknown>): Promise<Reading> {
   let items = 0;
   let errorEvents = 0;
   try {
@@ -211,12 +330,29 @@ async function settle(call: () => Promise<unknown>): Promise<{ value?: unknown; 
   }
 }
 
+/** How a client's errors look: the class of its API errors and where it keeps the status. */
+export interface ClientErrors {
+  apiError: abstract new (...args: never[]) => Error;
+  /** @default error.status */
+  status?: (error: unknown) => number | undefined;
+  /** A stream's error event as this client raises it, where it is not an `apiError` (the `ollama` client throws a plain Error). */
+  streamError?: (error: unknown) => boolean;
+}
+
 /** Checks an official client's reading against the case's outcome. */
-function expectClientReading(client: string, reading: Awaited<ReturnType<typeof settle>>, testCase: WireCase, apiError: new (...args: never[]) => Error): void {
+export function expectClientReading(client: string, reading: Reading, testCase: WireCase, errors: ClientErrors): void {
   const where = `${client} reading "${testCase.name}"`;
+  const status = errors.status ?? ((error: unknown) => (error as { status?: number }).status);
   if (testCase.outcome === 'http-error') {
-    expect(reading.error, `${where}: expected an API error`).toBeInstanceOf(apiError);
-    expect((reading.error as { status?: number }).status, where).toBe(testCase.status);
+    expect(reading.error, `${where}: expected an API error`).toBeInstanceOf(errors.apiError);
+    expect(status(reading.error), where).toBe(testCase.status);
+    return;
+  }
+  if (testCase.outcome === 'dropped') {
+    // A connection error, never a parsed answer nor an API error the provider sent.
+    expect(reading.error, `${where}: expected a connection error`).toBeDefined();
+    expect(isConnectionError(reading.error), `${where}: expected the broken connection as the error or its cause: ${String(reading.error)}`).toBe(true);
+    expect(status(reading.error) ?? 200, `${where}: no error status was read`).toBe(200);
     return;
   }
   if (testCase.outcome === 'stream-error') {
@@ -224,7 +360,8 @@ function expectClientReading(client: string, reading: Awaited<ReturnType<typeof 
     // API sends it); the fake's Responses error event is the spec's flat shape, which the SDK hands
     // on as an `error` event instead. Either way the caller sees it.
     if (reading.error === undefined) expect(reading.errorEvents, `${where}: expected the stream's error to reach the caller`).toBe(1);
-    else expect(reading.error, `${where}: expected the stream's error to reach the caller as an API error`).toBeInstanceOf(apiError);
+    else if (errors.streamError?.(reading.error) !== true)
+      expect(reading.error, `${where}: expected the stream's error to reach the caller as an API error`).toBeInstanceOf(errors.apiError);
     return;
   }
   expect(reading.error, `${where}: expected it to accept the answer`).toBeUndefined();
@@ -232,20 +369,30 @@ function expectClientReading(client: string, reading: Awaited<ReturnType<typeof 
 }
 
 /** Whether the Vercel AI SDK reads this case: turns without tools or schemas (it sends its own request). */
-function vercelReads(testCase: WireCase): boolean {
+export function vercelReads(testCase: WireCase): boolean {
   return !testCase.shape.tools && !testCase.shape.structured && !testCase.shape.refused && testCase.outcome !== 'stream-error';
 }
 
-async function vercelReading(model: LanguageModel, testCase: WireCase): Promise<number> {
+/** The Vercel AI SDK (`ai` with the provider's package) reads the answer to a turn; returns 1. */
+export async function vercelReading(model: LanguageModel, testCase: WireCase): Promise<number> {
   const where = `@ai-sdk reading "${testCase.name}"`;
   if (testCase.shape.stream) {
     const parts: string[] = [];
     const errors: unknown[] = [];
     const result = streamText({ model, prompt: 'Hi', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
-    for await (const part of result.fullStream) parts.push(part.type);
+    try {
+      for await (const part of result.fullStream) parts.push(part.type);
+    } catch (error) {
+      // Some providers' streams (@ai-sdk/google, ollama-ai-provider-v2) throw a broken connection out of the stream, past onError.
+      errors.push(error);
+    }
     if (testCase.outcome === 'http-error') {
       expect(errors.length, `${where}: the failure reaches onError`).toBe(1);
       expect((errors[0] as { statusCode?: number }).statusCode, where).toBe(testCase.status);
+    } else if (testCase.outcome === 'dropped') {
+      expect(errors.length, `${where}: the broken connection reaches the caller`).toBeGreaterThan(0);
+      expect(isConnectionError(errors[0]), `${where}: expected the broken connection as the error or its cause: ${String(errors[0])}`).toBe(true);
+      expect(parts, `${where}: a cut stream never finishes`).not.toContain('finish');
     } else {
       expect(errors, where).toEqual([]);
       expect(parts, where).toContain('text-delta');
@@ -258,217 +405,24 @@ async function vercelReading(model: LanguageModel, testCase: WireCase): Promise<
     (error: unknown) => ({ result: undefined, error }),
   );
   if (testCase.outcome === 'http-error') expect((reading.error as { statusCode?: number } | undefined)?.statusCode, where).toBe(testCase.status);
-  else {
+  else if (testCase.outcome === 'dropped') {
+    expect(isConnectionError(reading.error), `${where}: expected the broken connection as the error or its cause: ${String(reading.error)}`).toBe(true);
+    expect((reading.error as { statusCode?: number }).statusCode, `${where}: no response, so no status`).toBeUndefined();
+  } else {
     expect(reading.error, where).toBeUndefined();
     expect(reading.result!.text.length, where).toBeGreaterThan(0);
   }
   return 1;
 }
 
-function openAiClient(answer: WireAnswer): OpenAI {
-  return new OpenAI({ apiKey: 'fake-key', baseURL: 'https://api.openai.com/v1', fetch: replaying(answer), maxRetries: 0 });
-}
-
-// --- error shapes -------------------------------------------------------------------------------
-
-function openAiErrorShape(body: unknown): string[] {
-  const error = (body as { error?: Record<string, unknown> } | null)?.error;
-  if (error === undefined || error === null || typeof error !== 'object') return [`expected {"error":{…}}, found ${JSON.stringify(body)?.slice(0, 120)}`];
-  const problems: string[] = [];
-  if (typeof error.message !== 'string' || error.message === '') problems.push('.error.message: expected a non-empty string');
-  if (typeof error.type !== 'string') problems.push('.error.type: expected a string');
-  for (const name of ['param', 'code']) if (!(name in error)) problems.push(`.error.${name}: expected the key (null when there is none)`);
-  return problems;
-}
-
-function anthropicErrorShape(body: unknown): string[] {
-  const record = body as { type?: unknown; error?: Record<string, unknown> } | null;
-  if (record?.type !== 'error' || typeof record.error !== 'object' || record.error === null)
-    return [`expected {"type":"error","error":{…}}, found ${JSON.stringify(body)?.slice(0, 120)}`];
-  const problems: string[] = [];
-  if (typeof record.error.type !== 'string' || !record.error.type.endsWith('_error')) problems.push('.error.type: expected a string ending in _error');
-  if (typeof record.error.message !== 'string' || record.error.message === '') problems.push('.error.message: expected a non-empty string');
-  return problems;
-}
-
-// --- the APIs -----------------------------------------------------------------------------------
-
-const chat: WireApiUnderTest = {
-  api: 'openai-chat',
-  upstream: 'openai',
-  request: (shape) => ({
-    method: 'POST',
-    path: '/v1/chat/completions',
-    body: {
-      model: 'gpt-4o',
-      ...(shape.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-      messages: shape.refused
-        ? []
-        : [
-            ...(shape.system ? [{ role: 'system', content: 'Be brief.' }] : []),
-            { role: 'user', content: `Weather in Paris? (${shape.tag})` },
-            ...(shape.toolResults
-              ? [
-                  {
-                    role: 'assistant',
-                    content: null,
-                    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-                  },
-                  { role: 'tool', tool_call_id: 'call_1', content: '14 °C' },
-                ]
-              : []),
-          ],
-      ...(shape.tools ? { tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather, strict: true } }] } : {}),
-      ...(shape.structured ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: answerSchema, strict: true } } } : {}),
-    },
-  }),
-  cases: turnCases(503),
-  spec: { provider: 'openai', body: 'CreateChatCompletionResponse', event: 'CreateChatCompletionStreamResponse', error: 'ErrorResponse' },
-  grammar: checkChatStreamGrammar,
-  isErrorEvent: (_event, data) => 'error' in data,
-  errorShape: openAiErrorShape,
-  async clients(answer, request, testCase) {
-    const body = request.body as unknown as OpenAI.ChatCompletionCreateParams;
-    expectClientReading('openai', await settle(() => openAiClient(answer).chat.completions.create(body)), testCase, OpenAI.APIError);
-    if (!vercelReads(testCase)) return 1;
-    return 1 + (await vercelReading(createOpenAI({ apiKey: 'fake-key', fetch: replaying(answer) }).chat('gpt-4o'), testCase));
-  },
-};
-
-const responses: WireApiUnderTest = {
-  api: 'openai-responses',
-  upstream: 'openai',
-  request: (shape) => ({
-    method: 'POST',
-    path: '/v1/responses',
-    body: {
-      model: 'gpt-4o',
-      ...(shape.stream ? { stream: true } : {}),
-      ...(shape.system ? { instructions: 'Be brief.' } : {}),
-      input: shape.refused
-        ? 7
-        : shape.toolResults
-          ? [
-              { role: 'user', content: `Weather in Paris? (${shape.tag})` },
-              { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-              { type: 'function_call_output', call_id: 'call_1', output: '14 °C' },
-            ]
-          : `Weather in Paris? (${shape.tag})`,
-      ...(shape.tools ? { tools: [{ type: 'function', name: 'get_weather', parameters: weather, strict: true }] } : {}),
-      ...(shape.structured ? { text: { format: { type: 'json_schema', name: 'answer', schema: answerSchema, strict: true } } } : {}),
-    },
-  }),
-  cases: turnCases(503),
-  spec: { provider: 'openai', body: 'Response', event: 'ResponseStreamEvent', error: 'ErrorResponse' },
-  grammar: checkResponsesStreamGrammar,
-  errorShape: openAiErrorShape,
-  async clients(answer, request, testCase) {
-    const body = request.body as unknown as OpenAI.Responses.ResponseCreateParams;
-    expectClientReading('openai', await settle(() => openAiClient(answer).responses.create(body)), testCase, OpenAI.APIError);
-    if (!vercelReads(testCase)) return 1;
-    return 1 + (await vercelReading(createOpenAI({ apiKey: 'fake-key', fetch: replaying(answer) }).responses('gpt-4o'), testCase));
-  },
-};
-
-const messages: WireApiUnderTest = {
-  api: 'anthropic-messages',
-  upstream: 'anthropic',
-  request: (shape) => ({
-    method: 'POST',
-    path: '/v1/messages',
-    body: {
-      model: 'claude-opus-4-8',
-      // A Messages request without max_tokens is refused.
-      ...(shape.refused ? {} : { max_tokens: 256 }),
-      ...(shape.stream ? { stream: true } : {}),
-      ...(shape.system ? { system: 'Be brief.' } : {}),
-      messages: [
-        { role: 'user', content: `Weather in Paris? (${shape.tag})` },
-        ...(shape.toolResults
-          ? [
-              { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
-              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '14 °C' }] },
-            ]
-          : []),
-      ],
-      ...(shape.tools ? { tools: [{ name: 'get_weather', input_schema: weather }] } : {}),
-      ...(shape.structured ? { output_config: { format: { type: 'json_schema', schema: answerSchema } } } : {}),
-    },
-  }),
-  cases: turnCases(529),
-  spec: { provider: 'anthropic', body: 'Message', event: 'MessageStreamEvent', error: 'ErrorResponse' },
-  grammar: checkMessagesStreamGrammar,
-  isErrorEvent: (event) => event.event === 'error',
-  errorShape: anthropicErrorShape,
-  async clients(answer, request, testCase) {
-    const client = new Anthropic({ apiKey: 'fake-key', baseURL: 'https://api.anthropic.com', fetch: replaying(answer), maxRetries: 0 });
-    const body = request.body as unknown as Anthropic.MessageCreateParams;
-    expectClientReading('@anthropic-ai/sdk', await settle(() => client.messages.create(body)), testCase, Anthropic.APIError);
-    if (!vercelReads(testCase)) return 1;
-    return 1 + (await vercelReading(createAnthropic({ apiKey: 'fake-key', fetch: replaying(answer) })('claude-opus-4-8'), testCase));
-  },
-};
-
-const embeddings: WireApiUnderTest = {
-  api: 'openai-embeddings',
-  upstream: 'openai',
-  request: (shape) => ({
-    method: 'POST',
-    path: '/v1/embeddings',
-    body: shape.refused
-      ? { model: 'text-embedding-3-small' }
-      : { model: 'text-embedding-3-small', input: ['a', shape.tag], encoding_format: shape.tag === 'base64' ? 'base64' : 'float' },
-  }),
-  cases: [
-    { name: 'floats', shape: { tag: 'floats' }, outcome: 'answer' },
-    // The spec types `embedding` as numbers only; base64 vectors are checked by the client reading them.
-    { name: 'base64', shape: { tag: 'base64' }, outcome: 'answer' },
-    { name: 'a refused request', shape: { refused: true, tag: 'refused' }, outcome: 'http-error', status: 400 },
-  ],
-  spec: { provider: 'openai', body: 'CreateEmbeddingResponse', error: 'ErrorResponse' },
-  asSpecified: (body) => {
-    const record = body as { data: Array<{ embedding: unknown }> };
-    const floats = (base64: string): number[] => {
-      const bytes = Buffer.from(base64, 'base64');
-      return [...new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)];
-    };
-    return { ...record, data: record.data.map((item) => (typeof item.embedding === 'string' ? { ...item, embedding: floats(item.embedding) } : item)) };
-  },
-  errorShape: openAiErrorShape,
-  async clients(answer, request, testCase) {
-    const body = request.body as unknown as OpenAI.EmbeddingCreateParams;
-    expectClientReading('openai', await settle(() => openAiClient(answer).embeddings.create(body)), testCase, OpenAI.APIError);
-    return 1;
-  },
-};
-
-const models: WireApiUnderTest = {
-  api: 'openai-models',
-  upstream: 'openai',
-  request: () => ({ method: 'GET', path: '/v1/models' }),
-  cases: [{ name: 'the model list', shape: { tag: 'list' }, outcome: 'answer' }],
-  spec: { provider: 'openai', body: 'ListModelsResponse', error: 'ErrorResponse' },
-  errorShape: openAiErrorShape,
-  async clients(answer, _request, testCase) {
-    const reading = await settle(async () => {
-      const page = await openAiClient(answer).models.list();
-      expect(page.data.length, 'models listed').toBeGreaterThan(0);
-      return page.data;
-    });
-    expectClientReading('openai', reading, testCase, OpenAI.APIError);
-    return 1;
-  },
-};
-
-/** Every wire API the battery checks. Gemini and Ollama entries go here as their surfaces land. */
-export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [chat, responses, messages, embeddings, models];
-
 // --- the checks ---------------------------------------------------------------------------------
 
-/** The events of a server-sent-event stream: its `event:` line and its `data:` lines joined. */
+/** The whole events of a server-sent-event stream: its `event:` line and its `data:` lines joined. */
 export function sseEvents(text: string): GrammarEvent[] {
-  return text
-    .split(/\r?\n\r?\n/)
+  const frames = text.split(/\r?\n\r?\n/);
+  // What follows the last blank line is an event still under way (a cut stream): not an event.
+  frames.pop();
+  return frames
     .filter((frame) => frame.trim() !== '' && !frame.split(/\r?\n/).every((line) => line.startsWith(':')))
     .map((frame) => {
       const lines = frame.split(/\r?\n/);
@@ -484,21 +438,97 @@ export function sseEvents(text: string): GrammarEvent[] {
     });
 }
 
-// The one place the fake follows the wire rather than the spec: Anthropic text blocks carry no
-// `citations` key, as the real API sends them (and @ai-sdk/anthropic rejects `citations: null`),
-// while the spec lists it as required and nullable. It is filled in as null before validating.
-function withAnthropicCitations(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withAnthropicCitations);
-  if (typeof value !== 'object' || value === null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) copy[name] = withAnthropicCitations(item);
-  if (copy.type === 'text' && typeof copy.text === 'string' && !('citations' in copy)) copy.citations = null;
-  return copy;
+/** The whole lines of an NDJSON stream, each as an event without a name. */
+export function ndjsonEvents(text: string): GrammarEvent[] {
+  const lines = text.split('\n');
+  // What follows the last newline is a line still under way (a cut stream): not a line.
+  lines.pop();
+  return lines.filter((line) => line.trim() !== '').map((line) => ({ event: undefined, data: line }));
 }
 
-function expectSpec(provider: SpecProvider, schema: string, value: unknown, where: string): void {
-  const result = validateAgainstSpec(provider, schema, provider === 'anthropic' ? withAnthropicCitations(value) : value);
-  expect(result.errors, `${where} as ${provider} ${schema}: ${JSON.stringify(value)?.slice(0, 300)}`).toEqual([]);
+function expectSpec(spec: SpecSchemas, schema: string, value: unknown, where: string): void {
+  const result = validateAgainstSpec(spec.provider, schema, value);
+  expect(result.errors, `${where} as ${spec.provider} ${schema}: ${JSON.stringify(value)?.slice(0, 300)}`).toEqual([]);
+}
+
+const STREAM_TYPES = { sse: /^text\/event-stream/, ndjson: /^application\/x-ndjson/ };
+
+/** Reads a stream's events, validating each against the spec where there is one; returns them and the error events. */
+function readStream(api: WireApiUnderTest, answer: WireAnswer, counts: BatteryCounts, where: string): { events: GrammarEvent[]; errors: number } {
+  const format = api.streamFormat ?? 'sse';
+  expect(answer.headers.get('content-type') ?? '', `${where}: content-type`).toMatch(STREAM_TYPES[format]);
+  const events = format === 'sse' ? sseEvents(answer.text) : ndjsonEvents(answer.text);
+  let errors = 0;
+  for (const [position, event] of events.entries()) {
+    if (event.data === '[DONE]') continue;
+    const data = JSON.parse(event.data) as Record<string, unknown>;
+    const isError = api.isErrorEvent?.(event, data) ?? false;
+    if (isError) {
+      errors++;
+      expect(api.errorShape(data), `${where} event ${position}: error shape`).toEqual([]);
+      counts.errorShapes++;
+    }
+    counts.frames++;
+    if (api.spec === undefined) continue;
+    if (isError) expectSpec(api.spec, api.spec.error, data, `${where} event ${position}`);
+    else expectSpec(api.spec, api.spec.event!, api.asSpecified?.(data) ?? data, `${where} event ${position}`);
+    counts.events++;
+  }
+  return { events, errors };
+}
+
+/** Reads a JSON body: the error shape for an error, the spec where there is one. */
+function readBody(api: WireApiUnderTest, testCase: WireCase, answer: WireAnswer, counts: BatteryCounts, where: string, isError: boolean): void {
+  expect(answer.headers.get('content-type') ?? '', `${where}: content-type`).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.text) as unknown;
+  counts.answers++;
+  if (isError) {
+    expect(api.errorShape(body), `${where}: error shape`).toEqual([]);
+    counts.errorShapes++;
+  }
+  if (api.spec === undefined) return;
+  if (isError) expectSpec(api.spec, api.spec.error, body, where);
+  else expectSpec(api.spec, testCase.bodySchema ?? api.spec.body, api.asSpecified?.(body) ?? body, where);
+  counts.bodies++;
+}
+
+/** Checks the answer to a dropped-connection case, by how the surface answers drops. */
+async function checkDropped(
+  api: WireApiUnderTest,
+  testCase: WireCase,
+  request: WireRequest,
+  answer: WireAnswer,
+  counts: BatteryCounts,
+  where: string,
+  handling: DropHandling,
+): Promise<void> {
+  counts.drops.asked++;
+  if (!testCase.shape.stream && handling === 'relayed') {
+    // The upstream gave the proxy no response: it answers its own 502 in the provider's shape.
+    expect(answer.cut, `${where}: the proxy answers for the upstream that dropped`).toBeUndefined();
+    expect(answer.status, `${where}: status`).toBe(502);
+    expect(answer.headers.get('x-modeltape-error'), `${where}: the proxy's error`).toBe('modeltape_upstream_error');
+    const body = JSON.parse(answer.text) as unknown;
+    expect(api.errorShape(body), `${where}: error shape`).toEqual([]);
+    counts.drops.badGateway++;
+    counts.drops.clients += await api.clients(answer, request, { ...testCase, outcome: 'http-error', status: 502 });
+    return;
+  }
+  if (!testCase.shape.stream) {
+    expect(answer.cut, `${where}: no response at all`).toBe('no-response');
+    expect(answer.status, `${where}: status`).toBe(0);
+  } else {
+    // The headers came (200, the stream's type), then some whole events, then the connection broke.
+    expect(answer.cut, `${where}: the stream stops short`).toBe('mid-body');
+    expect(answer.status, `${where}: status`).toBe(200);
+    const scratch = emptyCounts();
+    const { events, errors } = readStream(api, answer, scratch, where);
+    expect(events.length, `${where}: the events before the cut`).toBe(testCase.eventsBeforeCut);
+    expect(errors, `${where}: a cut stream carries no error event`).toBe(0);
+    expect(api.grammar!(events).at(-1), `${where}: the grammar sees the stream never ended`).toMatch(/^the stream stops after \d+ |^the stream has no /);
+  }
+  counts.drops.cut++;
+  counts.drops.clients += await api.clients(answer, request, testCase);
 }
 
 /** Checks one answer to one case, adding to `counts` what it checked. */
@@ -509,42 +539,19 @@ export async function checkAnswer(
   answer: WireAnswer,
   counts: BatteryCounts,
   where: string,
+  handling: DropHandling = 'cut',
 ): Promise<void> {
-  const isStream = testCase.outcome === 'stream' || testCase.outcome === 'stream-error';
+  if (testCase.outcome === 'dropped') return checkDropped(api, testCase, request, answer, counts, where, handling);
+  expect(answer.cut, `${where}: the connection broke`).toBeUndefined();
   expect(answer.status, `${where}: status`).toBe(testCase.outcome === 'http-error' ? testCase.status : 200);
-  const type = answer.headers.get('content-type') ?? '';
-  if (isStream) {
-    expect(type, `${where}: content-type`).toMatch(/^text\/event-stream/);
-    const events = sseEvents(answer.text);
+  if (testCase.outcome === 'stream' || testCase.outcome === 'stream-error') {
+    const { events, errors } = readStream(api, answer, counts, where);
     expect(events.length, `${where}: a stream with no events checks nothing`).toBeGreaterThan(0);
-    let errors = 0;
-    for (const [position, event] of events.entries()) {
-      if (event.data === '[DONE]') continue;
-      const data = JSON.parse(event.data) as Record<string, unknown>;
-      const isError = api.isErrorEvent?.(event, data) ?? false;
-      if (isError) {
-        errors++;
-        expect(api.errorShape(data), `${where} event ${position}: error shape`).toEqual([]);
-        counts.errorShapes++;
-      }
-      expectSpec(api.spec.provider, isError ? api.spec.error : api.spec.event!, data, `${where} event ${position}`);
-      counts.events++;
-    }
     if (testCase.outcome === 'stream-error')
       expect(errors + events.filter((event) => event.event === 'error').length, `${where}: the stream carries its error`).toBeGreaterThan(0);
     expect(api.grammar!(events), `${where}: stream grammar`).toEqual([]);
     counts.grammars++;
-  } else {
-    expect(type, `${where}: content-type`).toMatch(/^application\/json/);
-    const body = JSON.parse(answer.text) as unknown;
-    if (testCase.outcome === 'http-error') {
-      expect(api.errorShape(body), `${where}: error shape`).toEqual([]);
-      counts.errorShapes++;
-    }
-    if (testCase.outcome === 'http-error') expectSpec(api.spec.provider, api.spec.error, body, where);
-    else expectSpec(api.spec.provider, api.spec.body, api.asSpecified?.(body) ?? body, where);
-    counts.bodies++;
-  }
+  } else readBody(api, testCase, answer, counts, where, testCase.outcome === 'http-error');
   counts.clients += await api.clients(answer, request, testCase);
   counts.cases++;
 }
@@ -564,13 +571,31 @@ export function orderedCases(api: WireApiUnderTest): WireCase[] {
   return [...api.cases.filter((testCase) => testCase.script !== undefined), ...api.cases.filter((testCase) => testCase.script === undefined)];
 }
 
+function emptyCounts(): BatteryCounts {
+  return {
+    cases: 0,
+    answers: 0,
+    bodies: 0,
+    frames: 0,
+    events: 0,
+    grammars: 0,
+    errorShapes: 0,
+    clients: 0,
+    drops: { asked: 0, skipped: 0, cut: 0, badGateway: 0, clients: 0 },
+  };
+}
+
 /** Asks `surface` every case of `api` in order and checks each answer; returns what was checked. */
 export async function runWireBattery(api: WireApiUnderTest, surface: WireSurface): Promise<BatteryCounts> {
-  const counts: BatteryCounts = { cases: 0, bodies: 0, events: 0, grammars: 0, errorShapes: 0, clients: 0 };
+  const counts = emptyCounts();
   for (const testCase of orderedCases(api)) {
+    if (testCase.outcome === 'dropped' && surface.drops === 'not-on-tape') {
+      counts.drops.skipped++;
+      continue;
+    }
     const request = api.request(testCase.shape);
     const answer = await surface.send(request);
-    await checkAnswer(api, testCase, request, answer, counts, `${surface.name} ${api.api} "${testCase.name}"`);
+    await checkAnswer(api, testCase, request, answer, counts, `${surface.name} ${api.api} "${testCase.name}"`, surface.drops);
   }
   return counts;
 }

@@ -1,0 +1,24 @@
+// Every wire API the wire battery checks (test/support/wire-conformance.ts), one entry each.
+import type { WireApiUnderTest } from '../wire-conformance.js';
+import { anthropicModels, countTokens, messages } from './anthropic.js';
+import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
+import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaTags } from './ollama.js';
+import { chat, embeddings, models, responses } from './openai.js';
+
+export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
+  chat,
+  responses,
+  messages,
+  embeddings,
+  models,
+  countTokens,
+  anthropicModels,
+  generate,
+  geminiCountTokens,
+  geminiEmbed,
+  geminiModels,
+  ollamaChat,
+  ollamaGenerate,
+  ollamaEmbed,
+  ollamaTags,
+];
