@@ -29,8 +29,11 @@ export {
   readToolChoice,
   contentText,
   parseArguments,
+  base64Bytes,
   type AskedTurn,
   type AskedMessage,
+  type AskedItem,
+  type AskedPart,
   type AskedTool,
   type ResponseSchema,
   type ToolExchange,
@@ -45,7 +48,7 @@ export { readResponsesRequest } from './openai/responses/read-request.js';
 export { refuseResponsesRequest } from './openai/responses/refusals.js';
 export { readMessagesRequest } from './anthropic/messages/read-request.js';
 export { refuseMessagesRequest, refuseCountTokensRequest, thinks } from './anthropic/messages/refusals.js';
-export { readTurn, readableTurnApis } from './read-turn.js';
+export { readTurn, readTurnAs, readableTurnApis } from './read-turn.js';
 export type { ModelAnswer, ModelRequest, ModelToolCall, Turn, OfferedTool, UnreadableAnswer } from './model-call.js';
 export { renderChatRequest } from './openai/chat/render-request.js';
 export { readChatAnswer } from './openai/chat/read-answer.js';

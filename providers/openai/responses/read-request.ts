@@ -1,8 +1,10 @@
-import { isRecord } from '../../../core/internal.js';
+import { indexPath, isRecord, propertyPath } from '../../../core/internal.js';
 import {
   askedTurn,
+  contentParts,
   contentText,
   parseArguments,
+  type AskedItem,
   type AskedMessage,
   type AskedTool,
   type AskedTurn,
@@ -15,33 +17,86 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
   const systemParts: string[] = [];
   if (typeof body.instructions === 'string') systemParts.push(body.instructions);
   const messages: AskedMessage[] = [];
+  const items: AskedItem[] = [];
   const names = new Map<string, string>();
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]) : [];
-  for (const [position, item] of items.entries()) {
-    if (!isRecord(item)) continue;
-    // A string `input` is one user message: the path is `.input` itself.
-    const path = typeof body.input === 'string' ? '.input' : `.input[${position}]`;
-    if (item.type === 'function_call') {
+  if (body.instructions !== undefined && body.instructions !== null)
+    items.push({ path: '.instructions', role: 'system', parts: contentParts(body.instructions, '.instructions', names) });
+  // A string `input` is one user message: the path is `.input` itself.
+  const input = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? (body.input as unknown[]) : [];
+  for (const [position, item] of input.entries()) {
+    const path = typeof body.input === 'string' ? '.input' : indexPath('.input', position);
+    if (typeof item === 'string') {
+      const parts = contentParts(item, path, names);
+      items.push({ path, role: 'user', parts });
+      // The API takes a bare string only as the whole input; inside the list the page shows one, the model is not told it.
+      if (typeof body.input === 'string') messages.push({ role: 'user', text: item, path, parts });
+      continue;
+    }
+    if (!isRecord(item)) {
+      items.push({ path, role: undefined, parts: [{ kind: 'unknown', path, type: undefined, value: item }] });
+      continue;
+    }
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const argumentsName = item.type === 'custom_tool_call' ? 'input' : 'arguments';
+      const id = typeof item.call_id === 'string' ? item.call_id : undefined;
+      if (id !== undefined && typeof item.name === 'string') names.set(id, item.name);
+      const part = {
+        kind: 'tool-call' as const,
+        path,
+        id,
+        name: String(item.name),
+        arguments: item[argumentsName],
+        paths: {
+          id: item.call_id === undefined ? undefined : propertyPath(path, 'call_id'),
+          name: propertyPath(path, 'name'),
+          arguments: propertyPath(path, argumentsName),
+        },
+      };
+      items.push({ path, role: 'assistant', parts: [part] });
+      if (item.type === 'custom_tool_call') continue;
       const call = { id: String(item.call_id), name: String(item.name), arguments: parseArguments(item.arguments) };
       names.set(call.id, call.name);
       const last = messages.at(-1);
-      if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
-      else messages.push({ role: 'assistant', text: '', toolCalls: [call], path });
+      if (last?.role === 'assistant') {
+        (last.toolCalls ??= []).push(call);
+        last.parts = [...last.parts, part];
+      } else messages.push({ role: 'assistant', text: '', toolCalls: [call], path, parts: [part] });
       continue;
     }
-    if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', text: typeof item.output === 'string' ? item.output : contentText(item.output), toolCallId: String(item.call_id), path });
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      const id = typeof item.call_id === 'string' ? item.call_id : undefined;
+      const parts = contentParts(item.output, propertyPath(path, 'output'), names);
+      const idPath = item.call_id === undefined ? undefined : propertyPath(path, 'call_id');
+      items.push({
+        path,
+        role: 'tool',
+        parts: [{ kind: 'tool-result', path, toolCallId: id, idPath, name: id === undefined ? undefined : names.get(id), isError: false, parts }],
+      });
+      if (item.type === 'function_call_output')
+        messages.push({
+          role: 'tool',
+          text: typeof item.output === 'string' ? item.output : contentText(item.output),
+          toolCallId: String(item.call_id),
+          path,
+          parts,
+        });
       continue;
     }
+    if (typeof item.role !== 'string' || (item.type !== undefined && item.type !== 'message')) {
+      items.push({ path, role: undefined, parts: [{ kind: 'unknown', path, type: typeof item.type === 'string' ? item.type : undefined, value: item }] });
+      continue;
+    }
+    const parts = contentParts(item.content, propertyPath(path, 'content'), names);
+    items.push({ path, role: item.role, parts });
     if (item.role === 'system' || item.role === 'developer') {
       systemParts.push(contentText(item.content));
       continue;
     }
-    if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content), path });
+    if (item.role === 'user' || item.role === 'assistant') messages.push({ role: item.role, text: contentText(item.content), path, parts });
   }
   const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
   const tools: AskedTool[] = (Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [])
-    .filter((tool) => tool.type === 'function')
+    .filter((tool) => isRecord(tool) && tool.type === 'function')
     .map((tool) => ({
       name: String(tool.name),
       description: typeof tool.description === 'string' ? tool.description : undefined,
@@ -58,5 +113,5 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
       strict: format.strict === true,
     };
   const exchanges = trailingToolResults(messages, names);
-  return askedTurn(body, { index, provider: 'openai', api: 'openai-responses', system, messages, tools, responseSchema, exchanges });
+  return askedTurn(body, { index, provider: 'openai', api: 'openai-responses', system, messages, items, tools, responseSchema, exchanges });
 }
