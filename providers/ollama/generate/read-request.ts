@@ -4,7 +4,8 @@ import { readFormat } from '../format.js';
 
 /**
  * What an Ollama `/api/generate` request shows the model: `system` and one user message, the
- * `prompt`; `format` as the response schema; `stream` on unless the body says `false`.
+ * `prompt` (with the `images` sent beside it as its parts); `format` as the response schema;
+ * `stream` on unless the body says `false`.
  */
 export function readOllamaGenerateRequest(body: Record<string, unknown>, index: number): AskedTurn {
   const items: AskedItem[] = [];

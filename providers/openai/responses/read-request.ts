@@ -28,7 +28,7 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
     if (typeof item === 'string') {
       const parts = contentParts(item, path, names);
       items.push({ path, role: 'user', parts });
-      // The API takes a bare string only as the whole input; inside the list the page shows one, the model is not told it.
+      // A bare string is a message only as the whole input; inside the list it is kept as an item, not read as a message.
       if (typeof body.input === 'string') messages.push({ role: 'user', text: item, path, parts });
       continue;
     }
