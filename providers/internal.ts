@@ -34,6 +34,7 @@ export {
   type AskedMessage,
   type AskedItem,
   type AskedPart,
+  type AskedValue,
   type AskedTool,
   type ResponseSchema,
   type ToolExchange,
