@@ -121,3 +121,21 @@ describe('viewOf draws Gemini and Ollama conversations from the providers’ rea
     expect(view.fields.map((field) => field.name)).toEqual(['model', 'stream']);
   });
 });
+
+describe('viewOf draws what the old page showed as blocks by what it is', () => {
+  test('a Responses reasoning item is the assistant thinking; a file is a file', () => {
+    const view = viewOf(
+      request('/v1/responses', 'openai', {
+        model: 'gpt-5',
+        input: [
+          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up.' }], encrypted_content: 'fake-encrypted' },
+          { role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] },
+        ],
+      }),
+    );
+    expect(outline(view)).toEqual([
+      'assistant · reasoning: thinking .input[0].summary[0].text, redacted thinking .input[0].encrypted_content',
+      'user: file .input[1].content[0].file_id',
+    ]);
+  });
+});

@@ -185,6 +185,8 @@ function entryOf(item: AskedItem): Entry {
   // A top-level system prompt is labelled by its field (`system`, `instructions`, `systemInstruction`).
   const label = role === 'system' && !item.path.includes('[') ? item.path.slice(1) : role;
   const parts = item.parts.map(partOf);
+  // A Responses reasoning item is the model thinking, not speaking.
+  if (item.type === 'reasoning') return { path: item.path, style: styleOf(role), label: `${role} · reasoning`, parts };
   // A user turn that only carries tool results reads as the tool speaking.
   if (item.parts.length > 0 && item.parts.every((part) => part.kind === 'tool-result'))
     return { path: item.path, style: 'tool', label: `${label} · tool result`, parts };
@@ -199,16 +201,14 @@ function styleOf(role: string): Style {
   return 'other';
 }
 
-/** The captions of parts that are not the message's own words. */
-const CAPTIONS = { refusal: 'refusal', thinking: 'thinking' } as const;
-
 function partOf(part: AskedPart): Part {
   switch (part.kind) {
     case 'text':
       return { kind: 'text', leaf: { path: part.path, value: part.text, mode: 'text' } };
     case 'refusal':
     case 'thinking':
-      return { kind: 'text', label: CAPTIONS[part.kind], leaf: { path: part.path, value: part.text, mode: 'text' } };
+      // Captioned: not the message's own words.
+      return { kind: 'text', label: part.kind, leaf: { path: part.path, value: part.text, mode: 'text' } };
     case 'redacted-thinking':
       return { kind: 'block', path: part.path, label: 'redacted thinking', leaf: { path: part.data.path, value: part.data.value, mode: 'brief' } };
     case 'image':

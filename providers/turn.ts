@@ -68,10 +68,12 @@ export interface AskedItem {
   /**
    * The role the wire gives it, as sent (`system`, `developer`, `user`, `assistant`, `model`,
    * `tool`, `function`): `system` for a top-level system prompt, `assistant` for a Responses
-   * `function_call` item, `tool` for a tool output item, `user` for a Gemini content without one;
+   * `function_call` or `reasoning` item, `tool` for a tool output item, `user` for a Gemini content without one;
    * undefined when the item has none (then an unknown item is one `unknown` part at its own path).
    */
   role: string | undefined;
+  /** The item's type, when the wire gives items one (Responses: `message`, `function_call`, `function_call_output`, `reasoning`…). */
+  type?: string;
   parts: AskedPart[];
 }
 
@@ -88,13 +90,13 @@ export interface AskedValue {
  */
 export type AskedPart =
   | { kind: 'text' | 'refusal' | 'thinking'; path: string; text: string }
-  /** Thinking the provider encrypted (Anthropic `redacted_thinking`): only its data is sent back. */
+  /** Thinking the provider encrypted (Anthropic `redacted_thinking`, a Responses reasoning item's `encrypted_content`): only its data is sent back. */
   | { kind: 'redacted-thinking'; path: string; data: AskedValue }
   | {
       /** `image` for an image; `file` for a document or any other file. */
       kind: 'image' | 'file';
       path: string;
-      /** The wire's name for it: `image_url`, `input_image`, `image`, `document`, `inlineData`, `fileData`, `images`. */
+      /** The wire's name for it: `image_url`, `input_image`, `file`, `input_file`, `image`, `document`, `inlineData`, `fileData`, `images`. */
       type: string;
       /** The address or the bytes as sent (a URL, a data URL, base64, a file id, Anthropic's `source`). */
       source: AskedValue;
@@ -258,7 +260,7 @@ export function trailingToolResults(messages: readonly AskedMessage[], names: Re
 /**
  * A message's `content` as parts: a string is one text part; a list holds OpenAI chat and
  * Responses content parts (`text`, `input_text`, `output_text`, `refusal`, `image_url`,
- * `input_image`) and Anthropic blocks (`text`, `thinking`, `redacted_thinking`, `image`,
+ * `input_image`, `file`, `input_file`) and Anthropic blocks (`text`, `thinking`, `redacted_thinking`, `image`,
  * `document`, `tool_use`, `tool_result`), read alike because a compatible server may take either;
  * anything else is an `unknown` part. `names` learns each tool call's name by id, so a result
  * after it can say which tool it answers.
@@ -323,6 +325,24 @@ function blockPart(block: unknown, path: string, names: Map<string, string>): As
       const name = block.image_url !== undefined ? 'image_url' : 'file_id';
       return { kind: 'image', path, type, source: { path: propertyPath(path, name), value: block[name] }, ...inline(block.image_url) };
     }
+    case 'input_file': {
+      const name = ['file_id', 'file_url', 'file_data'].find((key) => block[key] !== undefined) ?? 'file_id';
+      // A file id is no address: only a URL or a data URL says where the file is or what it holds.
+      return { kind: 'file', path, type, source: { path: propertyPath(path, name), value: block[name] }, ...(name === 'file_id' ? {} : inline(block[name])) };
+    }
+    case 'file':
+      if (isRecord(block.file)) {
+        const file = block.file;
+        const name = ['file_id', 'file_data'].find((key) => file[key] !== undefined) ?? 'file_id';
+        return {
+          kind: 'file',
+          path,
+          type,
+          source: { path: propertyPath(propertyPath(path, 'file'), name), value: file[name] },
+          ...(name === 'file_id' ? {} : inline(file[name])),
+        };
+      }
+      break;
     case 'image':
     case 'document': {
       const source = isRecord(block.source) ? block.source : {};
@@ -341,7 +361,7 @@ function blockPart(block: unknown, path: string, names: Map<string, string>): As
   return { kind: 'unknown', path, type, value: block };
 }
 
-/** What a URL says of an image: a data URL's media type and size, any other URL as the address. */
+/** What a URL says of an image or file: a data URL's media type and size, any other URL as the address. */
 function inline(url: unknown): { url?: string; mediaType?: string; bytes?: number } {
   if (typeof url !== 'string') return {};
   const data = /^data:([^;,]*)(;base64)?,/.exec(url);

@@ -92,6 +92,7 @@ describe('readChatRequest keeps every message as sent, as typed parts with their
               { type: 'text', text: 'What is this?' },
               { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
               { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+              { type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
             ],
           },
           answered,
@@ -105,7 +106,11 @@ describe('readChatRequest keeps every message as sent, as typed parts with their
     );
     expect(turn.items.map((item) => [item.path, item.role, item.parts.map((part) => `${part.kind} ${part.path}`)])).toEqual([
       ['.messages[0]', 'system', ['text .messages[0].content']],
-      ['.messages[1]', 'user', ['text .messages[1].content[0].text', 'image .messages[1].content[1]', 'unknown .messages[1].content[2]']],
+      [
+        '.messages[1]',
+        'user',
+        ['text .messages[1].content[0].text', 'image .messages[1].content[1]', 'unknown .messages[1].content[2]', 'file .messages[1].content[3]'],
+      ],
       ['.messages[2]', 'assistant', ['text .messages[2].content']],
       ['.messages[3]', 'assistant', ['refusal .messages[3].refusal']],
       ['.messages[4]', 'assistant', ['tool-call .messages[4].tool_calls[0]']],
@@ -121,6 +126,13 @@ describe('readChatRequest keeps every message as sent, as typed parts with their
       bytes: 8,
     });
     expect(turn.items[1]!.parts[2]).toMatchObject({ kind: 'unknown', type: 'input_audio' });
+    expect(turn.items[1]!.parts[3]).toMatchObject({
+      kind: 'file',
+      type: 'file',
+      source: { path: '.messages[1].content[3].file.file_data' },
+      mediaType: 'application/pdf',
+      bytes: 5,
+    });
     expect(turn.items[4]!.parts[0]).toEqual({
       kind: 'tool-call',
       path: '.messages[4].tool_calls[0]',
@@ -141,7 +153,7 @@ describe('readChatRequest keeps every message as sent, as typed parts with their
     });
     // The messages the model is shown are unchanged, and each holds its parts.
     expect(turn.messages.map((message) => [message.role, message.path, message.parts.length])).toEqual([
-      ['user', '.messages[1]', 3],
+      ['user', '.messages[1]', 4],
       ['assistant', '.messages[2]', 1],
       ['assistant', '.messages[3]', 1],
       ['assistant', '.messages[4]', 1],

@@ -73,6 +73,49 @@ describe('readResponsesRequest keeps every input item as sent, as typed parts wi
     ]);
   });
 
+  test('a reasoning item sent back is thinking (its summary) and redacted thinking (its encrypted content); one sent by id alone stays whole', () => {
+    const turn = readResponsesRequest(
+      {
+        model: 'gpt-5',
+        input: [
+          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up.' }], encrypted_content: 'fake-encrypted' },
+          { type: 'reasoning', id: 'rs_2', summary: [] },
+          {
+            role: 'user',
+            content: [
+              { type: 'input_file', file_id: 'file-1' },
+              { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+            ],
+          },
+        ],
+      },
+      0,
+    );
+    expect(turn.items[0]).toEqual({
+      path: '.input[0]',
+      role: 'assistant',
+      type: 'reasoning',
+      parts: [
+        { kind: 'thinking', path: '.input[0].summary[0].text', text: 'Look it up.' },
+        { kind: 'redacted-thinking', path: '.input[0]', data: { path: '.input[0].encrypted_content', value: 'fake-encrypted' } },
+      ],
+    });
+    expect(turn.items[1]!.parts).toEqual([{ kind: 'unknown', path: '.input[1]', type: 'reasoning', value: { type: 'reasoning', id: 'rs_2', summary: [] } }]);
+    expect(turn.items[2]!.parts).toEqual([
+      { kind: 'file', path: '.input[2].content[0]', type: 'input_file', source: { path: '.input[2].content[0].file_id', value: 'file-1' } },
+      {
+        kind: 'file',
+        path: '.input[2].content[1]',
+        type: 'input_file',
+        source: { path: '.input[2].content[1].file_data', value: 'data:application/pdf;base64,JVBERi0=' },
+        mediaType: 'application/pdf',
+        bytes: 5,
+      },
+    ]);
+    // The model is not shown reasoning as a message.
+    expect(turn.messages.map((message) => message.path)).toEqual(['.input[2]']);
+  });
+
   test('a string input is one user item at `.input`', () => {
     expect(readResponsesRequest({ model: 'gpt-5', input: 'Hi' }, 0).items).toEqual([
       { path: '.input', role: 'user', parts: [{ kind: 'text', path: '.input', text: 'Hi' }] },

@@ -6,6 +6,7 @@ import {
   parseArguments,
   type AskedItem,
   type AskedMessage,
+  type AskedPart,
   type AskedTool,
   type AskedTurn,
   type ResponseSchema,
@@ -52,7 +53,7 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
           arguments: propertyPath(path, argumentsName),
         },
       };
-      items.push({ path, role: 'assistant', parts: [part] });
+      items.push({ path, role: 'assistant', type: item.type, parts: [part] });
       if (item.type === 'custom_tool_call') continue;
       const call = { id: String(item.call_id), name: String(item.name), arguments: parseArguments(item.arguments) };
       names.set(call.id, call.name);
@@ -70,6 +71,7 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
       items.push({
         path,
         role: 'tool',
+        type: item.type,
         parts: [{ kind: 'tool-result', path, toolCallId: id, idPath, name: id === undefined ? undefined : names.get(id), isError: false, parts }],
       });
       if (item.type === 'function_call_output')
@@ -82,12 +84,18 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
         });
       continue;
     }
+    // A reasoning item is the model's thinking; one sent back with nothing to read (by id alone) stays whole.
+    const reasoning = item.type === 'reasoning' ? reasoningParts(item, path) : [];
+    if (reasoning.length > 0) {
+      items.push({ path, role: 'assistant', type: 'reasoning', parts: reasoning });
+      continue;
+    }
     if (typeof item.role !== 'string' || (item.type !== undefined && item.type !== 'message')) {
       items.push({ path, role: undefined, parts: [{ kind: 'unknown', path, type: typeof item.type === 'string' ? item.type : undefined, value: item }] });
       continue;
     }
     const parts = contentParts(item.content, propertyPath(path, 'content'), names);
-    items.push({ path, role: item.role, parts });
+    items.push({ path, role: item.role, ...(typeof item.type === 'string' ? { type: item.type } : {}), parts });
     if (item.role === 'system' || item.role === 'developer') {
       systemParts.push(contentText(item.content));
       continue;
@@ -114,4 +122,28 @@ export function readResponsesRequest(body: Record<string, unknown>, index: numbe
     };
   const exchanges = trailingToolResults(messages, names);
   return askedTurn(body, { index, provider: 'openai', api: 'openai-responses', system, messages, items, tools, responseSchema, exchanges });
+}
+
+/**
+ * A `reasoning` item sent back: its summary (`summary_text`) and content (`reasoning_text`) as
+ * thinking, its `encrypted_content` as redacted thinking; anything else in them `unknown`.
+ */
+function reasoningParts(item: Record<string, unknown>, path: string): AskedPart[] {
+  const parts: AskedPart[] = [];
+  for (const [field, type] of [
+    ['summary', 'summary_text'],
+    ['content', 'reasoning_text'],
+  ] as const) {
+    const list = item[field];
+    if (!Array.isArray(list)) continue;
+    list.forEach((entry, index) => {
+      const at = indexPath(propertyPath(path, field), index);
+      if (isRecord(entry) && entry.type === type && typeof entry.text === 'string')
+        parts.push({ kind: 'thinking', path: propertyPath(at, 'text'), text: entry.text });
+      else parts.push({ kind: 'unknown', path: at, type: isRecord(entry) && typeof entry.type === 'string' ? entry.type : undefined, value: entry });
+    });
+  }
+  if (typeof item.encrypted_content === 'string')
+    parts.push({ kind: 'redacted-thinking', path, data: { path: propertyPath(path, 'encrypted_content'), value: item.encrypted_content } });
+  return parts;
 }
