@@ -61,7 +61,8 @@ export function readOllamaChatRequest(body: Record<string, unknown>, index: numb
     items.push({ path, role, parts });
     const asked: AskedMessage = { role: role === 'assistant' ? 'assistant' : 'user', text: contentText(message.content), path, parts };
     if (role === 'assistant' && Array.isArray(message.tool_calls)) {
-      asked.toolCalls = (message.tool_calls as Array<Record<string, unknown>>).map((call) => {
+      asked.toolCalls = (message.tool_calls as unknown[]).map((sent) => {
+        const call = isRecord(sent) ? sent : {};
         const fn = isRecord(call.function) ? call.function : {};
         const name = String(fn.name);
         // Ollama's tool calls may carry no id: a result then names the tool it answers.

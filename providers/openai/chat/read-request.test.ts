@@ -161,4 +161,21 @@ describe('readChatRequest keeps every message as sent, as typed parts with their
     ]);
     expect(turn.messages[1]!.text).toBe(answered.content);
   });
+
+  test('a malformed tool call is an unknown part, and does not stop the rest being read', () => {
+    const turn = readChatRequest(
+      {
+        model: 'gpt-4o',
+        messages: [
+          { role: 'assistant', content: 'Hi', tool_calls: [null, 'junk'] },
+          { role: 'user', content: 'Again' },
+        ],
+      },
+      0,
+    );
+    expect(turn.items.map((item) => item.parts.map((part) => `${part.kind} ${part.path}`))).toEqual([
+      ['text .messages[0].content', 'unknown .messages[0].tool_calls[0]', 'unknown .messages[0].tool_calls[1]'],
+      ['text .messages[1].content'],
+    ]);
+  });
 });

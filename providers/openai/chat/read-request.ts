@@ -53,7 +53,8 @@ export function readChatRequest(body: Record<string, unknown>, index: number): A
     }
     const asked: AskedMessage = { role: role === 'assistant' ? 'assistant' : 'user', text: contentText(message.content), path, parts: items.at(-1)!.parts };
     if (role === 'assistant' && Array.isArray(message.tool_calls)) {
-      asked.toolCalls = (message.tool_calls as Array<Record<string, unknown>>).map((call) => {
+      asked.toolCalls = (message.tool_calls as unknown[]).map((sent) => {
+        const call = isRecord(sent) ? sent : {};
         const fn = isRecord(call.function) ? call.function : {};
         names.set(String(call.id), String(fn.name));
         return { id: String(call.id), name: String(fn.name), arguments: parseArguments(fn.arguments) };
