@@ -11,8 +11,9 @@ import { viewOf } from './view-of.js';
  * no external resource, a Content-Security-Policy that forbids both) showing each drifted
  * request beside its nearest recording. Both sides are drawn as a conversation — system prompt,
  * chat bubbles by role, tool calls as `name(args)` cards, tool results, tools offered, model and
- * parameters — for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages bodies, and
- * as pretty-printed JSON or text for any other body. Every element a difference path points into
+ * parameters — for OpenAI Chat Completions and Responses, Anthropic Messages, Gemini
+ * generateContent and Ollama chat and generate bodies (as providers/ reads them), and as
+ * pretty-printed JSON or text for any other body. Every element a difference path points into
  * is outlined and badged on both sides (`class="diff"`, `data-diff`), and the changed span of a
  * text is wrapped in `<mark>` (red on the recorded side, green on the sent side).
  *

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { DriftRequest } from './drift-report.js';
+import { renderDriftHtml } from './render-drift-html.js';
 import { viewOf } from './view-of.js';
 
 function request(path: string, upstream: string, json: unknown): DriftRequest {
@@ -27,5 +28,114 @@ describe('viewOf reads which wire API a body is in from its route', () => {
     const view = viewOf(request('/v1/responses', 'openai', { model: 'm', input: 7 }));
     expect(view.format).toBe('JSON');
     expect(view.fields.map((field) => field.name)).toEqual(['model', 'input']);
+  });
+});
+
+/** Each entry as `label: part, part…`, a part as its caption (or kind) and the path it shows. */
+function outline(view: ReturnType<typeof viewOf>): string[] {
+  return view.entries.map(
+    (entry) =>
+      `${entry.label}: ${entry.parts.map((part) => (part.kind === 'text' ? `${part.label ?? 'text'} ${part.leaf.path}` : part.kind === 'block' ? `${part.label} ${part.leaf.path}` : `${part.kind} ${part.path}`)).join(', ')}`,
+  );
+}
+
+const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+describe('viewOf draws Gemini and Ollama conversations from the providers’ readers', () => {
+  test('a Gemini request shows its image, its file and its thought as thinking, not as text', () => {
+    const view = viewOf(
+      request('/v1beta/models/gemini-2.5-flash:generateContent', 'gemini', {
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { text: 'What is this?' },
+              { inlineData: { mimeType: 'image/png', data: png } },
+              { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/a.pdf' } },
+            ],
+          },
+          { role: 'model', parts: [{ text: 'A one-pixel image.', thought: true }, { text: 'A dot.' }, { functionCall: { name: 'look', args: { x: 1 } } }] },
+          { role: 'user', parts: [{ functionResponse: { name: 'look', response: { result: 'a dot' } } }] },
+        ],
+        tools: [{ functionDeclarations: [{ name: 'look', description: 'Look closer' }] }, { googleSearch: {} }],
+        generationConfig: { temperature: 0 },
+      }),
+    );
+    expect(view.format).toBe('Gemini generateContent');
+    expect(outline(view)).toEqual([
+      'systemInstruction: text .systemInstruction.parts[0].text',
+      'user: text .contents[0].parts[0].text, image .contents[0].parts[1].inlineData, file .contents[0].parts[2].fileData',
+      'model: thinking .contents[1].parts[0].text, text .contents[1].parts[1].text, call .contents[1].parts[2]',
+      'user · tool result: result .contents[2].parts[0]',
+    ]);
+    expect(view.tools.map((tool) => [tool.path, tool.name])).toEqual([
+      ['.tools[0].functionDeclarations[0]', 'look'],
+      ['.tools[1]', 'googleSearch'],
+    ]);
+    expect(view.fields.map((field) => field.name)).toEqual(['generationConfig']);
+  });
+
+  test('an Ollama chat request shows its images and thinking, and the page draws them', () => {
+    const body = {
+      model: 'llava',
+      messages: [
+        { role: 'user', content: 'What is this?', images: [png] },
+        { role: 'assistant', content: 'A dot.', thinking: 'It is one pixel.' },
+      ],
+      think: true,
+    };
+    const view = viewOf(request('/api/chat', 'ollama', body));
+    expect(view.format).toBe('Ollama chat');
+    expect(outline(view)).toEqual([
+      'user: text .messages[0].content, image .messages[0].images[0]',
+      'assistant: thinking .messages[1].thinking, text .messages[1].content',
+    ]);
+    const html = renderDriftHtml({
+      tape: 'tapes/t.jsonl',
+      command: [],
+      totals: { requests: 1, hits: 0, drifted: 1 },
+      endpoints: [],
+      drifts: [
+        {
+          index: 0,
+          endpoint: 'POST /api/chat (ollama)',
+          reason: 'unrecorded',
+          key: 'k',
+          sent: request('/api/chat', 'ollama', body),
+          nearest: undefined,
+          differences: [],
+          totalDifferences: 0,
+          message: 'm',
+        },
+      ],
+    });
+    expect(html).toContain('<div class="card block" data-path=".messages[0].images[0]"><div class="caption">image</div>');
+    expect(html).toContain('<div class="text"><div class="caption">thinking</div>It is one pixel.</div>');
+  });
+
+  test('an Ollama generate request shows its system, its prompt and the prompt’s images', () => {
+    const view = viewOf(request('/api/generate', 'ollama', { model: 'llava', system: 'Be brief.', prompt: 'What is this?', images: [png], stream: false }));
+    expect(view.format).toBe('Ollama generate');
+    expect(outline(view)).toEqual(['system: text .system', 'user: text .prompt, image .images[0]']);
+    expect(view.fields.map((field) => field.name)).toEqual(['model', 'stream']);
+  });
+});
+
+describe('viewOf draws what the old page showed as blocks by what it is', () => {
+  test('a Responses reasoning item is the assistant thinking; a file is a file', () => {
+    const view = viewOf(
+      request('/v1/responses', 'openai', {
+        model: 'gpt-5',
+        input: [
+          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up.' }], encrypted_content: 'fake-encrypted' },
+          { role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] },
+        ],
+      }),
+    );
+    expect(outline(view)).toEqual([
+      'assistant · reasoning: thinking .input[0].summary[0].text, redacted thinking .input[0].encrypted_content',
+      'user: file .input[1].content[0].file_id',
+    ]);
   });
 });

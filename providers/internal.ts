@@ -29,8 +29,12 @@ export {
   readToolChoice,
   contentText,
   parseArguments,
+  base64Bytes,
   type AskedTurn,
   type AskedMessage,
+  type AskedItem,
+  type AskedPart,
+  type AskedValue,
   type AskedTool,
   type ResponseSchema,
   type ToolExchange,
@@ -47,7 +51,7 @@ export { renderResponsesRequest } from './openai/responses/render-request.js';
 export { readResponsesAnswer } from './openai/responses/read-answer.js';
 export { readMessagesRequest } from './anthropic/messages/read-request.js';
 export { refuseMessagesRequest, refuseCountTokensRequest, thinks } from './anthropic/messages/refusals.js';
-export { readTurn, readableTurnApis } from './read-turn.js';
+export { readTurn, readTurnAs, readableTurnApis } from './read-turn.js';
 export type { ModelAnswer, ModelRequest, ModelToolCall, Turn, OfferedTool, UnreadableAnswer } from './model-call.js';
 export { renderChatRequest } from './openai/chat/render-request.js';
 export { readChatAnswer } from './openai/chat/read-answer.js';

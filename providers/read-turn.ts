@@ -6,7 +6,7 @@ import { readGenerateRequest } from './gemini/read-request.js';
 import { readChatRequest } from './openai/chat/read-request.js';
 import { readResponsesRequest } from './openai/responses/read-request.js';
 import type { AskedTurn } from './turn.js';
-import { routeOf, withoutProviderPrefix, type Route, type TurnApi } from './vocabulary.js';
+import { providerOf, routeOf, withoutProviderPrefix, type Provider, type Route, type TurnApi } from './vocabulary.js';
 
 /** Each turn API's reader: a request body into the turn it shows the model. */
 const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: number, route: Route) => AskedTurn>> = {
@@ -26,14 +26,24 @@ export function readableTurnApis(): TurnApi[] {
 /**
  * What a request body would show a model turn (system, messages, tools, prompt…), read by its
  * API's reader; undefined for a path that is not a model turn, a body that is not an object, or
- * one its reader cannot read.
+ * one its reader cannot read. `provider` settles a path two providers share (`/v1/models`), as
+ * `routeOf` takes it.
  */
-export function readTurn(path: string, body: unknown, method = 'POST'): AskedTurn | undefined {
-  const route = routeOf(method, withoutProviderPrefix(path.split('?')[0]!).path);
-  const reader = route === undefined ? undefined : READERS[route.api as TurnApi];
+export function readTurn(path: string, body: unknown, method = 'POST', provider?: Provider): AskedTurn | undefined {
+  const route = routeOf(method, withoutProviderPrefix(path.split('?')[0]!).path, provider);
+  if (route === undefined || !(route.api in READERS)) return undefined;
+  return readTurnAs(route.api as TurnApi, body, route);
+}
+
+/**
+ * A request body read as `api`'s, whatever path it came on (an OpenAI-compatible server's own
+ * path, say); undefined for a body that is not an object or that the reader cannot read.
+ */
+export function readTurnAs(api: TurnApi, body: unknown, route: Route = { api, provider: providerOf(api) }): AskedTurn | undefined {
+  const reader = READERS[api];
   if (reader === undefined || !isRecord(body)) return undefined;
   try {
-    return reader(body, 0, route!);
+    return reader(body, 0, route);
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { isRecord } from '../../core/internal.js';
+import { indexPath, isRecord, propertyPath } from '../../core/internal.js';
+import { base64Bytes, type AskedItem, type AskedPart } from '../turn.js';
 
 /**
  * The shapes a `generateContent` body is made of, read the same way by the request reader and
@@ -94,4 +95,81 @@ export function functionCallingConfigOf(body: Record<string, unknown>): Record<s
   if (!isRecord(toolConfig)) return undefined;
   const config = toolConfig.functionCallingConfig ?? toolConfig.function_calling_config;
   return isRecord(config) ? config : undefined;
+}
+
+/**
+ * One part of a content as the page and `AskedMessage.parts` show it, at `path`
+ * (`.contents[1].parts[0]`): text, a thought (`thought: true`) as thinking, `inlineData` and
+ * `fileData` as an image (an `image/*` media type) or a file, a function call, a function
+ * response as a tool result; anything else (`executableCode`, …) an `unknown` part named by its key.
+ */
+export function contentPart(part: unknown, path: string): AskedPart {
+  if (!isRecord(part)) return { kind: 'unknown', path, type: undefined, value: part };
+  if (typeof part.text === 'string') return { kind: part.thought === true ? 'thinking' : 'text', path: propertyPath(path, 'text'), text: part.text };
+  const dataKey = keyOf(part, 'inlineData', 'inline_data') ?? keyOf(part, 'fileData', 'file_data');
+  if (dataKey !== undefined && isRecord(part[dataKey])) {
+    const data = part[dataKey] as Record<string, unknown>;
+    const mediaType = data.mimeType ?? data.mime_type;
+    const url = data.fileUri ?? data.file_uri;
+    return {
+      kind: typeof mediaType === 'string' && mediaType.startsWith('image/') ? 'image' : 'file',
+      path,
+      type: dataKey,
+      source: { path: propertyPath(path, dataKey), value: data },
+      ...(typeof url === 'string' ? { url } : {}),
+      ...(typeof mediaType === 'string' ? { mediaType } : {}),
+      ...(typeof data.data === 'string' ? { bytes: base64Bytes(data.data) } : {}),
+    };
+  }
+  const call = functionCallOf(part);
+  if (call !== undefined) {
+    const callKey = keyOf(part, 'functionCall', 'function_call')!;
+    const callPath = propertyPath(path, callKey);
+    return {
+      kind: 'tool-call',
+      path,
+      id: call.id,
+      name: call.name,
+      arguments: (part[callKey] as Record<string, unknown>).args,
+      paths: {
+        id: call.id === undefined ? undefined : propertyPath(callPath, 'id'),
+        name: propertyPath(callPath, 'name'),
+        arguments: propertyPath(callPath, 'args'),
+      },
+    };
+  }
+  const response = functionResponseOf(part);
+  if (response !== undefined) {
+    const responsePath = propertyPath(path, keyOf(part, 'functionResponse', 'function_response')!);
+    return {
+      kind: 'tool-result',
+      path,
+      // Gemini pairs a response with its call by id when the call had one, else by name.
+      toolCallId: response.id ?? response.name,
+      idPath: response.id === undefined ? undefined : propertyPath(responsePath, 'id'),
+      name: response.name,
+      isError: responseIsError(response.response),
+      parts: [{ kind: 'text', path: propertyPath(responsePath, 'response'), text: responseText(response.response) }],
+    };
+  }
+  const type = Object.keys(part).find((key) => key !== 'thought' && key !== 'thoughtSignature' && key !== 'thought_signature');
+  return { kind: 'unknown', path, type, value: part };
+}
+
+/** Which of a field's two spellings (camelCase, snake_case) the part uses. */
+function keyOf(part: Part, camel: string, snake: string): string | undefined {
+  return part[camel] !== undefined ? camel : part[snake] !== undefined ? snake : undefined;
+}
+
+/** `systemInstruction` (or `system_instruction`) as the page shows it: where it is and its parts. */
+export function systemInstructionItem(body: Record<string, unknown>): AskedItem | undefined {
+  const key = keyOf(body, 'systemInstruction', 'system_instruction');
+  if (key === undefined) return undefined;
+  const path = propertyPath('', key);
+  const instruction = body[key];
+  if (typeof instruction === 'string') return { path, role: 'system', parts: [{ kind: 'text', path, text: instruction }] };
+  if (!isRecord(instruction) || !Array.isArray(instruction.parts))
+    return { path, role: 'system', parts: [{ kind: 'unknown', path, type: undefined, value: instruction }] };
+  const partsPath = propertyPath(path, 'parts');
+  return { path, role: 'system', parts: instruction.parts.map((part, index) => contentPart(part, indexPath(partsPath, index))) };
 }

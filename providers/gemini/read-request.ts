@@ -1,7 +1,8 @@
-import { isRecord } from '../../core/internal.js';
-import { askedTurn, type AskedMessage, type AskedTool, type AskedTurn, type ResponseSchema, type ToolExchange } from '../turn.js';
+import { indexPath, isRecord, propertyPath } from '../../core/internal.js';
+import { askedTurn, type AskedItem, type AskedMessage, type AskedTool, type AskedTurn, type ResponseSchema, type ToolExchange } from '../turn.js';
 import type { Route } from '../vocabulary.js';
 import {
+  contentPart,
   contentsOf,
   declarationsOf,
   functionCallOf,
@@ -10,6 +11,7 @@ import {
   partsText,
   responseIsError,
   responseText,
+  systemInstructionItem,
   systemInstructionOf,
   type Part,
 } from './contents.js';
@@ -23,19 +25,39 @@ import { openApiToJsonSchema } from './schema.js';
  */
 export function readGenerateRequest(body: Record<string, unknown>, index: number, route?: Route): AskedTurn {
   const messages: AskedMessage[] = [];
+  const items: AskedItem[] = [];
+  const instruction = systemInstructionItem(body);
+  if (instruction !== undefined) items.push(instruction);
   const contents = contentsOf(body);
-  for (const content of contents) {
+  // contentsOf reads `contents` one for one, so `contents[position]` is the content at `.contents[position]`.
+  for (const [position, sent] of (Array.isArray(body.contents) ? (body.contents as unknown[]) : []).entries()) {
+    const path = indexPath('.contents', position);
+    const partsPath = propertyPath(path, 'parts');
+    const parts = isRecord(sent) && Array.isArray(sent.parts) ? sent.parts.map((part, index) => contentPart(part, indexPath(partsPath, index))) : [];
+    if (!isRecord(sent)) items.push({ path, role: undefined, parts: [{ kind: 'unknown', path, type: undefined, value: sent }] });
+    // A content without a role is the user's, as Gemini reads it.
+    else items.push({ path, role: typeof sent.role === 'string' ? sent.role : 'user', parts });
+    const content = contents[position]!;
     const text = partsText(content.parts);
     if (content.role === 'model') {
       const calls = content.parts.map(functionCallOf).filter((call) => call !== undefined);
       const toolCalls = calls.map((call) => ({ id: call.id ?? call.name, name: call.name, arguments: call.args }));
-      messages.push(toolCalls.length > 0 ? { role: 'assistant', text, toolCalls } : { role: 'assistant', text });
+      messages.push(toolCalls.length > 0 ? { role: 'assistant', text, toolCalls, path, parts } : { role: 'assistant', text, path, parts });
       continue;
     }
     const responses = content.parts.map(functionResponseOf).filter((response) => response !== undefined);
     // Gemini pairs a response with its call by name (and by id, when the call had one).
-    for (const response of responses) messages.push({ role: 'tool', text: responseText(response.response), toolCallId: response.id ?? response.name });
-    if (text !== '' || responses.length === 0) messages.push({ role: 'user', text });
+    const results = parts.filter((part) => part.kind === 'tool-result');
+    responses.forEach((response, index) =>
+      messages.push({
+        role: 'tool',
+        text: responseText(response.response),
+        toolCallId: response.id ?? response.name,
+        path: results[index]?.path,
+        parts: results[index]?.parts ?? [],
+      }),
+    );
+    if (text !== '' || responses.length === 0) messages.push({ role: 'user', text, path, parts: parts.filter((part) => part.kind !== 'tool-result') });
   }
   const tools: AskedTool[] = declarationsOf(body).map(({ declaration }) => ({
     name: String(declaration.name),
@@ -68,6 +90,7 @@ export function readGenerateRequest(body: Record<string, unknown>, index: number
     toolChoice: isRecord(toolConfig) ? toolConfig : undefined,
     system: systemInstructionOf(body),
     messages,
+    items,
     tools,
     responseSchema: responseSchemaOf(body),
     exchanges,

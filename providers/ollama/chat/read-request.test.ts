@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { readOllamaChatRequest } from './read-request.js';
 
@@ -57,5 +58,68 @@ describe('readOllamaChatRequest', () => {
     });
     expect(readOllamaChatRequest({ model: 'm', messages, format: 'json' }, 0).responseSchema).toMatchObject({ schema: { type: 'object' }, strict: false });
     expect(readOllamaChatRequest({ model: 'm', messages }, 0).responseSchema).toBeUndefined();
+  });
+});
+
+// The assistant turn sent back is a real captured answer's message: a tool call with no id.
+const answer = JSON.parse(readFileSync(new URL('../../../test/fixtures/samples/ollama/chat-tool-call.json', import.meta.url), 'utf8')) as {
+  message: Record<string, unknown>;
+};
+
+describe('readOllamaChatRequest keeps every message as sent, as typed parts with their JSON paths', () => {
+  test('chat: images are images (their media type told by their bytes), thinking is thinking, calls and results pair up by name', () => {
+    const turn = readOllamaChatRequest(
+      {
+        model: 'llava',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Weather where this was taken?', images: ['iVBORw0KGgo=', '/9j/4AAQ'] },
+          { ...answer.message, thinking: 'The photo is of Paris.' },
+          { role: 'tool', content: '{"rain":true}', tool_name: 'get_current_weather' },
+        ],
+      },
+      0,
+    );
+    expect(turn.items.map((item) => [item.path, item.role, item.parts.map((part) => `${part.kind} ${part.path}`)])).toEqual([
+      ['.messages[0]', 'system', ['text .messages[0].content']],
+      ['.messages[1]', 'user', ['text .messages[1].content', 'image .messages[1].images[0]', 'image .messages[1].images[1]']],
+      ['.messages[2]', 'assistant', ['thinking .messages[2].thinking', 'text .messages[2].content', 'tool-call .messages[2].tool_calls[0]']],
+      ['.messages[3]', 'tool', ['tool-result .messages[3]']],
+    ]);
+    expect(turn.items[1]!.parts.slice(1)).toEqual([
+      {
+        kind: 'image',
+        path: '.messages[1].images[0]',
+        type: 'images',
+        source: { path: '.messages[1].images[0]', value: 'iVBORw0KGgo=' },
+        mediaType: 'image/png',
+        bytes: 8,
+      },
+      {
+        kind: 'image',
+        path: '.messages[1].images[1]',
+        type: 'images',
+        source: { path: '.messages[1].images[1]', value: '/9j/4AAQ' },
+        mediaType: 'image/jpeg',
+        bytes: 6,
+      },
+    ]);
+    expect(turn.items[2]!.parts[2]).toMatchObject({
+      id: undefined,
+      name: 'get_current_weather',
+      arguments: { format: 'celsius', location: 'Paris, FR' },
+      paths: { id: undefined, arguments: '.messages[2].tool_calls[0].function.arguments' },
+    });
+    expect(turn.items[3]!.parts[0]).toMatchObject({
+      toolCallId: 'get_current_weather',
+      idPath: undefined,
+      name: 'get_current_weather',
+      parts: [{ kind: 'text', text: '{"rain":true}' }],
+    });
+    expect(turn.messages.map((message) => [message.role, message.path, message.parts.length])).toEqual([
+      ['user', '.messages[1]', 3],
+      ['assistant', '.messages[2]', 3],
+      ['tool', '.messages[3]', 1],
+    ]);
   });
 });
