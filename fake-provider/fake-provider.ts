@@ -5,7 +5,7 @@ import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTr
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import { geminiCountTokensResponse } from './gemini/count-tokens.js';
 import { geminiEmbedResponse } from './gemini/embed-content.js';
-import { geminiGenerateSurface } from './gemini/generate-surface.js';
+import { geminiArrayStreamSurface, geminiGenerateSurface, geminiStreamFraming } from './gemini/generate-surface.js';
 import { geminiModelsResponse } from './gemini/models-list.js';
 import { anthropicModelsResponse } from './anthropic-messages/models-list.js';
 import { countTokensResponse } from './anthropic-messages/count-tokens.js';
@@ -454,7 +454,11 @@ export class FakeProvider {
     if (served === 'gemini-count-tokens') return geminiCountTokensResponse(record, context);
     const refusalOptions = { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform };
     if (served === 'anthropic-count-tokens') return countTokensResponse(record, index, refusalOptions, context);
-    const surface: Surface = SURFACES[served as keyof typeof SURFACES];
+    // Gemini streams SSE only when the query says alt=sse; without it, one JSON array.
+    const surface: Surface =
+      served === 'gemini-generate' && route?.stream === true && geminiStreamFraming(request.path.split('?')[1] ?? '') === 'json-array'
+        ? geminiArrayStreamSurface
+        : SURFACES[served as keyof typeof SURFACES];
     const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
     if ('error' in resolved) return resolved.error;
     const refusal = surface.refuse(resolved.body, refusalOptions, context);
@@ -544,7 +548,9 @@ export class FakeProvider {
         if (tool === undefined)
           return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
-          return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+        if (choice.allowed !== undefined && !choice.allowed.includes(call.name))
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's toolConfig.functionCallingConfig.allowedFunctionNames allows only ${choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.\nScript willCallTool(${JSON.stringify(choice.allowed[0])}, arguments), or another allowed function.`;
         // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked
         // always, and so is a structured answer given as a forced tool's arguments.
         if (!checksValues || (turn.provider === 'openai' && !tool.strict && !structuredCalls.has(call))) continue;
@@ -558,9 +564,9 @@ export class FakeProvider {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined
-          ? `Script willCallTool with one of ${offered}.`
+          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
           : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
-      return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
+      return `  it answers without a tool call, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
     }
     if (schema === undefined || !checksValues) return undefined;
     let value: unknown;
@@ -595,7 +601,13 @@ export class FakeProvider {
     }
     const toolChoice = readToolChoice(turn.toolChoice);
     const toolResultsSeen = turn.messages.some((message) => message.role === 'tool');
-    const tool = toolChoice.name !== undefined ? turn.tools.find((offered) => offered.name === toolChoice.name) : turn.tools[0];
+    // The tool it names, else the first it allows (Gemini's allowedFunctionNames), else the first offered.
+    const tool =
+      toolChoice.name !== undefined
+        ? turn.tools.find((offered) => offered.name === toolChoice.name)
+        : toolChoice.allowed !== undefined
+          ? turn.tools.find((offered) => toolChoice.allowed!.includes(offered.name))
+          : turn.tools[0];
     const callTool = toolChoice.mode === 'required' || (toolChoice.mode === 'auto' && !toolResultsSeen);
     if (tool !== undefined && callTool) {
       let args: unknown = {};
