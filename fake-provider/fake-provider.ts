@@ -32,6 +32,8 @@ import { openaiResponsesSurface } from './openai-responses/responses-surface.js'
 import { ollamaChatSurface } from './ollama/chat-surface.js';
 import { ollamaEmbedResponse } from './ollama/embed.js';
 import { ollamaGenerateSurface } from './ollama/generate-surface.js';
+import { OllamaLocalModels } from './ollama/local-models.js';
+import { ollamaModelManagementResponse } from './ollama/model-management.js';
 import { ollamaTagsResponse } from './ollama/tags.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
@@ -112,6 +114,8 @@ export class FakeProvider {
   readonly #threads: MessageThreads;
   // The responses it gave with `store` true, for previous_response_id and item_reference.
   readonly #responses: ResponseStore;
+  // The models it holds as an Ollama server (pull, copy, delete change them), and the ones turns loaded.
+  readonly #ollamaModels: OllamaLocalModels;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -145,6 +149,7 @@ export class FakeProvider {
     this.#problems = new BoundedHistory(historyLimit, 'first');
     this.#threads = new MessageThreads(historyLimit);
     this.#responses = new ResponseStore(historyLimit);
+    this.#ollamaModels = new OllamaLocalModels(historyLimit);
   }
 
   /**
@@ -414,13 +419,29 @@ export class FakeProvider {
     const index = call.index;
     const served = route !== undefined && SERVED_APIS.includes(route.api) ? route.api : undefined;
     if (served === undefined) {
+      const help = `the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`;
+      // Ollama's router (Gin) answers a route it lacks in plain text, which the ollama client
+      // raises as the error's message: the same words here, and the fake's help in a header.
+      if (provider === 'ollama') {
+        // The body has no room for the help: assertConsumed() names the route too.
+        this.#problems.push(`FakeProvider call ${index}: Invalid URL (${call.method} ${call.path}): ${help}`);
+        return {
+          status: 404,
+          headers: {
+            ...context.headers,
+            'content-type': 'text/plain',
+            [FAKE_HINT_HEADER]: `Invalid URL (${call.method} ${call.path}): ${help}`.replaceAll('…', '...'),
+          },
+          body: '404 page not found',
+        };
+      }
       return errorResponse(
         provider,
         {
           status: 404,
           type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
           code: 'unknown_url',
-          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`,
+          message: `Invalid URL (${call.method} ${call.path}): ${help}`,
         },
         context,
       );
@@ -433,7 +454,11 @@ export class FakeProvider {
         return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
       return modelsResponse(context, named);
     }
-    if (served === 'ollama-tags') return ollamaTagsResponse(context);
+    if (served === 'ollama-tags') return ollamaTagsResponse(this.#ollamaModels.list(), context);
+    if (served === 'ollama-models') {
+      call.body = parseOrUndefined(request.body);
+      return ollamaModelManagementResponse(request.method, path(call), request.body, this.#ollamaModels, context);
+    }
     if (served === 'gemini-models') {
       const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       return geminiModelsResponse(context, model === undefined ? undefined : decodeURIComponent(model));
@@ -466,6 +491,7 @@ export class FakeProvider {
 
     const turn = surface.ask(resolved.body, index, route!);
     this.#asked.push(turn);
+    if (served === 'ollama-chat' || served === 'ollama-generate') this.#ollamaModels.load(turn.model);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {
@@ -708,12 +734,16 @@ const SERVED_APIS: readonly WireApi[] = [
   'anthropic-models',
   'ollama-embed',
   'ollama-tags',
+  'ollama-models',
   'gemini-count-tokens',
   'gemini-embed',
   'gemini-models',
 ];
+/** The header that carries the fake's help where the provider's own answer has no room for it. */
+const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
+
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /v1beta/models, /api/tags";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -736,6 +766,14 @@ function withoutSecrets(headers: Record<string, string>): Record<string, string>
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!isSecretHeader(name)) kept[name.toLowerCase()] = value;
   return kept;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function path(call: FakeCall): string {

@@ -1,30 +1,32 @@
-import { createHash } from 'node:crypto';
 import type { RenderContext } from '../surface.js';
 import { jsonResponse, type WireResponse } from '../wire-response.js';
+import { modelDigest, type OllamaLocalModel } from './local-models.js';
 
-/** The models the fake lists as an Ollama server: each says it is fake. */
-const FAKE_OLLAMA_MODELS = [
-  { name: 'fake-llama3.2:latest', family: 'llama', parameterSize: '3.2B', size: 2_019_393_189 },
-  { name: 'fake-nomic-embed-text:latest', family: 'nomic-bert', parameterSize: '137M', size: 274_302_450 },
-] as const;
-
-/** `GET /api/tags`: the local models, in Ollama's shape, `modified_at` from the fake's clock. */
-export function ollamaTagsResponse(context: RenderContext): WireResponse {
-  const modifiedAt = new Date(context.created * 1000).toISOString();
-  const models = FAKE_OLLAMA_MODELS.map((model) => ({
+/** A model as `/api/tags` (and `/api/ps`) lists it, `modified_at` from the fake's clock. */
+export function listedModel(model: OllamaLocalModel, context: RenderContext): Record<string, unknown> {
+  return {
     name: model.name,
     model: model.name,
-    modified_at: modifiedAt,
+    modified_at: new Date(context.created * 1000).toISOString(),
     size: model.size,
-    digest: createHash('sha256').update(model.name).digest('hex'),
-    details: {
-      parent_model: '',
-      format: 'gguf',
-      family: model.family,
-      families: [model.family],
-      parameter_size: model.parameterSize,
-      quantization_level: 'Q4_K_M',
-    },
-  }));
-  return jsonResponse(200, { models }, context.headers);
+    digest: modelDigest(model.name),
+    details: modelDetails(model),
+  };
+}
+
+/** The `details` Ollama gives a model. */
+export function modelDetails(model: OllamaLocalModel): Record<string, unknown> {
+  return {
+    parent_model: '',
+    format: 'gguf',
+    family: model.family,
+    families: [model.family],
+    parameter_size: model.parameterSize,
+    quantization_level: 'Q4_K_M',
+  };
+}
+
+/** `GET /api/tags`: the local models, in Ollama's shape. */
+export function ollamaTagsResponse(models: readonly OllamaLocalModel[], context: RenderContext): WireResponse {
+  return jsonResponse(200, { models: models.map((model) => listedModel(model, context)) }, context.headers);
 }
