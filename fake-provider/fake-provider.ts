@@ -34,7 +34,7 @@ import { ollamaEmbedResponse } from './ollama/embed.js';
 import { ollamaGenerateSurface } from './ollama/generate-surface.js';
 import { OllamaLocalModels } from './ollama/local-models.js';
 import { ollamaModelManagementResponse } from './ollama/model-management.js';
-import { ollamaTagsResponse } from './ollama/tags.js';
+import { ollamaOpenAiModelsResponse, ollamaTagsResponse } from './ollama/tags.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepAnswer, type StepOptions } from './script.js';
@@ -452,12 +452,13 @@ export class FakeProvider {
       const named = model === undefined ? undefined : decodeURIComponent(model);
       if (served === 'anthropic-models')
         return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
+      if (PROVIDER_PREFIX.exec(call.path)?.[1] === 'ollama') return ollamaOpenAiModelsResponse(this.#ollamaModels, context, named);
       return modelsResponse(context, named);
     }
     if (served === 'ollama-tags') return ollamaTagsResponse(this.#ollamaModels.list(), context);
     if (served === 'ollama-models') {
       call.body = parseOrUndefined(request.body);
-      return ollamaModelManagementResponse(request.method, path(call), request.body, this.#ollamaModels, context);
+      return ollamaModelManagementResponse(request.method, withoutProviderPrefix(path(call)).path, request.body, this.#ollamaModels, context);
     }
     if (served === 'gemini-models') {
       const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
