@@ -26,7 +26,13 @@ function generateSurface(framing: GeminiStreamFraming): Surface {
     provider: 'gemini',
     api: 'gemini-generate',
 
-    refuse: (body, options, context) => refusalResponse('gemini', refuseGenerateRequest(body, options), context),
+    refuse(body, options, context) {
+      const refusal = refusalResponse('gemini', refuseGenerateRequest(body, options), context);
+      // A stream asked for as a JSON array gets its error inside one, as real answers show
+      // (google-gemini/gemini-cli#12425 quotes `[{"error": {…}}]`).
+      if (refusal === undefined || framing === 'sse' || typeof refusal.body !== 'string') return refusal;
+      return { ...refusal, body: `[${refusal.body}]` };
+    },
     ask: readGenerateRequest,
 
     respond(turn, answer, context, failure) {

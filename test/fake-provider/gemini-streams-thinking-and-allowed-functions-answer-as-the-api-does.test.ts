@@ -89,6 +89,17 @@ describe.each<Transport>(['fetch', 'http'])('Gemini streams, allowed functions a
     const elements = JSON.parse(await broken.text()) as Array<Record<string, unknown>>;
     expect(elements).toHaveLength(2);
     expect(elements[1]).toEqual({ error: { code: 500, message: 'An internal error has occurred. (modeltape FakeProvider)', status: 'INTERNAL' } });
+
+    // A request refused before the stream starts: the error object inside an array.
+    const refused = await send(`${base}/v1beta/models/gemini-2.5-flash:streamGenerateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [] }),
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(await refused.text())).toEqual([
+      { error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n', status: 'INVALID_ARGUMENT' } },
+    ]);
   });
 
   test('mode ANY with several allowedFunctionNames: unscripted, it calls the first allowed function, not the first declared', async () => {
