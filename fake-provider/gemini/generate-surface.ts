@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isRecord } from '../../core/internal.js';
 import { readGenerateRequest, refuseGenerateRequest, type AskedTurn } from '../../providers/internal.js';
 import type { Answer } from '../answer.js';
@@ -80,16 +81,29 @@ function thoughtText(turn: AskedTurn, answer: Answer): string {
   return `Thinking (modeltape FakeProvider, call ${turn.index}): ${plan}`;
 }
 
-/** The answer's parts: its text (a structured value as JSON text), then each function call (with an id only when scripted with one). */
-function answerParts(answer: Answer): Part[] {
+/**
+ * The answer's parts: its text (a structured value as JSON text), then each function call (with
+ * an id only when scripted with one). A thinking model signs its function calls, as Gemini does
+ * (`thoughtSignature`, which clients send back with the call): here a base64 text that says it
+ * is fake, the same for the same call.
+ */
+function answerParts(answer: Answer, thinks = false): Part[] {
   const parts: Part[] = [];
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   if (text !== undefined) parts.push({ text });
   if (answer.kind === 'tool-calls') {
-    for (const call of answer.calls)
-      parts.push({ functionCall: { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: call.arguments ?? {} } });
+    for (const call of answer.calls) {
+      const functionCall = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: call.arguments ?? {} };
+      parts.push(thinks ? { functionCall, thoughtSignature: fakeThoughtSignature(functionCall) } : { functionCall });
+    }
   }
   return parts;
+}
+
+/** A thought signature that can never pass for a real one: `fake-thought-signature:` and a hash of the call, in base64. */
+function fakeThoughtSignature(call: unknown): string {
+  const digest = createHash('sha256').update(JSON.stringify(call)).digest('hex').slice(0, 32);
+  return Buffer.from(`fake-thought-signature:${digest}`).toString('base64');
 }
 
 function usageMetadata(promptTokens: number, candidatesTokens: number, thoughtsTokens: number): Record<string, unknown> {
@@ -105,7 +119,7 @@ function usageMetadata(promptTokens: number, candidatesTokens: number, thoughtsT
 function generateResponse(turn: AskedTurn, answer: Answer, context: RenderContext): Record<string, unknown> {
   const thinking = thinkingOf(turn);
   const thought = thinking.thinks ? thoughtText(turn, answer) : '';
-  const parts = thinking.shown ? [{ text: thought, thought: true }, ...answerParts(answer)] : answerParts(answer);
+  const parts = thinking.shown ? [{ text: thought, thought: true }, ...answerParts(answer, true)] : answerParts(answer, thinking.thinks);
   return {
     candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
     usageMetadata: usageMetadata(context.promptTokens, countTokens(answerText(answer)), thinking.thinks ? countTokens(thought) : 0),
@@ -141,10 +155,10 @@ function streamGenerate(
   failure: StreamFailure | undefined,
   framing: GeminiStreamFraming,
 ): WireResponse {
-  const parts = answerParts(answer);
+  const thinking = thinkingOf(turn);
+  const parts = answerParts(answer, thinking.thinks);
   const responseId = context.newId('resp');
   const modelVersion = fakeModel(turn.model);
-  const thinking = thinkingOf(turn);
   const thought = thinking.thinks ? thoughtText(turn, answer) : '';
   const thoughtsTokens = thinking.thinks ? countTokens(thought) : 0;
   const pieces: Part[][] = [];

@@ -1,6 +1,6 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { generateText, jsonSchema, streamText, tool } from 'ai';
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { FakeProvider, type FakeServer } from 'modeltape/fake-provider';
 
@@ -252,6 +252,24 @@ describe('@ai-sdk/google reads the fake’s thoughts as reasoning', () => {
     expect(result.text).toBe('Paris.');
     expect(result.reasoningText).toBe('Thinking (modeltape FakeProvider, call 0): I will answer in text.');
     expect(result.usage.outputTokenDetails?.reasoningTokens ?? result.usage.reasoningTokens).toBeGreaterThan(0);
+  });
+
+  test('a thinking model signs its function calls, and @ai-sdk/google sends the signature back with the call', async () => {
+    const fake = new FakeProvider().willCallTool('get_weather', { city: 'Paris' }).willSay('It rains in Paris.');
+    const provider = await google(fake);
+    const weather = tool({ inputSchema: jsonSchema<{ city: string }>(weatherDeclaration.parametersJsonSchema as never), execute: async () => 'rain' });
+    const result = await generateText({
+      model: provider('gemini-2.5-flash'),
+      prompt: 'Weather in Paris?',
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(2),
+      providerOptions: thinkingConfig,
+    });
+    expect(result.text).toBe('It rains in Paris.');
+    const sent = fake.calls()[1]!.body as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+    const call = sent.contents.find((content) => content.role === 'model')!.parts.find((part) => part.functionCall !== undefined)!;
+    expect(Buffer.from(String(call.thoughtSignature), 'base64').toString()).toMatch(/^fake-thought-signature:[0-9a-f]{32}$/);
+    fake.assertConsumed();
   });
 
   test('streamText: the reasoning arrives before the text, and a tool loop under allowed names calls an allowed tool', async () => {
