@@ -5,7 +5,7 @@ import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTr
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import { geminiCountTokensResponse } from './gemini/count-tokens.js';
 import { geminiEmbedResponse } from './gemini/embed-content.js';
-import { geminiGenerateSurface } from './gemini/generate-surface.js';
+import { geminiArrayStreamSurface, geminiGenerateSurface, geminiStreamFraming } from './gemini/generate-surface.js';
 import { geminiModelsResponse } from './gemini/models-list.js';
 import { anthropicModelsResponse } from './anthropic-messages/models-list.js';
 import { countTokensResponse } from './anthropic-messages/count-tokens.js';
@@ -32,7 +32,9 @@ import { openaiResponsesSurface } from './openai-responses/responses-surface.js'
 import { ollamaChatSurface } from './ollama/chat-surface.js';
 import { ollamaEmbedResponse } from './ollama/embed.js';
 import { ollamaGenerateSurface } from './ollama/generate-surface.js';
-import { ollamaTagsResponse } from './ollama/tags.js';
+import { OllamaLocalModels } from './ollama/local-models.js';
+import { ollamaModelManagementResponse } from './ollama/model-management.js';
+import { ollamaOpenAiModelsResponse, ollamaTagsResponse } from './ollama/tags.js';
 import { errorResponse } from './provider-errors.js';
 import { SchemaCheck, describeMismatches } from './schema-check.js';
 import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepAnswer, type StepOptions } from './script.js';
@@ -112,6 +114,8 @@ export class FakeProvider {
   readonly #threads: MessageThreads;
   // The responses it gave with `store` true, for previous_response_id and item_reference.
   readonly #responses: ResponseStore;
+  // The models it holds as an Ollama server (pull, copy, delete change them), and the ones turns loaded.
+  readonly #ollamaModels: OllamaLocalModels;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -145,6 +149,7 @@ export class FakeProvider {
     this.#problems = new BoundedHistory(historyLimit, 'first');
     this.#threads = new MessageThreads(historyLimit);
     this.#responses = new ResponseStore(historyLimit);
+    this.#ollamaModels = new OllamaLocalModels(historyLimit);
   }
 
   /**
@@ -414,13 +419,29 @@ export class FakeProvider {
     const index = call.index;
     const served = route !== undefined && SERVED_APIS.includes(route.api) ? route.api : undefined;
     if (served === undefined) {
+      const help = `the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`;
+      // Ollama's router (Gin) answers a route it lacks in plain text, which the ollama client
+      // raises as the error's message: the same words here, and the fake's help in a header.
+      if (provider === 'ollama') {
+        // The body has no room for the help: assertConsumed() names the route too.
+        this.#problems.push(`FakeProvider call ${index}: Invalid URL (${call.method} ${call.path}): ${help}`);
+        return {
+          status: 404,
+          headers: {
+            ...context.headers,
+            'content-type': 'text/plain',
+            [FAKE_HINT_HEADER]: `Invalid URL (${call.method} ${call.path}): ${help}`.replaceAll('…', '...'),
+          },
+          body: '404 page not found',
+        };
+      }
       return errorResponse(
         provider,
         {
           status: 404,
           type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
           code: 'unknown_url',
-          message: `Invalid URL (${call.method} ${call.path}): the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`,
+          message: `Invalid URL (${call.method} ${call.path}): ${help}`,
         },
         context,
       );
@@ -431,9 +452,14 @@ export class FakeProvider {
       const named = model === undefined ? undefined : decodeURIComponent(model);
       if (served === 'anthropic-models')
         return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
+      if (PROVIDER_PREFIX.exec(call.path)?.[1] === 'ollama') return ollamaOpenAiModelsResponse(this.#ollamaModels, context, named);
       return modelsResponse(context, named);
     }
-    if (served === 'ollama-tags') return ollamaTagsResponse(context);
+    if (served === 'ollama-tags') return ollamaTagsResponse(this.#ollamaModels.list(), context);
+    if (served === 'ollama-models') {
+      call.body = parseOrUndefined(request.body);
+      return ollamaModelManagementResponse(request.method, withoutProviderPrefix(path(call)).path, request.body, this.#ollamaModels, context);
+    }
     if (served === 'gemini-models') {
       const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       return geminiModelsResponse(context, model === undefined ? undefined : decodeURIComponent(model));
@@ -454,7 +480,11 @@ export class FakeProvider {
     if (served === 'gemini-count-tokens') return geminiCountTokensResponse(record, context);
     const refusalOptions = { constrained: this.#constrained, anthropicPlatform: this.#anthropicPlatform };
     if (served === 'anthropic-count-tokens') return countTokensResponse(record, index, refusalOptions, context);
-    const surface: Surface = SURFACES[served as keyof typeof SURFACES];
+    // Gemini streams SSE only when the query says alt=sse; without it, one JSON array.
+    const surface: Surface =
+      served === 'gemini-generate' && route?.stream === true && geminiStreamFraming(request.path.split('?')[1] ?? '') === 'json-array'
+        ? geminiArrayStreamSurface
+        : SURFACES[served as keyof typeof SURFACES];
     const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
     if ('error' in resolved) return resolved.error;
     const refusal = surface.refuse(resolved.body, refusalOptions, context);
@@ -462,6 +492,7 @@ export class FakeProvider {
 
     const turn = surface.ask(resolved.body, index, route!);
     this.#asked.push(turn);
+    if (served === 'ollama-chat' || served === 'ollama-generate') this.#ollamaModels.load(turn.model);
     context.promptTokens = promptTokens(turn);
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {
@@ -544,7 +575,9 @@ export class FakeProvider {
         if (tool === undefined)
           return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
-          return `  it calls tool ${JSON.stringify(call.name)}, and the request's tool_choice forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+        if (choice.allowed !== undefined && !choice.allowed.includes(call.name))
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's toolConfig.functionCallingConfig.allowedFunctionNames allows only ${choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.\nScript willCallTool(${JSON.stringify(choice.allowed[0])}, arguments), or another allowed function.`;
         // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked
         // always, and so is a structured answer given as a forced tool's arguments.
         if (!checksValues || (turn.provider === 'openai' && !tool.strict && !structuredCalls.has(call))) continue;
@@ -558,9 +591,9 @@ export class FakeProvider {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined
-          ? `Script willCallTool with one of ${offered}.`
+          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
           : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
-      return `  it answers without a tool call, and the request's tool_choice requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
+      return `  it answers without a tool call, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
     }
     if (schema === undefined || !checksValues) return undefined;
     let value: unknown;
@@ -595,7 +628,13 @@ export class FakeProvider {
     }
     const toolChoice = readToolChoice(turn.toolChoice);
     const toolResultsSeen = turn.messages.some((message) => message.role === 'tool');
-    const tool = toolChoice.name !== undefined ? turn.tools.find((offered) => offered.name === toolChoice.name) : turn.tools[0];
+    // The tool it names, else the first it allows (Gemini's allowedFunctionNames), else the first offered.
+    const tool =
+      toolChoice.name !== undefined
+        ? turn.tools.find((offered) => offered.name === toolChoice.name)
+        : toolChoice.allowed !== undefined
+          ? turn.tools.find((offered) => toolChoice.allowed!.includes(offered.name))
+          : turn.tools[0];
     const callTool = toolChoice.mode === 'required' || (toolChoice.mode === 'auto' && !toolResultsSeen);
     if (tool !== undefined && callTool) {
       let args: unknown = {};
@@ -696,12 +735,16 @@ const SERVED_APIS: readonly WireApi[] = [
   'anthropic-models',
   'ollama-embed',
   'ollama-tags',
+  'ollama-models',
   'gemini-count-tokens',
   'gemini-embed',
   'gemini-models',
 ];
+/** The header that carries the fake's help where the provider's own answer has no room for it. */
+const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
+
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings and GET /v1/models, /v1beta/models, /api/tags";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -724,6 +767,14 @@ function withoutSecrets(headers: Record<string, string>): Record<string, string>
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!isSecretHeader(name)) kept[name.toLowerCase()] = value;
   return kept;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function path(call: FakeCall): string {

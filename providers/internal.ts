@@ -60,6 +60,7 @@ export { readMessagesAnswer } from './anthropic/messages/read-answer.js';
 export { readOllamaChatRequest, readOllamaTools } from './ollama/chat/read-request.js';
 export { readOllamaGenerateRequest } from './ollama/generate/read-request.js';
 export { refuseOllamaChatRequest, refuseOllamaGenerateRequest } from './ollama/refusals.js';
+export { OLLAMA_THINK_LEVELS, ollamaModelThinks, ollamaThinks } from './ollama/thinking.js';
 export { renderOllamaChatRequest } from './ollama/chat/render-request.js';
 export { readOllamaChatAnswer } from './ollama/chat/read-answer.js';
 export { readGenerateRequest, responseSchemaOf } from './gemini/read-request.js';

@@ -190,6 +190,8 @@ export interface ToolChoice {
   mode: 'auto' | 'none' | 'required';
   /** The one tool it must call, when the choice names one. */
   name?: string;
+  /** The only tools it may call, when the choice lists several (Gemini's `allowedFunctionNames`). */
+  allowed?: readonly string[];
 }
 
 /**
@@ -205,10 +207,14 @@ export function readToolChoice(choice: unknown): ToolChoice {
   if (isRecord(calling)) {
     const mode = String(calling.mode ?? 'AUTO').toUpperCase();
     if (mode === 'NONE') return { mode: 'none' };
+    const listed = calling.allowedFunctionNames ?? calling.allowed_function_names;
+    const allowed = Array.isArray(listed) && listed.length > 0 ? listed.map(String) : undefined;
+    // VALIDATED may answer text, or call one of the allowed functions.
+    if (mode === 'VALIDATED') return allowed === undefined ? { mode: 'auto' } : { mode: 'auto', allowed };
     if (mode !== 'ANY') return { mode: 'auto' };
     // ANY with one allowed name forces that function; with several, the model must call one of them.
-    const allowed = calling.allowedFunctionNames ?? calling.allowed_function_names;
-    return Array.isArray(allowed) && allowed.length === 1 && typeof allowed[0] === 'string' ? { mode: 'required', name: allowed[0] } : { mode: 'required' };
+    if (allowed === undefined) return { mode: 'required' };
+    return allowed.length === 1 ? { mode: 'required', name: allowed[0]!, allowed } : { mode: 'required', allowed };
   }
   if (choice.type === 'none') return { mode: 'none' };
   if (choice.type === 'any') return { mode: 'required' };

@@ -10,7 +10,8 @@ export type Provider = (typeof PROVIDERS)[number];
 
 /**
  * One wire API: a route (or a few that take the same body) in one provider's format.
- * `…-models` are the model lists; the others carry a request body.
+ * `…-models` are the model lists (`ollama-models` is Ollama's model management: show, ps,
+ * version, pull, push, create, copy, delete); the others carry a request body.
  */
 export const WIRE_APIS = [
   'openai-chat',
@@ -28,6 +29,7 @@ export const WIRE_APIS = [
   'ollama-generate',
   'ollama-embed',
   'ollama-tags',
+  'ollama-models',
 ] as const;
 export type WireApi = (typeof WIRE_APIS)[number];
 
@@ -71,6 +73,8 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
     return { api: 'gemini-models', provider: 'gemini' };
   if (verb === 'POST' && OLLAMA_ROUTES[path] !== undefined) return { api: OLLAMA_ROUTES[path]!, provider: 'ollama' };
   if (verb === 'GET' && path === '/api/tags') return { api: 'ollama-tags', provider: 'ollama' };
+  if (OLLAMA_MODEL_ROUTES.has(`${verb} ${path}`) || (hint === 'ollama' && (verb === 'GET' || verb === 'HEAD') && path === '/'))
+    return { api: 'ollama-models', provider: 'ollama' };
   if (verb === 'GET' && /^(\/v1)?\/models(\/[^/]+)?$/.test(path))
     return hint === 'anthropic' ? { api: 'anthropic-models', provider: 'anthropic' } : { api: 'openai-models', provider: 'openai' };
   if (verb !== 'POST') return undefined;
@@ -96,6 +100,19 @@ const OLLAMA_ROUTES: Record<string, WireApi | undefined> = {
   '/api/embed': 'ollama-embed',
   '/api/embeddings': 'ollama-embed',
 };
+
+/** Ollama's model management (server/routes.go): what clients call before and around a chat. */
+const OLLAMA_MODEL_ROUTES = new Set([
+  'POST /api/show',
+  'GET /api/ps',
+  'GET /api/version',
+  'HEAD /api/version',
+  'POST /api/pull',
+  'POST /api/push',
+  'POST /api/create',
+  'POST /api/copy',
+  'DELETE /api/delete',
+]);
 
 /** The prefixes under which one server (the fake, a proxy) serves each provider's routes. */
 export const PROVIDER_PREFIX = /^\/(openai|anthropic|gemini|ollama)(?=\/)/;

@@ -2,13 +2,14 @@ import { readOllamaChatRequest, refuseOllamaChatRequest } from '../../providers/
 import type { Answer } from '../answer.js';
 import { refusalResponse, type RenderContext, type Surface } from '../surface.js';
 import { jsonResponse } from '../wire-response.js';
-import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics } from './ndjson.js';
+import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
 
 /**
  * Ollama's native chat, `POST /api/chat`: one JSON object with `stream:false`, otherwise (the
  * default) NDJSON: a `done:false` object per content piece, tool calls whole in one object (as
  * ollama/ollama docs/api.md "Streaming with tools" shows), then the `done:true` object with
  * `done_reason` and the metrics. A body without messages loads the model: `done_reason:"load"`.
+ * A thinking turn carries `message.thinking`, streamed before the content.
  */
 export const ollamaChatSurface: Surface = {
   provider: 'ollama',
@@ -28,12 +29,20 @@ export const ollamaChatSurface: Surface = {
   respond(turn, answer, context, failure) {
     const calls = toolCalls(answer, context);
     const head = ollamaHead(turn, context);
-    const final = { done_reason: 'stop', done: true, ...ollamaMetrics(answer, context) };
+    const thinking = ollamaThinking(turn, answer);
+    const final = { done_reason: 'stop', done: true, ...ollamaMetrics(answer, context, thinking) };
     if (!turn.stream) {
-      const message = { role: 'assistant', content: ollamaContent(answer), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+      const message = {
+        role: 'assistant',
+        content: ollamaContent(answer),
+        ...(thinking === '' ? {} : { thinking }),
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      };
       return jsonResponse(200, { ...head, message, ...final }, context.headers);
     }
-    const objects: unknown[] = contentPieces(answer, context).map((content) => ({ ...head, message: { role: 'assistant', content }, done: false }));
+    const objects: unknown[] = [];
+    if (thinking !== '') objects.push({ ...head, message: { role: 'assistant', content: '', thinking }, done: false });
+    for (const content of contentPieces(answer, context)) objects.push({ ...head, message: { role: 'assistant', content }, done: false });
     if (calls.length > 0) objects.push({ ...head, message: { role: 'assistant', content: '', tool_calls: calls }, done: false });
     objects.push({ ...head, message: { role: 'assistant', content: '' }, ...final });
     return ndjsonResponse(objects, context, failure);

@@ -1,12 +1,13 @@
 import { readOllamaGenerateRequest, refuseOllamaGenerateRequest } from '../../providers/internal.js';
 import { refusalResponse, type Surface } from '../surface.js';
 import { jsonResponse } from '../wire-response.js';
-import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics } from './ndjson.js';
+import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
 
 /**
  * Ollama's completion, `POST /api/generate`: `response` in place of chat's `message`, one JSON
  * object with `stream:false`, otherwise NDJSON pieces then the `done:true` object with the
- * metrics. An empty prompt loads the model: `done_reason:"load"`.
+ * metrics. An empty prompt loads the model: `done_reason:"load"`. A thinking turn carries
+ * `thinking`, streamed before the response.
  */
 export const ollamaGenerateSurface: Surface = {
   provider: 'ollama',
@@ -25,9 +26,13 @@ export const ollamaGenerateSurface: Surface = {
 
   respond(turn, answer, context, failure) {
     const head = ollamaHead(turn, context);
-    const final = { done: true, done_reason: 'stop', ...ollamaMetrics(answer, context) };
-    if (!turn.stream) return jsonResponse(200, { ...head, response: ollamaContent(answer), ...final }, context.headers);
-    const objects: unknown[] = contentPieces(answer, context).map((response) => ({ ...head, response, done: false }));
+    const thinking = ollamaThinking(turn, answer);
+    const final = { done: true, done_reason: 'stop', ...ollamaMetrics(answer, context, thinking) };
+    if (!turn.stream)
+      return jsonResponse(200, { ...head, response: ollamaContent(answer), ...(thinking === '' ? {} : { thinking }), ...final }, context.headers);
+    const objects: unknown[] = [];
+    if (thinking !== '') objects.push({ ...head, response: '', thinking, done: false });
+    for (const response of contentPieces(answer, context)) objects.push({ ...head, response, done: false });
     objects.push({ ...head, response: '', ...final });
     return ndjsonResponse(objects, context, failure);
   },

@@ -3,7 +3,7 @@ import { cutIntoChunks } from '../chunking.js';
 import { answerText, fakeModel, type RenderContext, type StreamFailure } from '../surface.js';
 import { countTokens } from '../usage.js';
 import type { WireResponse } from '../wire-response.js';
-import type { AskedTurn } from '../../providers/internal.js';
+import { ollamaThinks, type AskedTurn } from '../../providers/internal.js';
 
 /**
  * What Ollama's `/api/chat` and `/api/generate` answers share: the head (`model`, `created_at`
@@ -20,8 +20,9 @@ export function ollamaHead(turn: AskedTurn, context: RenderContext): { model: st
  * The final object's metrics, in nanoseconds as Ollama counts them: made from the token counts,
  * so they are deterministic and never zero.
  */
-export function ollamaMetrics(answer: Answer, context: RenderContext): Record<string, number> {
-  const evalCount = countTokens(answerText(answer));
+export function ollamaMetrics(answer: Answer, context: RenderContext, thinking = ''): Record<string, number> {
+  // Ollama counts the thinking it generated among the eval tokens.
+  const evalCount = countTokens(answerText(answer)) + (thinking === '' ? 0 : countTokens(thinking));
   const promptEvalDuration = context.promptTokens * 1_000_000;
   const evalDuration = evalCount * 10_000_000;
   const loadDuration = 1_000_000;
@@ -33,6 +34,21 @@ export function ollamaMetrics(answer: Answer, context: RenderContext): Record<st
     eval_count: evalCount,
     eval_duration: evalDuration,
   };
+}
+
+/**
+ * What the model thinks before it answers, when it thinks (`think` on, or absent for a model with
+ * the thinking capability): the fake says what it will do, and that it is fake. Empty otherwise.
+ */
+export function ollamaThinking(turn: AskedTurn, answer: Answer): string {
+  if (!ollamaThinks(turn.body)) return '';
+  const plan =
+    answer.kind === 'tool-calls'
+      ? `I will call ${answer.calls.map((call) => call.name).join(', ')}.`
+      : answer.kind === 'structured'
+        ? 'I will answer with the requested JSON.'
+        : 'I will answer in text.';
+  return `Thinking (modeltape FakeProvider, call ${turn.index}): ${plan}`;
 }
 
 /** The text an Ollama answer carries: text, or a structured value as JSON text. */

@@ -16,6 +16,25 @@ describe('readGenerateAnswer', () => {
     });
   });
 
+  test('leaves thought parts out of the text, and counts thought tokens as output', () => {
+    const answer = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [{ text: 'Thinking it over.', thought: true }, { text: 'Paris.' }, { text: 'More thought.', thought: true, thoughtSignature: 'c2ln' }],
+          },
+          finishReason: 'STOP',
+        },
+      ],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, thoughtsTokenCount: 7 },
+    };
+    expect(readGenerateAnswer(answer)).toEqual({ text: 'Paris.', toolCalls: [], stopReason: 'STOP', usage: { input: 5, output: 9 } });
+    // Only thoughts and a call: no text at all.
+    const onlyThought = { candidates: [{ content: { parts: [{ text: 'Hmm.', thought: true }, { functionCall: { name: 'f', args: {} } }] } }] };
+    expect(readGenerateAnswer(onlyThought)).toMatchObject({ text: null, toolCalls: [{ name: 'f' }] });
+  });
+
   test('says what is missing from an answer without a candidate', () => {
     expect(readGenerateAnswer({ promptFeedback: { blockReason: 'SAFETY' } })).toEqual({
       problem: expect.stringContaining('answered without candidates[0].content (promptFeedback.blockReason SAFETY)') as string,

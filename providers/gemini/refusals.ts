@@ -92,6 +92,8 @@ export function refuseGenerateRequest(body: Record<string, unknown>, _options?: 
         return refuse(
           '* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: allowed_function_names may only be set when mode is ANY.\n',
         );
+      // An approximation: a 400 INVALID_ARGUMENT in the form of Gemini's field violations; the
+      // real wording for an allowed name that no declaration has was not found in a captured answer.
       const unknown = allowed.find((name) => !names.has(String(name)));
       if (unknown !== undefined)
         return refuse(

@@ -43,4 +43,24 @@ describe("Ollama's refusals", () => {
       message: 'json: cannot unmarshal array into Go struct field GenerateRequest.prompt of type string',
     });
   });
+  test('think: a model without the thinking capability refuses it, a thinking model takes a level, a bad level is a binding error', () => {
+    expect(refuseOllamaChatRequest({ model: 'llama3.2', messages, think: true })).toMatchObject({
+      status: 400,
+      message: '"llama3.2" does not support thinking',
+    });
+    expect(refuseOllamaGenerateRequest({ model: 'llama3.2:latest', prompt: 'Hi', think: 'high' })).toMatchObject({
+      status: 400,
+      message: '"llama3.2:latest" does not support thinking',
+    });
+    expect(refuseOllamaChatRequest({ model: 'llama3.2', messages, think: false })).toBeUndefined();
+    for (const think of [true, 'low', 'medium', 'high', 'max']) expect(refuseOllamaChatRequest({ model: 'qwen3:8b', messages, think })).toBeUndefined();
+    expect(refuseOllamaChatRequest({ model: 'fake-gpt-oss:20b', messages, think: 'low' })).toBeUndefined();
+    expect(refuseOllamaChatRequest({ model: 'qwen3', messages, think: 'extreme' })).toMatchObject({
+      status: 400,
+      message: 'invalid think value: "extreme" (must be "high", "medium", "low", "max", true, or false)',
+    });
+    expect(refuseOllamaChatRequest({ model: 'qwen3', messages, think: 1 })).toMatchObject({
+      message: 'think must be a boolean or string ("high", "medium", "low", "max", true, or false)',
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { isRecord } from '../../core/internal.js';
 import type { ProviderError } from '../provider-error.js';
+import { ollamaModelThinks, thinkTurnsOn, OLLAMA_THINK_LEVELS } from './thinking.js';
 
 /**
  * What Ollama refuses before any model runs (ollama/ollama server/routes.go `ChatHandler`,
@@ -51,7 +52,14 @@ function refuseCommon(body: Record<string, unknown>, type: string): ProviderErro
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') return unmarshal(body.stream, `${type}.stream`, 'bool');
   if (body.top_logprobs !== undefined && (typeof body.top_logprobs !== 'number' || body.top_logprobs < 0 || body.top_logprobs > 20))
     return refuse('top_logprobs must be between 0 and 20');
+  if (body.think !== undefined && body.think !== null) {
+    const allowed = `${OLLAMA_THINK_LEVELS.map((level) => JSON.stringify(level)).join(', ')}, true, or false`;
+    if (typeof body.think === 'string' && !thinkTurnsOn(body.think)) return refuse(`invalid think value: ${JSON.stringify(body.think)} (must be ${allowed})`);
+    if (typeof body.think !== 'string' && typeof body.think !== 'boolean') return refuse(`think must be a boolean or string (${allowed})`);
+  }
   if (typeof body.model !== 'string' || body.model === '') return refuse('model is required');
+  // Go's %q quotes the model as the request named it.
+  if (thinkTurnsOn(body.think) && !ollamaModelThinks(body.model)) return refuse(`${JSON.stringify(body.model)} does not support thinking`);
   return undefined;
 }
 

@@ -9,15 +9,18 @@ import { tempDir } from '../support/temp-dir.js';
 // An obviously fake key in a real key's shape, so that redaction is really exercised.
 const FAKE_GOOGLE_KEY = fakeGoogleKey();
 
+const STREAM_LINES = sample('gemini/stream-text.data.jsonl').toString('utf8').split('\n');
+// The same chunks as one streamed JSON array (`:streamGenerateContent` without alt=sse), framed
+// as Google's streaming JSON writes it: `[`, elements apart by `\n,\r\n`, `\n]`.
+const ARRAY_FRAMES = [...STREAM_LINES.map((line, index) => `${index === 0 ? '[' : '\n,\r\n'}${JSON.stringify(JSON.parse(line), null, 2)}`), '\n]'];
+
 /** A stand-in Gemini: the captured tool-call answer for generateContent, the captured text stream (framed as Gemini frames alt=sse) for streamGenerateContent. */
 function geminiReply(request: ReceivedRequest): StandInReply {
   const path = request.url.split('?')[0]!;
   if (path.endsWith(':generateContent')) return { body: sample('gemini/generate-content-tool-call.json') };
   if (path.endsWith(':streamGenerateContent')) {
-    const frames = sample('gemini/stream-text.data.jsonl')
-      .toString('utf8')
-      .split('\n')
-      .map((line) => `data: ${line}\r\n\r\n`);
+    if (!request.url.includes('alt=sse')) return { headers: { 'content-type': 'application/json; charset=UTF-8' }, frames: ARRAY_FRAMES };
+    const frames = STREAM_LINES.map((line) => `data: ${line}\r\n\r\n`);
     return { frames };
   }
   return { status: 404, body: JSON.stringify({ error: { code: 404, message: `stand-in has no route ${path}`, status: 'NOT_FOUND' } }) };
@@ -91,6 +94,37 @@ describe('@google/genai through the proxy', () => {
     proxy = undefined;
     expect(replayed).toEqual(recorded);
     expect(replaySummary).toMatchObject({ hits: 2, misses: 0, recorded: 0, upstreamConnections: 0 });
+  });
+
+  test('records a streamed JSON array (no alt=sse) whole, and replays the same bytes and content type offline', async () => {
+    const tape = `${dir}/gemini-array.jsonl`;
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'How many r in strawberry?' }] }] });
+    const ask = (url: string) =>
+      fetch(`${url}/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': 'fake-key' },
+        body,
+      });
+    proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { gemini: standIn.url } });
+    const live = await ask(proxy.url);
+    const liveText = await live.text();
+    expect(live.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    expect(liveText).toBe(ARRAY_FRAMES.join(''));
+    expect((JSON.parse(liveText) as unknown[]).length).toBe(STREAM_LINES.length);
+    await proxy.close();
+    await standIn.close();
+    const { exchanges } = loadTape(tape);
+    expect(exchanges).toHaveLength(1);
+    // application/json is not a stream format: the array is kept as one body.
+    expect(exchanges[0]!.exchange.response.stream).toBeUndefined();
+
+    proxy = await startProxy({ tape, mode: 'replay' });
+    const replayed = await ask(proxy.url);
+    expect(replayed.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    expect(await replayed.text()).toBe(liveText);
+    const summary = await proxy.close();
+    proxy = undefined;
+    expect(summary).toMatchObject({ hits: 1, misses: 0, upstreamConnections: 0 });
   });
 
   test('a drifted prompt fails in replay with a Gemini-shaped error naming the path that differs', async () => {

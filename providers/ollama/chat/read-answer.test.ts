@@ -50,4 +50,15 @@ describe('the runtime over Ollama /api/chat', () => {
     expect(readOllamaChatAnswer({ message: { role: 'assistant', content: 'Hi' }, done: true })).toMatchObject({ text: 'Hi', toolCalls: [] });
     expect(readOllamaChatAnswer({ error: 'model is required' })).toEqual({ problem: 'answered without message: {"error":"model is required"}' });
   });
+  test('leaves message.thinking out of the text', () => {
+    const answer = {
+      model: 'qwen3',
+      message: { role: 'assistant', thinking: 'Let me think.', content: 'Paris.' },
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: 3,
+      eval_count: 4,
+    };
+    expect(readOllamaChatAnswer(answer)).toEqual({ text: 'Paris.', toolCalls: [], stopReason: 'stop', usage: { input: 3, output: 4 } });
+  });
 });
