@@ -41,7 +41,11 @@ export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo
   const fake = script === undefined ? new FakeProvider(options) : FakeProvider.fromScript(script, options);
   const server = await fake.listen({ port, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
   io.stdout.write(`modeltape fake listening on ${server.url}\n`);
-  io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
+  // One variable per client that reads one; the `ollama` npm package reads none (pass OLLAMA_HOST as `host`).
+  io.stdout.write(
+    `OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n` +
+      `GOOGLE_GEMINI_BASE_URL=${server.baseUrls.gemini}\nOLLAMA_HOST=${server.baseUrls.ollama}\n`,
+  );
   io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);
   await new Promise<void>((resolve) => {
     io.signals.once('SIGINT', resolve);

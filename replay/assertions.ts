@@ -26,8 +26,12 @@ function isRecording(summary: SessionSummary): boolean {
  * assertions and the matchers. In `record` and `auto` mode the upstream and consumption checks
  * pass (recording calls the provider, and appends beside what it did not use): see
  * {@link recordingNote}; misses are still problems, and every check is strict in replay.
+ * Without `checks`, all three run (what `assertReplayedStrictly` checks).
  */
-export function replayProblems(session: ReplayEvidence, checks: { upstream?: boolean; consumed?: boolean; drift?: boolean }): string[] {
+export function replayProblems(
+  session: ReplayEvidence,
+  checks: { upstream?: boolean; consumed?: boolean; drift?: boolean } = { upstream: true, consumed: true, drift: true },
+): string[] {
   const summary = session.summary();
   const seen = summary.hits + summary.misses + summary.recorded + summary.passthrough;
   // An assertion over nothing proves nothing: a client pointed elsewhere would pass it.
