@@ -143,6 +143,31 @@ describe("the fake's state never shows a key", () => {
     expect(shown(kept, KEYS.openai)).toEqual([]);
   });
 
+  test('ids dropped to stay within historyLimit are named as dropped, and the turns they held a key in show none of it', async () => {
+    const key = KEYS.openai;
+    const fake = new FakeProvider({ historyLimit: 1 });
+    const send = inProcess(fake);
+    const held = JSON.parse((await send('/v1/responses', { model: 'gpt-4o', input: `Remember ${key}` })).text) as { id: string; output: Array<{ id: string }> };
+    await send('/v1/responses', { model: 'gpt-4o', input: 'something else' }); // drops the first
+    const thread = JSON.parse(
+      (await send('/v1/messages', { model: 'claude-opus-4-8', max_tokens: 16, messages: [{ role: 'user', content: key }], thread: { type: 'create' } })).text,
+    ) as { id: string };
+    await send('/v1/messages', { model: 'claude-opus-4-8', max_tokens: 16, messages: [{ role: 'user', content: 'other' }], thread: { type: 'create' } });
+    const answers = [
+      await send('/v1/responses', { model: 'gpt-4o', input: 'and?', previous_response_id: held.id }),
+      await send('/v1/responses', { model: 'gpt-4o', input: [{ type: 'item_reference', id: held.output[0]!.id }] }),
+      await send('/v1/messages', {
+        model: 'claude-opus-4-8',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'and?' }],
+        thread: { type: 'continue', previous_message_id: thread.id },
+      }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([400, 404, 404]);
+    expect(answers[0]!.text).toContain('dropped');
+    for (const answer of answers) expect(shown(answer.text, key)).toEqual([]);
+  });
+
   test('the proxy recording the fake refuses an exchange whose request holds a key, and writes no part of it, state errors included', async () => {
     const key = KEYS.openai;
     const upstream = closing(await new FakeProvider().listen({ port: 0 }));
