@@ -2,6 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
+import { assertRenderedSnapshot, buildDriftReport, formatDriftReport, renderDriftHtml } from 'modeltape/replay';
+import { readFileSync } from 'node:fs';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { fakeAnthropicKey, fakeGoogleKey, fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -187,5 +189,32 @@ describe("the fake's state never shows a key", () => {
     expect(summary.refused).toBe(sent.length);
     expect(loadTape(tape).exchanges).toHaveLength(0);
     expect(shown(JSON.stringify(summary), key)).toEqual([]);
+  });
+
+  test('a chain recorded from the fake, drifted to a key as its previous_response_id: the drift report, its page and JSON, and a rendered snapshot show none of it', async () => {
+    const key = KEYS.openai;
+    const upstream = closing(await new FakeProvider().listen({ port: 0 }));
+    const tape = `${dir}/chain.jsonl`;
+    const post = async (base: string, body: unknown) =>
+      (await fetch(`${base}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).text();
+    const recorder = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => {} });
+    const { id } = JSON.parse(await post(recorder.baseUrls.openai, { model: 'gpt-4o', input: 'hi' })) as { id: string };
+    await post(recorder.baseUrls.openai, { model: 'gpt-4o', input: 'next', previous_response_id: id });
+    expect((await recorder.close()).recorded).toBe(2);
+    const replay = await startProxy({ tape, onMiss: 'nearest', log: () => {} });
+    const drifted = { model: 'gpt-4o', input: 'next', previous_response_id: key };
+    const answer = await post(replay.baseUrls.openai, drifted);
+    const report = buildDriftReport(await replay.close(), ['node', 'agent.mjs']);
+    expect(report.totals.drifted).toBe(1);
+    const snapshot = assertRenderedSnapshot(drifted, 'state', { dir, env: { MODELTAPE_UPDATE: '1' }, log: () => {} });
+    const outputs = {
+      answer,
+      text: formatDriftReport(report),
+      html: renderDriftHtml(report),
+      json: JSON.stringify(report),
+      snapshot: readFileSync(snapshot.file, 'utf8'),
+    };
+    expect(Object.entries(outputs).filter(([, text]) => shown(text, key).length > 0)).toEqual([]);
+    expect(outputs.text).toContain('[openai-key');
   });
 });
