@@ -217,4 +217,37 @@ describe("the fake's state never shows a key", () => {
     expect(Object.entries(outputs).filter(([, text]) => shown(text, key).length > 0)).toEqual([]);
     expect(outputs.text).toContain('[openai-key');
   });
+
+  test('prototype names as ids and thread fields are ids like any other: not found, and nothing is inherited', async () => {
+    const fake = new FakeProvider();
+    const send = inProcess(fake);
+    const statuses: Array<[string, number[]]> = [];
+    for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      statuses.push([
+        id,
+        [
+          (await send('/v1/responses', { model: 'gpt-4o', input: 'hi', previous_response_id: id })).status,
+          (await send('/v1/responses', { model: 'gpt-4o', input: [{ type: 'item_reference', id }] })).status,
+          (
+            await send('/v1/messages', {
+              model: 'claude-opus-4-8',
+              max_tokens: 16,
+              messages: [{ role: 'user', content: 'hi' }],
+              thread: { type: 'continue', previous_message_id: id },
+            })
+          ).status,
+        ],
+      ]);
+    }
+    expect(statuses).toEqual(['__proto__', 'constructor', 'toString', 'hasOwnProperty'].map((id) => [id, [400, 404, 404]]));
+    // A `__proto__` key inside `thread` is a plain field: the thread is created, not continued.
+    const created = await send(
+      '/v1/messages',
+      JSON.parse(
+        '{"model":"claude-opus-4-8","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"thread":{"type":"create","__proto__":{"type":"continue"}}}',
+      ),
+    );
+    expect(created.status).toBe(200);
+    expect(fake.asked().at(-1)!.messages).toHaveLength(1);
+  });
 });
