@@ -13,9 +13,11 @@ const FLAGS: readonly FlagSpec[] = [
 export const FAKE_USAGE = `Usage: modeltape fake [--port N] [--host HOST] [--script FILE]
 
 Serves the FakeProvider over HTTP until SIGINT or SIGTERM: OpenAI chat completions, responses,
-embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, and all
-of them under /openai/… and /anthropic/… so the fake can stand behind the proxy as an upstream.
-The first line on stdout is "modeltape fake listening on http://HOST:PORT".
+embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, Gemini
+generateContent, countTokens and embeddings under /v1beta/models, Ollama under /api, and all of
+them under /openai/…, /anthropic/…, /gemini/… and /ollama/… so the fake can stand behind the
+proxy as an upstream. The first line on stdout is "modeltape fake listening on http://HOST:PORT";
+then OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST for the clients.
 
 Without --script the fake is unscripted: a request for a schema gets a value made from it, the
 first turn of a tool loop calls the first tool, every other turn gets text. With a script,
