@@ -17,4 +17,11 @@ describe('childEnvironment for Gemini clients', () => {
     expect(env.GEMINI_API_KEY).toBeUndefined();
     expect(env.GOOGLE_API_KEY).toBe('fake-user-key');
   });
+
+  test('gives GOOGLE_GENERATIVE_AI_API_KEY (what @ai-sdk/google reads) a placeholder in replay and auto, and leaves the user’s alone', () => {
+    expect(childEnvironment({}, run).GOOGLE_GENERATIVE_AI_API_KEY).toBe(REPLAY_PLACEHOLDER_KEY);
+    expect(childEnvironment({}, { ...run, mode: 'auto' }).GOOGLE_GENERATIVE_AI_API_KEY).toBe(REPLAY_PLACEHOLDER_KEY);
+    expect(childEnvironment({}, { ...run, mode: 'record' }).GOOGLE_GENERATIVE_AI_API_KEY).toBeUndefined();
+    expect(childEnvironment({ GOOGLE_GENERATIVE_AI_API_KEY: 'fake-user-key' }, run).GOOGLE_GENERATIVE_AI_API_KEY).toBe('fake-user-key');
+  });
 });

@@ -62,6 +62,8 @@ export function childEnvironment(
     env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
     if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
+    env.GOOGLE_GENERATIVE_AI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
   }
   if (run.mode !== 'replay') {
     delete env[RUN_VARIABLES.guardHosts];

@@ -13,9 +13,11 @@ const FLAGS: readonly FlagSpec[] = [
 export const FAKE_USAGE = `Usage: modeltape fake [--port N] [--host HOST] [--script FILE]
 
 Serves the FakeProvider over HTTP until SIGINT or SIGTERM: OpenAI chat completions, responses,
-embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, and all
-of them under /openai/… and /anthropic/… so the fake can stand behind the proxy as an upstream.
-The first line on stdout is "modeltape fake listening on http://HOST:PORT".
+embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, Gemini
+generateContent, countTokens and embeddings under /v1beta/models, Ollama under /api, and all of
+them under /openai/…, /anthropic/…, /gemini/… and /ollama/… so the fake can stand behind the
+proxy as an upstream. The first line on stdout is "modeltape fake listening on http://HOST:PORT";
+then OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST for the clients.
 
 Without --script the fake is unscripted: a request for a schema gets a value made from it, the
 first turn of a tool loop calls the first tool, every other turn gets text. With a script,
@@ -41,7 +43,11 @@ export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo
   const fake = script === undefined ? new FakeProvider(options) : FakeProvider.fromScript(script, options);
   const server = await fake.listen({ port, host: (parsed.flags.host as string | undefined) ?? '127.0.0.1' });
   io.stdout.write(`modeltape fake listening on ${server.url}\n`);
-  io.stdout.write(`OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n`);
+  // One variable per client that reads one; the `ollama` npm package reads none (pass OLLAMA_HOST as `host`).
+  io.stdout.write(
+    `OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n` +
+      `GOOGLE_GEMINI_BASE_URL=${server.baseUrls.gemini}\nOLLAMA_HOST=${server.baseUrls.ollama}\n`,
+  );
   io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);
   await new Promise<void>((resolve) => {
     io.signals.once('SIGINT', resolve);

@@ -22,8 +22,12 @@ export interface FakeServer {
   /** e.g. `http://127.0.0.1:43121` */
   url: string;
   port: number;
-  /** `baseURL` for each SDK: `openai` and `@ai-sdk/openai` take `/v1`; `@anthropic-ai/sdk` the bare URL; `@ai-sdk/anthropic` `/v1` too. */
-  baseUrls: { openai: string; anthropic: string };
+  /**
+   * The base URL for each SDK: `openai` and `@ai-sdk/openai` take `/v1`; `@anthropic-ai/sdk` the bare
+   * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
+   * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`).
+   */
+  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
   /** Stops serving; hung and open connections are closed. */
   close(): Promise<void>;
 }
@@ -102,7 +106,7 @@ export async function serveOverHttp(
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/v1`, anthropic: url },
+    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -26,8 +26,12 @@ function isRecording(summary: SessionSummary): boolean {
  * assertions and the matchers. In `record` and `auto` mode the upstream and consumption checks
  * pass (recording calls the provider, and appends beside what it did not use): see
  * {@link recordingNote}; misses are still problems, and every check is strict in replay.
+ * Without `checks`, all three run (what `assertReplayedStrictly` checks).
  */
-export function replayProblems(session: ReplayEvidence, checks: { upstream?: boolean; consumed?: boolean; drift?: boolean }): string[] {
+export function replayProblems(
+  session: ReplayEvidence,
+  checks: { upstream?: boolean; consumed?: boolean; drift?: boolean } = { upstream: true, consumed: true, drift: true },
+): string[] {
   const summary = session.summary();
   const seen = summary.hits + summary.misses + summary.recorded + summary.passthrough;
   // An assertion over nothing proves nothing: a client pointed elsewhere would pass it.
@@ -51,7 +55,13 @@ export function replayProblems(session: ReplayEvidence, checks: { upstream?: boo
   }
   if (checks.consumed && !recording) {
     const unused = session.unused();
-    if (unused.length > 0) problems.push(`${unused.length} recorded exchange${unused.length === 1 ? ' was' : 's were'} never used:\n${unusedTable(unused)}`);
+    // A tape recorded twice (record mode appends) fails here on its next replay: say how out.
+    if (unused.length > 0)
+      problems.push(
+        `${unused.length} recorded exchange${unused.length === 1 ? ' was' : 's were'} never used:\n${unusedTable(unused)}\n` +
+          'Recording appends to a tape, so a tape recorded twice holds each exchange twice. Drop what nothing used with ' +
+          'session.close({ prune: true }) in auto mode (modeltape run --mode auto --prune around a command), or delete the tape and record it anew.',
+      );
   }
   return problems;
 }

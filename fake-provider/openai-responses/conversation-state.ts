@@ -1,4 +1,4 @@
-import { isRecord } from '../../core/internal.js';
+import { isRecord, maskSecrets } from '../../core/internal.js';
 import type { ProviderError } from '../../providers/internal.js';
 import { isSealedByFake } from './reasoning.js';
 import type { Lookup, ResponseItem, ResponseStore } from './response-store.js';
@@ -78,9 +78,12 @@ function itemNotFound(id: string, lookup: Exclude<Lookup<unknown>, { found: unkn
   };
 }
 
-// OpenAI shows the content cut to its first and last four characters.
+// OpenAI shows the content cut to its first and last four characters. A key sent as the content
+// is masked before the cut: four characters of a key are four too many, and the masking of the
+// whole message cannot find a key that the cut has already broken.
 function notVerified(content: string): ProviderError {
-  const shown = content.length > 12 ? `${content.slice(0, 4)}...${content.slice(-4)}` : content;
+  const masked = maskSecrets(content);
+  const shown = masked.length > 12 ? `${masked.slice(0, 4)}...${masked.slice(-4)}` : masked;
   return {
     status: 400,
     type: 'invalid_request_error',

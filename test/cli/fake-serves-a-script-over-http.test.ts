@@ -1,4 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
@@ -51,6 +54,41 @@ describe('modeltape fake', () => {
       /fake answer/,
     );
     expect((await fake.stop('SIGINT')).code).toBe(0);
+  });
+
+  test('prints a base URL variable for each client, and each client reaches the fake by it', async () => {
+    const fake = running(await startMain(['fake']));
+    const lines = fake.output().stdout.split('\n');
+    const variables = Object.fromEntries(lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split('=', 2) as [string, string]));
+    expect(Object.keys(variables)).toEqual(['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL', 'OLLAMA_HOST']);
+    const answers = [
+      (
+        await new OpenAI({ apiKey: 'fake-key', baseURL: variables.OPENAI_BASE_URL, maxRetries: 0 }).chat.completions.create({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).choices[0]!.message.content,
+      (
+        (
+          await new Anthropic({ apiKey: 'fake-key', baseURL: variables.ANTHROPIC_BASE_URL, maxRetries: 0 }).messages.create({
+            model: 'claude-opus-4-8',
+            max_tokens: 20,
+            messages: [{ role: 'user', content: 'hi' }],
+          })
+        ).content[0] as { text: string }
+      ).text,
+      (
+        await new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl: variables.GOOGLE_GEMINI_BASE_URL } }).models.generateContent({
+          model: 'gemini-2.5-flash',
+          contents: 'hi',
+        })
+      ).text,
+      (await new Ollama({ host: variables.OLLAMA_HOST }).chat({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] })).message.content,
+    ];
+    expect(answers).toHaveLength(4);
+    for (const answer of answers) expect(answer).toMatch(/fake answer/);
+    const result = await fake.stop('SIGTERM');
+    expect(result.stdout).toContain('modeltape fake: 4 calls, 4 model turns, 0 problems');
   });
 
   test('a script file with an unknown field fails with file:line, the field and the nearest known one', async () => {

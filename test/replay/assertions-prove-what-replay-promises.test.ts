@@ -79,6 +79,18 @@ describe('replay assertions', () => {
     expect(error!.message).toMatch(/3\s+POST \/v1\/chat\/completions \(openai\)\s+0\s+system: You are terse\./);
   });
 
+  test('a tape recorded twice fails its replay with the way out: prune, or delete and record anew', async () => {
+    const twice = `${dir}/twice.jsonl`;
+    for (let run = 0; run < 2; run++)
+      await recordTape(twice, async ({ openai }) => void (await chat(new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }), 'same question')));
+    expect(loadTape(twice).exchanges).toHaveLength(2);
+    const session = started(await openTape(twice, { config: false }));
+    await chat(new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 }), 'same question');
+    expect(() => assertReplayedStrictly(session)).toThrow(
+      /1 recorded exchange was never used:[\s\S]*Recording appends to a tape[\s\S]*close\(\{ prune: true \}\)[\s\S]*delete the tape/,
+    );
+  });
+
   test('assertNoDrift shows each miss with its differing path', async () => {
     const session = started(await openTape(tape, { config: false }));
     await chat(new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 }), 'first question, drifted').catch(() => undefined);
