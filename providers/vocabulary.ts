@@ -88,7 +88,8 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
 }
 
 // A stored response: GET or DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel.
-const RESPONSES_STORED = /^(?:(?:GET|DELETE) (?:\/v1)?\/responses\/[^/]+|GET (?:\/v1)?\/responses\/[^/]+\/input_items|POST (?:\/v1)?\/responses\/[^/]+\/cancel)$/;
+const RESPONSES_STORED =
+  /^(?:(?:GET|DELETE) (?:\/v1)?\/responses\/[^/]+|GET (?:\/v1)?\/responses\/[^/]+\/input_items|POST (?:\/v1)?\/responses\/[^/]+\/cancel)$/;
 // The Conversations API: /v1/conversations, /{id}, /{id}/items, /{id}/items/{item_id}.
 const CONVERSATIONS =
   /^(?:POST (?:\/v1)?\/conversations|(?:GET|POST|DELETE) (?:\/v1)?\/conversations\/[^/]+|(?:GET|POST) (?:\/v1)?\/conversations\/[^/]+\/items|(?:GET|DELETE) (?:\/v1)?\/conversations\/[^/]+\/items\/[^/]+)$/;

@@ -17,7 +17,7 @@ export function asItemResource(item: ResponseItem, newId: (kind: IdKind) => stri
   const resource: ResponseItem = { type: kind, id: typeof id === 'string' ? id : newId('item'), ...rest };
   if (kind === 'message' && typeof item.content === 'string')
     resource.content = [
-      item.role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content },
+      item.role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [], logprobs: [] } : { type: 'input_text', text: item.content },
     ];
   if (WITH_STATUS.has(kind) && resource.status === undefined) resource.status = 'completed';
   return resource;

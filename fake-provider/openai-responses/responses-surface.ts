@@ -209,7 +209,12 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
         emit('response.refusal.done', { item_id: item.id, output_index: outputIndex, content_index: 0, refusal: text });
       } else {
         const at = `"item_id":${JSON.stringify(item.id)},"output_index":${outputIndex},"content_index":0`;
-        deltas('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0 }, cutIntoChunks(text, context.chunking), ',"logprobs":[]');
+        deltas(
+          'response.output_text.delta',
+          { item_id: item.id, output_index: outputIndex, content_index: 0 },
+          cutIntoChunks(text, context.chunking),
+          ',"logprobs":[]',
+        );
         emitJson('response.output_text.done', `${at},"text":${JSON.stringify(text)},"logprobs":[]`);
       }
       emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
@@ -254,7 +259,10 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
   // the ones before it are strings, numbers or null: its first `"output":[]` is the field.
   const unfilled = JSON.stringify({ ...completed, output: [] });
   const at = unfilled.indexOf('"output":[]') + '"output":['.length;
-  emitJson(status === 'incomplete' ? 'response.incomplete' : 'response.completed', `"response":${unfilled.slice(0, at)}${itemJsons.join(',')}${unfilled.slice(at)}`);
+  emitJson(
+    status === 'incomplete' ? 'response.incomplete' : 'response.completed',
+    `"response":${unfilled.slice(0, at)}${itemJsons.join(',')}${unfilled.slice(at)}`,
+  );
   if (failure?.kind === 'drop-connection')
     return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);

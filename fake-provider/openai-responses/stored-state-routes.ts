@@ -33,7 +33,8 @@ export function answerStoredResponse(request: StateRequest, context: RenderConte
   if (action === 'cancel') {
     // A response the fake answered is finished; a finished background response is given back
     // as it is, and any other is refused. Approximation: the wording is not captured from OpenAI.
-    if (!stored.background) return refuse({ status: 400, type: 'invalid_request_error', message: 'Cannot cancel a synchronous response.', param: null, code: null }, context);
+    if (!stored.background)
+      return refuse({ status: 400, type: 'invalid_request_error', message: 'Cannot cancel a synchronous response.', param: null, code: null }, context);
     return jsonResponse(200, stored.response, context.headers);
   }
   if (request.method === 'DELETE') {
@@ -139,11 +140,18 @@ function listResponse(items: readonly ResponseItem[], query: URLSearchParams, co
     return refuse(invalidQuery('order', `Invalid value: '${order}'. Supported values are: 'asc' and 'desc'.`, 'invalid_value'), context);
   const limitText = query.get('limit');
   const limit = limitText === null ? 20 : Number(limitText);
-  if (!Number.isInteger(limit)) return refuse(invalidQuery('limit', `Invalid 'limit': expected an integer, but got '${limitText}' instead.`, 'invalid_type'), context);
+  if (!Number.isInteger(limit))
+    return refuse(invalidQuery('limit', `Invalid 'limit': expected an integer, but got '${limitText}' instead.`, 'invalid_type'), context);
   if (limit < 1)
-    return refuse(invalidQuery('limit', `Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${limit} instead.`, 'integer_below_min_value'), context);
+    return refuse(
+      invalidQuery('limit', `Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${limit} instead.`, 'integer_below_min_value'),
+      context,
+    );
   if (limit > 100)
-    return refuse(invalidQuery('limit', `Invalid 'limit': integer above maximum value. Expected a value <= 100, but got ${limit} instead.`, 'integer_above_max_value'), context);
+    return refuse(
+      invalidQuery('limit', `Invalid 'limit': integer above maximum value. Expected a value <= 100, but got ${limit} instead.`, 'integer_above_max_value'),
+      context,
+    );
   const ordered = order === 'asc' ? items : [...items].reverse();
   const after = query.get('after');
   let start = 0;
@@ -177,7 +185,8 @@ function missing(param: string): ProviderError {
 /** `items` of a create (optional, up to 20) or of an append (required, 1 to 20), each an object. */
 function checkItems(items: unknown, required: boolean): ProviderError | undefined {
   if (items === undefined || items === null) return required ? missing('items') : undefined;
-  if (!Array.isArray(items)) return invalidQuery('items', "Invalid type for 'items': expected an array, but got a value of another type instead.", 'invalid_type');
+  if (!Array.isArray(items))
+    return invalidQuery('items', "Invalid type for 'items': expected an array, but got a value of another type instead.", 'invalid_type');
   if (items.length > 20)
     return invalidQuery(
       'items',
@@ -192,14 +201,25 @@ function checkItems(items: unknown, required: boolean): ProviderError | undefine
 /** `metadata`: up to 16 string values, keys up to 64 characters, values up to 512. */
 function checkMetadata(metadata: unknown): ProviderError | undefined {
   if (metadata === undefined || metadata === null) return undefined;
-  if (!isRecord(metadata)) return invalidQuery('metadata', "Invalid type for 'metadata': expected an object, but got a value of another type instead.", 'invalid_type');
+  if (!isRecord(metadata))
+    return invalidQuery('metadata', "Invalid type for 'metadata': expected an object, but got a value of another type instead.", 'invalid_type');
   const entries = Object.entries(metadata);
   if (entries.length > 16)
-    return invalidQuery('metadata', `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 'object_above_max_properties');
+    return invalidQuery(
+      'metadata',
+      `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`,
+      'object_above_max_properties',
+    );
   for (const [key, value] of entries) {
-    if (typeof value !== 'string') return invalidQuery(`metadata.${key}`, `Invalid type for 'metadata.${key}': expected a string, but got a value of another type instead.`, 'invalid_type');
+    if (typeof value !== 'string')
+      return invalidQuery(`metadata.${key}`, `Invalid type for 'metadata.${key}': expected a string, but got a value of another type instead.`, 'invalid_type');
     if (key.length > 64) return invalidQuery('metadata', `Invalid 'metadata': key '${key.slice(0, 64)}…' is longer than 64 characters.`, 'invalid_value');
-    if (value.length > 512) return invalidQuery(`metadata.${key}`, `Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${value.length} instead.`, 'string_above_max_length');
+    if (value.length > 512)
+      return invalidQuery(
+        `metadata.${key}`,
+        `Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${value.length} instead.`,
+        'string_above_max_length',
+      );
   }
   return undefined;
 }
