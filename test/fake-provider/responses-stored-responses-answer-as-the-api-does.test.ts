@@ -31,6 +31,10 @@ describe('stored responses answer retrieve, input_items, delete and cancel as th
     const prefixed = await fake.fetch(`https://fake.test/openai/v1/responses/${completedId}`);
     expect(prefixed.status).toBe(200);
     expect(((await prefixed.json()) as { id: string }).id).toBe(completedId);
+    // A stored stream is not replayed: the fake says so rather than answer JSON to a stream reader.
+    const replay = await fake.fetch(`https://api.openai.com/v1/responses/${completedId}?stream=true`);
+    expect(replay.status).toBe(422);
+    expect(((await replay.json()) as { error: { message: string } }).error.message).toContain('does not replay a stored response as a stream');
   });
 
   test('include[]=reasoning.encrypted_content on retrieve seals the reasoning, and without it the content is left out', async () => {
