@@ -28,6 +28,8 @@ import { serveOverHttp, type FakeServer, type ListenOptions } from './http-liste
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
 import { ResponseStore } from './openai-responses/response-store.js';
+import { ConversationStore } from './openai-responses/conversation-store.js';
+import { answerConversation, answerStoredResponse } from './openai-responses/stored-state-routes.js';
 import { openaiResponsesSurface } from './openai-responses/responses-surface.js';
 import { ollamaChatSurface } from './ollama/chat-surface.js';
 import { ollamaEmbedResponse } from './ollama/embed.js';
@@ -116,6 +118,8 @@ export class FakeProvider {
   readonly #responses: ResponseStore;
   // The models it holds as an Ollama server (pull, copy, delete change them), and the ones turns loaded.
   readonly #ollamaModels: OllamaLocalModels;
+  // The conversations it made (OpenAI's Conversations API), bounded like its history.
+  readonly #conversations: ConversationStore;
   readonly #now: () => number;
   readonly #newId: (kind: IdKind) => string;
   readonly #sleep: (milliseconds: number) => Promise<void>;
@@ -150,6 +154,7 @@ export class FakeProvider {
     this.#threads = new MessageThreads(historyLimit);
     this.#responses = new ResponseStore(historyLimit);
     this.#ollamaModels = new OllamaLocalModels(historyLimit);
+    this.#conversations = new ConversationStore(historyLimit);
   }
 
   /**
@@ -385,6 +390,7 @@ export class FakeProvider {
       headers,
       threads: this.#threads,
       responses: this.#responses,
+      conversations: this.#conversations,
     };
     const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
@@ -464,6 +470,10 @@ export class FakeProvider {
       const model = /^\/v1(?:beta|alpha)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       return geminiModelsResponse(context, model === undefined ? undefined : decodeURIComponent(model));
     }
+    const stateRoute = served === 'openai-responses-stored' ? answerStoredResponse : served === 'openai-conversations' ? answerConversation : undefined;
+    // Their GET, DELETE and bodiless POST (a cancel, a conversation made empty) carry no JSON.
+    if (stateRoute !== undefined && (request.method.toUpperCase() !== 'POST' || request.body === ''))
+      return stateRoute({ method: call.method, ...stateRequestOf(request), body: undefined }, context);
     let body: unknown;
     try {
       body = JSON.parse(request.body);
@@ -474,6 +484,7 @@ export class FakeProvider {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: 'The request body must be a JSON object.' }, context);
     const record = body as Record<string, unknown>;
+    if (stateRoute !== undefined) return stateRoute({ method: call.method, ...stateRequestOf(request), body: record }, context);
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
     if (served === 'ollama-embed') return ollamaEmbedResponse(path(call), record, this.#embeddingDimensions, context);
     if (served === 'gemini-embed') return geminiEmbedResponse(record, call.path.includes(':batchEmbedContents'), this.#embeddingDimensions, context);
@@ -731,6 +742,8 @@ const SERVED_APIS: readonly WireApi[] = [
   ...(Object.keys(SURFACES) as WireApi[]),
   'openai-embeddings',
   'openai-models',
+  'openai-responses-stored',
+  'openai-conversations',
   'anthropic-count-tokens',
   'anthropic-models',
   'ollama-embed',
@@ -744,7 +757,7 @@ const SERVED_APIS: readonly WireApi[] = [
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -779,6 +792,12 @@ function parseOrUndefined(text: string): unknown {
 
 function path(call: FakeCall): string {
   return call.path.split('?')[0]!;
+}
+
+/** The path (without its provider prefix) and query of a request to a stored-state route. */
+function stateRequestOf(request: FakeRequest): { path: string; query: URLSearchParams } {
+  const [path, query] = request.path.split('?');
+  return { path: withoutProviderPrefix(path!).path, query: new URLSearchParams(query ?? '') };
 }
 
 // Tool calls that stand for a structured answer (willAnswer under a forced tool): their

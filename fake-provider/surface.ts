@@ -3,12 +3,13 @@ import type { MessageThreads } from './anthropic-messages/message-threads.js';
 import type { Answer, ResolvedFinish } from './answer.js';
 import type { Failure } from './failures.js';
 import { errorResponse, httpFailure } from './provider-errors.js';
+import type { ConversationStore } from './openai-responses/conversation-store.js';
 import type { ResponseStore } from './openai-responses/response-store.js';
 import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
 
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
-export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'req';
+export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'req' | 'conv' | 'item';
 
 /** What a surface needs to render one answer, the same for every surface. */
 export interface RenderContext {
@@ -28,6 +29,8 @@ export interface RenderContext {
   threads: MessageThreads;
   /** The fake's store of the responses it gave (OpenAI Responses `store: true`), when the fake keeps one. */
   responses?: ResponseStore;
+  /** The conversations it made (OpenAI's Conversations API), which a Responses request's `conversation` reads and extends. */
+  conversations?: ConversationStore;
 }
 
 /**

@@ -16,6 +16,9 @@ export type Provider = (typeof PROVIDERS)[number];
 export const WIRE_APIS = [
   'openai-chat',
   'openai-responses',
+  // The Responses API's server-held state: a stored response (its input items, its cancel), and the Conversations API.
+  'openai-responses-stored',
+  'openai-conversations',
   'openai-embeddings',
   'openai-models',
   'anthropic-messages',
@@ -77,6 +80,8 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
     return { api: 'ollama-models', provider: 'ollama' };
   if (verb === 'GET' && /^(\/v1)?\/models(\/[^/]+)?$/.test(path))
     return hint === 'anthropic' ? { api: 'anthropic-models', provider: 'anthropic' } : { api: 'openai-models', provider: 'openai' };
+  if (RESPONSES_STORED.test(`${verb} ${path}`)) return { api: 'openai-responses-stored', provider: 'openai' };
+  if (CONVERSATIONS.test(`${verb} ${path}`)) return { api: 'openai-conversations', provider: 'openai' };
   if (verb !== 'POST') return undefined;
   if (/^(\/v1)?\/messages$/.test(path)) return { api: 'anthropic-messages', provider: 'anthropic' };
   if (/^(\/v1)?\/messages\/count_tokens$/.test(path)) return { api: 'anthropic-count-tokens', provider: 'anthropic' };
@@ -85,6 +90,13 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
   if (/^(\/v1)?\/embeddings$/.test(path)) return { api: 'openai-embeddings', provider: 'openai' };
   return undefined;
 }
+
+// A stored response: GET or DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel.
+const RESPONSES_STORED =
+  /^(?:(?:GET|DELETE) (?:\/v1)?\/responses\/[^/]+|GET (?:\/v1)?\/responses\/[^/]+\/input_items|POST (?:\/v1)?\/responses\/[^/]+\/cancel)$/;
+// The Conversations API: /v1/conversations, /{id}, /{id}/items, /{id}/items/{item_id}.
+const CONVERSATIONS =
+  /^(?:POST (?:\/v1)?\/conversations|(?:GET|POST|DELETE) (?:\/v1)?\/conversations\/[^/]+|(?:GET|POST) (?:\/v1)?\/conversations\/[^/]+\/items|(?:GET|DELETE) (?:\/v1)?\/conversations\/[^/]+\/items\/[^/]+)$/;
 
 const GEMINI_METHODS: Record<string, WireApi | undefined> = {
   generateContent: 'gemini-generate',

@@ -6,10 +6,16 @@ export interface StoredResponse {
   id: string;
   /** The whole conversation the response stood on: the previous responses' items, then its own input, references resolved. */
   conversation: ResponseItem[];
+  /** Its own input items as the API lists them (`GET /v1/responses/{id}/input_items`): with ids, references resolved. */
+  input: ResponseItem[];
   /** What it answered. */
   output: ResponseItem[];
   /** The response object as the fake answered it (JSON, or the `response.completed` event's). */
   response: Record<string, unknown>;
+  /** Whether it was asked for with `background: true` (only those can be cancelled). */
+  background: boolean;
+  /** What a reasoning model "thought", to seal into `encrypted_content` when a retrieval includes it. */
+  reasoning?: string;
 }
 
 /** What the store says of an id: kept, dropped to stay within its limit, or never seen. */
@@ -33,7 +39,7 @@ export class ResponseStore {
     this.limit = limit;
   }
 
-  /** Keeps a response, its own input items that carry an id, and its output items. */
+  /** Keeps a response, and the items of `input` (its conversation) that carry an id and of its output. */
   keep(stored: StoredResponse, input: readonly ResponseItem[]): void {
     if (this.limit === 0) {
       this.#remember(stored.id);

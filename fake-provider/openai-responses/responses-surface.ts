@@ -3,7 +3,8 @@ import { readResponsesRequest, refuseResponsesRequest, type AskedTurn } from '..
 import type { Answer } from '../answer.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
-import { resolveConversation } from './conversation-state.js';
+import { resolveConversation, resolvedState } from './conversation-state.js';
+import { inputResources } from './item-resource.js';
 import { includesEncryptedContent, reasoningText, reasons, sealReasoning, summaryMode } from './reasoning.js';
 import { countTokens } from '../usage.js';
 import { eventFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
@@ -15,13 +16,22 @@ export const openaiResponsesSurface: Surface = {
 
   resolve(body, _headers, context) {
     if (context.responses === undefined) return { body };
-    const resolved = resolveConversation(body, context.responses);
+    const resolved = resolveConversation(body, context.responses, context.conversations);
     return 'refusal' in resolved ? { error: refusalResponse('openai', resolved.refusal, context)! } : { body: resolved.body };
   },
   // The input is resolved by then (previous_response_id included), so the calls a tool output
   // answers are checked over the whole conversation.
   refuse: (body, options, context) =>
-    refusalResponse('openai', refuseResponsesRequest(context.responses === undefined ? body : { ...body, previous_response_id: undefined }, options), context),
+    refusalResponse(
+      'openai',
+      refuseResponsesRequest(
+        context.responses === undefined || (body.previous_response_id === undefined && body.conversation === undefined)
+          ? body
+          : { ...body, previous_response_id: undefined, conversation: undefined },
+        options,
+      ),
+      context,
+    ),
   ask: readResponsesRequest,
 
   respond(turn, answer, context, failure) {
@@ -33,11 +43,23 @@ export const openaiResponsesSurface: Surface = {
   },
 };
 
-// With `store` left true (the API's default) the response is kept for later requests.
+// With `store` left true (the API's default) the response is kept for later requests; in a
+// conversation, its input and output items are appended to the conversation.
 function keep(turn: AskedTurn, response: Record<string, unknown>, context: RenderContext): void {
-  if (context.responses === undefined || turn.body.store === false) return;
-  const conversation = Array.isArray(turn.body.input) ? (turn.body.input as OutputItem[]) : [];
-  context.responses.keep({ id: String(response.id), conversation, output: response.output as OutputItem[], response }, conversation);
+  const state = resolvedState(turn.body);
+  const conversation = state?.conversation === undefined ? undefined : context.conversations?.conversation(state.conversation);
+  const storing = context.responses !== undefined && turn.body.store !== false;
+  if (!storing && conversation === undefined) return;
+  const whole = Array.isArray(turn.body.input) ? (turn.body.input as OutputItem[]) : [];
+  const own = state?.input ?? whole;
+  const input = inputResources(own, context.newId);
+  const output = response.output as OutputItem[];
+  if (storing) {
+    const stored = { id: String(response.id), conversation: whole, input, output, response, background: turn.body.background === true };
+    const earlier = whole.slice(0, whole.length - own.length);
+    context.responses!.keep(reasons(turn.body) ? { ...stored, reasoning: reasoningText(turn.index) } : stored, [...earlier, ...input]);
+  }
+  if (conversation !== undefined && 'found' in conversation) conversation.found.items.push(...input, ...output);
 }
 
 /** A turn cut by the token limit or a filter ends `incomplete`, saying why in `incomplete_details`. */
@@ -119,6 +141,8 @@ function responseObject(
     truncation: 'disabled',
     metadata: isRecord(body.metadata) ? body.metadata : {},
   };
+  const conversation = resolvedState(body)?.conversation;
+  if (conversation !== undefined) response.conversation = { id: conversation };
   if (status === 'completed') response.completed_at = context.created;
   if (answer !== undefined) {
     // A reasoning model's output tokens include the ones it reasoned with.
@@ -141,7 +165,11 @@ function reasoningSettings(body: Record<string, unknown>): Record<string, unknow
   return { effort: typeof asked.effort === 'string' ? asked.effort : 'medium', summary: summaryMode(body) ?? null };
 }
 
-// The events of a streamed response, each with `event:` and a rising sequence_number.
+// The events of a streamed response, each with `event:` and a rising sequence_number. The
+// frames are the bytes `JSON.stringify({ type, ...fields, sequence_number })` gives, built from
+// strings where the stream spends its time: the deltas share all but their text,
+// `response.created` and `response.in_progress` carry the same response, and the finished
+// items are serialized once, for `response.output_item.done` and the final response.
 function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const id = context.newId('resp');
   const status = finalStatus(context);
@@ -151,8 +179,19 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
   const emit = (type: string, fields: Record<string, unknown>): void => {
     frames.push(eventFrame(type, { type, ...fields, sequence_number: sequence++ }));
   };
-  emit('response.created', { response: responseObject(turn, [], context, 'in_progress', undefined, id) });
-  emit('response.in_progress', { response: responseObject(turn, [], context, 'in_progress', undefined, id) });
+  // `inner` is the event's JSON between its type and its sequence number.
+  const emitJson = (type: string, inner: string): void => {
+    frames.push(`event: ${type}\ndata: {"type":"${type}",${inner},"sequence_number":${sequence++}}\n\n`);
+  };
+  const itemJsons: string[] = [];
+  // `head` is the event's JSON up to the delta's own value, `tail` what follows it before the sequence number.
+  const deltas = (type: string, fields: Record<string, unknown>, pieces: readonly string[], tail = ''): void => {
+    const head = `event: ${type}\ndata: ${JSON.stringify({ type, ...fields }).slice(0, -1)},"delta":`;
+    for (const piece of pieces) frames.push(`${head}${JSON.stringify(piece)}${tail},"sequence_number":${sequence++}}\n\n`);
+  };
+  const opening = JSON.stringify(responseObject(turn, [], context, 'in_progress', undefined, id));
+  for (const type of ['response.created', 'response.in_progress'])
+    frames.push(`event: ${type}\ndata: {"type":"${type}","response":${opening},"sequence_number":${sequence++}}\n\n`);
   for (const [outputIndex, item] of done.entries()) {
     if (item.type === 'message') {
       const part = (item.content as Array<Record<string, unknown>>)[0]!;
@@ -166,13 +205,17 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
         part: refused ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] },
       });
       if (refused) {
-        for (const delta of cutIntoChunks(text, context.chunking))
-          emit('response.refusal.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta });
+        deltas('response.refusal.delta', { item_id: item.id, output_index: outputIndex, content_index: 0 }, cutIntoChunks(text, context.chunking));
         emit('response.refusal.done', { item_id: item.id, output_index: outputIndex, content_index: 0, refusal: text });
       } else {
-        for (const delta of cutIntoChunks(text, context.chunking))
-          emit('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
-        emit('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
+        const at = `"item_id":${JSON.stringify(item.id)},"output_index":${outputIndex},"content_index":0`;
+        deltas(
+          'response.output_text.delta',
+          { item_id: item.id, output_index: outputIndex, content_index: 0 },
+          cutIntoChunks(text, context.chunking),
+          ',"logprobs":[]',
+        );
+        emitJson('response.output_text.done', `${at},"text":${JSON.stringify(text)},"logprobs":[]`);
       }
       emit('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
     } else if (item.type === 'reasoning') {
@@ -183,18 +226,19 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
       for (const [summaryIndex, part] of summary.entries()) {
         const at = { item_id: item.id, output_index: outputIndex, summary_index: summaryIndex };
         emit('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
-        for (const delta of cutIntoChunks(part.text, context.chunking)) emit('response.reasoning_summary_text.delta', { ...at, delta });
+        deltas('response.reasoning_summary_text.delta', at, cutIntoChunks(part.text, context.chunking));
         emit('response.reasoning_summary_text.done', { ...at, text: part.text });
         emit('response.reasoning_summary_part.done', { ...at, part });
       }
     } else {
       const argumentsText = String(item.arguments);
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } });
-      for (const delta of cutArguments(argumentsText, context.chunking))
-        emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta });
+      deltas('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex }, cutArguments(argumentsText, context.chunking));
       emit('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: argumentsText });
     }
-    emit('response.output_item.done', { output_index: outputIndex, item });
+    const itemJson = JSON.stringify(item);
+    itemJsons.push(itemJson);
+    emitJson('response.output_item.done', `"output_index":${outputIndex},"item":${itemJson}`);
   }
   if (failure?.kind === 'stream-error') {
     const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length));
@@ -211,7 +255,14 @@ function streamResponse(turn: AskedTurn, answer: Answer, context: RenderContext,
   }
   const completed = responseObject(turn, done, context, status, answer, id);
   keep(turn, completed, context);
-  emit(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: completed });
+  // `output` comes before any field a request can fill with objects (tools, text, metadata), and
+  // the ones before it are strings, numbers or null: its first `"output":[]` is the field.
+  const unfilled = JSON.stringify({ ...completed, output: [] });
+  const at = unfilled.indexOf('"output":[]') + '"output":['.length;
+  emitJson(
+    status === 'incomplete' ? 'response.incomplete' : 'response.completed',
+    `"response":${unfilled.slice(0, at)}${itemJsons.join(',')}${unfilled.slice(at)}`,
+  );
   if (failure?.kind === 'drop-connection')
     return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);
