@@ -73,4 +73,4 @@ export { checkChatStreamGrammar, type GrammarEvent } from './openai/chat/stream-
 export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.js';
 export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';
 export { checkGenerateStreamGrammar } from './gemini/stream-grammar.js';
-export { checkOllamaChatStreamGrammar } from './ollama/chat/stream-grammar.js';
+export { checkOllamaChatStreamGrammar, checkOllamaGenerateStreamGrammar } from './ollama/stream-grammar.js';

@@ -9,8 +9,7 @@
 import { Ollama, type ChatRequest, type EmbedRequest, type GenerateRequest } from 'ollama';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { expect } from 'vitest';
-import { checkOllamaChatStreamGrammar } from '../../../providers/internal.js';
-import { checkOllamaGenerateStreamGrammar } from '../../../providers/ollama/generate/stream-grammar.js';
+import { checkOllamaChatStreamGrammar, checkOllamaGenerateStreamGrammar } from '../../../providers/internal.js';
 import {
   answerSchema,
   expectClientReading,

@@ -1,13 +1,29 @@
 /**
- * The order of an Ollama `/api/generate` stream (NDJSON, one JSON object a line): objects with
- * `done: false` carrying a `response` piece, then exactly one `done: true` carrying the eval
- * `done_reason` and the eval counts (`prompt_eval_count`, `eval_count`), and nothing after it. An
- * `{"error":"…"}` line ends the stream early instead (the status stays 200). The rules are
- * /api/chat's (../chat/stream-grammar.ts) with `response` in place of `message`.
+ * The order of an Ollama stream (NDJSON, one JSON object a line), the same for `/api/chat` and
+ * `/api/generate`: objects with `done: false` carrying a piece of the answer (chat: a `message`
+ * object; generate: a `response` string), then exactly one `done: true` carrying `done_reason`
+ * and the eval counts (`prompt_eval_count`, `eval_count`), and nothing after it. An
+ * `{"error":"…"}` line ends the stream early instead (the status stays 200).
  */
 
-/** What in `lines` (the stream's non-empty lines) breaks the /api/generate stream grammar, one line each (`line 3: …`); empty when it holds. */
+/** The field each object of an API's stream carries its piece of the answer in, and its JSON type. */
+const PIECES = {
+  chat: { field: 'message', type: 'object', expected: 'an object' },
+  generate: { field: 'response', type: 'string', expected: 'a string' },
+} as const;
+
+/** What in `lines` (the stream's non-empty lines) breaks the /api/chat stream grammar, one line each (`line 3: …`); empty when it holds. */
+export function checkOllamaChatStreamGrammar(lines: readonly string[]): string[] {
+  return checkOllamaStreamGrammar(lines, 'chat');
+}
+
+/** The same for /api/generate, whose objects carry `response` text in place of `message`. */
 export function checkOllamaGenerateStreamGrammar(lines: readonly string[]): string[] {
+  return checkOllamaStreamGrammar(lines, 'generate');
+}
+
+function checkOllamaStreamGrammar(lines: readonly string[], api: keyof typeof PIECES): string[] {
+  const piece = PIECES[api];
   const violations: string[] = [];
   if (lines.length === 0) return ['the stream has no lines: expected done:false objects, then one done:true'];
   let ended: 'done' | 'error' | undefined;
@@ -35,7 +51,8 @@ export function checkOllamaGenerateStreamGrammar(lines: readonly string[]): stri
       return;
     }
     if (typeof object.done !== 'boolean') violations.push(`${where}: .done: expected true or false`);
-    if (typeof object.response !== 'string') violations.push(`${where}: .response: expected a string`);
+    const value = object[piece.field];
+    if (typeof value !== piece.type || value === null) violations.push(`${where}: .${piece.field}: expected ${piece.expected}`);
     if (object.done !== true) return;
     if (typeof object.done_reason !== 'string') violations.push(`${where}: the done:true object has no done_reason`);
     for (const name of ['prompt_eval_count', 'eval_count'])
