@@ -335,3 +335,47 @@ describe('sha256Hex', () => {
     expect(sha256Hex(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
+
+describe("Gemini's function call ids", () => {
+  const path = '/v1beta/models/gemini-2.5-flash:generateContent';
+  const loop = (callId: string, responseId = callId) => ({
+    contents: [
+      { role: 'user', parts: [{ text: 'Weather in Paris and Lyon?' }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { id: callId, name: 'get_weather', args: { city: 'Paris' } } },
+          { functionCall: { id: `${callId}-b`, name: 'get_weather', args: { city: 'Lyon' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { id: responseId, name: 'get_weather', response: { result: 'rain' } } },
+          { functionResponse: { id: `${callId}-b`, name: 'get_weather', response: { result: 'sun' } } },
+        ],
+      },
+    ],
+  });
+
+  test('key as their order of first appearance: a client that makes up new ids each run sends the same request', () => {
+    const first = keyOf(raw({ path, json: loop('SyyEJMLEMDQRvGl1') }), compileKeyRules(), 'gemini');
+    expect(keyOf(raw({ path, json: loop('4dL8lXqbBHUfSXNq') }), compileKeyRules(), 'gemini')).toBe(first);
+    expect(keyOf(raw({ path: path.replace('generateContent', 'streamGenerateContent'), json: loop('x') }), compileKeyRules(), 'gemini')).not.toBe(first);
+  });
+
+  test('still tell apart which response answers which call, and the stored request keeps the ids as sent', () => {
+    const paired = keyOf(raw({ path, json: loop('a') }), compileKeyRules(), 'gemini');
+    expect(keyOf(raw({ path, json: loop('a', 'a-b') }), compileKeyRules(), 'gemini')).not.toBe(paired);
+    const request = captureRequest(raw({ path, json: loop('SyyEJMLEMDQRvGl1') }), compileKeyRules());
+    expect(JSON.stringify(request.body)).toContain('SyyEJMLEMDQRvGl1');
+    expect(JSON.stringify(keyInputs('gemini', request, compileKeyRules()).body)).not.toContain('SyyEJMLEMDQRvGl1');
+  });
+
+  test('are left alone on any other route', () => {
+    const body = { contents: loop('a').contents, model: 'x' };
+    expect(keyOf(raw({ path: '/v1/chat/completions', json: body }))).not.toBe(
+      keyOf(raw({ path: '/v1/chat/completions', json: { ...body, contents: loop('b').contents } })),
+    );
+  });
+});

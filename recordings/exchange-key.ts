@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
-import { ModeltapeError } from '../core/internal.js';
+import { ModeltapeError, isRecord } from '../core/internal.js';
 import { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
 import { isSecretHeader } from './redaction.js';
 import { checkKeyRules } from './tape-schema.js';
@@ -67,7 +67,9 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
   let body: unknown = null;
   if (request.body !== undefined) {
     body =
-      'json' in request.body ? { json: normalizeBody(request.body.json, rules.normalizers) } : withoutBoundary(request.body, request.headers['content-type']);
+      'json' in request.body
+        ? { json: withCallIdsInOrder(request.path, normalizeBody(request.body.json, rules.normalizers)) }
+        : withoutBoundary(request.body, request.headers['content-type']);
   }
   return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
 }
@@ -82,6 +84,36 @@ export function exchangeKey(upstream: string, request: RecordedRequest, rules: C
 /** sha256 (hex) of some bytes. */
 export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+// Gemini's function calls usually come without an id, and clients that need one make it up
+// (@ai-sdk/google draws a random one per call) and send it back in the conversation's
+// `functionCall.id` and `functionResponse.id`: the same conversation would be a new request on
+// every run. They key as their order of first appearance (`call-1`, `call-2`, …), so which
+// response answers which call still counts, and an id the provider gave keys the same way.
+const GEMINI_TURN = /:(generateContent|streamGenerateContent)$/;
+
+function withCallIdsInOrder(path: string, json: unknown): unknown {
+  if (!GEMINI_TURN.test(path) || !isRecord(json) || !Array.isArray(json.contents)) return json;
+  const order = new Map<string, string>();
+  const inOrder = (id: unknown): unknown => {
+    if (typeof id !== 'string') return id;
+    if (!order.has(id)) order.set(id, `call-${order.size + 1}`);
+    return order.get(id);
+  };
+  const contents = json.contents.map((content) => {
+    if (!isRecord(content) || !Array.isArray(content.parts)) return content;
+    const parts = content.parts.map((part) => {
+      if (!isRecord(part)) return part;
+      for (const field of ['functionCall', 'functionResponse'] as const) {
+        const call = part[field];
+        if (isRecord(call) && Object.hasOwn(call, 'id')) return { ...part, [field]: { ...call, id: inOrder(call.id) } };
+      }
+      return part;
+    });
+    return { ...content, parts };
+  });
+  return order.size === 0 ? json : { ...json, contents };
 }
 
 // Multipart bodies (file, audio and image uploads) are framed by a random boundary the client

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateObject, jsonSchema } from 'ai';
 import OpenAI from 'openai';
@@ -60,6 +61,22 @@ describe.each(TRANSPORTS)('willAnswer under a forced tool, over %s', (transport)
     // What made it a forced tool: LangChain named the one tool it offered.
     const body = fake.calls()[0]!.body as Record<string, unknown>;
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'weather' } });
+    fake.assertConsumed();
+  });
+
+  // The case: ChatAnthropic's default withStructuredOutput() forces one tool, and used to get a 422 whose advice did not work.
+  test('@langchain/anthropic ChatAnthropic withStructuredOutput (its default, a forced tool) returns the scripted value', async () => {
+    const fake = new FakeProvider().willAnswer(value);
+    clients = await clientsFor(fake, transport);
+    const model = new ChatAnthropic({
+      model: 'claude-sonnet-4-5',
+      apiKey: 'fake-key',
+      maxRetries: 0,
+      ...(transport === 'fetch' ? { clientOptions: { fetch: fake.fetch } } : { anthropicApiUrl: clients.anthropic.baseURL }),
+    });
+    expect(await model.withStructuredOutput(weather, { name: 'weather' }).invoke('Weather in Paris?')).toEqual(value);
+    const body = fake.calls()[0]!.body as Record<string, unknown>;
+    expect(body.tool_choice).toEqual({ type: 'tool', name: 'weather' });
     fake.assertConsumed();
   });
 
