@@ -598,7 +598,8 @@ export class FakeProvider {
       }
       return undefined;
     }
-    if (choice.mode === 'required' && turn.tools.length > 0 && finish?.reason !== 'refusal') {
+    // A filter (or Gemini's MALFORMED_FUNCTION_CALL) cuts the turn before any call: no call is owed.
+    if (choice.mode === 'required' && turn.tools.length > 0 && finish?.reason !== 'refusal' && finish?.reason !== 'content-filter') {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined

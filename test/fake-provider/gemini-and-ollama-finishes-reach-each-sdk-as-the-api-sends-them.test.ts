@@ -1,5 +1,5 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { FunctionCallingConfigMode, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { generateText, streamText } from 'ai';
 import { Ollama } from 'ollama';
 import { createOllama } from 'ollama-ai-provider-v2';
@@ -66,6 +66,19 @@ describe('Gemini finishes through @google/genai', () => {
     const recited = await generate();
     expect([recited.candidates![0]!.finishReason, recited.text]).toEqual(['RECITATION', 'Once upon']);
     fake.assertConsumed();
+  });
+
+  test('MALFORMED_FUNCTION_CALL answers a request that forces a call (mode ANY) without one; stop still owes the call', async () => {
+    const fake = new FakeProvider().willSay('', { finish: 'MALFORMED_FUNCTION_CALL' }).willSay('Sunny.');
+    const client = genai(fake);
+    const config = {
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }],
+      toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } },
+    };
+    const generate = () => client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Weather in Paris?', config });
+    expect((await generate()).candidates![0]).toEqual({ finishReason: 'MALFORMED_FUNCTION_CALL', index: 0 });
+    const owed = await generate().catch((caught: unknown) => caught);
+    expect(String(owed)).toContain("it answers without a tool call, and the request's toolConfig requires one");
   });
 
   test('streamed over alt=sse: MAX_TOKENS on the last text chunk; SAFETY in a last chunk of its own, without content', async () => {
