@@ -598,7 +598,8 @@ export class FakeProvider {
       }
       return undefined;
     }
-    if (choice.mode === 'required' && turn.tools.length > 0 && finish?.reason !== 'refusal') {
+    // A filter (or Gemini's MALFORMED_FUNCTION_CALL) cuts the turn before any call: no call is owed.
+    if (choice.mode === 'required' && turn.tools.length > 0 && finish?.reason !== 'refusal' && finish?.reason !== 'content-filter') {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined
@@ -848,16 +849,27 @@ function resolveFinish(turn: AskedTurn, options: StepOptions): ResolvedFinish | 
   const reason = finishFor(turn.api, options.finish);
   if (reason === undefined)
     return `  finish ${JSON.stringify(options.finish)} does not apply to ${turn.api}.\nScript one of ${finishesOf(turn.api).join(', ')}.`;
-  if (reason !== 'stop-sequence') return { reason };
-  const field = turn.api === 'anthropic-messages' ? 'stop_sequences' : 'stop';
-  const sent = turn.body[field];
+  if (reason !== 'stop-sequence') return { reason, scripted: options.finish };
+  const { field, sent } = stopSequencesOf(turn);
   const sequences = typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item): item is string => typeof item === 'string') : [];
   if (sequences.length === 0)
     return `  finish "stop-sequence" stops at one of the request's stop sequences, and the request sent no ${field}.\nSend ${field} in the request, or script finish 'stop'.`;
   const stopSequence = options.stopSequence ?? sequences[0]!;
   if (!sequences.includes(stopSequence))
     return `  stopSequence ${JSON.stringify(stopSequence)} is not among the request's ${field} (${sequences.map((item) => JSON.stringify(item)).join(', ')}).\nScript stopSequence as one of those, or leave it out to take the first.`;
-  return { reason, stopSequence };
+  return { reason, scripted: options.finish, stopSequence };
+}
+
+/** Where the request's stop sequences are, by API: its JSON path, as a message names it, and what was sent there. */
+function stopSequencesOf(turn: AskedTurn): { field: string; sent: unknown } {
+  if (turn.api === 'anthropic-messages') return { field: 'stop_sequences', sent: turn.body.stop_sequences };
+  if (turn.api === 'gemini-generate') {
+    const config = turn.body.generationConfig ?? turn.body.generation_config;
+    return { field: 'generationConfig.stopSequences', sent: isRecord(config) ? (config.stopSequences ?? config.stop_sequences) : undefined };
+  }
+  if (turn.api === 'ollama-chat' || turn.api === 'ollama-generate')
+    return { field: 'options.stop', sent: isRecord(turn.body.options) ? turn.body.options.stop : undefined };
+  return { field: 'stop', sent: turn.body.stop };
 }
 
 /** The tool a request forces, when it forces exactly one: named by tool_choice, or the only one offered under a required choice. */

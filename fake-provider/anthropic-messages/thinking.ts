@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../../core/internal.js';
 import { thinks, type AskedTurn, type ProviderError } from '../../providers/internal.js';
-import type { Answer } from '../answer.js';
+import { fakeThought, type Answer } from '../answer.js';
 
 type Block = Record<string, unknown>;
 
@@ -35,13 +35,7 @@ export function fakeRedactedData(thinking: string): string {
  */
 export function thinkingBlock(turn: AskedTurn, answer: Answer): Block | undefined {
   if (!thinks(turn.body)) return undefined;
-  const plan =
-    answer.kind === 'tool-calls'
-      ? `I will call ${answer.calls.map((call) => call.name).join(', ')}.`
-      : answer.kind === 'structured'
-        ? 'I will answer with the requested JSON.'
-        : 'I will answer in text.';
-  const thinking = `Thinking (modeltape FakeProvider, call ${turn.index}): ${plan}`;
+  const thinking = fakeThought(turn, answer);
   if (JSON.stringify(turn.body.messages ?? []).includes(REDACTED_THINKING_TRIGGER)) return { type: 'redacted_thinking', data: fakeRedactedData(thinking) };
   const display = isRecord(turn.body.thinking) ? turn.body.thinking.display : undefined;
   const shown = display === 'omitted' ? '' : thinking;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../../core/internal.js';
 import { readGenerateRequest, refuseGenerateRequest, type AskedTurn } from '../../providers/internal.js';
-import type { Answer } from '../answer.js';
+import { PROVIDER_FINISHES, fakeThought, type Answer } from '../answer.js';
 import { cutIntoChunks } from '../chunking.js';
 import { answerText, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
@@ -70,17 +70,6 @@ function thinkingOf(turn: AskedTurn): { thinks: boolean; shown: boolean } {
   return { thinks, shown: thinks && (thinking.includeThoughts ?? thinking.include_thoughts) === true };
 }
 
-/** The fake's thought: what it is about to answer, saying it is fake. */
-function thoughtText(turn: AskedTurn, answer: Answer): string {
-  const plan =
-    answer.kind === 'tool-calls'
-      ? `I will call ${answer.calls.map((call) => call.name).join(', ')}.`
-      : answer.kind === 'structured'
-        ? 'I will answer with the requested JSON.'
-        : 'I will answer in text.';
-  return `Thinking (modeltape FakeProvider, call ${turn.index}): ${plan}`;
-}
-
 /**
  * The answer's parts: its text (a structured value as JSON text), then each function call (with
  * an id only when scripted with one). A thinking model signs its function calls, as Gemini does
@@ -116,12 +105,70 @@ function usageMetadata(promptTokens: number, candidatesTokens: number, thoughtsT
   };
 }
 
-function generateResponse(turn: AskedTurn, answer: Answer, context: RenderContext): Record<string, unknown> {
-  const thinking = thinkingOf(turn);
-  const thought = thinking.thinks ? thoughtText(turn, answer) : '';
-  const parts = thinking.shown ? [{ text: thought, thought: true }, ...answerParts(answer, true)] : answerParts(answer, thinking.thinks);
+/**
+ * The candidate's `finishReason`: the Gemini name when one was scripted, else the neutral finish
+ * in Gemini's words (`length` → `MAX_TOKENS`, `content-filter` → `SAFETY`; a stop sequence ends
+ * as `STOP`, as Gemini reports it), else `STOP`.
+ */
+function finishReasonOf(context: RenderContext): string {
+  const finish = context.finish;
+  if (finish === undefined) return 'STOP';
+  // finishFor let only Gemini's own names through for this API, so a provider name is Gemini's.
+  if ((PROVIDER_FINISHES as readonly string[]).includes(finish.scripted)) return finish.scripted;
+  return finish.reason === 'length' ? 'MAX_TOKENS' : finish.reason === 'content-filter' ? 'SAFETY' : 'STOP';
+}
+
+/** Whether the answer was cut short by a block (every reason but `STOP` and `MAX_TOKENS`): its last chunk then carries no content. */
+function isBlocked(finishReason: string): boolean {
+  return finishReason !== 'STOP' && finishReason !== 'MAX_TOKENS';
+}
+
+/**
+ * Safety ratings one per category, as Gemini lists them; the blocking one (dangerous content,
+ * here) is rated `HIGH` and `blocked`, as a `SAFETY` finish or a blocked prompt shows it.
+ */
+function safetyRatings(): Array<Record<string, unknown>> {
+  return [
+    { category: 'HARM_CATEGORY_SEXUALLY_EXPLICIT', probability: 'NEGLIGIBLE' },
+    { category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'NEGLIGIBLE' },
+    { category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' },
+    { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
+  ];
+}
+
+/** The candidate's end: its finishReason, its index, and the safety ratings of a `SAFETY` finish. */
+function candidateEnd(finishReason: string): Record<string, unknown> {
+  return { finishReason, index: 0, ...(finishReason === 'SAFETY' ? { safetyRatings: safetyRatings() } : {}) };
+}
+
+/**
+ * A blocked prompt (finish `refusal`: Gemini has no refusal text): `promptFeedback` with
+ * `blockReason: "SAFETY"` and its ratings, no candidates, usage of the prompt alone. The same
+ * object answers JSON and is a stream's only chunk, as Gemini sends it in the first chunk.
+ */
+function blockedPrompt(turn: AskedTurn, context: RenderContext, responseId: string): Record<string, unknown> {
   return {
-    candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
+    promptFeedback: { blockReason: 'SAFETY', safetyRatings: safetyRatings() },
+    usageMetadata: {
+      promptTokenCount: context.promptTokens,
+      totalTokenCount: context.promptTokens,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: context.promptTokens }],
+    },
+    modelVersion: fakeModel(turn.model),
+    responseId,
+  };
+}
+
+function generateResponse(turn: AskedTurn, answer: Answer, context: RenderContext): Record<string, unknown> {
+  if (context.finish?.reason === 'refusal') return blockedPrompt(turn, context, context.newId('resp'));
+  const thinking = thinkingOf(turn);
+  const thought = thinking.thinks ? fakeThought(turn, answer) : '';
+  const parts = thinking.shown ? [{ text: thought, thought: true }, ...answerParts(answer, true)] : answerParts(answer, thinking.thinks);
+  const finishReason = finishReasonOf(context);
+  // A block before any text leaves the candidate without content, as Gemini answers it.
+  const content = isBlocked(finishReason) && parts.every((part) => part.text === '') ? {} : { content: { parts, role: 'model' } };
+  return {
+    candidates: [{ ...content, ...candidateEnd(finishReason) }],
     usageMetadata: usageMetadata(context.promptTokens, countTokens(answerText(answer)), thinking.thinks ? countTokens(thought) : 0),
     modelVersion: fakeModel(turn.model),
     responseId: context.newId('resp'),
@@ -147,7 +194,8 @@ function arrayFrames(values: readonly unknown[], closed: boolean): string[] {
 
 // Text arrives in pieces, each its own partial response; a shown thought comes first, whole;
 // function calls arrive whole, in one chunk after the text, as Gemini streams them. The last chunk
-// carries finishReason; every chunk carries usageMetadata and the same responseId and modelVersion.
+// carries finishReason (after a block, in a chunk of its own without content); every chunk
+// carries usageMetadata and the same responseId and modelVersion. A blocked prompt is one chunk.
 function streamGenerate(
   turn: AskedTurn,
   answer: Answer,
@@ -155,11 +203,19 @@ function streamGenerate(
   failure: StreamFailure | undefined,
   framing: GeminiStreamFraming,
 ): WireResponse {
+  const responseId = context.newId('resp');
+  const render = (values: unknown[], closed: boolean): string[] => (framing === 'sse' ? values.map(sseFrame) : arrayFrames(values, closed));
+  const respond = (frames: string[]): WireResponse =>
+    framing === 'sse'
+      ? sseResponse(frames, context.headers)
+      : { status: 200, headers: { 'content-type': 'application/json; charset=UTF-8', ...context.headers }, frames };
+  if (context.finish?.reason === 'refusal') return respond(render([blockedPrompt(turn, context, responseId)], true));
   const thinking = thinkingOf(turn);
   const parts = answerParts(answer, thinking.thinks);
-  const responseId = context.newId('resp');
   const modelVersion = fakeModel(turn.model);
-  const thought = thinking.thinks ? thoughtText(turn, answer) : '';
+  const finishReason = finishReasonOf(context);
+  const blocked = isBlocked(finishReason);
+  const thought = thinking.thinks ? fakeThought(turn, answer) : '';
   const thoughtsTokens = thinking.thinks ? countTokens(thought) : 0;
   const pieces: Part[][] = [];
   if (thinking.shown) pieces.push([{ text: thought, thought: true }]);
@@ -168,22 +224,20 @@ function streamGenerate(
   }
   const calls = parts.filter((part) => part.functionCall !== undefined);
   if (calls.length > 0) pieces.push(calls);
+  // A block ends in a chunk of its own, so the pieces before it may be none at all.
+  if (blocked) pieces.push([]);
   if (pieces.length === 0) pieces.push([{ text: '' }]);
   const total = countTokens(answerText(answer));
   let sent = '';
   const chunks = pieces.map((chunkParts, index) => {
     for (const part of chunkParts) if (part.thought !== true) sent += typeof part.text === 'string' ? part.text : JSON.stringify(part.functionCall);
     const last = index === pieces.length - 1;
-    const candidate: Record<string, unknown> = { content: { parts: chunkParts, role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 };
+    const content = chunkParts.length === 0 ? {} : { content: { parts: chunkParts, role: 'model' } };
+    const candidate: Record<string, unknown> = last ? { ...content, ...candidateEnd(finishReason) } : { ...content, index: 0 };
     // Output tokens grow with what was sent and end at the answer's count, never zero.
     const outputTokens = last ? total : Math.min(total, countTokens(sent));
     return { candidates: [candidate], usageMetadata: usageMetadata(context.promptTokens, outputTokens, thoughtsTokens), modelVersion, responseId };
   });
-  const render = (values: unknown[], closed: boolean): string[] => (framing === 'sse' ? values.map(sseFrame) : arrayFrames(values, closed));
-  const respond = (frames: string[]): WireResponse =>
-    framing === 'sse'
-      ? sseResponse(frames, context.headers)
-      : { status: 200, headers: { 'content-type': 'application/json; charset=UTF-8', ...context.headers }, frames };
   if (failure?.kind === 'stream-error') {
     const kept: unknown[] = chunks.slice(0, Math.min(failure.afterChunks, chunks.length - 1));
     kept.push({ error: { code: 500, message: failure.message ?? 'An internal error has occurred. (modeltape FakeProvider)', status: 'INTERNAL' } });

@@ -2,7 +2,7 @@ import { readOllamaChatRequest, refuseOllamaChatRequest } from '../../providers/
 import type { Answer } from '../answer.js';
 import { refusalResponse, type RenderContext, type Surface } from '../surface.js';
 import { jsonResponse } from '../wire-response.js';
-import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
+import { contentPieces, ndjsonResponse, ollamaContent, ollamaDoneReason, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
 
 /**
  * Ollama's native chat, `POST /api/chat`: one JSON object with `stream:false`, otherwise (the
@@ -30,7 +30,7 @@ export const ollamaChatSurface: Surface = {
     const calls = toolCalls(answer, context);
     const head = ollamaHead(turn, context);
     const thinking = ollamaThinking(turn, answer);
-    const final = { done_reason: 'stop', done: true, ...ollamaMetrics(answer, context, thinking) };
+    const final = { done_reason: ollamaDoneReason(context), done: true, ...ollamaMetrics(answer, context, thinking) };
     if (!turn.stream) {
       const message = {
         role: 'assistant',

@@ -1,7 +1,7 @@
 import { readOllamaGenerateRequest, refuseOllamaGenerateRequest } from '../../providers/internal.js';
 import { refusalResponse, type Surface } from '../surface.js';
 import { jsonResponse } from '../wire-response.js';
-import { contentPieces, ndjsonResponse, ollamaContent, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
+import { contentPieces, ndjsonResponse, ollamaContent, ollamaDoneReason, ollamaHead, ollamaMetrics, ollamaThinking } from './ndjson.js';
 
 /**
  * Ollama's completion, `POST /api/generate`: `response` in place of chat's `message`, one JSON
@@ -27,7 +27,7 @@ export const ollamaGenerateSurface: Surface = {
   respond(turn, answer, context, failure) {
     const head = ollamaHead(turn, context);
     const thinking = ollamaThinking(turn, answer);
-    const final = { done: true, done_reason: 'stop', ...ollamaMetrics(answer, context, thinking) };
+    const final = { done: true, done_reason: ollamaDoneReason(context), ...ollamaMetrics(answer, context, thinking) };
     if (!turn.stream)
       return jsonResponse(200, { ...head, response: ollamaContent(answer), ...(thinking === '' ? {} : { thinking }), ...final }, context.headers);
     const objects: unknown[] = [];

@@ -1,4 +1,4 @@
-import type { Answer } from '../answer.js';
+import { fakeThought, type Answer } from '../answer.js';
 import { cutIntoChunks } from '../chunking.js';
 import { answerText, fakeModel, type RenderContext, type StreamFailure } from '../surface.js';
 import { countTokens } from '../usage.js';
@@ -41,14 +41,12 @@ export function ollamaMetrics(answer: Answer, context: RenderContext, thinking =
  * the thinking capability): the fake says what it will do, and that it is fake. Empty otherwise.
  */
 export function ollamaThinking(turn: AskedTurn, answer: Answer): string {
-  if (!ollamaThinks(turn.body)) return '';
-  const plan =
-    answer.kind === 'tool-calls'
-      ? `I will call ${answer.calls.map((call) => call.name).join(', ')}.`
-      : answer.kind === 'structured'
-        ? 'I will answer with the requested JSON.'
-        : 'I will answer in text.';
-  return `Thinking (modeltape FakeProvider, call ${turn.index}): ${plan}`;
+  return ollamaThinks(turn.body) ? fakeThought(turn, answer) : '';
+}
+
+/** `done_reason` of the final object: `length` when the turn hit the token limit, else `stop` (a stop sequence too, as Ollama reports it). */
+export function ollamaDoneReason(context: RenderContext): 'stop' | 'length' {
+  return context.finish?.reason === 'length' ? 'length' : 'stop';
 }
 
 /** The text an Ollama answer carries: text, or a structured value as JSON text. */

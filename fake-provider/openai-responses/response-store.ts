@@ -24,15 +24,19 @@ export type Lookup<T> = { found: T } | { dropped: true; limit: number } | { unkn
 /**
  * The responses a FakeProvider gave with `store` left true (the Responses API's default), by
  * response id, and their items by item id. It keeps the latest `limit` responses: an older one is
- * dropped with its items, and its ids are remembered (as many as `limit`) so an error can say
- * the id was dropped rather than never made.
+ * dropped with the items no kept response still holds, and its ids are remembered (as many as
+ * `limit`) so an error can say the id was dropped rather than never made. Two responses can hold
+ * the same item (a client sends a response's output item back by value, with its id, or a
+ * conversation carries it on): an item stays while any response holding it is kept.
  */
 export class ResponseStore {
   readonly limit: number;
   readonly #responses = new Map<string, StoredResponse>();
   readonly #items = new Map<string, ResponseItem>();
   // Each response's item ids, so dropping a response costs its own items, not the whole store.
-  readonly #owned = new Map<string, string[]>();
+  readonly #owned = new Map<string, Set<string>>();
+  // How many kept responses hold each item: it goes when the last of them does.
+  readonly #holders = new Map<string, number>();
   readonly #dropped = new Set<string>();
 
   constructor(limit: number) {
@@ -46,11 +50,13 @@ export class ResponseStore {
       return;
     }
     this.#responses.set(stored.id, stored);
-    const owned: string[] = [];
+    const owned = new Set<string>();
     for (const item of [...input, ...stored.output]) {
       if (typeof item.id !== 'string' || item.type === 'item_reference') continue;
       this.#items.set(item.id, item);
-      owned.push(item.id);
+      if (owned.has(item.id)) continue;
+      owned.add(item.id);
+      this.#holders.set(item.id, (this.#holders.get(item.id) ?? 0) + 1);
     }
     this.#owned.set(stored.id, owned);
     while (this.#responses.size > this.limit) this.#drop(this.#responses.keys().next().value!);
@@ -65,12 +71,11 @@ export class ResponseStore {
     return this.#lookup(this.#items.get(id), id);
   }
 
-  /** Deletes a response and its items; false when it was not kept. */
+  /** Deletes a response and the items no other kept response holds; false when it was not kept. */
   delete(id: string): boolean {
     if (!this.#responses.has(id)) return false;
     this.#responses.delete(id);
-    for (const itemId of this.#owned.get(id) ?? []) this.#items.delete(itemId);
-    this.#owned.delete(id);
+    this.#release(id);
     return true;
   }
 
@@ -87,11 +92,24 @@ export class ResponseStore {
   #drop(id: string): void {
     this.#responses.delete(id);
     this.#remember(id);
+    for (const itemId of this.#release(id)) this.#remember(itemId);
+  }
+
+  // Lets go of a response's items, and removes (and returns) those no kept response holds now.
+  #release(id: string): string[] {
+    const removed: string[] = [];
     for (const itemId of this.#owned.get(id) ?? []) {
+      const holders = (this.#holders.get(itemId) ?? 1) - 1;
+      if (holders > 0) {
+        this.#holders.set(itemId, holders);
+        continue;
+      }
+      this.#holders.delete(itemId);
       this.#items.delete(itemId);
-      this.#remember(itemId);
+      removed.push(itemId);
     }
     this.#owned.delete(id);
+    return removed;
   }
 
   // Dropped ids are remembered in a bounded set too, so the store's memory stays bounded.
