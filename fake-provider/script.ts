@@ -16,16 +16,19 @@ export interface StepOptions {
   delayMs?: number;
   /**
    * How the turn ends (see `NEUTRAL_FINISHES`): `'length'`, `'content-filter'`, `'refusal'` (the
-   * text is the refusal), `'stop-sequence'`, `'pause-turn'`, or a provider's own name where its
-   * API uses it (`'max_tokens'`, `'max_output_tokens'`, `'content_filter'`, `'stop_sequence'`,
-   * `'pause_turn'`, `'end_turn'`). A finish the request's API has not is a loud error listing
+   * text is the refusal; on Gemini, a blocked prompt), `'stop-sequence'`, `'pause-turn'`, or a
+   * provider's own name where its API uses it (`'max_tokens'`, `'max_output_tokens'`,
+   * `'content_filter'`, `'stop_sequence'`, `'pause_turn'`, `'end_turn'`; Gemini's `'MAX_TOKENS'`,
+   * `'SAFETY'`, `'RECITATION'`, `'BLOCKLIST'`, `'PROHIBITED_CONTENT'`, `'SPII'`,
+   * `'MALFORMED_FUNCTION_CALL'`). A finish the request's API has not is a loud error listing
    * the ones it has. A truncated, filtered or refused answer is not checked against the schema.
    * @default 'stop' (a tool call ends as a tool call)
    */
   finish?: FinishReason;
   /**
    * With `finish: 'stop-sequence'`: which of the request's stop sequences (`stop`,
-   * `stop_sequences`) the model hit. @default the first one the request sent
+   * `stop_sequences`, Gemini's `generationConfig.stopSequences`, Ollama's `options.stop`) the
+   * model hit. @default the first one the request sent
    */
   stopSequence?: string;
 }
