@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { FakeProvider } from 'modeltape/fake-provider';
+import { FakeProvider, WIRE_APIS } from 'modeltape/fake-provider';
 import type { ProxySummary } from 'modeltape/proxy';
 import { WIRE_APIS_UNDER_TEST } from '../support/wire-battery/apis.js';
 import { fromTape, inProcess, overHttp, throughProxy } from '../support/wire-conformance-surfaces.js';
@@ -15,6 +15,10 @@ import { tempDir } from '../support/temp-dir.js';
 
 const SURFACES = ['fake.fetch', 'fake.listen()', 'proxy recording the fake', 'FakeProvider.fromTape', 'proxy replaying the tape'] as const;
 type SurfaceName = (typeof SURFACES)[number];
+
+test('the battery has an entry for every wire API, once', () => {
+  expect(WIRE_APIS_UNDER_TEST.map((api) => api.api).sort()).toEqual([...WIRE_APIS].sort());
+});
 
 describe.each(WIRE_APIS_UNDER_TEST.map((api) => [api.api, api] as const))('%s passes the wire battery', (_name, api) => {
   const dir = tempDir({ scope: 'file' });

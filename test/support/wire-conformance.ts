@@ -9,6 +9,11 @@
 // FakeProvider.fromTape or the proxy); `runWireBattery` runs every case over one, the way Polly
 // runs one persister suite over every persister.
 //
+// Stateful APIs (stored responses, conversations, Ollama's local models) ask their cases in the
+// order listed, and a case's request may name what an earlier case's answer made (the id of the
+// response it created), read from that surface's own answer: see EarlierAnswers and
+// statefulEntry.
+//
 // The entries live one provider a file in test/support/wire-battery/ and are listed in
 // test/support/wire-battery/apis.ts (WIRE_APIS_UNDER_TEST). This file holds what they share.
 
