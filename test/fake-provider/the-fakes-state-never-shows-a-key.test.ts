@@ -28,11 +28,30 @@ function shown(text: string, key: string): string[] {
   return partsOf(key).filter((part) => text.includes(part));
 }
 
-type Send = (path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string }>;
+type Method = 'GET' | 'POST' | 'DELETE';
+type Send = (path: string, body: unknown, headers?: Record<string, string>, method?: Method) => Promise<{ status: number; text: string }>;
 
-/** The requests whose errors are built from the fake's state, each with the key where a client could put it. */
-function stateErrors(key: string): Array<{ name: string; path: string; body: unknown; status: number }> {
+interface StateError {
+  name: string;
+  /** @default 'POST' */
+  method?: Method;
+  path: string;
+  /** Absent for a GET or a DELETE. */
+  body?: unknown;
+  status: number;
+}
+
+/** The conversation {@link stateErrors} asks about an unknown item of: the fake's first, made by {@link CONVERSATION}. */
+const CONVERSATION_ID = 'fake-conv-0';
+const CONVERSATION = { path: '/v1/conversations', body: { items: [{ type: 'message', role: 'user', content: 'hi' }] } };
+
+/**
+ * The requests whose errors are built from the fake's state, each with the key where a client
+ * could put it. The item ones need {@link CONVERSATION} made first.
+ */
+function stateErrors(key: string): StateError[] {
   const ask = [{ role: 'user', content: 'hi' }];
+  const id = encodeURIComponent(key);
   return [
     { name: 'an unknown previous_response_id', path: '/v1/responses', body: { model: 'gpt-4o', input: 'hi', previous_response_id: key }, status: 400 },
     { name: 'an unknown item_reference', path: '/v1/responses', body: { model: 'gpt-4o', input: [{ type: 'item_reference', id: key }] }, status: 404 },
@@ -72,12 +91,51 @@ function stateErrors(key: string): Array<{ name: string; path: string; body: unk
       body: { model: 'claude-opus-4-8', max_tokens: 16, messages: ask, thread: { type: key } },
       status: 400,
     },
+    // Stored responses (GET, DELETE, input_items, cancel) by an unknown id.
+    { name: 'retrieving an unknown response', method: 'GET', path: `/v1/responses/${id}`, status: 404 },
+    { name: 'deleting an unknown response', method: 'DELETE', path: `/v1/responses/${id}`, status: 404 },
+    { name: 'the input items of an unknown response', method: 'GET', path: `/v1/responses/${id}/input_items`, status: 404 },
+    { name: 'cancelling an unknown response', path: `/v1/responses/${id}/cancel`, body: {}, status: 404 },
+    // Conversations: unknown ones, unknown items, and `conversation` with `previous_response_id`.
+    { name: 'retrieving an unknown conversation', method: 'GET', path: `/v1/conversations/${id}`, status: 404 },
+    { name: 'updating an unknown conversation', path: `/v1/conversations/${id}`, body: { metadata: { topic: 'x' } }, status: 404 },
+    { name: 'deleting an unknown conversation', method: 'DELETE', path: `/v1/conversations/${id}`, status: 404 },
+    { name: 'the items of an unknown conversation', method: 'GET', path: `/v1/conversations/${id}/items`, status: 404 },
+    { name: 'adding items to an unknown conversation', path: `/v1/conversations/${id}/items`, body: { items: ask }, status: 404 },
+    { name: 'a turn on an unknown conversation', path: '/v1/responses', body: { model: 'gpt-4o', input: 'hi', conversation: key }, status: 404 },
+    {
+      name: 'a turn on an unknown conversation, by object',
+      path: '/v1/responses',
+      body: { model: 'gpt-4o', input: 'hi', conversation: { id: key } },
+      status: 404,
+    },
+    { name: 'retrieving an unknown item', method: 'GET', path: `/v1/conversations/${CONVERSATION_ID}/items/${id}`, status: 404 },
+    { name: 'deleting an unknown item', method: 'DELETE', path: `/v1/conversations/${CONVERSATION_ID}/items/${id}`, status: 404 },
+    { name: 'listing items after an unknown item', method: 'GET', path: `/v1/conversations/${CONVERSATION_ID}/items?after=${id}`, status: 404 },
+    { name: 'listing items in an order named by the key', method: 'GET', path: `/v1/conversations/${CONVERSATION_ID}/items?order=${id}`, status: 400 },
+    {
+      name: 'conversation with a previous_response_id that is the key',
+      path: '/v1/responses',
+      body: { model: 'gpt-4o', input: 'hi', conversation: CONVERSATION_ID, previous_response_id: key },
+      status: 400,
+    },
+    {
+      name: 'a conversation that is the key with a previous_response_id',
+      path: '/v1/responses',
+      body: { model: 'gpt-4o', input: 'hi', conversation: key, previous_response_id: 'resp_1' },
+      status: 400,
+    },
   ];
 }
 
+/** What a fetch is given for a request: a body only where it has one. */
+function init(method: Method, body: unknown, headers: Record<string, string>): RequestInit {
+  return { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+}
+
 function inProcess(fake: FakeProvider): Send {
-  return async (path, body, headers = THREADS) => {
-    const response = await fake.fetch(`https://api.openai.com${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return async (path, body, headers = THREADS, method = 'POST') => {
+    const response = await fake.fetch(`https://api.openai.com${path}`, init(method, body, headers));
     return { status: response.status, text: await response.text() };
   };
 }
@@ -89,22 +147,23 @@ describe("the fake's state never shows a key", () => {
   test.each(Object.entries(KEYS))('errors built from the stores, in process and over HTTP, never show a %s key', async (_kind, key) => {
     const fake = new FakeProvider();
     const server = closing(await fake.listen({ port: 0 }));
-    const overHttp: Send = async (path, body, headers = THREADS) => {
-      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const overHttp: Send = async (path, body, headers = THREADS, method = 'POST') => {
+      const response = await fetch(`${server.url}${path}`, init(method, body, headers));
       return { status: response.status, text: await response.text() };
     };
+    expect((await inProcess(fake)(CONVERSATION.path, CONVERSATION.body)).text).toContain(`"id":"${CONVERSATION_ID}"`);
     const cases = stateErrors(key);
     const seen: string[] = [];
     for (const send of [inProcess(fake), overHttp])
-      for (const { name, path, body, status } of cases) {
-        const answer = await send(path, body);
+      for (const { name, method, path, body, status } of cases) {
+        const answer = await send(path, body, THREADS, method);
         expect({ name, status: answer.status }).toEqual({ name, status });
         expect({ name, shown: shown(answer.text, key) }).toEqual({ name, shown: [] });
         seen.push(name);
       }
     expect(seen).toHaveLength(2 * cases.length);
     const kept = JSON.stringify([fake.calls(), fake.asked(), fake.problems()]);
-    expect(fake.calls()).toHaveLength(2 * cases.length);
+    expect(fake.calls()).toHaveLength(1 + 2 * cases.length);
     expect(shown(kept, key)).toEqual([]);
   });
 
@@ -165,9 +224,61 @@ describe("the fake's state never shows a key", () => {
         thread: { type: 'continue', previous_message_id: thread.id },
       }),
     ];
-    expect(answers.map((answer) => answer.status)).toEqual([400, 404, 404]);
-    expect(answers[0]!.text).toContain('dropped');
+    // The dropped response by its id: retrieved, deleted, its input items, cancelled.
+    const byId = `/v1/responses/${encodeURIComponent(held.id)}`;
+    answers.push(
+      await send(byId, undefined, THREADS, 'GET'),
+      await send(byId, undefined, THREADS, 'DELETE'),
+      await send(`${byId}/input_items`, undefined, THREADS, 'GET'),
+      await send(`${byId}/cancel`, {}),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([400, 404, 404, 404, 404, 404, 404]);
+    for (const answer of [answers[0]!, ...answers.slice(3)]) expect(answer.text).toContain('dropped');
     for (const answer of answers) expect(shown(answer.text, key)).toEqual([]);
+  });
+
+  test('a conversation whose items hold a key: turns on it, its items and the errors quoting them show none of it, nor does the tape', async () => {
+    const key = KEYS.openai;
+    const fake = new FakeProvider().willSay('Noted.');
+    const upstream = closing(await fake.listen({ port: 0 }));
+    const tape = `${dir}/conversation.jsonl`;
+    const proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => {} });
+    const send = async (method: Method, path: string, body?: unknown) => {
+      const response = await fetch(`${proxy.url}/openai${path}`, init(method, body, { 'content-type': 'application/json' }));
+      return { status: response.status, text: await response.text() };
+    };
+    const made = await send('POST', '/v1/conversations', {
+      metadata: { note: `billing uses ${key}` },
+      items: [
+        { type: 'message', role: 'developer', content: `Use ${key} for the billing API.` },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: `My key is ${key}` }] },
+      ],
+    });
+    const id = encodeURIComponent(CONVERSATION_ID);
+    const answers = [
+      made,
+      await send('GET', `/v1/conversations/${id}/items?order=asc`),
+      await send('GET', `/v1/conversations/${id}`),
+      await send('POST', '/v1/responses', { model: 'gpt-4o', input: 'Which key?', conversation: CONVERSATION_ID }),
+      // The script is spent: the 422 quotes the turn, whose conversation holds the key.
+      await send('POST', '/v1/responses', { model: 'gpt-4o', input: 'And again?', conversation: CONVERSATION_ID, stream: true }),
+      await send('POST', `/v1/conversations/${id}/items`, { items: [{ type: 'message', role: 'user', content: `Still ${key}` }, key] }),
+      await send('POST', `/v1/conversations/${id}`, { metadata: { note: key.repeat(12) } }),
+      await send('POST', '/v1/responses', { model: 'gpt-4o', input: `Keep ${key}`, conversation: CONVERSATION_ID, previous_response_id: 'resp_1' }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 422, 400, 400, 400]);
+    expect(answers[4]!.text).toContain('script ran out');
+    // What the answers show is the fake's own text: a 200 quoting the items gives them back as sent.
+    for (const answer of answers.slice(4)) expect(shown(answer.text, key)).toEqual([]);
+    const summary = await proxy.close();
+    const written = readFileSync(tape, 'utf8');
+    expect({ shown: shown(written, key), summary: shown(JSON.stringify(summary), key) }).toEqual({ shown: [], summary: [] });
+    // Only the two turns' requests hold no key, and their answers none either (the 422 quotes the turn, redacted).
+    expect({ recorded: summary.recorded, refused: summary.refused }).toEqual({ recorded: 2, refused: answers.length - 2 });
+    expect(written).toContain('script ran out');
+    expect(fake.calls()).toHaveLength(answers.length);
+    expect(fake.asked()[0]!.system).toContain('[openai-key');
+    expect(shown(JSON.stringify([fake.calls(), fake.asked(), fake.problems()]), key)).toEqual([]);
   });
 
   test('the proxy recording the fake refuses an exchange whose request holds a key, and writes no part of it, state errors included', async () => {
@@ -175,19 +286,26 @@ describe("the fake's state never shows a key", () => {
     const upstream = closing(await new FakeProvider().listen({ port: 0 }));
     const tape = `${dir}/state.jsonl`;
     const proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => {} });
-    const sent = stateErrors(key).filter((entry) => entry.path === '/v1/responses');
-    for (const { body, status } of sent) {
-      const response = await fetch(`${proxy.baseUrls.openai}/responses`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(response.status).toBe(status);
-      expect(shown(await response.text(), key)).toEqual([]);
+    const headers = { 'content-type': 'application/json' };
+    // The conversation the item errors ask about: it holds no key, so it is the one exchange recorded.
+    expect((await fetch(`${proxy.url}/openai${CONVERSATION.path}`, init('POST', CONVERSATION.body, headers))).status).toBe(200);
+    const sent = stateErrors(key).filter((entry) => /^\/v1\/(responses|conversations)\b/.test(entry.path));
+    for (const { name, method = 'POST', path, body, status } of sent) {
+      const response = await fetch(`${proxy.url}/openai${path}`, init(method, body, headers));
+      expect({ name, status: response.status }).toEqual({ name, status });
+      expect({ name, shown: shown(await response.text(), key) }).toEqual({ name, shown: [] });
     }
     const summary = await proxy.close();
-    expect(summary.refused).toBe(sent.length);
-    expect(loadTape(tape).exchanges).toHaveLength(0);
+    // A key-shaped query pair is neither stored nor keyed (recordings/redaction.ts isSecretQueryPair):
+    // those two exchanges are recorded without it, and their answers quote it redacted.
+    const inQuery = sent.filter((entry) => entry.path.includes('?'));
+    expect(inQuery).toHaveLength(2);
+    expect(summary.refused).toBe(sent.length - inQuery.length);
+    const recorded = loadTape(tape).exchanges.map(
+      ({ exchange }) => `${exchange.request.method} ${exchange.request.path} ${JSON.stringify(exchange.request.query)}`,
+    );
+    expect(recorded).toEqual([`POST ${CONVERSATION.path} []`, ...inQuery.map((entry) => `GET ${entry.path.split('?')[0]} []`)]);
+    expect(shown(readFileSync(tape, 'utf8'), key)).toEqual([]);
     expect(shown(JSON.stringify(summary), key)).toEqual([]);
   });
 

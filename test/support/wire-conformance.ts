@@ -9,6 +9,11 @@
 // FakeProvider.fromTape or the proxy); `runWireBattery` runs every case over one, the way Polly
 // runs one persister suite over every persister.
 //
+// Stateful APIs (stored responses, conversations, Ollama's local models) ask their cases in the
+// order listed, and a case's request may name what an earlier case's answer made (the id of the
+// response it created), read from that surface's own answer: see EarlierAnswers and
+// statefulEntry.
+//
 // The entries live one provider a file in test/support/wire-battery/ and are listed in
 // test/support/wire-battery/apis.ts (WIRE_APIS_UNDER_TEST). This file holds what they share.
 
@@ -20,7 +25,7 @@ import { validateAgainstSpec, type SpecProvider } from './spec-validator.js';
 
 /** A request as a surface is asked it: the provider's own path (and query), unprefixed. */
 export interface WireRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
 }
@@ -69,8 +74,27 @@ export interface Shape {
   tag: string;
 }
 
-/** What the answer must be. `dropped`: the connection breaks (see {@link DropHandling}). */
-export type Outcome = 'answer' | 'stream' | 'stream-error' | 'http-error' | 'dropped';
+/**
+ * What the answer must be. `dropped`: the connection breaks (see {@link DropHandling}); `empty`:
+ * a 200 with no body (Ollama's copy and delete).
+ */
+export type Outcome = 'answer' | 'empty' | 'stream' | 'stream-error' | 'http-error' | 'dropped';
+
+/**
+ * The JSON bodies the earlier cases of a run were answered, by their shape's `tag`: a stateful
+ * API's request names what an earlier case made (the response it created, the conversation's
+ * item), read from that surface's own answer. Every surface is asked the same cases in the same
+ * order, so a replayed tape is asked exactly what was recorded.
+ */
+export type EarlierAnswers = ReadonlyMap<string, unknown>;
+
+/** The `id` of the body an earlier case (by its tag) was answered: a case that depends on one fails plainly when it is missing. */
+export function idOf(earlier: EarlierAnswers, tag: string, pick: (body: Record<string, unknown>) => unknown = (body) => body.id): string {
+  const body = earlier.get(tag);
+  const id = body === null || typeof body !== 'object' ? undefined : pick(body as Record<string, unknown>);
+  if (typeof id !== 'string') throw new Error(`This case depends on the case tagged "${tag}", which gave no id: ${JSON.stringify(body)?.slice(0, 200)}`);
+  return id;
+}
 
 export interface WireCase {
   name: string;
@@ -84,6 +108,60 @@ export interface WireCase {
   eventsBeforeCut?: number;
   /** The spec schema of this case's answer, where it is not the API's `spec.body` (a single model, not a list). */
   bodySchema?: string;
+  /** Where the spec types no answer (`DELETE /v1/responses/{id}`): what is wrong with the body, checked by hand; empty when it fits. */
+  bodyShape?: (body: unknown) => string[];
+}
+
+/**
+ * One case of a stateful API with its request (which may read what earlier cases were answered)
+ * and the official client's call for it. {@link statefulEntry} makes an entry's `cases`,
+ * `request` and `clients` of a list of them.
+ */
+export interface StatefulStep<Client> {
+  case: WireCase;
+  request(earlier: EarlierAnswers): WireRequest;
+  /** The client's call; what it resolves to is settled (a page: return its `data`, or settle would page on). */
+  read(client: Client, request: WireRequest): Promise<unknown>;
+}
+
+/**
+ * An entry's `cases`, `request` and `clients` from its steps, asked in order. `client` is the
+ * official client over a `fetch` that answers the surface's bytes; it must make exactly the
+ * request the surface was asked (method, path, query), once: the battery asks what the client
+ * sends.
+ */
+export function statefulEntry<Client>(
+  steps: readonly StatefulStep<Client>[],
+  client: (fetch: typeof globalThis.fetch) => Client,
+  reading: { name: string; errors: ClientErrors },
+): Pick<WireApiUnderTest, 'cases' | 'request' | 'clients' | 'stateful'> {
+  const byTag = new Map(steps.map((step) => [step.case.shape.tag, step]));
+  if (byTag.size !== steps.length) throw new Error('Two steps share a tag: each case needs its own.');
+  const step = (tag: string) => byTag.get(tag) ?? raise(`No step is tagged "${tag}".`);
+  return {
+    stateful: true,
+    cases: steps.map((each) => each.case),
+    request: (shape, earlier) => step(shape.tag).request(earlier),
+    async clients(answer, request, testCase) {
+      const sent: string[] = [];
+      const settled = await settle(() => step(testCase.shape.tag).read(client(replaying(answer, sent)), request));
+      const [path, query] = request.path.split('?');
+      expect(sent, `${reading.name} "${testCase.name}": the client's request`).toEqual([routeText(request.method, path!, new URLSearchParams(query))]);
+      expectClientReading(reading.name, settled, testCase, reading.errors);
+      return 1;
+    },
+  };
+}
+
+function raise(message: string): never {
+  throw new Error(message);
+}
+
+/** The `index`th segment of a request's path (`/v1/responses/{id}`: 3 is the id), decoded. */
+export function segmentOf(request: WireRequest, index: number): string {
+  const segment = request.path.split('?')[0]!.split('/')[index];
+  if (segment === undefined) throw new Error(`${request.path} has no segment ${index}`);
+  return decodeURIComponent(segment);
 }
 
 /** The schemas of a provider's published spec (test/fixtures/specs) an API's answers must follow. */
@@ -99,7 +177,14 @@ export interface WireApiUnderTest {
   api: WireApi;
   /** Which upstream of a proxy carries it (its prefix, `/gemini/…`, and the headers its clients send). */
   upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama';
-  request(shape: Shape): WireRequest;
+  /** The request for a case; a stateful API's reads the ids earlier cases were answered. */
+  request(shape: Shape, earlier: EarlierAnswers): WireRequest;
+  /**
+   * The routes hold server state (stored responses, conversations, local models): the cases are
+   * asked in the order listed, and a case may depend on an earlier one (see {@link EarlierAnswers}).
+   * Otherwise scripted cases come first (see {@link orderedCases}).
+   */
+  stateful?: boolean;
   /** The cases this API has (model lists and embeddings have no turns, so fewer). */
   cases: WireCase[];
   /**
@@ -151,6 +236,10 @@ export interface BatteryCounts {
   /** Streams checked against the API's grammar. */
   grammars: number;
   errorShapes: number;
+  /** Answer bodies the spec has no schema for, checked by the case's `bodyShape` instead. */
+  handChecked: number;
+  /** Answers that were a 200 with no body, as the case said (they have no schema). */
+  empties: number;
   clients: number;
   drops: DropCounts;
 }
@@ -267,11 +356,16 @@ export function turnCases(overloaded: number, options: { tools?: boolean } = {})
 /**
  * A `fetch` that answers every call with `answer`'s bytes: the client reads what the surface
  * sent. A cut answer breaks as undici's fetch does: it rejects (`fetch failed`) for no response,
- * and the body errors (`terminated`) after the bytes that came.
+ * and the body errors (`terminated`) after the bytes that came. Given `sent`, it notes there each
+ * call's route ({@link routeText}).
  */
-export function replaying(answer: WireAnswer): typeof fetch {
+export function replaying(answer: WireAnswer, sent?: string[]): typeof fetch {
   const socketClosed = () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-  return async () => {
+  return async (input, init) => {
+    if (sent !== undefined) {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      sent.push(routeText(init?.method ?? (input instanceof Request ? input.method : 'GET'), url.pathname, url.searchParams));
+    }
     if (answer.cut === 'no-response') throw new TypeError('fetch failed', { cause: socketClosed() });
     if (answer.cut === 'mid-body') {
       const bytes = new TextEncoder().encode(answer.text);
@@ -290,6 +384,12 @@ export function replaying(answer: WireAnswer): typeof fetch {
     }
     return new Response(answer.status === 204 ? null : answer.text, { status: answer.status, headers: answer.headers });
   };
+}
+
+/** `METHOD /path?query` with the query's parameters sorted: two routes compare equal whatever order a client writes its query in. */
+export function routeText(method: string, path: string, query: URLSearchParams): string {
+  const sorted = [...query.entries()].map(([name, value]) => `${name}=${value}`).sort();
+  return `${method.toUpperCase()} ${path}${sorted.length === 0 ? '' : `?${sorted.join('&')}`}`;
 }
 
 /**
@@ -364,6 +464,7 @@ export function expectClientReading(client: string, reading: Reading, testCase: 
       expect(reading.error, `${where}: expected the stream's error to reach the caller as an API error`).toBeInstanceOf(errors.apiError);
     return;
   }
+  // `empty` and `answer`: the client accepted it.
   expect(reading.error, `${where}: expected it to accept the answer`).toBeUndefined();
   if (testCase.outcome === 'stream') expect(reading.items, `${where}: events read`).toBeGreaterThan(0);
 }
@@ -486,6 +587,11 @@ function readBody(api: WireApiUnderTest, testCase: WireCase, answer: WireAnswer,
     expect(api.errorShape(body), `${where}: error shape`).toEqual([]);
     counts.errorShapes++;
   }
+  if (!isError && testCase.bodyShape !== undefined) {
+    expect(testCase.bodyShape(body), `${where}: the body's shape (the spec has no schema for it)`).toEqual([]);
+    counts.handChecked++;
+    return;
+  }
   if (api.spec === undefined) return;
   if (isError) expectSpec(api.spec, api.spec.error, body, where);
   else expectSpec(api.spec, testCase.bodySchema ?? api.spec.body, api.asSpecified?.(body) ?? body, where);
@@ -551,6 +657,9 @@ export async function checkAnswer(
       expect(errors + events.filter((event) => event.event === 'error').length, `${where}: the stream carries its error`).toBeGreaterThan(0);
     expect(api.grammar!(events), `${where}: stream grammar`).toEqual([]);
     counts.grammars++;
+  } else if (testCase.outcome === 'empty') {
+    expect(answer.text, `${where}: no body`).toBe('');
+    counts.empties++;
   } else readBody(api, testCase, answer, counts, where, testCase.outcome === 'http-error');
   counts.clients += await api.clients(answer, request, testCase);
   counts.cases++;
@@ -566,8 +675,9 @@ export function scriptFor(api: WireApiUnderTest, fake: FakeProvider): FakeProvid
   return fake;
 }
 
-/** Scripted cases first: those without a script ask once the script is spent. */
+/** Scripted cases first: those without a script ask once the script is spent; a stateful API's as listed. */
 export function orderedCases(api: WireApiUnderTest): WireCase[] {
+  if (api.stateful === true) return [...api.cases];
   return [...api.cases.filter((testCase) => testCase.script !== undefined), ...api.cases.filter((testCase) => testCase.script === undefined)];
 }
 
@@ -580,6 +690,8 @@ function emptyCounts(): BatteryCounts {
     events: 0,
     grammars: 0,
     errorShapes: 0,
+    handChecked: 0,
+    empties: 0,
     clients: 0,
     drops: { asked: 0, skipped: 0, cut: 0, badGateway: 0, clients: 0 },
   };
@@ -588,14 +700,17 @@ function emptyCounts(): BatteryCounts {
 /** Asks `surface` every case of `api` in order and checks each answer; returns what was checked. */
 export async function runWireBattery(api: WireApiUnderTest, surface: WireSurface): Promise<BatteryCounts> {
   const counts = emptyCounts();
+  const earlier = new Map<string, unknown>();
   for (const testCase of orderedCases(api)) {
     if (testCase.outcome === 'dropped' && surface.drops === 'not-on-tape') {
       counts.drops.skipped++;
       continue;
     }
-    const request = api.request(testCase.shape);
+    const request = api.request(testCase.shape, earlier);
     const answer = await surface.send(request);
     await checkAnswer(api, testCase, request, answer, counts, `${surface.name} ${api.api} "${testCase.name}"`, surface.drops);
+    if (/^application\/json/.test(answer.headers.get('content-type') ?? '') && answer.cut === undefined)
+      earlier.set(testCase.shape.tag, JSON.parse(answer.text));
   }
   return counts;
 }

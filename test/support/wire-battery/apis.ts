@@ -2,12 +2,14 @@
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
-import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaTags } from './ollama.js';
-import { chat, embeddings, models, responses } from './openai.js';
+import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaModels, ollamaTags } from './ollama.js';
+import { chat, conversations, embeddings, models, responses, responsesStored } from './openai.js';
 
 export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   chat,
   responses,
+  responsesStored,
+  conversations,
   messages,
   embeddings,
   models,
@@ -21,4 +23,5 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   ollamaGenerate,
   ollamaEmbed,
   ollamaTags,
+  ollamaModels,
 ];

@@ -15,14 +15,17 @@ import {
   expectClientReading,
   replaying,
   settle,
+  statefulEntry,
   turnCases,
   vercelReading,
   vercelReads,
   weather,
   type ClientErrors,
+  type StatefulStep,
   type WireAnswer,
   type WireApiUnderTest,
 } from '../wire-conformance.js';
+import type { GrammarEvent } from '../../../providers/internal.js';
 
 // The `ollama` client raises a ResponseError carrying `.status_code` for an HTTP error, and a
 // plain Error with the message for an `{"error":"…"}` line in a stream.
@@ -33,7 +36,11 @@ const OLLAMA_ERRORS: ClientErrors = {
 };
 
 function ollamaClient(answer: WireAnswer): Ollama {
-  return new Ollama({ host: 'http://127.0.0.1:11434', fetch: replaying(answer) });
+  return ollamaOver(replaying(answer));
+}
+
+function ollamaOver(fetch: typeof globalThis.fetch): Ollama {
+  return new Ollama({ host: 'http://127.0.0.1:11434', fetch });
 }
 
 /** Ollama's error body: `{"error":"…"}`, the message alone. */
@@ -172,4 +179,123 @@ export const ollamaTags: WireApiUnderTest = {
     expectClientReading('ollama', reading, testCase, OLLAMA_ERRORS);
     return 1;
   },
+};
+
+// --- model management: show, ps, version, pull, push, create, copy, delete ----------------------
+
+/**
+ * The progress stream of pull, push and create as ollama/ollama server/routes.go writes it: one
+ * `{"status":…}` object a line (a transfer adds digest, total, completed), the last
+ * `{"status":"success"}`. Problems, in order; empty when it fits.
+ */
+function checkProgressStream(events: readonly GrammarEvent[]): string[] {
+  if (events.length === 0) return ['the stream has no lines'];
+  const problems: string[] = [];
+  for (const [position, event] of events.entries()) {
+    const line = JSON.parse(event.data) as Record<string, unknown>;
+    if ('error' in line) return [...problems, `line ${position} is an error: ${String(line.error)}`];
+    if (typeof line.status !== 'string' || line.status === '') problems.push(`line ${position}: expected a "status"`);
+    if ('digest' in line && !(typeof line.digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(line.digest))) problems.push(`line ${position}: .digest`);
+    if ('completed' in line && (typeof line.total !== 'number' || typeof line.completed !== 'number' || line.completed > line.total))
+      problems.push(`line ${position}: .completed past .total`);
+    if (line.status === 'success' && position !== events.length - 1) problems.push(`line ${position}: "success" before the end`);
+  }
+  if ((JSON.parse(events.at(-1)!.data) as { status?: unknown }).status !== 'success')
+    problems.push(`the stream stops after ${events.length} lines without {"status":"success"}`);
+  return problems;
+}
+
+const COPY = 'fake-llama3.2:backup';
+
+const MODEL_STEPS: StatefulStep<Ollama>[] = [
+  {
+    case: { name: 'the version (GET /api/version)', shape: { tag: 'version' }, outcome: 'answer', bodySchema: 'VersionResponse' },
+    request: () => ({ method: 'GET', path: '/api/version' }),
+    read: (client) => client.version(),
+  },
+  {
+    // A turn loads its model, so /api/ps has one to list.
+    case: {
+      name: 'a turn loads a model (POST /api/chat)',
+      shape: { tag: 'turn' },
+      script: (fake) => void fake.willSay('Loaded.'),
+      outcome: 'answer',
+      bodySchema: 'ChatResponse',
+    },
+    request: () => ({ method: 'POST', path: '/api/chat', body: { model: MODEL, messages: [{ role: 'user', content: 'Hi (turn)' }], stream: false } }),
+    read: (client, request) => client.chat({ ...(request.body as unknown as ChatRequest), stream: false }),
+  },
+  {
+    case: { name: 'the loaded models (GET /api/ps)', shape: { tag: 'ps' }, outcome: 'answer', bodySchema: 'PsResponse' },
+    request: () => ({ method: 'GET', path: '/api/ps' }),
+    read: async (client) => {
+      const running = await client.ps();
+      expect(
+        running.models.map((model) => model.name),
+        'loaded models',
+      ).toEqual(['fake-llama3.2:latest']);
+      return running;
+    },
+  },
+  {
+    case: { name: 'show a model', shape: { tag: 'show' }, outcome: 'answer', bodySchema: 'ShowResponse' },
+    request: () => ({ method: 'POST', path: '/api/show', body: { model: MODEL } }),
+    read: (client) => client.show({ model: MODEL }),
+  },
+  {
+    case: { name: 'pull a model, streamed', shape: { tag: 'pull', stream: true }, outcome: 'stream' },
+    request: () => ({ method: 'POST', path: '/api/pull', body: { model: 'mistral' } }),
+    read: (client) => client.pull({ model: 'mistral', stream: true }),
+  },
+  {
+    case: { name: 'pull a model, stream:false', shape: { tag: 'pull-one' }, outcome: 'answer' },
+    request: () => ({ method: 'POST', path: '/api/pull', body: { model: 'gemma3', stream: false } }),
+    read: (client) => client.pull({ model: 'gemma3', stream: false }),
+  },
+  {
+    case: { name: 'create a model from another, streamed', shape: { tag: 'create', stream: true }, outcome: 'stream' },
+    request: () => ({ method: 'POST', path: '/api/create', body: { model: 'fake-brief', from: MODEL, system: 'Be brief.' } }),
+    read: (client) => client.create({ model: 'fake-brief', from: MODEL, system: 'Be brief.', stream: true }),
+  },
+  {
+    case: { name: 'push a model, stream:false', shape: { tag: 'push' }, outcome: 'answer' },
+    request: () => ({ method: 'POST', path: '/api/push', body: { model: 'fake-brief', stream: false } }),
+    read: (client) => client.push({ model: 'fake-brief', stream: false }),
+  },
+  {
+    case: { name: 'copy a model (200, no body)', shape: { tag: 'copy' }, outcome: 'empty' },
+    request: () => ({ method: 'POST', path: '/api/copy', body: { source: MODEL, destination: COPY } }),
+    read: (client) => client.copy({ source: MODEL, destination: COPY }),
+  },
+  {
+    case: { name: 'show the copy', shape: { tag: 'show-copy' }, outcome: 'answer', bodySchema: 'ShowResponse' },
+    request: () => ({ method: 'POST', path: '/api/show', body: { model: COPY } }),
+    read: (client) => client.show({ model: COPY }),
+  },
+  {
+    case: { name: 'delete the copy (200, no body)', shape: { tag: 'delete' }, outcome: 'empty' },
+    request: () => ({ method: 'DELETE', path: '/api/delete', body: { model: COPY } }),
+    read: (client) => client.delete({ model: COPY }),
+  },
+  {
+    case: { name: "the deleted copy: a 404 model '…' not found", shape: { tag: 'show-deleted' }, outcome: 'http-error', status: 404 },
+    request: () => ({ method: 'POST', path: '/api/show', body: { model: COPY } }),
+    read: (client) => client.show({ model: COPY }),
+  },
+  {
+    case: { name: 'delete an unknown model: a 404', shape: { tag: 'delete-unknown' }, outcome: 'http-error', status: 404 },
+    request: () => ({ method: 'DELETE', path: '/api/delete', body: { model: 'no-such-model' } }),
+    read: (client) => client.delete({ model: 'no-such-model' }),
+  },
+];
+
+export const ollamaModels: WireApiUnderTest = {
+  api: 'ollama-models',
+  upstream: 'ollama',
+  ...statefulEntry(MODEL_STEPS, ollamaOver, { name: 'ollama', errors: OLLAMA_ERRORS }),
+  spec: { provider: 'ollama', body: 'StatusResponse', event: 'StatusEvent', error: 'ErrorResponse' },
+  streamFormat: 'ndjson',
+  grammar: checkProgressStream,
+  isErrorEvent: (_event, data) => 'error' in data,
+  errorShape: ollamaErrorShape,
 };
