@@ -105,7 +105,8 @@ try {
           row.problems.push(`fake: ${error.message}`);
         }
         // A tape recorded from the fake over HTTP, then replayed strictly, repeating its one exchange.
-        const tape = join(dir, `${entry.api}-${payload}.jsonl`);
+        // Each round records its own tape: a second recording into one tape would append.
+        const tape = join(dir, `${entry.api}-${payload}-${round}.jsonl`);
         const server = await scripted().listen();
         try {
           const upstreams = { openai: server.url, anthropic: server.url, gemini: server.url, ollama: server.url };
