@@ -31,27 +31,16 @@ export type Answer = { kind: 'text'; text: string } | { kind: 'tool-calls'; call
 export const NEUTRAL_FINISHES = ['stop', 'length', 'content-filter', 'refusal', 'stop-sequence', 'pause-turn'] as const;
 export type NeutralFinish = (typeof NEUTRAL_FINISHES)[number];
 
+/** Gemini's own finish names, each on the wire as written. */
+const GEMINI_FINISHES = ['MAX_TOKENS', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'MALFORMED_FUNCTION_CALL'] as const;
+
 /**
  * The providers' own spellings, accepted where their API uses them. Gemini's are its
  * `finishReason` values: `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII` and
  * `MALFORMED_FUNCTION_CALL` have no neutral name of their own and end a turn as `content-filter`
  * does (the text is what came before the cut, not held to a schema), under their own name.
  */
-export const PROVIDER_FINISHES = [
-  'content_filter',
-  'max_output_tokens',
-  'max_tokens',
-  'end_turn',
-  'stop_sequence',
-  'pause_turn',
-  'MAX_TOKENS',
-  'SAFETY',
-  'RECITATION',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'MALFORMED_FUNCTION_CALL',
-] as const;
+export const PROVIDER_FINISHES = ['content_filter', 'max_output_tokens', 'max_tokens', 'end_turn', 'stop_sequence', 'pause_turn', ...GEMINI_FINISHES] as const;
 export type ProviderFinish = (typeof PROVIDER_FINISHES)[number];
 
 const PROVIDER_SPELLINGS: Record<ProviderFinish, NeutralFinish> = {
@@ -79,20 +68,7 @@ export const FINISHES_BY_API: Partial<Record<TurnApi, readonly FinishReason[]>> 
   'openai-chat': ['stop', 'length', 'content-filter', 'refusal', 'stop-sequence', 'content_filter'],
   'openai-responses': ['stop', 'length', 'content-filter', 'refusal', 'max_output_tokens', 'content_filter'],
   'anthropic-messages': ['stop', 'length', 'refusal', 'stop-sequence', 'pause-turn', 'end_turn', 'max_tokens', 'stop_sequence', 'pause_turn'],
-  'gemini-generate': [
-    'stop',
-    'length',
-    'content-filter',
-    'refusal',
-    'stop-sequence',
-    'MAX_TOKENS',
-    'SAFETY',
-    'RECITATION',
-    'BLOCKLIST',
-    'PROHIBITED_CONTENT',
-    'SPII',
-    'MALFORMED_FUNCTION_CALL',
-  ],
+  'gemini-generate': ['stop', 'length', 'content-filter', 'refusal', 'stop-sequence', ...GEMINI_FINISHES],
   'ollama-chat': ['stop', 'length', 'stop-sequence'],
   'ollama-generate': ['stop', 'length', 'stop-sequence'],
 };
