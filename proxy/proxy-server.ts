@@ -87,8 +87,13 @@ export interface RunningProxy {
   /** e.g. `http://127.0.0.1:43121` */
   readonly url: string;
   readonly port: number;
-  /** Base URLs for the official SDKs: `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL`. */
-  readonly baseUrls: { openai: string; anthropic: string };
+  /**
+   * Base URLs for the official SDKs, as `modeltape run` sets them: `OPENAI_BASE_URL`,
+   * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
+   * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
+   * takes `${ollama}/api`).
+   */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
   readonly options: ResolvedProxyOptions;
   /** The replay engine (undefined in passthrough mode): what was recorded and what was used. */
   readonly engine: ReplayEngine | undefined;
@@ -330,7 +335,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic` },
+    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
     options: resolved,
     engine,
     summary,

@@ -75,8 +75,8 @@ export interface TapeSession {
    * (`api.openai.com`, `api.anthropic.com`, …, and configured upstreams) to the session's proxy.
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `url` the proxy itself. */
-  readonly baseUrls: { openai: string; anthropic: string; url: string };
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST (see RunningProxy.baseUrls), `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
   /** The replay guard (active in replay mode unless `guard: false`). */

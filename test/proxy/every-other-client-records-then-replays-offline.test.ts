@@ -40,7 +40,7 @@ type Upstream = 'openai' | 'anthropic' | 'gemini' | 'ollama';
 
 /** Where a client finds the proxy's route to `upstream`. */
 function proxyBase(proxy: RunningProxy, upstream: Upstream): string {
-  return upstream === 'openai' || upstream === 'anthropic' ? proxy.baseUrls[upstream] : `${proxy.url}/${upstream}`;
+  return proxy.baseUrls[upstream];
 }
 
 interface Scenario {

@@ -38,6 +38,9 @@ describe('openTape', () => {
 
     const session: TapeSession = started(await openTape(tape, { config: false, env: { CI: 'true' } }));
     expect(session.mode).toBe('replay');
+    // One base URL per provider, the values `modeltape run` puts in each client's variable.
+    const url = session.baseUrls.url;
+    expect(session.baseUrls).toEqual({ openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama`, url });
     const viaFetch = await ask(new OpenAI({ apiKey: 'unused', fetch: session.fetch, maxRetries: 0 }));
     expect(viaFetch.choices[0]!.message.content).toContain('Galaxy Day');
     const summaryAfterFetch = session.summary();
