@@ -158,7 +158,9 @@ for (const row of rows) {
   );
 }
 const text = lines.join('\n');
-mkdirSync(join(here, 'results'), { recursive: true });
-writeFileSync(join(here, 'results', 'providers.md'), `${text}\n`);
-process.stdout.write(`\n${text}\nWritten to bench/results/providers.md.\n`);
+// BENCH_RESULTS_DIR: where the report goes (bench/on-node.mjs gives each Node its own folder).
+const results = process.env.BENCH_RESULTS_DIR ?? join(here, 'results');
+mkdirSync(results, { recursive: true });
+writeFileSync(join(results, 'providers.md'), `${text}\n`);
+process.stdout.write(`\n${text}\nWritten to ${join(results, 'providers.md')}.\n`);
 if (failed) process.exitCode = 1;

@@ -54,7 +54,8 @@ const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
 const FETCH_SECONDS = positive('BENCH_FETCH_SECONDS', Math.min(3, SECONDS));
 const FETCH_WARMUP = Math.min(1, WARMUP);
 const FETCH_CONCURRENCY = Math.round(positive('BENCH_FETCH_CONCURRENCY', 10));
-const RESULTS_DIR = join(here, 'results');
+// BENCH_RESULTS_DIR: where the report goes (bench/on-node.mjs gives each Node its own folder).
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? join(here, 'results');
 const PROFILE_DIR = join(RESULTS_DIR, 'profiles');
 
 function positive(name, fallback) {
@@ -763,7 +764,7 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'latest.md'), text);
   process.stdout.write(
-    `\n${text}\nWritten to bench/results/latest.md (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`,
+    `\n${text}\nWritten to ${join(RESULTS_DIR, 'latest.md')} (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`,
   );
 }
 
