@@ -3,7 +3,8 @@
 // Run from the repo root after `npm run build` and `npm --prefix bench/peers ci` (`npm run bench:peers`
 // does all three). The peers live in bench/peers/package.json, never in modeltape's dependencies.
 // Every server runs in its own child process; autocannon (this process) drives each with the same
-// OpenAI chat request, connections and duration, and every one answers the same ~1 KB JSON answer:
+// OpenAI chat request, connections and duration, and every one answers the same ~1 KB JSON answer
+// (then, in a second pass, the same SSE stream):
 //   bare      node:http serving the bytes (bench/servers/bare.mjs), the baseline
 //   modeltape modeltape --mode replay --repeat last, from a tape recorded from bare first
 //   aimock    @copilotkit/aimock serving the same answer from a fixture (bench/peers/aimock.mjs)
@@ -11,7 +12,7 @@
 //             (bench/peers/talkback.mjs)
 // Before a target is measured, one request is checked: status 200 and the same assistant message,
 // id, model and usage as bare's body. While measured, every body must carry that same content.
-// SSE is not measured here (see docs/benchmarks.md, "Peers").
+// The same for an SSE stream (11 chat.completion.chunk frames): the same text, id and model, however framed.
 //
 // BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), as bench/run.mjs.
 // Writes bench/results/peers.md (gitignored) and prints the same table.
@@ -22,14 +23,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { JSON_RESPONSE, REQUEST_PATH, UPSTREAM_PATH, requestBody } from './payloads.mjs';
+import { JSON_RESPONSE, REQUEST_PATH, SSE_FRAMES, SSE_RESPONSE, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
 const WARMUP = positive('BENCH_WARMUP', 1.5);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 const RESULTS_DIR = join(here, 'results');
-const PAYLOAD = 'json';
+const PAYLOADS = ['json', 'sse'];
 
 function positive(name, fallback) {
   const raw = process.env[name];
@@ -115,49 +116,73 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 // so the check is the content every peer is asked to serve, not the bytes; whether a target's bytes
 // equal bare's is reported beside it.
 
-const EXPECTED = JSON.parse(JSON_RESPONSE);
-const contentOf = (answer) =>
-  JSON.stringify({
+const EXPECTED_BYTES = { json: JSON_RESPONSE.toString(), sse: SSE_RESPONSE.toString() };
+
+/** What a JSON answer says: id, model, the assistant message, the finish reason, the usage. */
+function jsonContent(answer) {
+  const choice = answer?.choices?.[0];
+  return JSON.stringify({
     id: answer?.id,
     model: answer?.model,
-    message: { role: answer?.choices?.[0]?.message?.role, content: answer?.choices?.[0]?.message?.content },
-    finish: answer?.choices?.[0]?.finish_reason,
+    message: { role: choice?.message?.role, content: choice?.message?.content },
+    finish: choice?.finish_reason,
     usage: { prompt: answer?.usage?.prompt_tokens, completion: answer?.usage?.completion_tokens, total: answer?.usage?.total_tokens },
   });
-const EXPECTED_CONTENT = contentOf(EXPECTED);
+}
 
-function sameContent(body) {
+/** What a stream says, however it is cut into frames: id, model, the text of the deltas, the finish reason, a final [DONE]. */
+function sseContent(text) {
+  const data = text
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => frame.replace(/^data: /, ''));
+  const done = data.at(-1) === '[DONE]';
+  const chunks = data.filter((line) => line !== '[DONE]').map((line) => JSON.parse(line));
+  const choices = chunks.map((chunk) => chunk.choices?.[0]).filter(Boolean);
+  return JSON.stringify({
+    id: [...new Set(chunks.map((chunk) => chunk.id))],
+    model: [...new Set(chunks.map((chunk) => chunk.model))],
+    text: choices.map((choice) => choice.delta?.content ?? '').join(''),
+    finish: choices.map((choice) => choice.finish_reason).filter(Boolean),
+    done,
+  });
+}
+
+const contentOf = (payload, body) => (payload === 'json' ? jsonContent(JSON.parse(body)) : sseContent(body));
+const EXPECTED_CONTENT = { json: contentOf('json', EXPECTED_BYTES.json), sse: contentOf('sse', EXPECTED_BYTES.sse) };
+
+function sameContent(payload, body) {
   try {
-    return contentOf(JSON.parse(body)) === EXPECTED_CONTENT;
+    return contentOf(payload, body) === EXPECTED_CONTENT[payload];
   } catch {
     return false;
   }
 }
 
-async function checkOnce(url) {
-  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(PAYLOAD) });
+async function checkOnce(url, payload) {
+  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(payload) });
   const body = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 500)}`);
-  if (!sameContent(body)) throw new Error(`${url} answered other content than bare:\n${body.slice(0, 2000)}`);
-  return { sameBytes: body === JSON_RESPONSE.toString(), bytes: Buffer.byteLength(body) };
+  if (!sameContent(payload, body)) throw new Error(`${url} answered other content than bare:\n${body.slice(0, 2000)}`);
+  return { sameBytes: body === EXPECTED_BYTES[payload], bytes: Buffer.byteLength(body) };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-function cannon(url, seconds, extra = {}) {
+function cannon(url, payload, seconds, extra = {}) {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: requestBody(PAYLOAD),
+        body: requestBody(payload),
         connections: CONNECTIONS,
         pipelining: 1,
         duration: seconds,
         timeout: 10,
-        verifyBody: sameContent,
+        verifyBody: (body) => sameContent(payload, body),
         ...extra,
       },
       (error, result) => (error ? reject(error) : resolve(result)),
@@ -165,9 +190,9 @@ function cannon(url, seconds, extra = {}) {
   });
 }
 
-async function measure(url) {
-  const warm = await cannon(url, WARMUP);
-  const result = await cannon(url, SECONDS);
+async function measure(url, payload) {
+  const warm = await cannon(url, payload, WARMUP);
+  const result = await cannon(url, payload, SECONDS);
   const problems = [];
   for (const [label, run] of [
     ['warm-up', warm],
@@ -185,14 +210,14 @@ async function measure(url) {
 // ---------------------------------------------------------------------------------------------
 // Targets. Each returns { url, children } with its server(s) started and checked.
 
-const bareChild = () => startChild('servers/bare.mjs', { PAYLOAD }, 'bare');
+const bareChild = (payload) => startChild('servers/bare.mjs', { PAYLOAD: payload }, 'bare');
 
-async function modeltapeReplay() {
-  const tape = join(tempDir, 'modeltape.jsonl');
-  const bare = await bareChild();
+async function modeltapeReplay(payload) {
+  const tape = join(tempDir, `modeltape-${payload}.jsonl`);
+  const bare = await bareChild(payload);
   const recorder = await startChild('servers/proxy.mjs', { MODE: 'record', TAPE: tape, UPSTREAM: `http://127.0.0.1:${bare.port}` }, 'modeltape record');
   try {
-    await checkOnce(`http://127.0.0.1:${recorder.port}${REQUEST_PATH}`);
+    await checkOnce(`http://127.0.0.1:${recorder.port}${REQUEST_PATH}`, payload);
   } finally {
     const summary = await stopChild(recorder);
     await stopChild(bare);
@@ -202,14 +227,14 @@ async function modeltapeReplay() {
   return { url: `http://127.0.0.1:${replay.port}${REQUEST_PATH}`, children: [replay], note: 'strict replay, `--repeat last`' };
 }
 
-async function talkbackPlayback() {
-  const tapes = join(tempDir, 'talkback');
+async function talkbackPlayback(payload) {
+  const tapes = join(tempDir, `talkback-${payload}`);
   mkdirSync(tapes);
-  const bare = await bareChild();
+  const bare = await bareChild(payload);
   const recorder = await startChild('peers/talkback.mjs', { MODE: 'record', TAPES: tapes, UPSTREAM: `http://127.0.0.1:${bare.port}` }, 'talkback record');
   try {
     // Recorded with autocannon itself, one request, so the tape holds exactly the headers it sends.
-    const once = await cannon(`http://127.0.0.1:${recorder.port}${UPSTREAM_PATH}`, 10, { amount: 1, connections: 1 });
+    const once = await cannon(`http://127.0.0.1:${recorder.port}${UPSTREAM_PATH}`, payload, 10, { amount: 1, connections: 1 });
     if (once.non2xx || once.errors || once.mismatches || once.requests.total !== 1)
       throw new Error(`recording through talkback failed: ${JSON.stringify(once.statusCodeStats)}`);
   } finally {
@@ -222,13 +247,13 @@ async function talkbackPlayback() {
   return { url: `http://127.0.0.1:${playback.port}${UPSTREAM_PATH}`, children: [playback], note: 'RecordMode.DISABLED, a tape it recorded from bare' };
 }
 
-async function aimock() {
-  const mock = await startChild('peers/aimock.mjs', { PAYLOAD }, 'aimock');
+async function aimock(payload) {
+  const mock = await startChild('peers/aimock.mjs', { PAYLOAD: payload }, 'aimock');
   return { url: `http://127.0.0.1:${mock.port}${UPSTREAM_PATH}`, children: [mock], note: 'one `onMessage` fixture' };
 }
 
-async function bare() {
-  const server = await bareChild();
+async function bare(payload) {
+  const server = await bareChild(payload);
   return { url: `http://127.0.0.1:${server.port}${UPSTREAM_PATH}`, children: [server], note: 'node:http, fixed bytes' };
 }
 
@@ -248,18 +273,20 @@ function version(path) {
 async function main() {
   tempDir = mkdtempSync(join(tmpdir(), 'modeltape-peers-'));
   const rows = [];
-  for (const [name, start] of TARGETS) {
-    const target = await start();
-    try {
-      const check = await checkOnce(target.url);
-      const result = await measure(target.url);
-      rows.push({ name, ...check, ...result, note: target.note });
-      console.error(`${name}: ${result.rps.toFixed(0)} req/s${result.problems.length ? ` PROBLEMS: ${result.problems.join('; ')}` : ''}`);
-    } finally {
-      for (const child of target.children) await stopChild(child);
+  for (const payload of PAYLOADS) {
+    for (const [name, start] of TARGETS) {
+      const target = await start(payload);
+      try {
+        const check = await checkOnce(target.url, payload);
+        const result = await measure(target.url, payload);
+        rows.push({ name, payload, ...check, ...result, note: target.note });
+        console.error(`${name} ${payload}: ${result.rps.toFixed(0)} req/s${result.problems.length ? ` PROBLEMS: ${result.problems.join('; ')}` : ''}`);
+      } finally {
+        for (const child of target.children) await stopChild(child);
+      }
     }
   }
-  const bareRps = rows[0].rps;
+  const bareRps = Object.fromEntries(rows.filter((row) => row.name === 'bare').map((row) => [row.payload, row.rps]));
   const versions = {
     modeltape: version('../package.json'),
     aimock: version('peers/node_modules/@copilotkit/aimock/package.json'),
@@ -269,18 +296,17 @@ async function main() {
   const lines = [
     '# modeltape beside its peers',
     '',
-    `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'} · autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer · every server in its own process`,
+    `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'} · autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer or ${SSE_FRAMES.length} SSE frames (${SSE_RESPONSE.length} bytes) · every server in its own process`,
     `modeltape ${versions.modeltape} · @copilotkit/aimock ${versions.aimock} · talkback ${versions.talkback}`,
     '',
-    '| Target | req/s | × bare | p50 ms | p99 ms | Same bytes as bare | How |',
-    '| --- | ---: | ---: | ---: | ---: | --- | --- |',
+    '| Target | Payload | req/s | × bare | p50 ms | p99 ms | Same bytes as bare | How |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
     ...rows.map(
       (row) =>
-        `| ${row.name} | ${row.rps.toFixed(0)} | ${(row.rps / bareRps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.sameBytes ? 'yes' : `no (${row.bytes} bytes)`} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
+        `| ${row.name} | ${row.payload} | ${row.rps.toFixed(0)} | ${(row.rps / bareRps[row.payload]).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.sameBytes ? 'yes' : `no (${row.bytes} bytes)`} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
     ),
-    '| SSE | — | — | — | — | — | not measured yet |',
     '',
-    "Every target was checked before it was measured (status 200, the same assistant message, id, model, finish reason and usage as bare's body), and every measured response had to carry that content (autocannon verifyBody).",
+    "Every target was checked before it was measured (status 200 and the same content as bare's body: for JSON the assistant message, id, model, finish reason and usage; for SSE the id, model, the deltas' text, the finish reason and a final data: [DONE], however the stream is cut into frames), and every measured response had to carry that content (autocannon verifyBody).",
     '',
   ];
   const text = lines.join('\n');
