@@ -1,0 +1,319 @@
+// Peers benchmark: modeltape strict replay beside aimock and talkback, in one run. A report, not a test.
+//
+// Run from the repo root after `npm run build` and `npm --prefix bench/peers ci` (`npm run bench:peers`
+// does all three). The peers live in bench/peers/package.json, never in modeltape's dependencies.
+// Every server runs in its own child process; autocannon (this process) drives each with the same
+// OpenAI chat request, connections and duration, and every one answers the same ~1 KB JSON answer
+// (then, in a second pass, the same SSE stream):
+//   bare      node:http serving the bytes (bench/servers/bare.mjs), the baseline
+//   modeltape modeltape --mode replay --repeat last, from a tape recorded from bare first
+//   aimock    @copilotkit/aimock serving the same answer from a fixture (bench/peers/aimock.mjs)
+//   talkback  talkback playback (RecordMode.DISABLED) from a tape it recorded from bare
+//             (bench/peers/talkback.mjs)
+// Before a target is measured, one request is checked: status 200 and the same assistant message,
+// id, model and usage as bare's body. While measured, every body must carry that same content.
+// The same for an SSE stream (11 chat.completion.chunk frames): the same text, id and model, however framed.
+//
+// BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), as bench/run.mjs.
+// Writes bench/results/peers.md (gitignored) and prints the same table.
+import { fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { JSON_RESPONSE, REQUEST_PATH, SSE_FRAMES, SSE_RESPONSE, UPSTREAM_PATH, requestBody } from './payloads.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SECONDS = positive('BENCH_SECONDS', 5);
+const WARMUP = positive('BENCH_WARMUP', 1.5);
+const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
+const RESULTS_DIR = join(here, 'results');
+const PAYLOADS = ['json', 'sse'];
+
+function positive(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Children (the protocol of bench/servers/child-ipc.mjs): started with fork, tracked, always stopped.
+
+const children = new Set();
+let tempDir;
+
+function startChild(script, env, name) {
+  const child = fork(join(here, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  children.add(child);
+  child.stderrText = '';
+  child.stderr.on('data', (chunk) => {
+    if (child.stderrText.length < 20_000) child.stderrText += chunk;
+  });
+  child.once('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 10 s\n${child.stderrText}`)), 10_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})\n${child.stderrText}`));
+    });
+    child.on('message', (message) => {
+      if (message?.type === 'ready') {
+        clearTimeout(timer);
+        child.port = message.port;
+        resolve(child);
+      }
+    });
+  });
+}
+
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    let summary;
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('message', (message) => {
+      if (message?.type === 'stopped') summary = message.summary;
+    });
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve(summary);
+    });
+    try {
+      child.send({ type: 'stop' });
+    } catch {
+      child.kill('SIGKILL');
+    }
+  });
+}
+
+function cleanupSync() {
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {}
+  }
+  children.clear();
+  if (tempDir) {
+    rmSync(tempDir, { recursive: true, force: true });
+    tempDir = undefined;
+  }
+}
+
+process.on('exit', cleanupSync);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    cleanupSync();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every target must answer: bare's body. aimock builds its own response object from a fixture,
+// so the check is the content every peer is asked to serve, not the bytes; whether a target's bytes
+// equal bare's is reported beside it.
+
+const EXPECTED_BYTES = { json: JSON_RESPONSE.toString(), sse: SSE_RESPONSE.toString() };
+
+/** What a JSON answer says: id, model, the assistant message, the finish reason, the usage. */
+function jsonContent(answer) {
+  const choice = answer?.choices?.[0];
+  return JSON.stringify({
+    id: answer?.id,
+    model: answer?.model,
+    message: { role: choice?.message?.role, content: choice?.message?.content },
+    finish: choice?.finish_reason,
+    usage: { prompt: answer?.usage?.prompt_tokens, completion: answer?.usage?.completion_tokens, total: answer?.usage?.total_tokens },
+  });
+}
+
+/** What a stream says, however it is cut into frames: id, model, the text of the deltas, the finish reason, a final [DONE]. */
+function sseContent(text) {
+  const data = text
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => frame.replace(/^data: /, ''));
+  const done = data.at(-1) === '[DONE]';
+  const chunks = data.filter((line) => line !== '[DONE]').map((line) => JSON.parse(line));
+  const choices = chunks.map((chunk) => chunk.choices?.[0]).filter(Boolean);
+  return JSON.stringify({
+    id: [...new Set(chunks.map((chunk) => chunk.id))],
+    model: [...new Set(chunks.map((chunk) => chunk.model))],
+    text: choices.map((choice) => choice.delta?.content ?? '').join(''),
+    finish: choices.map((choice) => choice.finish_reason).filter(Boolean),
+    done,
+  });
+}
+
+const contentOf = (payload, body) => (payload === 'json' ? jsonContent(JSON.parse(body)) : sseContent(body));
+const EXPECTED_CONTENT = { json: contentOf('json', EXPECTED_BYTES.json), sse: contentOf('sse', EXPECTED_BYTES.sse) };
+
+function sameContent(payload, body) {
+  try {
+    return contentOf(payload, body) === EXPECTED_CONTENT[payload];
+  } catch {
+    return false;
+  }
+}
+
+async function checkOnce(url, payload) {
+  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(payload) });
+  const body = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 500)}`);
+  if (!sameContent(payload, body)) throw new Error(`${url} answered other content than bare:\n${body.slice(0, 2000)}`);
+  return { sameBytes: body === EXPECTED_BYTES[payload], bytes: Buffer.byteLength(body) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+function cannon(url, payload, seconds, extra = {}) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: requestBody(payload),
+        connections: CONNECTIONS,
+        pipelining: 1,
+        duration: seconds,
+        timeout: 10,
+        verifyBody: (body) => sameContent(payload, body),
+        ...extra,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+async function measure(url, payload) {
+  const warm = await cannon(url, payload, WARMUP);
+  const result = await cannon(url, payload, SECONDS);
+  const problems = [];
+  for (const [label, run] of [
+    ['warm-up', warm],
+    ['measured', result],
+  ]) {
+    if (run.errors) problems.push(`${label}: ${run.errors} errors`);
+    if (run.timeouts) problems.push(`${label}: ${run.timeouts} timeouts`);
+    if (run.non2xx) problems.push(`${label}: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodeStats)})`);
+    if (run.mismatches) problems.push(`${label}: ${run.mismatches} responses with other content than bare's`);
+  }
+  if (result.requests.total === 0) problems.push('no request completed');
+  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, problems };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets. Each returns { url, children } with its server(s) started and checked.
+
+const bareChild = (payload) => startChild('servers/bare.mjs', { PAYLOAD: payload }, 'bare');
+
+async function modeltapeReplay(payload) {
+  const tape = join(tempDir, `modeltape-${payload}.jsonl`);
+  const bare = await bareChild(payload);
+  const recorder = await startChild('servers/proxy.mjs', { MODE: 'record', TAPE: tape, UPSTREAM: `http://127.0.0.1:${bare.port}` }, 'modeltape record');
+  try {
+    await checkOnce(`http://127.0.0.1:${recorder.port}${REQUEST_PATH}`, payload);
+  } finally {
+    const summary = await stopChild(recorder);
+    await stopChild(bare);
+    if (summary?.recorded !== 1) throw new Error(`modeltape recorded ${summary?.recorded} exchanges: ${JSON.stringify(summary)}\n${recorder.stderrText}`);
+  }
+  const replay = await startChild('servers/proxy.mjs', { MODE: 'replay', TAPE: tape, UPSTREAM: '' }, 'modeltape replay');
+  return { url: `http://127.0.0.1:${replay.port}${REQUEST_PATH}`, children: [replay], note: 'strict replay, `--repeat last`' };
+}
+
+async function talkbackPlayback(payload) {
+  const tapes = join(tempDir, `talkback-${payload}`);
+  mkdirSync(tapes);
+  const bare = await bareChild(payload);
+  const recorder = await startChild('peers/talkback.mjs', { MODE: 'record', TAPES: tapes, UPSTREAM: `http://127.0.0.1:${bare.port}` }, 'talkback record');
+  try {
+    // Recorded with autocannon itself, one request, so the tape holds exactly the headers it sends.
+    const once = await cannon(`http://127.0.0.1:${recorder.port}${UPSTREAM_PATH}`, payload, 10, { amount: 1, connections: 1 });
+    if (once.non2xx || once.errors || once.mismatches || once.requests.total !== 1)
+      throw new Error(`recording through talkback failed: ${JSON.stringify(once.statusCodeStats)}`);
+  } finally {
+    await stopChild(recorder);
+    await stopChild(bare);
+  }
+  const files = readdirSync(tapes);
+  if (files.length !== 1) throw new Error(`talkback wrote ${files.length} tapes, expected 1: ${files.join(', ')}`);
+  const playback = await startChild('peers/talkback.mjs', { MODE: 'playback', TAPES: tapes }, 'talkback playback');
+  return { url: `http://127.0.0.1:${playback.port}${UPSTREAM_PATH}`, children: [playback], note: 'RecordMode.DISABLED, a tape it recorded from bare' };
+}
+
+async function aimock(payload) {
+  const mock = await startChild('peers/aimock.mjs', { PAYLOAD: payload }, 'aimock');
+  return { url: `http://127.0.0.1:${mock.port}${UPSTREAM_PATH}`, children: [mock], note: 'one `onMessage` fixture' };
+}
+
+async function bare(payload) {
+  const server = await bareChild(payload);
+  return { url: `http://127.0.0.1:${server.port}${UPSTREAM_PATH}`, children: [server], note: 'node:http, fixed bytes' };
+}
+
+const TARGETS = [
+  ['bare', bare],
+  ['modeltape replay', modeltapeReplay],
+  ['aimock', aimock],
+  ['talkback playback', talkbackPlayback],
+];
+
+// ---------------------------------------------------------------------------------------------
+
+function version(path) {
+  return JSON.parse(readFileSync(join(here, path), 'utf8')).version;
+}
+
+async function main() {
+  tempDir = mkdtempSync(join(tmpdir(), 'modeltape-peers-'));
+  const rows = [];
+  for (const payload of PAYLOADS) {
+    for (const [name, start] of TARGETS) {
+      const target = await start(payload);
+      try {
+        const check = await checkOnce(target.url, payload);
+        const result = await measure(target.url, payload);
+        rows.push({ name, payload, ...check, ...result, note: target.note });
+        console.error(`${name} ${payload}: ${result.rps.toFixed(0)} req/s${result.problems.length ? ` PROBLEMS: ${result.problems.join('; ')}` : ''}`);
+      } finally {
+        for (const child of target.children) await stopChild(child);
+      }
+    }
+  }
+  const bareRps = Object.fromEntries(rows.filter((row) => row.name === 'bare').map((row) => [row.payload, row.rps]));
+  const versions = {
+    modeltape: version('../package.json'),
+    aimock: version('peers/node_modules/@copilotkit/aimock/package.json'),
+    talkback: version('peers/node_modules/talkback/package.json'),
+    autocannon: JSON.parse(readFileSync(fileURLToPath(new URL(import.meta.resolve('autocannon/package.json'))), 'utf8')).version,
+  };
+  const lines = [
+    '# modeltape beside its peers',
+    '',
+    `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'} · autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer or ${SSE_FRAMES.length} SSE frames (${SSE_RESPONSE.length} bytes) · every server in its own process`,
+    `modeltape ${versions.modeltape} · @copilotkit/aimock ${versions.aimock} · talkback ${versions.talkback}`,
+    '',
+    '| Target | Payload | req/s | × bare | p50 ms | p99 ms | Same bytes as bare | How |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
+    ...rows.map(
+      (row) =>
+        `| ${row.name} | ${row.payload} | ${row.rps.toFixed(0)} | ${(row.rps / bareRps[row.payload]).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.sameBytes ? 'yes' : `no (${row.bytes} bytes)`} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
+    ),
+    '',
+    "Every target was checked before it was measured (status 200 and the same content as bare's body: for JSON the assistant message, id, model, finish reason and usage; for SSE the id, model, the deltas' text, the finish reason and a final data: [DONE], however the stream is cut into frames), and every measured response had to carry that content (autocannon verifyBody).",
+    '',
+  ];
+  const text = lines.join('\n');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'peers.md'), text);
+  console.log(text);
+  if (rows.some((row) => row.problems.length)) process.exitCode = 1;
+}
+
+await main();
