@@ -15,7 +15,8 @@ const server = await fake.listen({ port: 0 });
 serveUntilStopped(server.port, async () => {
   await server.close();
   const { heapUsed, rss } = process.memoryUsage();
-  const calls = fake.calls();
+  // The latest calls only: the run makes far more than the history keeps, and calls() would refuse.
+  const calls = fake.calls({ latest: true });
   const statuses = {};
   for (const call of calls) statuses[call.status] = (statuses[call.status] ?? 0) + 1;
   const problems = fake.problems();
