@@ -16,13 +16,13 @@
 //
 // BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), as bench/run.mjs.
 // Writes bench/results/peers.md (gitignored) and prints the same table.
-import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
+import { cleanUpOnExit, startChild as startForked, stopChild } from './servers/children.mjs';
 import { JSON_RESPONSE, REQUEST_PATH, SSE_FRAMES, SSE_RESPONSE, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -41,75 +41,13 @@ function positive(name, fallback) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Children (the protocol of bench/servers/child-ipc.mjs): started with fork, tracked, always stopped.
+// Children (bench/servers/children.mjs, the protocol of bench/servers/child-ipc.mjs): started with fork, tracked, always stopped.
 
-const children = new Set();
 let tempDir;
+cleanUpOnExit(() => tempDir);
 
-function startChild(script, env, name) {
-  const child = fork(join(here, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
-  children.add(child);
-  child.stderrText = '';
-  child.stderr.on('data', (chunk) => {
-    if (child.stderrText.length < 20_000) child.stderrText += chunk;
-  });
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 10 s\n${child.stderrText}`)), 10_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})\n${child.stderrText}`));
-    });
-    child.on('message', (message) => {
-      if (message?.type === 'ready') {
-        clearTimeout(timer);
-        child.port = message.port;
-        resolve(child);
-      }
-    });
-  });
-}
-
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    let summary;
-    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('message', (message) => {
-      if (message?.type === 'stopped') summary = message.summary;
-    });
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve(summary);
-    });
-    try {
-      child.send({ type: 'stop' });
-    } catch {
-      child.kill('SIGKILL');
-    }
-  });
-}
-
-function cleanupSync() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {}
-  }
-  children.clear();
-  if (tempDir) {
-    rmSync(tempDir, { recursive: true, force: true });
-    tempDir = undefined;
-  }
-}
-
-process.on('exit', cleanupSync);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    cleanupSync();
-    process.exit(130);
-  });
-}
+/** Starts a server child of this folder (its script path relative to bench/). */
+const startChild = (script, env, name) => startForked(join(here, script), env, { name });
 
 // ---------------------------------------------------------------------------------------------
 // What every target must answer: bare's body. aimock builds its own response object from a fixture,

@@ -29,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
+import { children, cleanUpOnExit, startChild as startForked, stopChild, track } from './servers/children.mjs';
 import { checkFakeResponse, frameCount, normalizeFakeBody, sameAsTemplate } from './fake-script.mjs';
 import { REQUEST_PATH, expectedBody, requestBody } from './payloads.mjs';
 import { measureTapeOpen, tapeOpenReport } from './tape-open.mjs';
@@ -80,8 +81,8 @@ function list(name, all) {
 // ---------------------------------------------------------------------------------------------
 // Children: started with fork, tracked, always stopped.
 
-const children = new Set();
 let tempDir;
+cleanUpOnExit(() => tempDir);
 
 function profileArgs(name) {
   mkdirSync(PROFILE_DIR, { recursive: true });
@@ -89,80 +90,16 @@ function profileArgs(name) {
 }
 
 function startChild(script, env, { name, profile = false } = {}) {
-  const execArgv = profile ? profileArgs(name) : [];
-  const child = fork(join(here, 'servers', script), [], {
-    env: { ...process.env, ...env },
-    execArgv,
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-  });
-  children.add(child);
-  child.stderrText = '';
-  child.stderr.on('data', (chunk) => {
-    if (child.stderrText.length < 20_000) child.stderrText += chunk;
-  });
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name ?? script} did not start within 10 s\n${child.stderrText}`)), 10_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name ?? script} exited before it was ready (code ${code}, signal ${signal})\n${child.stderrText}`));
-    });
-    child.on('message', (message) => {
-      if (message?.type === 'ready') {
-        clearTimeout(timer);
-        if (PIN) pin(child.pid, 1);
-        child.port = message.port;
-        resolve(child);
-      }
-    });
+  return startForked(join(here, 'servers', script), env, {
+    name: name ?? script,
+    execArgv: profile ? profileArgs(name) : [],
+    onReady: (child) => PIN && pin(child.pid, 1),
   });
 }
 
 /** Pins every thread of a process to one CPU. */
 function pin(pid, cpu) {
   execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
-}
-
-/** Asks a child to stop (it closes its server, reports, exits); kills it if it does not. */
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    let summary;
-    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('message', (message) => {
-      if (message?.type === 'stopped') summary = message.summary;
-    });
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve(summary);
-    });
-    try {
-      child.send({ type: 'stop' });
-    } catch {
-      child.kill('SIGKILL');
-    }
-  });
-}
-
-function cleanupSync() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {}
-  }
-  children.clear();
-  if (tempDir) {
-    rmSync(tempDir, { recursive: true, force: true });
-    tempDir = undefined;
-  }
-}
-
-process.on('exit', cleanupSync);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    cleanupSync();
-    process.exit(130);
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,12 +307,8 @@ function runFakeFetch(payload) {
     execArgv: PROFILE ? profileArgs(name) : [],
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
-  children.add(child);
+  track(child);
   if (PIN) pin(child.pid, 1);
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    if (stderr.length < 20_000) stderr += chunk;
-  });
   return new Promise((resolve, reject) => {
     let before;
     let result;
@@ -390,8 +323,7 @@ function runFakeFetch(payload) {
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      children.delete(child);
-      if (result === undefined) return reject(new Error(`${name} exited without a result (code ${code}, signal ${signal})\n${stderr}`));
+      if (result === undefined) return reject(new Error(`${name} exited without a result (code ${code}, signal ${signal})\n${child.stderrText}`));
       const problems = [];
       if (result.error)
         return resolve({
@@ -428,7 +360,7 @@ function runFakeFetch(payload) {
         foreignCores,
         problems,
         note: `body ${result.bodyBytes} bytes; the fake answered ${result.fakeCalls} calls, heap ${result.heapUsedMb.toFixed(0)} MB, RSS ${result.rssMb.toFixed(0)} MB at the end`,
-        stderr: stderr.trim() ? stderr.trim().split('\n').slice(0, 3).join(' | ') : undefined,
+        stderr: child.stderrText.trim() ? child.stderrText.trim().split('\n').slice(0, 3).join(' | ') : undefined,
       });
     });
   });
@@ -774,6 +706,6 @@ try {
   process.stderr.write(`\nbench failed: ${error?.stack ?? error}\n`);
   process.exitCode = 1;
 } finally {
+  // The children left are stopped here; the temp dir goes on exit (cleanUpOnExit).
   for (const child of [...children]) await stopChild(child);
-  cleanupSync();
 }
