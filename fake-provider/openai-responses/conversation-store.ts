@@ -1,4 +1,4 @@
-import type { Lookup, ResponseItem } from './response-store.js';
+import { DroppedIds, type Lookup, type ResponseItem } from './response-store.js';
 
 /** One conversation of the Conversations API, as the fake keeps it. */
 export interface StoredConversation {
@@ -19,22 +19,23 @@ export interface StoredConversation {
 export class ConversationStore {
   readonly limit: number;
   readonly #conversations = new Map<string, StoredConversation>();
-  readonly #dropped = new Set<string>();
+  readonly #dropped: DroppedIds;
 
   constructor(limit: number) {
     this.limit = limit;
+    this.#dropped = new DroppedIds(limit);
   }
 
   keep(conversation: StoredConversation): void {
     if (this.limit === 0) {
-      this.#remember(conversation.id);
+      this.#dropped.add(conversation.id);
       return;
     }
     this.#conversations.set(conversation.id, conversation);
     while (this.#conversations.size > this.limit) {
       const oldest = this.#conversations.keys().next().value!;
       this.#conversations.delete(oldest);
-      this.#remember(oldest);
+      this.#dropped.add(oldest);
     }
   }
 
@@ -52,11 +53,5 @@ export class ConversationStore {
   /** How many conversations are kept now. */
   get size(): number {
     return this.#conversations.size;
-  }
-
-  #remember(id: string): void {
-    this.#dropped.add(id);
-    const cap = Math.max(this.limit, 64) * 4;
-    if (this.#dropped.size > cap) this.#dropped.delete(this.#dropped.values().next().value!);
   }
 }

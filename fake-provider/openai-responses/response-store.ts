@@ -37,16 +37,17 @@ export class ResponseStore {
   readonly #owned = new Map<string, Set<string>>();
   // How many kept responses hold each item: it goes when the last of them does.
   readonly #holders = new Map<string, number>();
-  readonly #dropped = new Set<string>();
+  readonly #dropped: DroppedIds;
 
   constructor(limit: number) {
     this.limit = limit;
+    this.#dropped = new DroppedIds(limit);
   }
 
   /** Keeps a response, and the items of `input` (its conversation) that carry an id and of its output. */
   keep(stored: StoredResponse, input: readonly ResponseItem[]): void {
     if (this.limit === 0) {
-      this.#remember(stored.id);
+      this.#dropped.add(stored.id);
       return;
     }
     this.#responses.set(stored.id, stored);
@@ -91,8 +92,8 @@ export class ResponseStore {
 
   #drop(id: string): void {
     this.#responses.delete(id);
-    this.#remember(id);
-    for (const itemId of this.#release(id)) this.#remember(itemId);
+    this.#dropped.add(id);
+    for (const itemId of this.#release(id)) this.#dropped.add(itemId);
   }
 
   // Lets go of a response's items, and removes (and returns) those no kept response holds now.
@@ -111,11 +112,27 @@ export class ResponseStore {
     this.#owned.delete(id);
     return removed;
   }
+}
 
-  // Dropped ids are remembered in a bounded set too, so the store's memory stays bounded.
-  #remember(id: string): void {
-    this.#dropped.add(id);
-    const cap = Math.max(this.limit, 64) * 4;
-    if (this.#dropped.size > cap) this.#dropped.delete(this.#dropped.values().next().value!);
+/**
+ * The ids a bounded store dropped, so an error can say an id was dropped rather than never made;
+ * bounded too (as many as the store's limit, at least 64, four times over), so the store's memory
+ * stays bounded. The oldest is forgotten first.
+ */
+export class DroppedIds {
+  readonly #ids = new Set<string>();
+  readonly #cap: number;
+
+  constructor(limit: number) {
+    this.#cap = Math.max(limit, 64) * 4;
+  }
+
+  add(id: string): void {
+    this.#ids.add(id);
+    if (this.#ids.size > this.#cap) this.#ids.delete(this.#ids.values().next().value!);
+  }
+
+  has(id: string): boolean {
+    return this.#ids.has(id);
   }
 }
