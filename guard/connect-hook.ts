@@ -34,6 +34,8 @@ interface HookState {
   /** The last request undici was asked for, per `host:port`: its path and, off loopback, which client asked. */
   paths: Map<string, { path: string; via: EscapeRoute | undefined }>;
   proxyDepth: number;
+  /** The copy of modeltape whose request listener is subscribed to undici's channel, while any listener is registered. */
+  subscribed: ((message: unknown) => void) | undefined;
   /** Sockets a listener refused: a later check of the same request must not count it twice. */
   refused: WeakSet<object>;
 }
@@ -53,6 +55,7 @@ function state(): HookState {
     patchedTls: undefined,
     paths: new Map(),
     proxyDepth: 0,
+    subscribed: undefined,
     refused: new WeakSet(),
   };
   return holder[STATE_KEY];
@@ -64,8 +67,10 @@ function state(): HookState {
  * `net`/`tls` sockets all open their connections through `net.Socket.prototype.connect`, which
  * is wrapped while any listener is registered. Local (IPC) sockets are not seen. Listeners run
  * on every connection, loopback included, so they must be cheap: `via` reads the stack only when
- * asked. Returns a function that removes the listener; the wrapper is removed with the last one,
- * unless another patch was laid over it since.
+ * asked. Returns a function that removes the listener. The wrapper, once laid, stays for the
+ * life of the process and passes every connection straight through while no listener is
+ * registered: laying and lifting it re-syncs Node's built-in ES module exports, which costs more
+ * than a whole replayed request, and a suite opens a session per test.
  */
 export function onConnect(listener: ConnectListener, options: { watches?: (host: string, port: number) => boolean } = {}): () => void {
   const hook = state();
@@ -73,13 +78,21 @@ export function onConnect(listener: ConnectListener, options: { watches?: (host:
   const watches = options.watches;
   if (watches !== undefined) hook.watched.add(watches);
   if (hook.patched === undefined && hook.patchedTls === undefined) install(hook);
+  if (hook.subscribed === undefined) {
+    hook.subscribed = onRequestCreate;
+    diagnosticsChannel.subscribe('undici:request:create', onRequestCreate);
+  }
   let removed = false;
   return () => {
     if (removed) return;
     removed = true;
     hook.listeners.delete(listener);
     if (watches !== undefined) hook.watched.delete(watches);
-    if (hook.listeners.size === 0) uninstall(hook);
+    if (hook.listeners.size === 0 && hook.subscribed !== undefined) {
+      diagnosticsChannel.unsubscribe('undici:request:create', hook.subscribed);
+      hook.subscribed = undefined;
+      hook.paths.clear();
+    }
   };
 }
 
@@ -190,21 +203,6 @@ function install(hook: HookState): void {
   } as typeof net.Socket.prototype.connect;
   hook.patched = patched;
   net.Socket.prototype.connect = patched;
-  diagnosticsChannel.subscribe('undici:request:create', onRequestCreate);
-}
-
-function uninstall(hook: HookState): void {
-  diagnosticsChannel.unsubscribe('undici:request:create', onRequestCreate);
-  // Someone patched over ours: leave both in place (ours passes through with no listener).
-  if (net.Socket.prototype.connect === hook.patched) {
-    net.Socket.prototype.connect = hook.original;
-    hook.patched = undefined;
-  }
-  if (tls.connect === hook.patchedTls) {
-    tls.connect = hook.originalTls;
-    hook.patchedTls = undefined;
-    syncBuiltinESMExports();
-  }
 }
 
 // net.connect(options | port, host | path), socket.connect(...) and the already-normalized
