@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'no_current_test',
   'recording_in_replay_run',
   'unknown_provider_url',
+  'session_closed',
   // proxy/
   'config_invalid',
   'record_in_ci',

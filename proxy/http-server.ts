@@ -5,13 +5,12 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from 'node:net';
 import { HOP_BY_HOP_HEADERS } from '../recordings/internal.js';
 import type { PreparedResponse } from '../lookup/internal.js';
-import { modeltapeErrorBody } from '../providers/internal.js';
+import { errorReply, type ErrorAnswer } from './proxy-core.js';
 import type { ProxyRequest } from './proxy-request.js';
 import type { Pace, ProxyLimits } from './proxy-options.js';
 import type { ResponseRecording } from './response-recording.js';
 import type { Route } from './router.js';
 import type { UpstreamClient, UpstreamHandler } from './upstream.js';
-import type { Provider } from './upstream-table.js';
 
 /** How {@link startHttpServer} listens and what it tells. */
 export interface HttpServerOptions {
@@ -172,15 +171,10 @@ export function sendPrepared(response: ServerResponse, prepared: PreparedRespons
 }
 
 /** Answers with an error in the provider's own shape, its type also in `x-modeltape-error`. */
-export function sendError(response: ServerResponse, provider: Provider, status: number, type: string, message: string, retry: boolean): void {
-  const body = JSON.stringify(modeltapeErrorBody(provider, status, type, message));
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'x-should-retry': String(retry),
-    'x-modeltape-error': type,
-  });
-  response.end(body);
+export function sendError(response: ServerResponse, answer: ErrorAnswer, retry: boolean): void {
+  const reply = errorReply(answer, retry);
+  response.writeHead(reply.status, reply.headers);
+  response.end(reply.body);
 }
 
 /** How a relayed response ended, for the caller to count. */
@@ -246,7 +240,8 @@ export function relayUpstream(
       if (done) return;
       done = true;
       const message = events.onError(error);
-      if (!response.headersSent) sendError(response, route.upstream.provider, 502, 'modeltape_upstream_error', message, true);
+      if (!response.headersSent)
+        sendError(response, { kind: 'error', provider: route.upstream.provider, status: 502, type: 'modeltape_upstream_error', message }, true);
       else response.destroy(error);
     },
   };

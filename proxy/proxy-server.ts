@@ -1,34 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { existsSync } from 'node:fs';
-import {
-  TapeNotFoundError,
-  TapeWriter,
-  compileKeyRules,
-  redactPathQuery,
-  type CompiledKeyRules,
-  type Exchange,
-  type TapeWriteFailure,
-} from '../recordings/internal.js';
-import { maskSecrets } from '../core/internal.js';
+import { redactPathQuery } from '../recordings/internal.js';
+import { ModeltapeError } from '../core/internal.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
-import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
-import {
-  admitRequest,
-  decideAdmitted,
-  refuseTooLarge,
-  type DecisionContext,
-  type ForwardDecision,
-  type MissDecision,
-  type RefuseDecision,
-} from './decide-request.js';
+import type { ReplayEngine, ReplayMissError } from '../lookup/internal.js';
+import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from './decide-request.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
 import { readBody, relayUpstream, sendError, sendPrepared, startHttpServer } from './http-server.js';
-import { pruneTape } from './prune-tape.js';
-import { TAPE_FILE_SYSTEM, resolveProxyOptions, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
-import { RequestKeys } from './request-keys.js';
-import { ExchangeRecorder, ResponseRecording } from './response-recording.js';
-import type { Route } from './router.js';
+import { answerInProcess } from './in-process-answer.js';
+import { ProxyCore, type OwnAnswer } from './proxy-core.js';
+import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from './proxy-options.js';
+import { ResponseRecording } from './response-recording.js';
 import { UpstreamClient } from './upstream.js';
 import { providerHosts, type Upstream } from './upstream-table.js';
 
@@ -108,91 +90,39 @@ export interface RunningProxy {
   close(options?: { prune?: boolean }): Promise<ProxySummary>;
 }
 
-const MAX_PROBLEMS_KEPT = 20;
-const MAX_MISSES_KEPT = 1000;
+// The in-process answerer of each replaying proxy (see inProcessAnswerer).
+const IN_PROCESS = new WeakMap<RunningProxy, (request: ProxyRequest, signal?: AbortSignal) => Promise<Response>>();
+
+/**
+ * How a replaying proxy answers a request in process (`session.fetch`): the same decision and
+ * counts as over HTTP, with no socket. Undefined for the other modes, which may forward.
+ */
+export function inProcessAnswerer(proxy: RunningProxy): ((request: ProxyRequest, signal?: AbortSignal) => Promise<Response>) | undefined {
+  return IN_PROCESS.get(proxy);
+}
 
 /** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  const resolved = resolveProxyOptions(options);
+  const core = ProxyCore.open(options);
+  const { options: resolved, engine, context, counts: stats } = core;
   const { mode } = resolved;
-  // Every line the proxy logs (and so every problem in its summary) is masked here, once.
-  const log = (message: string): void => resolved.log(maskSecrets(message));
-  const { engine, keyRules } = openEngine(resolved, log);
-
-  const stats: Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside'> = {
-    escapes: [],
-    missErrors: [],
-    pruned: 0,
-    hits: 0,
-    misses: 0,
-    recorded: 0,
-    passthrough: 0,
-    refused: 0,
-    writeErrors: 0,
-    upstreamErrors: 0,
-    internalErrors: 0,
-    aborted: 0,
-    problems: [],
-  };
-  const problem = (message: string): void => {
-    const masked = maskSecrets(message);
-    if (stats.problems.length < MAX_PROBLEMS_KEPT) stats.problems.push(masked);
-    resolved.log(`modeltape: ${masked}`);
-  };
-
-  const keys = new RequestKeys(keyRules);
-  const onWriteError = (failure: TapeWriteFailure): void => {
-    stats.recorded -= failure.exchanges.length;
-    stats.writeErrors += failure.exchanges.length;
-    problem(failure.error.message);
-  };
-  const recorder =
-    mode === 'record' || mode === 'auto'
-      ? new ExchangeRecorder({
-          mode,
-          engine: engine!,
-          keys,
-          writer: TapeWriter.open(resolved.tape, {
-            keyRules,
-            headerNotes: resolved.tapeNotes,
-            onWriteError,
-            ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
-            ...(resolved.tapeFileSystem === undefined ? {} : { [TAPE_FILE_SYSTEM]: resolved.tapeFileSystem }),
-          }),
-          onRecorded: () => {
-            stats.recorded++;
-          },
-          onRefused: (message) => {
-            stats.refused++;
-            problem(message);
-          },
-        })
-      : undefined;
+  const log = (message: string): void => core.log(message);
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
-  const context: DecisionContext = { options: resolved, engine, keys };
 
-  const prepared = new WeakMap<Exchange, PreparedResponse>();
-  const preparedOf = (exchange: Exchange): PreparedResponse => {
-    let ready = prepared.get(exchange);
-    if (ready === undefined) {
-      ready = prepareResponse(exchange.response);
-      prepared.set(exchange, ready);
-    }
-    return ready;
+  const send = (response: ServerResponse, answer: OwnAnswer): void => {
+    if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
+    else sendError(response, answer, false);
   };
 
   const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
     const { route } = decision;
-    if (decision.unrecorded !== undefined) {
-      stats.refused++;
-      problem(decision.unrecorded);
-    }
+    core.noteUnrecorded(decision);
     const recording = decision.record ? new ResponseRecording(resolved.clock, resolved.limits.responseBodyBytes) : undefined;
     relayUpstream(upstreamClient!, route, request, response, recording, {
       onEnd: () => {
         if (recording === undefined) stats.passthrough++;
-        else recorder!.recordAfterSend(route, request, recording);
+        else core.recorder!.recordAfterSend(route, request, recording);
       },
       onAbort: () => {
         stats.aborted++;
@@ -200,33 +130,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       onError: (error) => {
         stats.upstreamErrors++;
         const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for ${request.method} ${route.path}: ${describeNetworkError(error)}`;
-        problem(message);
+        core.problem(message);
         return message;
       },
     });
   };
 
-  const miss = (decision: MissDecision, response: ServerResponse): void => {
-    stats.misses++;
-    if (decision.missError !== undefined && stats.missErrors.length < MAX_MISSES_KEPT) stats.missErrors.push(decision.missError);
-    problem(decision.message);
-    if ('nearest' in decision.response) {
-      // Drift collection: answer as the nearest recording did, so the run reaches its next request.
-      sendPrepared(response, preparedOf(decision.response.nearest), 'instant');
-      return;
-    }
-    sendError(response, decision.response.provider, decision.response.status, decision.response.type, decision.message, false);
-  };
-
   const refuse = (decision: RefuseDecision, request: IncomingMessage, response: ServerResponse): void => {
-    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): its 404 names the configured upstreams.
-    if (decision.reason !== 'unknown_upstream') {
-      stats.refused++;
-      problem(decision.message);
-    }
+    const answer = core.answer(decision);
     // The rest of the body is read and dropped, never held; the connection closes after.
     if (decision.reason === 'request_too_large') response.shouldKeepAlive = false;
-    sendError(response, decision.response.provider, decision.response.status, decision.response.type, decision.message, false);
+    send(response, answer);
     request.resume();
   };
 
@@ -243,26 +157,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         const proxied: ProxyRequest = { ...head, body };
         try {
           const decision = decideAdmitted(context, route, proxied);
-          if (decision.kind === 'hit') {
-            const ready = preparedOf(decision.exchange);
-            stats.hits++;
-            sendPrepared(response, ready, resolved.pace);
-          } else if (decision.kind === 'forward') forward(decision, proxied, response);
-          else miss(decision, response);
+          if (decision.kind === 'forward') forward(decision, proxied, response);
+          else send(response, core.answer(decision));
         } catch (error) {
-          internalError(route, request, response, error as Error);
+          const answer = core.internalError(route.upstream.provider, head.method, head.url, error as Error);
+          if (!response.headersSent) send(response, answer);
+          else response.destroy(error as Error);
         }
       },
       () => refuse(refuseTooLarge(context, route, head.method), request, response),
     );
-  };
-
-  const internalError = (route: Route, request: IncomingMessage, response: ServerResponse, error: Error): void => {
-    const message = `modeltape failed on ${request.method} ${redactPathQuery(request.url ?? '/')}: ${error.message}`;
-    stats.internalErrors++;
-    problem(message);
-    if (!response.headersSent) sendError(response, route.upstream.provider, 500, 'modeltape_internal_error', message, false);
-    else response.destroy(error);
   };
 
   const outside = new Map<string, OutsideConnection>();
@@ -316,23 +220,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     closing ??= (async () => {
       warming?.stop();
       await server.close();
-      await recorder?.close();
-      const clean =
-        stats.misses === 0 &&
-        stats.refused === 0 &&
-        stats.writeErrors === 0 &&
-        stats.upstreamErrors === 0 &&
-        stats.internalErrors === 0 &&
-        stats.aborted === 0 &&
-        stats.escapes.length === 0;
-      stats.pruned = pruneAtClose(resolved, engine, clean, options.prune, log);
+      await core.finish(options.prune);
       await upstreamClient?.close();
       return summary();
     })();
     return closing;
   };
 
-  return {
+  const proxy: RunningProxy = {
     url,
     port,
     baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
@@ -341,68 +236,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     summary,
     close,
   };
-}
-
-// The engine a run replays from and numbers its recordings with (none in passthrough), and the
-// key rules: the tape's own, unless the run names others.
-function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => void): { engine: ReplayEngine | undefined; keyRules: CompiledKeyRules } {
-  const { mode } = resolved;
-  const keyRules = resolved.keyRules ?? compileKeyRules();
-  if (mode === 'passthrough') return { engine: undefined, keyRules };
-  if (existsSync(resolved.tape)) {
-    // Read once: the tape's own rules key it unless the run names others.
-    const loaded = ReplayEngine.fromTape(resolved.tape, {
-      repeat: resolved.repeat,
-      requireLive: resolved.requireLive,
-      ...(resolved.keyRules === undefined ? {} : { keyRules: resolved.keyRules }),
-      ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
-    });
-    const engine = loaded.engine;
-    for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
-    if (mode === 'record' && engine.size > 0) {
-      log(
-        `modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`,
-      );
-    }
-    return { engine, keyRules: engine.keyRules };
-  }
-  if (mode === 'replay' && resolved.missingTape === 'error') throw new TapeNotFoundError(resolved.tape);
-  return { engine: new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat }), keyRules };
-}
-
-// Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close with
-// { prune: false } vetoes it (a caller whose command failed). Returns how many exchanges it dropped.
-function pruneAtClose(
-  resolved: ResolvedProxyOptions,
-  engine: ReplayEngine | undefined,
-  clean: boolean,
-  prune: boolean | undefined,
-  log: (message: string) => void,
-): number {
-  const { tape, mode } = resolved;
-  const wanted = prune ?? resolved.prune;
-  if (wanted && mode !== 'auto') {
-    log(`modeltape: not pruning ${tape}: pruning drops what a run did not use, so it needs mode auto (this session ran in ${mode}).`);
-  } else if (wanted && clean && engine !== undefined) {
-    const dropped = engine.unused();
-    const pruned = pruneTape(tape, engine);
-    if (pruned > 0) {
-      const shown = dropped
-        .slice(0, 20)
-        .map(
-          (entry) =>
-            `  line ${entry.line ?? '?'}: ${entry.exchange.request.method} ${entry.exchange.request.path} (${entry.exchange.upstream}) #${entry.exchange.ordinal}`,
+  if (mode === 'replay') {
+    IN_PROCESS.set(proxy, (request, signal) => {
+      if (closing !== undefined) {
+        return Promise.reject(
+          new ModeltapeError(
+            'session_closed',
+            `${request.method} ${redactPathQuery(request.url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
+          ),
         );
-      if (dropped.length > shown.length) shown.push(`  … and ${dropped.length - shown.length} more`);
-      log(`modeltape: pruned ${tape}: dropped ${pruned} exchange${pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
-    } else log(`modeltape: pruned ${tape}: every exchange was used, nothing dropped.`);
-    return pruned;
-  } else if (resolved.prune || prune === true) {
-    log(
-      `modeltape: not pruning ${tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`,
-    );
+      }
+      return answerInProcess(core, request, signal);
+    });
   }
-  return 0;
+  return proxy;
 }
 
 function isLoopback(host: string): boolean {

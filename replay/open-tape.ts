@@ -17,6 +17,7 @@ import {
   isCi,
   loadConfig,
   providerHosts,
+  inProcessAnswerer,
   startProxy,
   type ModeltapeConfig,
   type ProxyMode,
@@ -64,15 +65,18 @@ export interface UnusedExchange {
 
 /**
  * A tape opened for a test: the official SDKs reach it through `session.fetch` (their `fetch`
- * option) or `session.baseUrls` (a proxy it started on port 0). Both go through the same proxy,
- * so every request is keyed, replayed, recorded and counted the same way.
+ * option) or `session.baseUrls` (a proxy it started on port 0). Both are answered by the same
+ * proxy, so every request is keyed, replayed, recorded and counted the same way; in replay mode
+ * `session.fetch` is answered in process, with no socket.
  */
 export interface TapeSession {
   readonly file: string;
   readonly mode: ProxyMode;
   /**
    * A `fetch` for the SDKs' `fetch` option. It sends requests for provider hosts
-   * (`api.openai.com`, `api.anthropic.com`, …, and configured upstreams) to the session's proxy.
+   * (`api.openai.com`, `api.anthropic.com`, …, and configured upstreams) to the session's proxy:
+   * in replay mode in process (the proxy's decision, no socket), in the other modes over loopback.
+   * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST (see RunningProxy.baseUrls), `url` the proxy itself. */
@@ -176,15 +180,17 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const guard = new EscapeGuard(providerHosts(proxy.options.upstreams));
   if (mode === 'replay' && guardOption !== false) guard.start();
 
+  // A replay is answered in process, by the proxy's own decision and counts, with no socket;
+  // the other modes may forward, so they go through the proxy over loopback.
+  const inProcess = inProcessAnswerer(proxy);
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // As fetch itself does: init, when given, overrides what the Request carries.
     const request = new Request(input, init);
     const url = new URL(request.url);
-    let target: string;
-    if (url.origin === proxyOrigin) {
-      target = url.toString();
-    } else if (url.origin === runOrigin) {
-      target = `${proxy.url}${url.pathname}${url.search}`;
+    // The request as the proxy takes it: `/<upstream>/<path>?<query>`.
+    let proxyPath: string;
+    if (url.origin === proxyOrigin || url.origin === runOrigin) {
+      proxyPath = `${url.pathname}${url.search}`;
     } else {
       const upstream = routeOf(url);
       if (upstream === undefined) {
@@ -193,14 +199,21 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
           `session.fetch got a request for ${url.origin}${url.pathname}, which is none of the session's upstreams (${[...proxy.options.upstreams.keys()].join(', ')}). Add it with openTape(file, { upstreams: { name: "${url.origin}" } }).`,
         );
       }
-      target = `${proxy.url}/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
+      proxyPath = `/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
+    }
+    // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    if (inProcess !== undefined) {
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return inProcess({ method: request.method, url: proxyPath, headers, body: body === undefined ? EMPTY : Buffer.from(body) }, request.signal);
     }
     // Framing and connection headers belong to the hop the request came in on, not to this one.
     const headers = new Headers(request.headers);
     for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
-    // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
-    const body = request.body === null ? undefined : await request.arrayBuffer();
-    return loopbackFetch(target, { method: request.method, headers, body, signal: request.signal });
+    return loopbackFetch(`${proxy.url}${proxyPath}`, { method: request.method, headers, body, signal: request.signal });
   };
 
   const summary = (): SessionSummary => {
@@ -278,6 +291,7 @@ function safeOrigin(url: string): string | undefined {
 // The session talks to its own proxy on loopback with the fetch the process started with, so
 // interceptProviders (which patches the global fetch) never sees these requests.
 const loopbackFetch: typeof fetch = globalThis.fetch.bind(globalThis);
+const EMPTY = Buffer.alloc(0);
 
 /** How a recorded exchange reads in a table: endpoint, ordinal, and the first line of its prompt. */
 export function unusedExchange(exchange: Exchange, line: number | undefined): UnusedExchange {

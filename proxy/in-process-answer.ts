@@ -1,0 +1,124 @@
+// The proxy's answers in process, as a fetch `Response`: what `session.fetch` and
+// `FakeProvider.fromTape` give an SDK in replay, with no socket between them and the tape. The
+// decision and the counting are the HTTP proxy's own (decide-request.ts, proxy-core.ts); only the
+// way the answer travels differs.
+import { ModeltapeError } from '../core/internal.js';
+import { decideRequest, type RequestDecision } from './decide-request.js';
+import { routeRequest } from './router.js';
+import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
+import type { ProxyRequest } from './proxy-request.js';
+import type { Provider } from './upstream-table.js';
+
+/** A request answered here: the answer, counted, and what went wrong, if anything. */
+export interface InProcessAnswer {
+  answer: OwnAnswer;
+  /** Undefined for a hit; else why the tape did not answer (a miss, a refusal, modeltape failing), as the summary tells it. */
+  problem: string | undefined;
+  /** The provider whose error shape an error takes. */
+  provider: Provider;
+}
+
+/**
+ * Decides a request and counts its answer, exactly as the HTTP proxy does, for a replaying core
+ * (nothing it decides goes upstream). What modeltape itself fails on (a recorded line that no
+ * longer reads) is a counted internal error, as over HTTP.
+ */
+export function answerOf(core: ProxyCore, request: ProxyRequest): InProcessAnswer {
+  let decision: RequestDecision;
+  try {
+    decision = decideRequest(core.context, request);
+  } catch (error) {
+    return internalError(core, request, error as Error);
+  }
+  if (decision.kind === 'forward') {
+    // A replaying core never forwards (decide-request.ts); a caller that lets another mode in is a bug.
+    throw new ModeltapeError('internal', `modeltape answers in process only when replaying; this core runs in ${core.mode} mode.`);
+  }
+  const provider = decision.kind === 'refuse' ? decision.response.provider : decision.route.upstream.provider;
+  return { answer: core.answer(decision), problem: decision.kind === 'hit' ? undefined : decision.message, provider };
+}
+
+function internalError(core: ProxyCore, request: ProxyRequest, error: Error): InProcessAnswer {
+  const route = routeRequest(request.url, core.options.upstreams);
+  const provider = 'upstream' in route ? route.upstream.provider : 'openai';
+  const answer = core.internalError(provider, request.method, request.url, error);
+  return { answer, problem: answer.message, provider };
+}
+
+/**
+ * Answers a request from the tape in process as a fetch `Response`, decided and counted exactly
+ * as the HTTP proxy would. Rejects as `fetch` does when `signal` aborts; a recorded stream served
+ * at recorded pace then errors. `observe` sees each decision (the tape fake keeps its messages).
+ */
+export async function answerInProcess(
+  core: ProxyCore,
+  request: ProxyRequest,
+  signal?: AbortSignal,
+  observe?: (decided: InProcessAnswer) => void,
+): Promise<Response> {
+  signal?.throwIfAborted();
+  let decided = answerOf(core, request);
+  let response: Response;
+  try {
+    response = responseOf(decided.answer, request.method, signal);
+  } catch (error) {
+    // What node:http refuses to send (a header value holding a line break), fetch's Headers refuse too.
+    decided = internalError(core, request, error as Error);
+    response = responseOf(decided.answer, request.method, signal);
+  }
+  observe?.(decided);
+  return response;
+}
+
+// Statuses whose response has no body, not even an empty one (fetch refuses one).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | undefined): Response {
+  if (answer.kind === 'error') {
+    const reply = errorReply(answer, false);
+    return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });
+  }
+  const { prepared, pace } = answer;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(prepared.headers)) {
+    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    else headers.append(name, value);
+  }
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(prepared.status)) return new Response(null, { status: prepared.status, headers });
+  if (prepared.frames === undefined || pace === 'instant') return new Response(prepared.body, { status: prepared.status, headers });
+  return new Response(pacedFrames(prepared.frames, signal), { status: prepared.status, headers });
+}
+
+// A recorded stream with its frames' recorded gaps, as the HTTP proxy sends it at `pace: 'recorded'`.
+function pacedFrames(frames: ReadonlyArray<{ atMs: number; bytes: Buffer }>, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = (): void => {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const started = performance.now();
+      let index = 0;
+      const next = (): void => {
+        const elapsed = performance.now() - started;
+        while (index < frames.length && frames[index]!.atMs <= elapsed) controller.enqueue(frames[index++]!.bytes);
+        if (index < frames.length) timer = setTimeout(next, frames[index]!.atMs - elapsed);
+        else {
+          stop();
+          controller.close();
+        }
+      };
+      onAbort = () => {
+        stop();
+        controller.error(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      next();
+    },
+    cancel() {
+      stop();
+    },
+  });
+}

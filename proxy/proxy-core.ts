@@ -1,0 +1,314 @@
+// The proxy without its sockets: the run's options, its engine and recorder, what it counts, and
+// the one decision path (decide-request.ts) turned into answers. The HTTP server (proxy-server.ts)
+// and the in-process path (in-process-answer.ts: `session.fetch`, `FakeProvider.fromTape`) both
+// answer through it, so a request is keyed, counted and explained the same way whichever reached it.
+import { existsSync } from 'node:fs';
+import {
+  TapeNotFoundError,
+  TapeWriter,
+  compileKeyRules,
+  redactPathQuery,
+  type CompiledKeyRules,
+  type Exchange,
+  type TapeWriteFailure,
+} from '../recordings/internal.js';
+import { maskSecrets } from '../core/internal.js';
+import { modeltapeErrorBody } from '../providers/internal.js';
+import type { Escape } from '../guard/internal.js';
+import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
+import type { ForwardDecision, HitDecision, MissDecision, RefuseDecision, DecisionContext } from './decide-request.js';
+import { pruneTape } from './prune-tape.js';
+import { TAPE_FILE_SYSTEM, resolveProxyOptions, type Pace, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
+import { RequestKeys } from './request-keys.js';
+import { ExchangeRecorder } from './response-recording.js';
+import { buildUpstreamTable, type Provider, type Upstream } from './upstream-table.js';
+
+/** What a proxy counted: a summary without what only its sockets know. */
+export interface ProxyCounts {
+  hits: number;
+  misses: number;
+  recorded: number;
+  passthrough: number;
+  refused: number;
+  writeErrors: number;
+  upstreamErrors: number;
+  internalErrors: number;
+  aborted: number;
+  problems: string[];
+  missErrors: ReplayMissError[];
+  pruned: number;
+  escapes: Escape[];
+}
+
+/** A recorded response to send: a hit, or the nearest recording when drift is collected. */
+export interface RecordedAnswer {
+  kind: 'recorded';
+  prepared: PreparedResponse;
+  pace: Pace;
+}
+
+/** An error in the provider's own shape (see `modeltapeErrorBody`), its type also sent as `x-modeltape-error`. */
+export interface ErrorAnswer {
+  kind: 'error';
+  provider: Provider;
+  status: number;
+  type: string;
+  message: string;
+}
+
+/** What the proxy answers by itself, without an upstream. */
+export type OwnAnswer = RecordedAnswer | ErrorAnswer;
+
+/** The status, headers and body of an error answer, as the proxy sends it over either path. */
+export function errorReply(answer: ErrorAnswer, retry: boolean): { status: number; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify(modeltapeErrorBody(answer.provider, answer.status, answer.type, answer.message));
+  return {
+    status: answer.status,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'x-should-retry': String(retry),
+      'x-modeltape-error': answer.type,
+    },
+    body,
+  };
+}
+
+const MAX_PROBLEMS_KEPT = 20;
+const MAX_MISSES_KEPT = 1000;
+
+/**
+ * One run of the proxy without its sockets. {@link ProxyCore.open} reads the tape; the callers
+ * decide (decide-request.ts) and turn each decision into an answer with {@link ProxyCore.answer},
+ * which counts it.
+ */
+export class ProxyCore {
+  readonly options: ResolvedProxyOptions;
+  /** The replay engine; undefined only in passthrough mode. */
+  readonly engine: ReplayEngine | undefined;
+  readonly keys: RequestKeys;
+  /** Appends recorded exchanges (record and auto modes). */
+  readonly recorder: ExchangeRecorder | undefined;
+  readonly context: DecisionContext;
+  readonly counts: ProxyCounts = {
+    escapes: [],
+    missErrors: [],
+    pruned: 0,
+    hits: 0,
+    misses: 0,
+    recorded: 0,
+    passthrough: 0,
+    refused: 0,
+    writeErrors: 0,
+    upstreamErrors: 0,
+    internalErrors: 0,
+    aborted: 0,
+    problems: [],
+  };
+  readonly #prepared = new WeakMap<Exchange, PreparedResponse>();
+
+  private constructor(resolved: ResolvedProxyOptions, upstreamsFromTape: boolean) {
+    const { engine, keyRules } = openEngine(resolved, (message) => resolved.log(maskSecrets(message)));
+    const options = upstreamsFromTape && engine !== undefined ? { ...resolved, upstreams: withTapeUpstreams(resolved.upstreams, engine) } : resolved;
+    this.options = options;
+    this.engine = engine;
+    this.keys = new RequestKeys(keyRules);
+    this.context = { options, engine, keys: this.keys };
+    const { mode } = options;
+    this.recorder =
+      mode === 'record' || mode === 'auto'
+        ? new ExchangeRecorder({
+            mode,
+            engine: engine!,
+            keys: this.keys,
+            writer: TapeWriter.open(options.tape, {
+              keyRules,
+              headerNotes: options.tapeNotes,
+              onWriteError: (failure: TapeWriteFailure) => {
+                this.counts.recorded -= failure.exchanges.length;
+                this.counts.writeErrors += failure.exchanges.length;
+                this.problem(failure.error.message);
+              },
+              ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+              ...(options.tapeFileSystem === undefined ? {} : { [TAPE_FILE_SYSTEM]: options.tapeFileSystem }),
+            }),
+            onRecorded: () => {
+              this.counts.recorded++;
+            },
+            onRefused: (message) => {
+              this.counts.refused++;
+              this.problem(message);
+            },
+          })
+        : undefined;
+  }
+
+  /**
+   * Resolves the options and opens the tape (read once; created empty where a mode may). With
+   * `upstreamsFromTape`, every upstream the tape names is routed, as `FakeProvider.fromTape`
+   * needs: a name the options do not configure gets a base URL nothing reaches (`<name>.tape.invalid`).
+   */
+  static open(options: ProxyOptions, how: { upstreamsFromTape?: boolean } = {}): ProxyCore {
+    return new ProxyCore(resolveProxyOptions(options), how.upstreamsFromTape === true);
+  }
+
+  get mode(): ProxyMode {
+    return this.options.mode;
+  }
+
+  /** Logs a line, masked: every line the proxy logs (and so every problem in its summary) is masked here, once. */
+  log(message: string): void {
+    this.options.log(maskSecrets(message));
+  }
+
+  /** Keeps a problem for the summary (the first 20) and logs it. */
+  problem(message: string): void {
+    const masked = maskSecrets(message);
+    if (this.counts.problems.length < MAX_PROBLEMS_KEPT) this.counts.problems.push(masked);
+    this.options.log(`modeltape: ${masked}`);
+  }
+
+  /** The decision's answer, counted: a hit, a miss, or a refusal. */
+  answer(decision: HitDecision | MissDecision | RefuseDecision): OwnAnswer {
+    const counts = this.counts;
+    if (decision.kind === 'hit') {
+      counts.hits++;
+      return { kind: 'recorded', prepared: this.prepared(decision.exchange), pace: this.options.pace };
+    }
+    if (decision.kind === 'miss') {
+      counts.misses++;
+      if (decision.missError !== undefined && counts.missErrors.length < MAX_MISSES_KEPT) counts.missErrors.push(decision.missError);
+      this.problem(decision.message);
+      // Drift collection: answer as the nearest recording did, so the run reaches its next request.
+      if ('nearest' in decision.response) return { kind: 'recorded', prepared: this.prepared(decision.response.nearest), pace: 'instant' };
+      return { kind: 'error', ...decision.response, message: decision.message };
+    }
+    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): its 404 names the configured upstreams.
+    if (decision.reason !== 'unknown_upstream') {
+      counts.refused++;
+      this.problem(decision.message);
+    }
+    return { kind: 'error', ...decision.response, message: decision.message };
+  }
+
+  /** A forward that is not recorded for a reason the summary tells (a body too deep to key). */
+  noteUnrecorded(decision: ForwardDecision): void {
+    if (decision.unrecorded === undefined) return;
+    this.counts.refused++;
+    this.problem(decision.unrecorded);
+  }
+
+  /** modeltape itself failed on a request (a recorded answer that cannot be sent, or a bug): counted, and the 500 to answer. */
+  internalError(provider: Provider, method: string, url: string, error: Error): ErrorAnswer {
+    const message = `modeltape failed on ${method} ${redactPathQuery(url)}: ${error.message}`;
+    this.counts.internalErrors++;
+    this.problem(message);
+    return { kind: 'error', provider, status: 500, type: 'modeltape_internal_error', message };
+  }
+
+  /** A recorded response made ready to serve, once per exchange. */
+  prepared(exchange: Exchange): PreparedResponse {
+    let ready = this.#prepared.get(exchange);
+    if (ready === undefined) {
+      ready = prepareResponse(exchange.response);
+      this.#prepared.set(exchange, ready);
+    }
+    return ready;
+  }
+
+  /** Whether the run was clean: nothing missed, refused, lost, failed, aborted or escaped. */
+  get clean(): boolean {
+    const counts = this.counts;
+    return (
+      counts.misses === 0 &&
+      counts.refused === 0 &&
+      counts.writeErrors === 0 &&
+      counts.upstreamErrors === 0 &&
+      counts.internalErrors === 0 &&
+      counts.aborted === 0 &&
+      counts.escapes.length === 0
+    );
+  }
+
+  /** Flushes the tape, then prunes it when asked (see RunningProxy.close). */
+  async finish(prune: boolean | undefined): Promise<void> {
+    await this.recorder?.close();
+    this.counts.pruned = pruneAtClose(this.options, this.engine, this.clean, prune, (message) => this.log(message));
+  }
+}
+
+// The upstream table with every upstream the tape names; the ones it did not have point nowhere.
+function withTapeUpstreams(table: ReadonlyMap<string, Upstream>, engine: ReplayEngine): ReadonlyMap<string, Upstream> {
+  const missing: Record<string, string> = {};
+  for (const entry of engine.entries()) {
+    const name = entry.exchange.upstream;
+    if (!table.has(name)) missing[name] = `https://${name.replaceAll('_', '-')}.tape.invalid`;
+  }
+  if (Object.keys(missing).length === 0) return table;
+  const added = buildUpstreamTable(missing);
+  const widened = new Map(table);
+  for (const name of Object.keys(missing)) widened.set(name, added.get(name)!);
+  return widened;
+}
+
+// The engine a run replays from and numbers its recordings with (none in passthrough), and the
+// key rules: the tape's own, unless the run names others.
+function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => void): { engine: ReplayEngine | undefined; keyRules: CompiledKeyRules } {
+  const { mode } = resolved;
+  const keyRules = resolved.keyRules ?? compileKeyRules();
+  if (mode === 'passthrough') return { engine: undefined, keyRules };
+  if (existsSync(resolved.tape)) {
+    // Read once: the tape's own rules key it unless the run names others.
+    const loaded = ReplayEngine.fromTape(resolved.tape, {
+      repeat: resolved.repeat,
+      requireLive: resolved.requireLive,
+      ...(resolved.keyRules === undefined ? {} : { keyRules: resolved.keyRules }),
+      ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
+    });
+    const engine = loaded.engine;
+    for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
+    if (mode === 'record' && engine.size > 0) {
+      log(
+        `modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`,
+      );
+    }
+    return { engine, keyRules: engine.keyRules };
+  }
+  if (mode === 'replay' && resolved.missingTape === 'error') throw new TapeNotFoundError(resolved.tape);
+  return { engine: new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat }), keyRules };
+}
+
+// Pruning is asked for at start (the prune option) or at close ({ prune: true }); a close with
+// { prune: false } vetoes it (a caller whose command failed). Returns how many exchanges it dropped.
+function pruneAtClose(
+  resolved: ResolvedProxyOptions,
+  engine: ReplayEngine | undefined,
+  clean: boolean,
+  prune: boolean | undefined,
+  log: (message: string) => void,
+): number {
+  const { tape, mode } = resolved;
+  const wanted = prune ?? resolved.prune;
+  if (wanted && mode !== 'auto') {
+    log(`modeltape: not pruning ${tape}: pruning drops what a run did not use, so it needs mode auto (this session ran in ${mode}).`);
+  } else if (wanted && clean && engine !== undefined) {
+    const dropped = engine.unused();
+    const pruned = pruneTape(tape, engine);
+    if (pruned > 0) {
+      const shown = dropped
+        .slice(0, 20)
+        .map(
+          (entry) =>
+            `  line ${entry.line ?? '?'}: ${entry.exchange.request.method} ${entry.exchange.request.path} (${entry.exchange.upstream}) #${entry.exchange.ordinal}`,
+        );
+      if (dropped.length > shown.length) shown.push(`  … and ${dropped.length - shown.length} more`);
+      log(`modeltape: pruned ${tape}: dropped ${pruned} exchange${pruned === 1 ? '' : 's'} this run never used:\n${shown.join('\n')}`);
+    } else log(`modeltape: pruned ${tape}: every exchange was used, nothing dropped.`);
+    return pruned;
+  } else if (resolved.prune || prune === true) {
+    log(
+      `modeltape: not pruning ${tape}: ${clean ? 'the command did not succeed' : 'the run was not clean (a miss, refusal, write error, upstream error, aborted request or escape)'}, so it may not have used every exchange it needs.`,
+    );
+  }
+  return 0;
+}
