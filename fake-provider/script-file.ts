@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { TapeFormatError, describeSchemaErrors, type TapeProblem } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
-import { createValidator } from '../schema/internal.js';
+import { ownSchema } from '../schema/internal.js';
 import { FINISH_REASONS, type FinishReason } from './answer.js';
 import { FAILURE_KINDS, type Failure } from './failures.js';
 import type { Chunking, Matcher, StepOptions } from './script.js';
@@ -75,9 +75,8 @@ const lineSchema = closed({
 });
 const headerSchema = closed({ schemaVersion: { const: 1 }, kind: { const: 'modeltape-fake-script' } }, ['schemaVersion', 'kind']);
 
-const validator = createValidator();
-const validateLine = validator.compile(lineSchema);
-const validateHeader = validator.compile(headerSchema);
+const lineShape = ownSchema(lineSchema);
+const headerShape = ownSchema(headerSchema);
 
 /** One parsed step, ready to add to a FakeProvider. */
 export interface ScriptEntry {
@@ -116,11 +115,13 @@ export function parseFakeScript(text: string, file: string): ScriptEntry[] {
       continue;
     }
     if (line === 1 && typeof value === 'object' && value !== null && 'schemaVersion' in value) {
-      if (!validateHeader(value)) problems.push(...describeSchemaErrors(validateHeader.errors ?? [], file, line, 'script header'));
+      const headerErrors = headerShape.errorsOf(value);
+      if (headerErrors !== undefined) problems.push(...describeSchemaErrors(headerErrors, file, line, 'script header'));
       continue;
     }
-    if (!validateLine(value)) {
-      problems.push(...describeSchemaErrors(validateLine.errors ?? [], file, line, 'script step'));
+    const lineErrors = lineShape.errorsOf(value);
+    if (lineErrors !== undefined) {
+      problems.push(...describeSchemaErrors(lineErrors, file, line, 'script step'));
       continue;
     }
     const step = value as ScriptLine;

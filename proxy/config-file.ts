@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileNormalizers, describeSchemaErrors, isSecretHeader, pointerToPath, type Normalizer } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
-import { createValidator } from '../schema/internal.js';
+import { ownSchema } from '../schema/internal.js';
 import type { ProxyLimits } from './proxy-options.js';
 
 /** The name `modeltape` looks for in the working directory. */
@@ -72,7 +72,7 @@ const configSchema = {
     },
   },
 };
-const validateConfig = createValidator().compile(configSchema);
+const configShape = ownSchema(configSchema);
 
 /** One problem in a config file, at the line and column (both from 1) where it is. */
 export interface ConfigProblem {
@@ -128,9 +128,8 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
     throw new ConfigFileError(path, text, [{ ...lineAndColumn(text, offset), field: '', message }], 'is not valid JSON:', fix);
   }
   const value: unknown = JSON.parse(text);
-  const schemaProblems = validateConfig(value)
-    ? meaningProblems(value as ModeltapeConfig)
-    : describeSchemaErrors(validateConfig.errors ?? [], path, 1, 'config');
+  const shapeErrors = configShape.errorsOf(value);
+  const schemaProblems = shapeErrors === undefined ? meaningProblems(value as ModeltapeConfig) : describeSchemaErrors(shapeErrors, path, 1, 'config');
   if (schemaProblems.length > 0) {
     const problems = schemaProblems
       .map(({ field, message }): ConfigProblem => {

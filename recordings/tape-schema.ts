@@ -1,4 +1,4 @@
-import { createValidator, nearestName, type ErrorObject } from '../schema/internal.js';
+import { ownSchema, nearestName, type ErrorObject } from '../schema/internal.js';
 import type { TapeProblem } from './errors.js';
 import { excerpt, propertyPath } from '../core/internal.js';
 import { isFramingHeader } from './redaction.js';
@@ -110,19 +110,19 @@ const exchangeSchema = closed(
   ['key', 'ordinal', 'upstream', 'source', 'request', 'response'],
 );
 
-const validator = createValidator();
-const validateHeader = validator.compile(headerSchema);
-const validateExchange = validator.compile(exchangeSchema);
+const headerShape = ownSchema(headerSchema);
+const exchangeShape = ownSchema(exchangeSchema);
 
 /** Checks a parsed header line against the closed schema. */
 export function checkHeaderLine(value: unknown, file: string, line: number): TapeProblem[] {
-  if (validateHeader(value)) return [];
-  return describeSchemaErrors(validateHeader.errors ?? [], file, line, 'header');
+  const errors = headerShape.errorsOf(value);
+  return errors === undefined ? [] : describeSchemaErrors(errors, file, line, 'header');
 }
 
 /** Checks a parsed exchange line against the closed schema, and its response headers against what HTTP lets a server send. */
 export function checkExchangeLine(value: unknown, file: string, line: number): TapeProblem[] {
-  const problems = validateExchange(value) ? [] : describeSchemaErrors(validateExchange.errors ?? [], file, line, 'exchange');
+  const errors = exchangeShape.errorsOf(value);
+  const problems = errors === undefined ? [] : describeSchemaErrors(errors, file, line, 'exchange');
   return [...problems, ...responseHeaderProblems(value, file, line)];
 }
 
@@ -185,12 +185,12 @@ function responseHeaderProblems(value: unknown, file: string, line: number): Tap
   return problems;
 }
 
-const validateKeyRules = validator.compile(keyRules);
+const keyRulesShape = ownSchema(keyRules);
 
 /** Checks key rules against the header schema; the problems are addressed from `.keyRules`. */
 export function checkKeyRules(value: unknown): TapeProblem[] {
-  if (validateKeyRules(value)) return [];
-  return describeSchemaErrors(validateKeyRules.errors ?? [], '(key rules)', 0, 'key rules');
+  const errors = keyRulesShape.errorsOf(value);
+  return errors === undefined ? [] : describeSchemaErrors(errors, '(key rules)', 0, 'key rules');
 }
 
 /**

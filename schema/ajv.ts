@@ -13,15 +13,43 @@ export type Validator = InstanceType<typeof Ajv2020>;
  * first), with the failing schema attached so errors can name the fields that were allowed.
  */
 export function createValidator(): Validator {
-  return new Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strictSchema: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    allowUnionTypes: true,
-  });
+  return new Ajv2020(OWN_OPTIONS);
+}
+
+const OWN_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  strictSchema: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+} as const;
+
+/** One of modeltape's own schemas, compiled when first used. */
+export interface OwnSchema {
+  /** Undefined when `value` fits the schema; else every error ajv found. */
+  errorsOf(value: unknown): ErrorObject[] | undefined;
+}
+
+let own: Validator | undefined;
+
+/**
+ * One of modeltape's own closed schemas (the tape, the config file, the script file), compiled
+ * on first use in one shared instance, not when its module loads: compiling ajv's meta-schema and
+ * every schema at import cost each test file that imports modeltape tens of milliseconds, for
+ * files it may never read. The meta-schema check is skipped for these fixed schemas (their tests
+ * compile each one).
+ */
+export function ownSchema(schema: object): OwnSchema {
+  let validate: ValidateFunction | undefined;
+  return {
+    errorsOf(value) {
+      own ??= new Ajv2020({ ...OWN_OPTIONS, validateSchema: false });
+      validate ??= own.compile(schema);
+      return validate(value) ? undefined : (validate.errors ?? []);
+    },
+  };
 }
 
 /**

@@ -1,4 +1,13 @@
-export { createValidator, createLenientValidator, compileForeignSchema, type ErrorObject, type ValidateFunction, type Validator } from './ajv.js';
+export {
+  createValidator,
+  createLenientValidator,
+  compileForeignSchema,
+  ownSchema,
+  type OwnSchema,
+  type ErrorObject,
+  type ValidateFunction,
+  type Validator,
+} from './ajv.js';
 export { nearestName, editDistance } from './nearest-name.js';
 export { seededRandom, type Random } from './seeded-random.js';
 export { generateValue, type GenerateOptions } from './generate-value/generate-value.js';
