@@ -25,7 +25,7 @@
 // The tape and snapshot targets must answer bare's exact bytes.
 //
 // BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), BENCH_FETCH_SECONDS (min(3, BENCH_SECONDS)),
-// BENCH_FETCH_CONCURRENCY (10), as bench/run.mjs.
+// BENCH_FETCH_CONCURRENCY (10), BENCH_ROUNDS (1; the in-process rows only), as bench/run.mjs.
 // Writes bench/results/peers.md (gitignored) and prints the same table.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -47,8 +47,16 @@ const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 const FETCH_SECONDS = positive('BENCH_FETCH_SECONDS', Math.min(3, SECONDS));
 const FETCH_WARMUP = Math.min(1, WARMUP);
 const FETCH_CONCURRENCY = Math.round(positive('BENCH_FETCH_CONCURRENCY', 10));
+const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
 const RESULTS_DIR = join(here, 'results');
 const PAYLOADS = ['json', 'sse'];
+
+function median(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
 
 function positive(name, fallback) {
   const raw = process.env[name];
@@ -300,25 +308,45 @@ async function main() {
         for (const child of target.children) await stopChild(child);
       }
     }
-    for (const [name, prepare] of IN_PROCESS_TARGETS) {
-      const target = await prepare(payload);
-      const row = await runInProcess({
-        name: `${name} ${payload}`,
-        target: name,
+    // BENCH_ROUNDS: every in-process target measured that many times, rounds interleaved, each
+    // round with its own tape or snapshot; a row shows the medians, its ratio the median of the per-round ratios.
+    const rounds = new Map();
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, prepare] of IN_PROCESS_TARGETS) {
+        const target = await prepare(payload);
+        const row = await runInProcess({
+          name: `${name} ${payload}`,
+          target: name,
+          payload,
+          env: { MEASURE: 'rate', ...target.env },
+          seconds: FETCH_SECONDS,
+          warmup: FETCH_WARMUP,
+          concurrency: FETCH_CONCURRENCY,
+        });
+        if (!rounds.has(name)) rounds.set(name, []);
+        rounds.get(name).push({ ...row, note: target.note });
+        console.error(
+          `${name} ${payload}${ROUNDS > 1 ? ` (round ${round}/${ROUNDS})` : ''}: ${row.rps.toFixed(0)} calls/s, ${row.cpuUs.toFixed(1)} CPU µs/call${row.problems.length ? ` PROBLEMS: ${row.problems.join('; ')}` : ''}${row.stderr ? ` (stderr: ${row.stderr})` : ''}`,
+        );
+      }
+    }
+    const fake = rounds.get('fake.fetch');
+    for (const [name, measured] of rounds) {
+      inProcessRows.push({
+        name,
         payload,
-        env: { MEASURE: 'rate', ...target.env },
-        seconds: FETCH_SECONDS,
-        warmup: FETCH_WARMUP,
-        concurrency: FETCH_CONCURRENCY,
+        rps: median(measured.map((row) => row.rps)),
+        ratio: median(measured.map((row, index) => row.rps / fake[index].rps)),
+        rounds: measured.map((row) => row.rps),
+        usPerCall: median(measured.map((row) => row.usPerCall)),
+        cpuUs: median(measured.map((row) => row.cpuUs)),
+        foreignCores: Math.max(...measured.map((row) => row.foreignCores ?? NaN)),
+        problems: [...new Set(measured.flatMap((row) => row.problems))],
+        note: measured[0].note,
       });
-      inProcessRows.push({ name, ...row, note: target.note });
-      console.error(
-        `${name} ${payload}: ${row.rps.toFixed(0)} calls/s${row.problems.length ? ` PROBLEMS: ${row.problems.join('; ')}` : ''}${row.stderr ? ` (stderr: ${row.stderr})` : ''}`,
-      );
     }
   }
   const bareRps = Object.fromEntries(rows.filter((row) => row.name === 'bare').map((row) => [row.payload, row.rps]));
-  const fakeRps = Object.fromEntries(inProcessRows.filter((row) => row.name === 'fake.fetch').map((row) => [row.payload, row.rps]));
   const versions = {
     modeltape: version('../package.json'),
     aimock: version('peers/node_modules/@copilotkit/aimock/package.json'),
@@ -345,14 +373,16 @@ async function main() {
       ? [
           '## In process',
           '',
-          `No server: each target in its own child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured; each call is a fetch of the same POST (the same request body) and reads the whole body. Ratios against fake.fetch in the same run.`,
+          `No server: each target in its own child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians; × fake.fetch is the median of the per-round ratios)` : ''}; each call is a fetch of the same POST (the same request body) and reads the whole body. Ratios against fake.fetch in the same run.`,
           '',
-          '| Target | Payload | calls/s | × fake.fetch | µs/call | CPU µs/call | Same bytes as bare | How |',
-          '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
+          `| Target | Payload | calls/s | × fake.fetch |${ROUNDS > 1 ? ' calls/s by round |' : ''} µs/call | CPU µs/call | other load | Same bytes as bare | How |`,
+          `| --- | --- | ---: | ---: |${ROUNDS > 1 ? ' ---: |' : ''} ---: | ---: | ---: | --- | --- |`,
           ...inProcessRows.map(
             (row) =>
-              `| ${row.name} | ${row.payload} | ${Number.isFinite(row.rps) ? row.rps.toFixed(0) : 'n/a'} | ${(row.rps / fakeRps[row.payload]).toFixed(2)} | ${row.usPerCall.toFixed(1)} | ${row.cpuUs.toFixed(1)} | ${row.name === 'fake.fetch' ? 'no: its own answer' : 'yes'} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
+              `| ${row.name} | ${row.payload} | ${Number.isFinite(row.rps) ? row.rps.toFixed(0) : 'n/a'} | ${row.ratio.toFixed(2)} |${ROUNDS > 1 ? ` ${row.rounds.map((rps) => rps.toFixed(0)).join(' · ')} |` : ''} ${row.usPerCall.toFixed(1)} | ${row.cpuUs.toFixed(1)} | ${Number.isFinite(row.foreignCores) ? row.foreignCores.toFixed(2) : 'n/a'} | ${row.name === 'fake.fetch' ? 'no: its own answer' : 'yes'} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
           ),
+          '',
+          'other load: cores used by processes outside the benchmark while the row was measured (above ~0.3 the row was disturbed).',
           '',
           "Every body was checked: the tape and snapshot targets' had to be bare's exact bytes, fake.fetch's its scripted answer (the first field by field, every later one equal to it, ids aside); every answer had to be counted by the target that gave it (the fake's calls, the session's and the tape fake's hits, the snapshot's callCount), and the session had to close with no miss, upstream connection or escape.",
           '',
