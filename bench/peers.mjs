@@ -337,6 +337,8 @@ async function main() {
         payload,
         rps: median(measured.map((row) => row.rps)),
         ratio: median(measured.map((row, index) => row.rps / fake[index].rps)),
+        // fake.fetch's CPU per call over the target's, per round: steadier than calls/s on a busy machine.
+        cpuRatio: median(measured.map((row, index) => fake[index].cpuUs / row.cpuUs)),
         rounds: measured.map((row) => row.rps),
         usPerCall: median(measured.map((row) => row.usPerCall)),
         cpuUs: median(measured.map((row) => row.cpuUs)),
@@ -375,14 +377,14 @@ async function main() {
           '',
           `No server: each target in its own child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians; × fake.fetch is the median of the per-round ratios)` : ''}; each call is a fetch of the same POST (the same request body) and reads the whole body. Ratios against fake.fetch in the same run.`,
           '',
-          `| Target | Payload | calls/s | × fake.fetch |${ROUNDS > 1 ? ' calls/s by round |' : ''} µs/call | CPU µs/call | other load | Same bytes as bare | How |`,
-          `| --- | --- | ---: | ---: |${ROUNDS > 1 ? ' ---: |' : ''} ---: | ---: | ---: | --- | --- |`,
+          `| Target | Payload | calls/s | × fake.fetch |${ROUNDS > 1 ? ' calls/s by round |' : ''} µs/call | CPU µs/call | CPU efficiency | other load | Same bytes as bare | How |`,
+          `| --- | --- | ---: | ---: |${ROUNDS > 1 ? ' ---: |' : ''} ---: | ---: | ---: | ---: | --- | --- |`,
           ...inProcessRows.map(
             (row) =>
-              `| ${row.name} | ${row.payload} | ${Number.isFinite(row.rps) ? row.rps.toFixed(0) : 'n/a'} | ${row.ratio.toFixed(2)} |${ROUNDS > 1 ? ` ${row.rounds.map((rps) => rps.toFixed(0)).join(' · ')} |` : ''} ${row.usPerCall.toFixed(1)} | ${row.cpuUs.toFixed(1)} | ${Number.isFinite(row.foreignCores) ? row.foreignCores.toFixed(2) : 'n/a'} | ${row.name === 'fake.fetch' ? 'no: its own answer' : 'yes'} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
+              `| ${row.name} | ${row.payload} | ${Number.isFinite(row.rps) ? row.rps.toFixed(0) : 'n/a'} | ${row.ratio.toFixed(2)} |${ROUNDS > 1 ? ` ${row.rounds.map((rps) => rps.toFixed(0)).join(' · ')} |` : ''} ${row.usPerCall.toFixed(1)} | ${row.cpuUs.toFixed(1)} | ${row.cpuRatio.toFixed(2)} | ${Number.isFinite(row.foreignCores) ? row.foreignCores.toFixed(2) : 'n/a'} | ${row.name === 'fake.fetch' ? 'no: its own answer' : 'yes'} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
           ),
           '',
-          'other load: cores used by processes outside the benchmark while the row was measured (above ~0.3 the row was disturbed).',
+          "CPU efficiency: fake.fetch's CPU µs per call divided by the target's, per round (above 1: the target spends less CPU per call than fake.fetch); less sensitive to other load than calls/s. other load: cores used by processes outside the benchmark while the row was measured (above ~0.3 the row was disturbed).",
           '',
           "Every body was checked: the tape and snapshot targets' had to be bare's exact bytes, fake.fetch's its scripted answer (the first field by field, every later one equal to it, ids aside); every answer had to be counted by the target that gave it (the fake's calls, the session's and the tape fake's hits, the snapshot's callCount), and the session had to close with no miss, upstream connection or escape.",
           '',
