@@ -14,7 +14,18 @@
 // id, model and usage as bare's body. While measured, every body must carry that same content.
 // The same for an SSE stream (11 chat.completion.chunk frames): the same text, id and model, however framed.
 //
-// BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), as bench/run.mjs.
+// Then, per payload, the in-process rows (no server; bench/servers/in-process.mjs, each in its own
+// child, FETCH_CONCURRENCY calls outstanding, each body read whole and checked), against fake.fetch:
+//   fake.fetch                 a FakeProvider with one sticky rule, the baseline
+//   session.fetch              openTape(tape) in replay (modeltape/replay), a tape recorded from bare
+//   FakeProvider.fromTape      FakeProvider.fromTape(tape).fetch (modeltape/fake-provider)
+//   undici SnapshotAgent       undici's SnapshotAgent in mode 'playback' from a snapshot it recorded
+//                              from bare (bench/peers/undici-snapshot.mjs): fetch(url, { dispatcher })
+//                              with undici's own fetch, and again with Node's global fetch
+// The tape and snapshot targets must answer bare's exact bytes.
+//
+// BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), BENCH_FETCH_SECONDS (min(3, BENCH_SECONDS)),
+// BENCH_FETCH_CONCURRENCY (10), BENCH_ROUNDS (1; the in-process rows only), as bench/run.mjs.
 // Writes bench/results/peers.md (gitignored) and prints the same table.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -22,6 +33,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
+import { runInProcess } from './in-process.mjs';
+import { recordSnapshot, snapshotShape } from './peers/undici-snapshot.mjs';
 import { cleanUpOnExit, startChild as startForked, stopChild } from './servers/children.mjs';
 import { JSON_RESPONSE, REQUEST_PATH, SSE_FRAMES, SSE_RESPONSE, UPSTREAM_PATH, requestBody } from './payloads.mjs';
 
@@ -29,8 +42,21 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
 const WARMUP = positive('BENCH_WARMUP', 1.5);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
+// The in-process rows, as bench/run.mjs's: BENCH_FETCH_SECONDS (default min(3, BENCH_SECONDS)),
+// BENCH_FETCH_CONCURRENCY (calls outstanding, default 10).
+const FETCH_SECONDS = positive('BENCH_FETCH_SECONDS', Math.min(3, SECONDS));
+const FETCH_WARMUP = Math.min(1, WARMUP);
+const FETCH_CONCURRENCY = Math.round(positive('BENCH_FETCH_CONCURRENCY', 10));
+const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
 const RESULTS_DIR = join(here, 'results');
 const PAYLOADS = ['json', 'sse'];
+
+function median(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
 
 function positive(name, fallback) {
   const raw = process.env[name];
@@ -150,8 +176,9 @@ async function measure(url, payload) {
 
 const bareChild = (payload) => startChild('servers/bare.mjs', { PAYLOAD: payload }, 'bare');
 
-async function modeltapeReplay(payload) {
-  const tape = join(tempDir, `modeltape-${payload}.jsonl`);
+/** A modeltape tape of one exchange, recorded from bare through the proxy (record mode). */
+async function recordModeltapeTape(payload, file) {
+  const tape = join(tempDir, file);
   const bare = await bareChild(payload);
   const recorder = await startChild('servers/proxy.mjs', { MODE: 'record', TAPE: tape, UPSTREAM: `http://127.0.0.1:${bare.port}` }, 'modeltape record');
   try {
@@ -161,6 +188,11 @@ async function modeltapeReplay(payload) {
     await stopChild(bare);
     if (summary?.recorded !== 1) throw new Error(`modeltape recorded ${summary?.recorded} exchanges: ${JSON.stringify(summary)}\n${recorder.stderrText}`);
   }
+  return tape;
+}
+
+async function modeltapeReplay(payload) {
+  const tape = await recordModeltapeTape(payload, `modeltape-${payload}.jsonl`);
   const replay = await startChild('servers/proxy.mjs', { MODE: 'replay', TAPE: tape, UPSTREAM: '' }, 'modeltape replay');
   return { url: `http://127.0.0.1:${replay.port}${REQUEST_PATH}`, children: [replay], note: 'strict replay, `--repeat last`' };
 }
@@ -203,6 +235,58 @@ const TARGETS = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// In process: no server, each in its own child (bench/servers/in-process.mjs), calls per second of
+// fetch with FETCH_CONCURRENCY calls outstanding, each body read whole and checked. Each returns
+// the child's env and how the table describes it; fake.fetch is the baseline.
+
+/** A SnapshotAgent snapshot of the same exchange, recorded from bare by the agent itself (mode 'record'). */
+async function recordUndiciSnapshot(payload, fetchKind) {
+  const file = join(tempDir, `undici-snapshot-${fetchKind}-${payload}.json`);
+  const bare = await bareChild(payload);
+  // The URL is part of what it keys on, so playback asks for bare's URL (bare is stopped by then).
+  const url = `http://127.0.0.1:${bare.port}${UPSTREAM_PATH}`;
+  try {
+    const recorded = await recordSnapshot({ file, url, body: requestBody(payload), fetchKind });
+    if (recorded.status !== 200 || recorded.body !== EXPECTED_BYTES[payload])
+      throw new Error(`recording through SnapshotAgent (${fetchKind} fetch) got ${recorded.status}: ${recorded.body.slice(0, 300)}`);
+  } finally {
+    await stopChild(bare);
+  }
+  const shape = snapshotShape(file);
+  if (shape.length !== 1 || shape[0] !== 1)
+    throw new Error(`SnapshotAgent wrote ${JSON.stringify(shape)} (responses per snapshot), expected one snapshot of one response`);
+  return { file, url };
+}
+
+async function undiciSnapshot(payload, fetchKind) {
+  const { file, url } = await recordUndiciSnapshot(payload, fetchKind);
+  return {
+    env: { TARGET: 'snapshot', SNAPSHOT: file, SNAPSHOT_URL: url, FETCH: fetchKind },
+    note: `mode 'playback', a snapshot it recorded from bare; ${fetchKind === 'undici' ? "undici's own fetch" : "Node's global fetch"} with \`dispatcher\``,
+  };
+}
+
+const IN_PROCESS_TARGETS = [
+  ['fake.fetch', async () => ({ env: { TARGET: 'fake' }, note: 'a FakeProvider with one sticky rule (its own answer, ids counting up): the baseline' })],
+  [
+    'modeltape session.fetch',
+    async (payload) => ({
+      env: { TARGET: 'session', TAPE: await recordModeltapeTape(payload, `session-${payload}.jsonl`) },
+      note: "openTape(tape) in replay, `repeat: 'last'`, a tape recorded from bare",
+    }),
+  ],
+  [
+    'modeltape FakeProvider.fromTape',
+    async (payload) => ({
+      env: { TARGET: 'fromtape', TAPE: await recordModeltapeTape(payload, `fromtape-${payload}.jsonl`) },
+      note: "FakeProvider.fromTape(tape, { repeat: 'last' }).fetch, the same kind of tape",
+    }),
+  ],
+  ['undici SnapshotAgent', (payload) => undiciSnapshot(payload, 'undici')],
+  ['undici SnapshotAgent, global fetch', (payload) => undiciSnapshot(payload, 'global')],
+];
+
+// ---------------------------------------------------------------------------------------------
 
 function version(path) {
   return JSON.parse(readFileSync(join(here, path), 'utf8')).version;
@@ -211,6 +295,7 @@ function version(path) {
 async function main() {
   tempDir = mkdtempSync(join(tmpdir(), 'modeltape-peers-'));
   const rows = [];
+  const inProcessRows = [];
   for (const payload of PAYLOADS) {
     for (const [name, start] of TARGETS) {
       const target = await start(payload);
@@ -223,19 +308,59 @@ async function main() {
         for (const child of target.children) await stopChild(child);
       }
     }
+    // BENCH_ROUNDS: every in-process target measured that many times, rounds interleaved, each
+    // round with its own tape or snapshot; a row shows the medians, its ratio the median of the per-round ratios.
+    const rounds = new Map();
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, prepare] of IN_PROCESS_TARGETS) {
+        const target = await prepare(payload);
+        const row = await runInProcess({
+          name: `${name} ${payload}`,
+          target: name,
+          payload,
+          env: { MEASURE: 'rate', ...target.env },
+          seconds: FETCH_SECONDS,
+          warmup: FETCH_WARMUP,
+          concurrency: FETCH_CONCURRENCY,
+        });
+        if (!rounds.has(name)) rounds.set(name, []);
+        rounds.get(name).push({ ...row, note: target.note });
+        console.error(
+          `${name} ${payload}${ROUNDS > 1 ? ` (round ${round}/${ROUNDS})` : ''}: ${row.rps.toFixed(0)} calls/s, ${row.cpuUs.toFixed(1)} CPU µs/call${row.problems.length ? ` PROBLEMS: ${row.problems.join('; ')}` : ''}${row.stderr ? ` (stderr: ${row.stderr})` : ''}`,
+        );
+      }
+    }
+    const fake = rounds.get('fake.fetch');
+    for (const [name, measured] of rounds) {
+      inProcessRows.push({
+        name,
+        payload,
+        rps: median(measured.map((row) => row.rps)),
+        ratio: median(measured.map((row, index) => row.rps / fake[index].rps)),
+        // fake.fetch's CPU per call over the target's, per round: steadier than calls/s on a busy machine.
+        cpuRatio: median(measured.map((row, index) => fake[index].cpuUs / row.cpuUs)),
+        rounds: measured.map((row) => row.rps),
+        usPerCall: median(measured.map((row) => row.usPerCall)),
+        cpuUs: median(measured.map((row) => row.cpuUs)),
+        foreignCores: Math.max(...measured.map((row) => row.foreignCores ?? NaN)),
+        problems: [...new Set(measured.flatMap((row) => row.problems))],
+        note: measured[0].note,
+      });
+    }
   }
   const bareRps = Object.fromEntries(rows.filter((row) => row.name === 'bare').map((row) => [row.payload, row.rps]));
   const versions = {
     modeltape: version('../package.json'),
     aimock: version('peers/node_modules/@copilotkit/aimock/package.json'),
     talkback: version('peers/node_modules/talkback/package.json'),
+    undici: JSON.parse(readFileSync(fileURLToPath(new URL(import.meta.resolve('undici/package.json'))), 'utf8')).version,
     autocannon: JSON.parse(readFileSync(fileURLToPath(new URL(import.meta.resolve('autocannon/package.json'))), 'utf8')).version,
   };
   const lines = [
     '# modeltape beside its peers',
     '',
     `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'} · autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer or ${SSE_FRAMES.length} SSE frames (${SSE_RESPONSE.length} bytes) · every server in its own process`,
-    `modeltape ${versions.modeltape} · @copilotkit/aimock ${versions.aimock} · talkback ${versions.talkback}`,
+    `modeltape ${versions.modeltape} · @copilotkit/aimock ${versions.aimock} · talkback ${versions.talkback} · undici ${versions.undici} (SnapshotAgent)`,
     '',
     '| Target | Payload | req/s | × bare | p50 ms | p99 ms | Same bytes as bare | How |',
     '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
@@ -246,12 +371,31 @@ async function main() {
     '',
     "Every target was checked before it was measured (status 200 and the same content as bare's body: for JSON the assistant message, id, model, finish reason and usage; for SSE the id, model, the deltas' text, the finish reason and a final data: [DONE], however the stream is cut into frames), and every measured response had to carry that content (autocannon verifyBody).",
     '',
+    ...(inProcessRows.length > 0
+      ? [
+          '## In process',
+          '',
+          `No server: each target in its own child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians; × fake.fetch is the median of the per-round ratios)` : ''}; each call is a fetch of the same POST (the same request body) and reads the whole body. Ratios against fake.fetch in the same run.`,
+          '',
+          `| Target | Payload | calls/s | × fake.fetch |${ROUNDS > 1 ? ' calls/s by round |' : ''} µs/call | CPU µs/call | CPU efficiency | other load | Same bytes as bare | How |`,
+          `| --- | --- | ---: | ---: |${ROUNDS > 1 ? ' ---: |' : ''} ---: | ---: | ---: | ---: | --- | --- |`,
+          ...inProcessRows.map(
+            (row) =>
+              `| ${row.name} | ${row.payload} | ${Number.isFinite(row.rps) ? row.rps.toFixed(0) : 'n/a'} | ${row.ratio.toFixed(2)} |${ROUNDS > 1 ? ` ${row.rounds.map((rps) => rps.toFixed(0)).join(' · ')} |` : ''} ${row.usPerCall.toFixed(1)} | ${row.cpuUs.toFixed(1)} | ${row.cpuRatio.toFixed(2)} | ${Number.isFinite(row.foreignCores) ? row.foreignCores.toFixed(2) : 'n/a'} | ${row.name === 'fake.fetch' ? 'no: its own answer' : 'yes'} | ${row.note}${row.problems.length ? ` **PROBLEMS: ${row.problems.join('; ')}**` : ''} |`,
+          ),
+          '',
+          "CPU efficiency: fake.fetch's CPU µs per call divided by the target's, per round (above 1: the target spends less CPU per call than fake.fetch); less sensitive to other load than calls/s. other load: cores used by processes outside the benchmark while the row was measured (above ~0.3 the row was disturbed).",
+          '',
+          "Every body was checked: the tape and snapshot targets' had to be bare's exact bytes, fake.fetch's its scripted answer (the first field by field, every later one equal to it, ids aside); every answer had to be counted by the target that gave it (the fake's calls, the session's and the tape fake's hits, the snapshot's callCount), and the session had to close with no miss, upstream connection or escape.",
+          '',
+        ]
+      : []),
   ];
   const text = lines.join('\n');
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, 'peers.md'), text);
   console.log(text);
-  if (rows.some((row) => row.problems.length)) process.exitCode = 1;
+  if ([...rows, ...inProcessRows].some((row) => row.problems.length)) process.exitCode = 1;
 }
 
 await main();

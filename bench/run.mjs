@@ -11,25 +11,34 @@
 //                the same text (bench/fake-script.mjs); its ids count up per call, so its bodies are
 //                checked ids aside against a sampled response that was checked field by field
 //   fake-fetch   the FakeProvider in process: fake.fetch calls per second, no sockets (own table)
+//   session-fetch   openTape(tape) in replay, session.fetch calls per second (in process, own table;
+//                   the tape: one exchange recorded from bare through the proxy)
+//   fromtape-fetch  FakeProvider.fromTape(tape).fetch calls per second, the same tape
+//   session-cycle   openTape(tape) + one request + close(), sequential, µs per cycle, beside a bare
+//                   fake.fetch call and the tape's load time measured in the same child
+//   fromtape-cycle  FakeProvider.fromTape(tape) + one request + assertConsumed(), the same way
+//   (all five in-process targets: bench/servers/in-process.mjs, each in its own child)
 //
 // Env: BENCH_SECONDS (measured seconds per run, default 5), BENCH_WARMUP (default 1.5),
 // BENCH_CONNECTIONS (default 10), BENCH_ONLY (comma list of targets), BENCH_PAYLOADS (json,sse),
-// BENCH_PROFILE=1 (run the modeltape, hop, fake, fake-fetch and bare-target children with --cpu-prof into
+// BENCH_PROFILE=1 (run the modeltape, hop, fake, in-process and bare-target children with --cpu-prof into
 // bench/results/profiles/; summarize with `node bench/profile-summary.mjs`), BENCH_ROUNDS,
 // BENCH_RATE, BENCH_PIN, BENCH_PROXY_MODULE (see below and bench/servers/proxy.mjs),
-// BENCH_FETCH_SECONDS (fake-fetch measured seconds, default min(3, BENCH_SECONDS)),
-// BENCH_FETCH_CONCURRENCY (fake.fetch calls outstanding, default 10), BENCH_FAKE_CHUNKS=words
+// BENCH_FETCH_SECONDS (each in-process target's measured seconds, default min(3, BENCH_SECONDS)),
+// BENCH_FETCH_CONCURRENCY (in-process calls outstanding, default 10), BENCH_FAKE_CHUNKS=words
 // (stream the fake's answer a word a frame instead of in bare's 11 frames; bench/fake-script.mjs),
 // BENCH_FAKE_MODULE (another build of dist/fake-provider/index.js for the fake targets: A/B a patch),
 // BENCH_TAPE_OPEN=0 (skip the large-tape open row; bench/tape-open.mjs, BENCH_TAPE_EXCHANGES, BENCH_TAPE_ROUNDS).
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { children, cleanUpOnExit, startChild as startForked, stopChild, track } from './servers/children.mjs';
+import { children, cleanUpOnExit, startChild as startForked, stopChild } from './servers/children.mjs';
+import { CLOCK_TICKS, readJiffies, readMachineBusy } from './cpu-time.mjs';
+import { runInProcess } from './in-process.mjs';
 import { checkFakeResponse, frameCount, normalizeFakeBody, sameAsTemplate } from './fake-script.mjs';
 import { REQUEST_PATH, expectedBody, requestBody } from './payloads.mjs';
 import { measureTapeOpen, tapeOpenReport } from './tape-open.mjs';
@@ -43,8 +52,30 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 // never competes with the servers; a proxy and its upstream then share CPU 1.
 const PIN = process.env.BENCH_PIN === '1';
 // Measured in this order, so each ratio's two sides run back to back: this machine's speed drifts.
-// fake-fetch is in process (no server, no autocannon): its own table, measured last.
-const ALL_TARGETS = ['fake', 'bare', 'replay', 'hop', 'passthrough', 'record', 'fake-fetch'];
+// The in-process targets (no server, no autocannon) have their own tables, measured last.
+const ALL_TARGETS = [
+  'fake',
+  'bare',
+  'replay',
+  'hop',
+  'passthrough',
+  'record',
+  'fake-fetch',
+  'session-fetch',
+  'fromtape-fetch',
+  'session-cycle',
+  'fromtape-cycle',
+];
+/** The in-process targets: bench/servers/in-process.mjs's TARGET and MEASURE, and how the tables name them. */
+const IN_PROCESS = {
+  'fake-fetch': { TARGET: 'fake', MEASURE: 'rate', label: 'fake.fetch' },
+  'session-fetch': { TARGET: 'session', MEASURE: 'rate', label: 'session.fetch' },
+  'fromtape-fetch': { TARGET: 'fromtape', MEASURE: 'rate', label: 'FakeProvider.fromTape(tape).fetch' },
+  'session-cycle': { TARGET: 'session', MEASURE: 'cycle', label: 'openTape(tape) + 1 request + close()' },
+  'fromtape-cycle': { TARGET: 'fromtape', MEASURE: 'cycle', label: 'FakeProvider.fromTape(tape) + 1 request + assertConsumed()' },
+};
+const isRate = (target) => IN_PROCESS[target]?.MEASURE === 'rate';
+const isCycle = (target) => IN_PROCESS[target]?.MEASURE === 'cycle';
 const TARGETS = list('BENCH_ONLY', ALL_TARGETS);
 const PAYLOADS = list('BENCH_PAYLOADS', ['json', 'sse']);
 // BENCH_RATE=N: a fixed offered load (req/s over all connections) instead of as fast as possible;
@@ -136,31 +167,8 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-// CPU accounting from /proc (Linux; absent elsewhere): the CPU time each of our processes used
-// during the measured run, and what the rest of the machine used meanwhile. On a shared 2-core
-// box, CPU per request is steadier than req/s, and foreign load explains a noisy row.
-const CLOCK_TICKS = 100;
-
-function readJiffies(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return undefined;
-  }
-}
-
-function readMachineBusy() {
-  try {
-    const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = values;
-    return user + nice + system + irq + softirq + steal;
-  } catch {
-    return undefined;
-  }
-}
-
+// CPU accounting (bench/cpu-time.mjs): the CPU time each of our processes used during the
+// measured run, and what the rest of the machine used meanwhile.
 function cpuSnapshot(pids) {
   return { busy: readMachineBusy(), own: pids.map(readJiffies), parent: readJiffies(process.pid) };
 }
@@ -223,8 +231,8 @@ const proxyChild = (mode, tape, upstreamPort, name) =>
   startChild('proxy.mjs', { MODE: mode, TAPE: tape, UPSTREAM: upstreamPort ? `http://127.0.0.1:${upstreamPort}` : '' }, { name, profile: PROFILE });
 
 /** Records the one exchange the replay target serves: record proxy in front of bare, one request. */
-async function recordReplayTape(payload, barePort) {
-  const tape = join(tempDir, `replay-${payload}.jsonl`);
+async function recordReplayTape(payload, barePort, file = `replay-${payload}.jsonl`) {
+  const tape = join(tempDir, file);
   const proxy = await proxyChild('record', tape, barePort, `record-once-${payload}`);
   let body;
   try {
@@ -295,80 +303,46 @@ async function runFake(payload) {
   }
 }
 
+// The one-exchange tape every in-process tape target reads, per payload: recorded from bare
+// through the proxy once, then only read (replay never writes it).
+const inProcessTapes = new Map();
+
+async function inProcessTape(payload) {
+  if (!inProcessTapes.has(payload)) {
+    const upstream = await startChild('bare.mjs', { PAYLOAD: payload }, { name: `bare-${payload}` });
+    try {
+      inProcessTapes.set(payload, await recordReplayTape(payload, upstream.port, `in-process-${payload}.jsonl`));
+    } finally {
+      await stopChild(upstream);
+    }
+  }
+  return inProcessTapes.get(payload);
+}
+
 /**
- * fake.fetch in process, in its own child (bench/servers/fake-fetch.mjs): calls per second with
- * FETCH_CONCURRENCY calls outstanding. The rest of the machine's load is measured over the
- * child's measured seconds (it says when they start).
+ * An in-process target in its own child (bench/servers/in-process.mjs through bench/in-process.mjs):
+ * calls per second with FETCH_CONCURRENCY calls outstanding, or µs per sequential cycle.
  */
-function runFakeFetch(payload) {
-  const name = `fake-fetch-${payload}`;
-  const child = fork(join(here, 'servers', 'fake-fetch.mjs'), [], {
-    env: { ...process.env, PAYLOAD: payload, SECONDS: String(FETCH_SECONDS), WARMUP: String(FETCH_WARMUP), CONCURRENCY: String(FETCH_CONCURRENCY) },
+async function runInProcessTarget(target, payload) {
+  const { TARGET, MEASURE } = IN_PROCESS[target];
+  const name = `${target}-${payload}`;
+  const tape = TARGET === 'fake' ? undefined : await inProcessTape(payload);
+  return runInProcess({
+    name,
+    target,
+    payload,
+    env: { TARGET, MEASURE, ...(tape ? { TAPE: tape } : {}) },
+    seconds: FETCH_SECONDS,
+    warmup: FETCH_WARMUP,
+    concurrency: FETCH_CONCURRENCY,
     execArgv: PROFILE ? profileArgs(name) : [],
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-  });
-  track(child);
-  if (PIN) pin(child.pid, 1);
-  return new Promise((resolve, reject) => {
-    let before;
-    let result;
-    let after;
-    const timer = setTimeout(() => child.kill('SIGKILL'), (FETCH_WARMUP + FETCH_SECONDS + 30) * 1000);
-    child.on('message', (message) => {
-      if (message?.type === 'measuring') before = { busy: readMachineBusy(), parent: readJiffies(process.pid) };
-      if (message?.type === 'result') {
-        after = { busy: readMachineBusy(), parent: readJiffies(process.pid) };
-        result = message;
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (result === undefined) return reject(new Error(`${name} exited without a result (code ${code}, signal ${signal})\n${child.stderrText}`));
-      const problems = [];
-      if (result.error)
-        return resolve({
-          target: 'fake-fetch',
-          payload,
-          rps: NaN,
-          usPerCall: NaN,
-          cpuUs: NaN,
-          meanLatencyUs: NaN,
-          requests: 0,
-          foreignCores: NaN,
-          problems: [result.error.slice(0, 300)],
-        });
-      if (result.bad > 0) problems.push(`${result.bad} calls answered other than the first (ids aside): ${result.firstBad}`);
-      if (result.lastProblems.length > 0) problems.push(`the last call: ${result.lastProblems.join('; ')}`);
-      if (!result.lastSameAsFirst) problems.push('the last call: other bytes than the first, ids aside');
-      const expectedCalls = result.warmupCalls + result.calls + 2;
-      if (result.fakeCalls !== expectedCalls) problems.push(`the fake recorded ${result.fakeCalls} calls for ${expectedCalls}`);
-      if (result.calls === 0) problems.push('no call completed');
-      const rps = result.calls / result.seconds;
-      let foreignCores;
-      if (before?.busy !== undefined && after?.busy !== undefined && before.parent !== undefined && after.parent !== undefined) {
-        const ours = after.parent - before.parent + (result.cpuUs / 1e6) * CLOCK_TICKS;
-        foreignCores = Math.max(0, after.busy - before.busy - ours) / CLOCK_TICKS / result.seconds;
-      }
-      resolve({
-        target: 'fake-fetch',
-        payload,
-        rps,
-        usPerCall: 1e6 / rps,
-        cpuUs: result.cpuUs / result.calls,
-        meanLatencyUs: result.meanLatencyUs,
-        requests: result.calls,
-        foreignCores,
-        problems,
-        note: `body ${result.bodyBytes} bytes; the fake answered ${result.fakeCalls} calls, heap ${result.heapUsedMb.toFixed(0)} MB, RSS ${result.rssMb.toFixed(0)} MB at the end`,
-        stderr: child.stderrText.trim() ? child.stderrText.trim().split('\n').slice(0, 3).join(' | ') : undefined,
-      });
-    });
+    onSpawn: (child) => PIN && pin(child.pid, 1),
   });
 }
 
 async function runTarget(target, payload) {
   if (target === 'fake') return runFake(payload);
-  if (target === 'fake-fetch') return runFakeFetch(payload);
+  if (IN_PROCESS[target]) return runInProcessTarget(target, payload);
   const started = [];
   const name = `${target}-${payload}`;
   let tape;
@@ -479,6 +453,27 @@ function combineFetch(rounds) {
   };
 }
 
+/** One in-process cycle row from its rounds: medians, the ratio per round, every problem. */
+function combineCycle(rounds) {
+  const pick = (get) => median(rounds.map(get));
+  const last = rounds[rounds.length - 1];
+  return {
+    target: last.target,
+    payload: last.payload,
+    ratios: rounds.map((round) => round.ratio),
+    ratio: pick((round) => round.ratio),
+    cycleUs: pick((round) => round.cycleUs),
+    cycleCpuUs: pick((round) => round.cycleCpuUs),
+    fakeUs: pick((round) => round.fakeUs),
+    loadUs: pick((round) => round.loadUs),
+    cycles: rounds.reduce((sum, round) => sum + round.cycles, 0),
+    foreignCores: Math.max(...rounds.map((round) => round.foreignCores ?? NaN)),
+    problems: [...new Set(rounds.flatMap((round) => round.problems))],
+    note: last.note,
+    stderr: rounds.map((round) => round.stderr).find(Boolean),
+  };
+}
+
 /** One row from a target's rounds: medians, every problem, the most other load seen. */
 function combine(rounds) {
   const pick = (get) => median(rounds.map(get));
@@ -487,6 +482,7 @@ function combine(rounds) {
     target: last.target,
     payload: last.payload,
     rounds: rounds.map((round) => round.rps),
+    cpuRounds: rounds.map((round) => round.cpu.serverUs),
     rps: pick((round) => round.rps),
     p50: pick((round) => round.p50),
     p99: pick((round) => round.p99),
@@ -502,11 +498,23 @@ function combine(rounds) {
   };
 }
 
+// Issue 14's targets. A ratio of req/s per round (`at least`), or `cpu`: the target's CPU µs/req
+// minus the base's, per round (`at most`, in µs).
 const RATIOS = [
   { name: 'fake/bare', target: 'fake', base: 'bare', goal: 0.5 },
   { name: 'replay/bare', target: 'replay', base: 'bare', goal: 0.8 },
-  { name: 'record/hop', target: 'record', base: 'hop', goal: 1.0 },
+  { name: 'record/hop', target: 'record', base: 'hop', goal: 0.8 },
+  { name: 'record CPU − hop CPU', target: 'record', base: 'hop', cpu: true, goal: 15 },
   { name: 'passthrough/hop', target: 'passthrough', base: 'hop', goal: 1.0 },
+];
+
+// In process: calls per second against fake.fetch's (at least), and a sequential cycle against
+// a bare fake.fetch call plus the tape's load time, both measured in the cycle's own child (at most).
+const IN_PROCESS_RATIOS = [
+  { name: 'session.fetch / fake.fetch (calls/s)', target: 'session-fetch', base: 'fake-fetch', goal: 0.5 },
+  { name: 'fromTape(tape).fetch / fake.fetch (calls/s)', target: 'fromtape-fetch', base: 'fake-fetch', goal: 0.5 },
+  { name: 'openTape + 1 request + close() / (fake.fetch call + tape load)', target: 'session-cycle', goal: 2 },
+  { name: 'fromTape(tape) + 1 request / (fake.fetch call + tape load)', target: 'fromtape-cycle', goal: 2 },
 ];
 
 // Other load (cores) above which a row counts as disturbed by processes outside the benchmark.
@@ -544,22 +552,30 @@ function report(rows, fetchRows, meta) {
       if (!target || !base) continue;
       const valid = target.problems.length === 0 && base.problems.length === 0;
       // Per round, then the median: a ratio of runs made seconds apart, not of medians made minutes apart.
-      const value = median(target.rounds.map((rps, index) => rps / base.rounds[index]));
+      const value = ratio.cpu
+        ? median(target.cpuRounds.map((us, index) => us - base.cpuRounds[index]))
+        : median(target.rounds.map((rps, index) => rps / base.rounds[index]));
       const disturbed = Math.max(target.cpu.foreignCores ?? 0, base.cpu.foreignCores ?? 0) > DISTURBED_CORES;
-      const verdict = (!valid ? 'invalid' : value >= ratio.goal ? 'pass' : 'MISS') + (disturbed ? ' (disturbed)' : '');
+      const met = ratio.cpu ? value <= ratio.goal : value >= ratio.goal;
+      const verdict = (!valid || !Number.isFinite(value) ? 'invalid' : met ? 'pass' : 'MISS') + (disturbed ? ' (disturbed)' : '');
       verdicts.push(verdict);
       ratioRows.push([
         ratio.name,
         payload,
-        fixed(value, 2),
-        `≥ ${ratio.goal.toFixed(1)}`,
+        ratio.cpu ? `${fixed(value, 1)} µs` : fixed(value, 2),
+        ratio.cpu ? `≤ ${ratio.goal} µs` : `≥ ${ratio.goal.toFixed(1)}`,
         verdict,
-        `${fixed(target.p50 / base.p50, 2)} / ${fixed(target.p99 / base.p99, 2)}`,
-        fixed(base.cpu.serverUs / target.cpu.serverUs, 2),
+        ...(ratio.cpu
+          ? ['', `${fixed(target.cpu.serverUs, 1)} − ${fixed(base.cpu.serverUs, 1)} µs (medians)`]
+          : [`${fixed(target.p50 / base.p50, 2)} / ${fixed(target.p99 / base.p99, 2)}`, fixed(base.cpu.serverUs / target.cpu.serverUs, 2)]),
       ]);
     }
   }
-  const fetchTable = fetchRows.map((row) => [
+  const rateRows = fetchRows.filter((row) => isRate(row.target));
+  const cycleRows = fetchRows.filter((row) => isCycle(row.target));
+  const fetchByKey = new Map(fetchRows.map((row) => [`${row.target}/${row.payload}`, row]));
+  const fetchTable = rateRows.map((row) => [
+    IN_PROCESS[row.target].label,
     row.payload,
     thousands(row.rps),
     ...(ROUNDS > 1 ? [row.rounds.map(thousands).join(' · ')] : []),
@@ -570,6 +586,42 @@ function report(rows, fetchRows, meta) {
     fixed(row.foreignCores, 2),
     row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
   ]);
+  const cycleTable = cycleRows.map((row) => [
+    IN_PROCESS[row.target].label,
+    row.payload,
+    fixed(row.cycleUs, 0),
+    fixed(row.cycleCpuUs, 0),
+    fixed(row.fakeUs, 1),
+    fixed(row.loadUs, 1),
+    thousands(row.cycles),
+    fixed(row.foreignCores, 2),
+    row.problems.length === 0 ? 'valid' : `INVALID: ${row.problems.join('; ')}`,
+  ]);
+  const inProcessRatioRows = [];
+  for (const payload of PAYLOADS) {
+    for (const ratio of IN_PROCESS_RATIOS) {
+      const target = fetchByKey.get(`${ratio.target}/${payload}`);
+      const base = ratio.base ? fetchByKey.get(`${ratio.base}/${payload}`) : undefined;
+      if (!target || (ratio.base && !base)) continue;
+      const valid = target.problems.length === 0 && (base?.problems.length ?? 0) === 0;
+      // Per round, then the median, as above; a cycle's ratio is per round already (one child).
+      const value = base ? median(target.rounds.map((rps, index) => rps / base.rounds[index])) : median(target.ratios);
+      const disturbed = Math.max(target.foreignCores ?? 0, base?.foreignCores ?? 0) > DISTURBED_CORES;
+      const met = base ? value >= ratio.goal : value <= ratio.goal;
+      const verdict = (!valid || !Number.isFinite(value) ? 'invalid' : met ? 'pass' : 'MISS') + (disturbed ? ' (disturbed)' : '');
+      verdicts.push(verdict);
+      inProcessRatioRows.push([
+        ratio.name,
+        payload,
+        fixed(value, 2),
+        base ? `≥ ${ratio.goal.toFixed(1)}` : `≤ ${ratio.goal.toFixed(1)}`,
+        verdict,
+        base
+          ? `${fixed(target.usPerCall, 1)} µs / ${fixed(base.usPerCall, 1)} µs a call`
+          : `${fixed(target.cycleUs, 0)} µs / (${fixed(target.fakeUs, 1)} + ${fixed(target.loadUs, 1)}) µs`,
+      ]);
+    }
+  }
   const notes = [...rows, ...fetchRows]
     .filter((row) => row.note || row.stderr)
     .map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
@@ -608,7 +660,7 @@ function report(rows, fetchRows, meta) {
       'r',
     ]),
     '',
-    'CPU efficiency: CPU µs/req of the baseline divided by that of the target (above 1: the target spends less CPU per request than its baseline). Less sensitive to other load than req/s.',
+    'CPU efficiency: CPU µs/req of the baseline divided by that of the target (above 1: the target spends less CPU per request than its baseline). Less sensitive to other load than req/s. record CPU − hop CPU: the CPU µs/req column, record minus hop, per round (what recording an exchange costs above forwarding it).',
     '',
     ...(notes.length > 0 ? [...notes, ''] : []),
     'Every row is checked: all responses 200, no errors or timeouts, and every body byte-identical to the expected one (autocannon expectBody). Replay serves a JSON body compact, in the key order it was recorded in: here, the exact bytes the upstream sent.',
@@ -616,28 +668,48 @@ function report(rows, fetchRows, meta) {
     '',
     ...(fetchRows.length > 0
       ? [
-          `## In process: FakeProvider fake.fetch (no sockets)`,
+          `## In process (no sockets of their own)`,
           '',
-          `One child process, ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured; each call is fake.fetch('http://fake.local/v1/chat/completions', POST) and reads its whole body (SSE: the whole stream). No target.`,
+          `Each row in its own child process. Calls per second: ${FETCH_CONCURRENCY} calls outstanding, ${FETCH_WARMUP} s warm-up + ${FETCH_SECONDS} s measured; each call is fetch(POST /v1/chat/completions) and reads its whole body (SSE: the whole stream): fake.fetch from a FakeProvider with one sticky rule, session.fetch from openTape(tape) in replay (\`repeat: 'last'\`), FakeProvider.fromTape(tape).fetch, the tape one exchange recorded from bare through the proxy.`,
           '',
-          markdownTable(
-            [
-              'payload',
-              'calls/s',
-              ...(ROUNDS > 1 ? ['calls/s by round'] : []),
-              'µs/call',
-              'CPU µs/call',
-              `mean latency µs (${FETCH_CONCURRENCY} in flight)`,
-              'calls',
-              'other load',
-              'check',
-            ],
-            fetchTable,
-            ['l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'l'],
-          ),
-          '',
-          "µs/call: wall time per call at that rate (1 / calls/s); CPU µs/call: the child's CPU time per call. Every body is checked as the fake row's are (the first call field by field, every later one equal to it ids aside, the last one field by field again).",
-          '',
+          ...(fetchTable.length > 0
+            ? [
+                markdownTable(
+                  [
+                    'target',
+                    'payload',
+                    'calls/s',
+                    ...(ROUNDS > 1 ? ['calls/s by round'] : []),
+                    'µs/call',
+                    'CPU µs/call',
+                    `mean latency µs (${FETCH_CONCURRENCY} in flight)`,
+                    'calls',
+                    'other load',
+                    'check',
+                  ],
+                  fetchTable,
+                  ['l', 'l', 'r', ...(ROUNDS > 1 ? ['r'] : []), 'r', 'r', 'r', 'r', 'r', 'l'],
+                ),
+                '',
+                "µs/call: wall time per call at that rate (1 / calls/s); CPU µs/call: the child's CPU time per call. The fake's bodies are checked as the fake row's are (the first call field by field, every later one equal to it ids aside, the last one field by field again); the tape targets' must be bare's exact bytes; every answer must be counted by the target (the fake's calls, the session's and the tape fake's hits), and a session must close with no miss, upstream connection or escape.",
+                '',
+              ]
+            : []),
+          ...(cycleTable.length > 0
+            ? [
+                `Per tape, sequentially (what a test pays to open a tape for one call): one child runs, in turn, ${fixed(FETCH_SECONDS / 5 / 3, 2)} s slices of the cycle, of a bare fake.fetch call (the sticky fake) and of loading the tape (FakeProvider.fromTape(tape), the replay engine reading it), five of each after ${FETCH_WARMUP} s of warm-up; the medians.`,
+                '',
+                markdownTable(
+                  ['cycle', 'payload', 'µs/cycle', 'CPU µs/cycle', 'fake.fetch µs/call', 'tape load µs', 'cycles', 'other load', 'check'],
+                  cycleTable,
+                  ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+                ),
+                '',
+              ]
+            : []),
+          ...(inProcessRatioRows.length > 0
+            ? [markdownTable(['ratio', 'payload', 'value', 'target', 'verdict', 'from'], inProcessRatioRows, ['l', 'l', 'r', 'r', 'l', 'r']), '']
+            : []),
         ]
       : []),
     `Overall: ${verdicts.length === 0 ? 'no ratios measured' : verdicts.every((v) => v.startsWith('pass')) ? 'all targets met' : `${verdicts.filter((v) => !v.startsWith('pass')).length} of ${verdicts.length} ratios missed or invalid`}.`,
@@ -670,7 +742,13 @@ async function main() {
         const key = `${target}/${payload}`;
         if (!runs.has(key)) runs.set(key, []);
         runs.get(key).push(row);
-        if (target === 'fake-fetch') {
+        if (isCycle(target)) {
+          process.stderr.write(
+            ` ${fixed(row.cycleUs, 0)} µs/cycle, fake.fetch ${fixed(row.fakeUs, 1)} µs, load ${fixed(row.loadUs, 1)} µs, ${fixed(row.ratio, 2)}×, other load ${fixed(row.foreignCores, 2)}${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`,
+          );
+          continue;
+        }
+        if (isRate(target)) {
           process.stderr.write(
             ` ${thousands(row.rps)} calls/s, ${fixed(row.usPerCall, 1)} µs/call, ${fixed(row.cpuUs, 1)} CPU µs/call, other load ${fixed(row.foreignCores, 2)}${row.problems.length ? ` INVALID: ${row.problems.join('; ')}` : ''}\n`,
           );
@@ -682,8 +760,10 @@ async function main() {
       }
     }
   }
-  const rows = [...runs.values()].filter((rounds) => rounds[0].target !== 'fake-fetch').map(combine);
-  const fetchRows = [...runs.values()].filter((rounds) => rounds[0].target === 'fake-fetch').map(combineFetch);
+  const rows = [...runs.values()].filter((rounds) => !IN_PROCESS[rounds[0].target]).map(combine);
+  const fetchRows = [...runs.values()]
+    .filter((rounds) => IN_PROCESS[rounds[0].target])
+    .map((rounds) => (isCycle(rounds[0].target) ? combineCycle(rounds) : combineFetch(rounds)));
   let text = report(rows, fetchRows, meta);
   // Opening a large tape (bench/tape-open.mjs): a fresh child per round, after the proxies.
   if (process.env.BENCH_TAPE_OPEN !== '0') {
