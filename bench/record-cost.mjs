@@ -2,7 +2,7 @@
 // ResponseRecording (as the response streams through) and ExchangeRecorder (after the client has
 // its response), through those very classes, with the tape writer's batching.
 //
-//   npm run build && node --expose-gc bench/record-cost.mjs [--iterations N] [--rounds R] [--batch B] [DIST ...]
+//   npm run build && node --expose-gc bench/record-cost.mjs [--iterations N] [--rounds R] [--batch B] [--payload json|sse] [DIST ...]
 //
 // DIST: one or more builds (a `dist/` folder; default this checkout's). With two or more, the
 // rounds interleave the builds (A/B on a noisy machine: compare medians of one run), and the tapes
@@ -23,6 +23,8 @@ const option = (name, fallback) => {
 const ITERATIONS = option('--iterations', 20_000);
 const ROUNDS = option('--rounds', 5);
 const BATCH = option('--batch', 4);
+const payloadAt = args.indexOf('--payload');
+const PAYLOADS = payloadAt < 0 ? ['json', 'sse'] : [args.splice(payloadAt, 2)[1]];
 const dists = (args.length > 0 ? args : [new URL('../dist', import.meta.url).pathname]).map((dist) => resolve(dist));
 
 const requestHeaders = {
@@ -154,7 +156,7 @@ for (const dist of dists) builds.push(await load(dist));
 const dir = mkdtempSync(join(tmpdir(), 'modeltape-record-cost-'));
 let differ = 0;
 try {
-  for (const payload of ['json', 'sse']) {
+  for (const payload of PAYLOADS) {
     const perBuild = builds.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       const tapes = [];

@@ -641,7 +641,9 @@ function joinedStream(frames: unknown[], format: unknown, path: string, found: S
   const fields = new Map<string, string[]>();
   for (const text of texts) {
     if (!text.includes('"')) continue;
-    for (const match of text.matchAll(JSON_FIELD)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
+    // exec, not matchAll (which copies the expression for every frame); nothing in the loop uses JSON_FIELD.
+    JSON_FIELD.lastIndex = 0;
+    for (let match = JSON_FIELD.exec(text); match !== null; match = JSON_FIELD.exec(text)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
   }
   // SSE events and NDJSON lines are whole: a key split across them is split across their fields.
   if (format !== 'sse' && format !== 'ndjson') {
