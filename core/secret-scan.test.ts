@@ -240,6 +240,16 @@ describe('base64HidesAnchor, the pre-filter of a base64 run in a tape line', () 
     expect(pairs.sort()).toEqual([...new Set(spellings.map((spelling) => spelling.slice(0, 2)))].sort());
   });
 
+  test('a tape line finds a key hidden in a base64 name each time the name comes back, and a clean name stays clean', () => {
+    const hidden = Buffer.from(FAKE.openai).toString('base64');
+    const withKey = { choices: [{ [hidden]: 1 }] };
+    const clean = { completion_tokens_details: { accepted_prediction_tokens: 0 } };
+    for (let round = 0; round < 3; round++) {
+      expect(findSecrets(withKey, '', JSON.stringify(withKey)).length, `round ${round}`).toBeGreaterThan(0);
+      expect(findSecrets(clean, '', JSON.stringify(clean)), `round ${round}`).toEqual([]);
+    }
+  });
+
   test('answers as the four readings decoded by Buffer.from do, for runs that hide keys and runs that do not', () => {
     let seed = 11;
     const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;

@@ -494,10 +494,27 @@ export function findSecrets(value: unknown, root = '', serialized?: string): Sec
 function lineMayHoldSecret(line: string): boolean {
   if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line) || LOOKALIKE.test(line)) return true;
   for (const [start, end] of base64Runs(line, false)) {
-    if (base64HidesAnchor(line.slice(start, end), 0)) return true;
+    const run = line.slice(start, end);
+    // Long names (`completion_tokens_details`) come back in every answer of an API: their answer
+    // is kept. Hashes (the key, the body's sha256) are new on every line and are not.
+    const cacheable = run.length <= MAX_CACHED_RUN && !HEX_DIGEST.test(run);
+    let hides = cacheable ? runsSeen.get(run) : undefined;
+    if (hides === undefined) {
+      hides = base64HidesAnchor(run, 0);
+      if (cacheable) {
+        if (runsSeen.size >= MAX_CACHED_RUNS) runsSeen.clear();
+        runsSeen.set(run, hides);
+      }
+    }
+    if (hides) return true;
   }
   return false;
 }
+
+const runsSeen = new Map<string, boolean>();
+const MAX_CACHED_RUNS = 1024;
+const MAX_CACHED_RUN = 128;
+const HEX_DIGEST = /^[0-9a-f]{64}$/;
 
 // The context names that make a bare value a key, in any case (CONTEXT_NAME), as a line holds them.
 const CONTEXT_IN_LINE = /api[-_]?key|subscription[-_]key|azure|aws/i;
