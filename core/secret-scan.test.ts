@@ -2,7 +2,18 @@ import { describe, expect, test } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { SECRET_PATTERNS, excerpt, findSecrets, maskSecrets, maskValue, mayHoldSecret, secretSpans } from './secret-scan.js';
+import {
+  ANCHOR_PAIRS,
+  PLAIN_ANCHOR,
+  SECRET_PATTERNS,
+  base64HidesAnchor,
+  excerpt,
+  findSecrets,
+  maskSecrets,
+  maskValue,
+  mayHoldSecret,
+  secretSpans,
+} from './secret-scan.js';
 import { SecretInTapeError, type Exchange } from '../recordings/internal.js';
 
 // Obviously fake keys, shaped like real ones so the scanner is really exercised.
@@ -167,6 +178,115 @@ describe('mayHoldSecret', () => {
 
   test('sees a key in a serialized line even right after an escape such as \\n', () => {
     expect(mayHoldSecret(JSON.stringify({ content: `keys:\n${FAKE.openai}` }))).toBe(true);
+  });
+});
+
+describe('base64HidesAnchor, the pre-filter of a base64 run in a tape line', () => {
+  // What it answers, written plainly: each of the four readings decoded by Buffer.from.
+  const reference = (run: string): boolean => {
+    const clean = run.includes('\\') || run.includes('\n') || run.includes('\r') ? run.replace(/\\[rn]|\\u000[adAD]|[\r\n]/g, '') : run;
+    const readings = [Buffer.from(clean, 'base64').toString('latin1')];
+    for (let offset = 1; offset < 4 && offset < clean.length; offset++) readings.push(Buffer.from(clean.slice(offset), 'base64').toString('latin1'));
+    return readings.some((decoded) => {
+      if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000')) return true;
+      const length = Math.min(decoded.length, 128);
+      let printable = 0;
+      for (let index = 0; index < length; index++) {
+        const code = decoded.charCodeAt(index);
+        if ((code >= 0x20 && code < 0x7f) || code === 9 || code === 10 || code === 13) printable++;
+      }
+      return printable >= length * 0.9 && mayHoldSecret(decoded);
+    });
+  };
+
+  test('reads from PLAIN_ANCHOR the first two characters of every spelling it matches', () => {
+    const pairs: string[] = [];
+    ANCHOR_PAIRS.forEach((marked, code) => {
+      if (marked === 1) pairs.push(String.fromCharCode(code >> 8, code & 0xff));
+    });
+    const spellings = [
+      'sk-',
+      'sk_',
+      'rk_',
+      'ghp_',
+      'github_pat_',
+      'xox',
+      'hf_',
+      'gsk_',
+      'xai-',
+      'AIza',
+      'AKIA',
+      'ASIA',
+      'eyJ',
+      'PRIVATE KEY',
+      'Bearer',
+      'bearer',
+      'BEARER',
+      'Basic',
+      '//',
+      'aws',
+      'AWS',
+      'Aws',
+      'apikey',
+      'API_KEY',
+      'Api-Key',
+      'subscription-key',
+      'Subscription-Key',
+      'Azure',
+      'azure',
+      'AZURE',
+    ];
+    for (const spelling of spellings) expect(PLAIN_ANCHOR.test(spelling), spelling).toBe(true);
+    expect(pairs.sort()).toEqual([...new Set(spellings.map((spelling) => spelling.slice(0, 2)))].sort());
+  });
+
+  test('a tape line finds a key hidden in a base64 name each time the name comes back, and a clean name stays clean', () => {
+    const hidden = Buffer.from(FAKE.openai).toString('base64');
+    const withKey = { choices: [{ [hidden]: 1 }] };
+    const clean = { completion_tokens_details: { accepted_prediction_tokens: 0 } };
+    for (let round = 0; round < 3; round++) {
+      expect(findSecrets(withKey, '', JSON.stringify(withKey)).length, `round ${round}`).toBeGreaterThan(0);
+      expect(findSecrets(clean, '', JSON.stringify(clean)), `round ${round}`).toEqual([]);
+    }
+  });
+
+  test('answers as the four readings decoded by Buffer.from do, for runs that hide keys and runs that do not', () => {
+    let seed = 11;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const bytes = (length: number): Buffer => Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-';
+    const word = (length: number): string => Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join('');
+    const hex = (length: number): string => Array.from({ length }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+    const hidden = [FAKE.openai, FAKE.bearer, 'aws secret', 'x%2Dy', '\\u0073k', 'k\u0000e\u0000y', FAKE.google, 'c2stcHJvag', 'https://x.test'];
+    const runs: string[] = [];
+    for (let index = 0; index < 3000; index++) {
+      const kind = index % 6;
+      let run =
+        kind === 0
+          ? hex(64)
+          : kind === 1
+            ? word(24 + Math.floor(random() * 40))
+            : kind === 2
+              ? bytes(18 + Math.floor(random() * 60)).toString('base64')
+              : kind === 3
+                ? Buffer.from(`${word(Math.floor(random() * 5))} ${hidden[index % hidden.length]} ${word(3)}`, 'latin1').toString('base64')
+                : kind === 4
+                  ? Buffer.from(hidden[index % hidden.length]!, 'utf16le').toString('base64url')
+                  : bytes(3000 + Math.floor(random() * 3000)).toString('base64');
+      // Glued to other base64 characters (another alignment), and wrapped as MIME and JSON do.
+      if (random() < 0.3) run = word(1 + Math.floor(random() * 3)) + run;
+      if (random() < 0.2) run = run.replace(/(.{76})/g, random() < 0.5 ? '$1\r\n' : '$1\\n');
+      runs.push(run);
+    }
+    let hides = 0;
+    for (const run of runs) {
+      const expected = reference(run);
+      expect(base64HidesAnchor(run, 0), run.slice(0, 80)).toBe(expected);
+      if (expected) hides++;
+    }
+    // Both answers were checked, many times each.
+    expect(hides).toBeGreaterThan(500);
+    expect(runs.length - hides).toBeGreaterThan(1000);
   });
 });
 

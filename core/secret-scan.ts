@@ -82,7 +82,7 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
 
 // Every rule starts with one of these (or needs its context word). Case-sensitive, with the
 // spellings that occur, because a case-insensitive alternation costs twice as much per byte.
-const PLAIN_ANCHOR =
+export const PLAIN_ANCHOR =
   /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
 
 // A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
@@ -149,11 +149,14 @@ function lineBreakAt(text: string, index: number): number {
 // A base64 run's text, read at each of the four alignments: a key's base64 glued to other base64
 // characters (`xyz` + base64 of a key) decodes to noise at the run's own alignment only.
 function base64Readings(run: string): string[] {
-  const clean = run.includes('\\') || run.includes('\n') || run.includes('\r') ? run.replace(/\\[rn]|\\u000[adAD]|[\r\n]/g, '') : run;
+  const clean = withoutLineBreaks(run);
   const readings = [Buffer.from(clean, 'base64').toString('latin1')];
   for (let offset = 1; offset < 4 && offset < clean.length; offset++) readings.push(Buffer.from(clean.slice(offset), 'base64').toString('latin1'));
   return readings;
 }
+
+const withoutLineBreaks = (run: string): string =>
+  run.includes('\\') || run.includes('\n') || run.includes('\r') ? run.replace(/\\[rn]|\\u000[adAD]|[\r\n]/g, '') : run;
 
 const mayBeBase64 = (text: string): boolean => text.length >= BASE64_MIN_RUN && base64Runs(text, true).length > 0;
 const PERCENT_RUN = /[A-Za-z0-9%._~+:/=-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+:/=-]*/g;
@@ -185,10 +188,10 @@ const NAMED_CHARACTER: Record<string, string> = {
 };
 const SHORT_ESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '/': '/', '"': '"' };
 
-// Cheap tests first: a stream's line is full of `\"`, which escapes nothing a key holds.
-const OCTAL_ESCAPE = /\\[0-7]/;
-const mayBeEscaped = (text: string): boolean =>
-  (text.includes('\\u') || text.includes('\\x') || text.includes('\\/') || text.includes('&') || OCTAL_ESCAPE.test(text)) && ESCAPE.test(text);
+// Cheap tests first: a stream's line is full of `\"`, which escapes nothing a key holds; every
+// ESCAPE starts with `&`, or with `\u`, `\x`, `\/` or `\` and an octal digit.
+const ESCAPE_START = /\\[ux/0-7]/;
+const mayBeEscaped = (text: string): boolean => (text.includes('&') || ESCAPE_START.test(text)) && ESCAPE.test(text);
 
 function unescapeRun(run: string): string {
   return run.replace(
@@ -327,13 +330,75 @@ function ruleInBase64(run: string, depth: number): string | undefined {
   return undefined;
 }
 
-// The same question, asked of a tape line: only whether some reading may hold a key.
-function base64HidesAnchor(run: string, depth: number): boolean {
-  for (const decoded of base64Readings(run)) {
-    if (PLAIN_ANCHOR.test(decoded) || decoded.includes('\u0000')) return true;
-    if (depth + 1 < MAX_DECODINGS && readsAsText(decoded) && mayHoldSecret(decoded)) return true;
+// The same question, asked of a tape line: only whether some reading may hold a key. A line's
+// runs are mostly hashes and long names (`completion_tokens_details`), whose readings are noise:
+// each is decoded into one reused buffer and looked at as bytes, and made a string only when it
+// holds a pair of characters an anchor starts with, or reads as text.
+export function base64HidesAnchor(run: string, depth: number): boolean {
+  const clean = withoutLineBreaks(run);
+  for (let offset = 0; offset < 4 && (offset === 0 || offset < clean.length); offset++) {
+    const reading = offset === 0 ? clean : clean.slice(offset);
+    // Buffer.from(reading, 'base64') writes these bytes: the same decoder, into a buffer of its size.
+    const size = Buffer.byteLength(reading, 'base64');
+    if (decodeBuffer.length < size) decodeBuffer = Buffer.allocUnsafe(Math.max(size, decodeBuffer.length * 2));
+    const length = decodeBuffer.write(reading, 0, size, 'base64');
+    const head = Math.min(length, 128);
+    let printable = 0;
+    let pair = false;
+    for (let index = 0; index < length; index++) {
+      const code = decodeBuffer[index]!;
+      if (code === 0) return true;
+      if (index < head && ((code >= 0x20 && code < 0x7f) || code === 9 || code === 10 || code === 13)) printable++;
+      if (!pair && index > 0 && ANCHOR_PAIRS[(decodeBuffer[index - 1]! << 8) | code] === 1) pair = true;
+    }
+    const text = depth + 1 < MAX_DECODINGS && printable >= head * 0.9;
+    if (!pair && !text) continue;
+    const decoded = decodeBuffer.toString('latin1', 0, length);
+    if (pair && PLAIN_ANCHOR.test(decoded)) return true;
+    if (text && mayHoldSecret(decoded)) return true;
   }
   return false;
+}
+
+let decodeBuffer = Buffer.allocUnsafe(4096);
+
+/**
+ * Which pairs of neighbouring characters (`(first << 8) | second`) begin a spelling PLAIN_ANCHOR
+ * matches, read from its source: text without such a pair holds no anchor. The source is a list of
+ * alternatives made of characters, escaped characters and character classes; anything else there
+ * throws, so an edit to it that this reading cannot follow fails at once.
+ */
+export const ANCHOR_PAIRS: Uint8Array = anchorPairs(PLAIN_ANCHOR.source);
+
+function anchorPairs(source: string): Uint8Array {
+  const table = new Uint8Array(1 << 16);
+  for (const alternative of source.split('|')) {
+    const sets: number[][] = [];
+    let at = 0;
+    while (sets.length < 2) {
+      let set: number[];
+      if (alternative[at] === '[') {
+        const end = alternative.indexOf(']', at);
+        const members = alternative.slice(at + 1, end);
+        if (end < 0 || /^\^|.-.|\\/.test(members)) throw new Error(`PLAIN_ANCHOR: cannot read the class in ${alternative}`);
+        set = [...members].map((character) => character.charCodeAt(0));
+        at = end + 1;
+      } else if (alternative[at] === '\\') {
+        if (/[A-Za-z0-9]/.test(alternative[at + 1] ?? 'x')) throw new Error(`PLAIN_ANCHOR: cannot read the escape in ${alternative}`);
+        set = [alternative.charCodeAt(at + 1)];
+        at += 2;
+      } else {
+        if (at >= alternative.length || /[()?*+{.^$]/.test(alternative[at]!)) throw new Error(`PLAIN_ANCHOR: cannot read ${alternative}`);
+        set = [alternative.charCodeAt(at)];
+        at += 1;
+      }
+      // A quantifier would make the character optional or repeated: not a fixed pair.
+      if (/[?*+{]/.test(alternative[at] ?? '')) throw new Error(`PLAIN_ANCHOR: cannot read the quantifier in ${alternative}`);
+      sets.push(set);
+    }
+    for (const first of sets[0]!) for (const second of sets[1]!) table[(first << 8) | second] = 1;
+  }
+  return table;
 }
 
 /** `text` with every credential replaced by a marker naming its kind and size: `[openai-key 44 chars]`. */
@@ -411,44 +476,69 @@ function maskIn(value: unknown, name: string | undefined): unknown {
  * joined (a key split across SSE deltas).
  */
 export function findSecrets(value: unknown, root = '', serialized?: string): SecretLocation[] {
-  const found: SecretLocation[] = [];
   // `serialized` is the value as JSON (a tape line). Every string and property name appears in it
   // as written, so when it shows no anchor, no percent sign and no base64 run holding a key, no
   // single string can hold one: only what is hidden from a reader of the line is looked for
   // (base64 payloads, keys split across pieces).
-  walk(value, root, undefined, found, serialized !== undefined && !lineMayHoldSecret(serialized));
+  const hiddenOnly = serialized !== undefined && !lineMayHoldSecret(serialized);
+  // Nearly every value holds none: a first walk builds no paths, and only a value that holds one
+  // is walked again to say where.
+  const found: SecretLocation[] = [];
+  walk(value, undefined, undefined, found, hiddenOnly);
+  if (found.length === 0) return found;
+  found.length = 0;
+  walk(value, root, undefined, found, hiddenOnly);
   return found;
 }
 
 function lineMayHoldSecret(line: string): boolean {
   if (PLAIN_ANCHOR.test(line) || line.includes('%') || CONTEXT_IN_LINE.test(line) || mayBeEscaped(line) || LOOKALIKE.test(line)) return true;
   for (const [start, end] of base64Runs(line, false)) {
-    if (base64HidesAnchor(line.slice(start, end), 0)) return true;
+    const run = line.slice(start, end);
+    // Long names (`completion_tokens_details`) come back in every answer of an API: their answer
+    // is kept. Hashes (the key, the body's sha256) are new on every line and are not.
+    const cacheable = run.length <= MAX_CACHED_RUN && !HEX_DIGEST.test(run);
+    let hides = cacheable ? runsSeen.get(run) : undefined;
+    if (hides === undefined) {
+      hides = base64HidesAnchor(run, 0);
+      if (cacheable) {
+        if (runsSeen.size >= MAX_CACHED_RUNS) runsSeen.clear();
+        runsSeen.set(run, hides);
+      }
+    }
+    if (hides) return true;
   }
   return false;
 }
 
+const runsSeen = new Map<string, boolean>();
+const MAX_CACHED_RUNS = 1024;
+const MAX_CACHED_RUN = 128;
+const HEX_DIGEST = /^[0-9a-f]{64}$/;
+
 // The context names that make a bare value a key, in any case (CONTEXT_NAME), as a line holds them.
 const CONTEXT_IN_LINE = /api[-_]?key|subscription[-_]key|azure|aws/i;
 
-function walk(value: unknown, path: string, name: string | undefined, found: SecretLocation[], hiddenOnly: boolean): void {
+// `path` undefined: what is found is reported at no path (the first walk of findSecrets).
+function walk(value: unknown, path: string | undefined, name: string | undefined, found: SecretLocation[], hiddenOnly: boolean): void {
   if (typeof value === 'string') {
-    if (!hiddenOnly) report(secretSpans(value, name), path, found);
+    if (!hiddenOnly) report(secretSpans(value, name), path ?? '', found);
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, indexPath(path, index), undefined, found, hiddenOnly));
-    joinedPieces(value, path, found, hiddenOnly);
+    for (let index = 0; index < value.length; index++)
+      walk(value[index], path === undefined ? undefined : indexPath(path, index), undefined, found, hiddenOnly);
+    joinedPieces(value, path ?? '', found, hiddenOnly);
   } else if (typeof value === 'object' && value !== null) {
     for (const [property, item] of Object.entries(value)) {
       // A key used as a property name must not reappear whole in the path that reports it.
       const spans = hiddenOnly ? [] : secretSpans(property);
-      const childPath = propertyPath(path, spans.length === 0 ? property : maskSecrets(property));
-      if (spans.length > 0) report(spans, `${childPath} (the property name)`, found);
+      const childPath = path === undefined ? undefined : propertyPath(path, spans.length === 0 ? property : maskSecrets(property));
+      if (spans.length > 0) report(spans, `${childPath ?? ''} (the property name)`, found);
       if (property === 'base64' && typeof item === 'string') {
-        for (const text of decodedTexts(Buffer.from(item, 'base64'))) report(secretSpans(text), `${childPath} (decoded)`, found);
+        for (const text of decodedTexts(Buffer.from(item, 'base64'))) report(secretSpans(text), `${childPath ?? ''} (decoded)`, found);
         continue;
       }
       walk(item, childPath, property, found, hiddenOnly);
-      if (property === 'frames' && Array.isArray(item)) joinedStream(item, (value as { format?: unknown }).format, childPath, found, hiddenOnly);
+      if (property === 'frames' && Array.isArray(item)) joinedStream(item, (value as { format?: unknown }).format, childPath ?? '', found, hiddenOnly);
     }
   }
 }
@@ -568,7 +658,9 @@ function joinedStream(frames: unknown[], format: unknown, path: string, found: S
   const fields = new Map<string, string[]>();
   for (const text of texts) {
     if (!text.includes('"')) continue;
-    for (const match of text.matchAll(JSON_FIELD)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
+    // exec, not matchAll (which copies the expression for every frame); nothing in the loop uses JSON_FIELD.
+    JSON_FIELD.lastIndex = 0;
+    for (let match = JSON_FIELD.exec(text); match !== null; match = JSON_FIELD.exec(text)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
   }
   // SSE events and NDJSON lines are whole: a key split across them is split across their fields.
   if (format !== 'sse' && format !== 'ndjson') {

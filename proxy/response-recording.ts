@@ -89,7 +89,8 @@ export class ResponseRecording {
       this.#checkEnded(response);
       return response;
     }
-    const raw = Buffer.concat(this.#chunks);
+    // One chunk (a small body) is its own whole: no copy.
+    const raw = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
     const encoding = headerValue(this.#headers, 'content-encoding');
     let bytes: Buffer | undefined;
     try {
@@ -153,7 +154,8 @@ export interface ExchangeRecorderOptions {
  */
 export class ExchangeRecorder {
   #options: ExchangeRecorderOptions;
-  #pending = 0;
+  // Responses ended in this turn of the event loop, recorded in order at the next one.
+  #queue: Array<[Route, ProxyRequest, ResponseRecording]> = [];
   #settled: (() => void) | undefined;
 
   constructor(options: ExchangeRecorderOptions) {
@@ -162,20 +164,31 @@ export class ExchangeRecorder {
 
   /** Records the exchange at the next turn of the event loop, once Node has sent the response. */
   recordAfterSend(route: Route, request: ProxyRequest, recording: ResponseRecording): void {
-    this.#pending++;
-    setImmediate(() => {
-      try {
+    // One immediate for all the responses that end in a turn, not one each.
+    if (this.#queue.push([route, request, recording]) === 1) setImmediate(() => this.#recordQueued());
+  }
+
+  #recordQueued(): void {
+    const queue = this.#queue;
+    this.#queue = [];
+    let next = 0;
+    try {
+      while (next < queue.length) {
+        const [route, request, recording] = queue[next++]!;
         this.#record(route, request, recording);
-      } finally {
-        this.#pending--;
-        if (this.#pending === 0) this.#settled?.();
       }
-    });
+    } finally {
+      if (next < queue.length) {
+        // A callback threw: the rest are recorded at the next turn, as when each had its own immediate.
+        if (this.#queue.length === 0) setImmediate(() => this.#recordQueued());
+        this.#queue = [...queue.slice(next), ...this.#queue];
+      } else if (this.#queue.length === 0) this.#settled?.();
+    }
   }
 
   /** Waits for the recordings still pending, then closes the tape. */
   async close(): Promise<void> {
-    if (this.#pending > 0) {
+    if (this.#queue.length > 0) {
       await new Promise<void>((resolve) => {
         this.#settled = resolve;
       });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import stableStringifyModule from 'fast-json-stable-stringify';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, sortKeys, sortLineKeys } from './canonical-json.js';
 
 // The reference: the library serializer canonicalJson must agree with byte for byte.
 const stableStringify = stableStringifyModule as unknown as (value: unknown) => string;
@@ -59,5 +59,59 @@ describe('canonicalJson with integer-like keys', () => {
       expect(text).toBe(stableStringify(value));
     }
     expect(withIntegerKeys).toBeGreaterThan(10);
+  });
+});
+
+describe('sortLineKeys', () => {
+  // What a tape line was written from before: sortKeys keeping the two recorded payloads.
+  const isPayload = (path: readonly string[]): boolean =>
+    path.length === 3 && path[2] === 'json' && path[1] === 'body' && (path[0] === 'request' || path[0] === 'response');
+
+  test('writes what sortKeys keeping request.body.json and response.body.json writes, for many generated lines', () => {
+    let seed = 3;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const names = ['request', 'response', 'body', 'json', 'a', 'z', '_note', '0', '12', '9', '__proto__', 'é'];
+    const leaves = [null, true, 0, -1.5, 'text', '', undefined, () => 1, new Date(0), Symbol('s')];
+    const generate = (depth: number): unknown => {
+      const pick = random();
+      if (depth > 4 || pick < 0.25) return leaves[Math.floor(random() * leaves.length)];
+      if (pick < 0.4) {
+        const array: unknown[] = Array.from({ length: Math.floor(random() * 4) }, () => generate(depth + 1));
+        if (random() < 0.1) array.length += 2; // holes
+        return array;
+      }
+      const object: Record<string, unknown> = {};
+      for (let count = Math.floor(random() * 5); count > 0; count--) {
+        const name = names[Math.floor(random() * names.length)]!;
+        Object.defineProperty(object, name, { value: generate(depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      return object;
+    };
+    const counts = { kept: 0, unchanged: 0 };
+    for (let round = 0; round < 3000; round++) {
+      // Lines shaped like exchanges, payloads in their own order, and values of every shape.
+      const payload = { z: 1, a: { y: 2, b: 3 }, '10': 0, '9': 1 };
+      const value =
+        round % 3 === 0
+          ? { response: { status: 200, body: { json: payload, sha256: 'x' } }, request: { body: { json: generate(0) }, method: 'POST' }, key: 'k' }
+          : generate(0);
+      const expected = JSON.stringify(sortKeys(value, isPayload));
+      const sorted = sortLineKeys(value);
+      expect(JSON.stringify(sorted)).toBe(expected);
+      if (round % 3 === 0) {
+        expect((sorted as { response: { body: { json: unknown } } }).response.body.json).toBe(payload);
+        counts.kept++;
+      }
+      if (sorted === value && typeof value === 'object' && value !== null) counts.unchanged++;
+    }
+    expect(counts.kept).toBe(1000);
+    // Objects already in order are passed through, not copied.
+    expect(counts.unchanged).toBeGreaterThan(50);
+  });
+
+  test('keeps a recorded payload in its own order under an array too, as sortKeys does', () => {
+    const value = { request: [{ body: { json: { b: 1, a: 2 } } }], other: { body: { json: { b: 1, a: 2 } } } };
+    expect(JSON.stringify(sortLineKeys(value))).toBe('{"other":{"body":{"json":{"a":2,"b":1}}},"request":[{"body":{"json":{"b":1,"a":2}}}]}');
+    expect(JSON.stringify(sortLineKeys(value))).toBe(JSON.stringify(sortKeys(value, isPayload)));
   });
 });

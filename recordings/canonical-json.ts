@@ -26,7 +26,79 @@ export function sortKeys(value: unknown, keep: (path: readonly string[]) => bool
   return sorted;
 }
 
+/**
+ * What `JSON.stringify(sortKeys(value, keep))` writes for a tape line, where `keep` holds
+ * `request.body.json` and `response.body.json` (the recorded payloads) as they are. Objects whose
+ * keys are already in sorted order are not copied (JSON.stringify writes them the same).
+ */
+export function sortLineKeys(value: unknown): unknown {
+  return lineCopy(value, LINE_TOP);
+}
+
 const INTEGER_KEY = Symbol('integer-like key');
+
+// Where lineCopy is in a line: at its top, under `request` or `response`, under their `body`, or
+// anywhere else (where nothing is kept). Arrays do not change it, as they add no name to the
+// path sortKeys gives `keep`.
+const LINE_TOP = 0;
+const LINE_SIDE = 1;
+const LINE_BODY = 2;
+const LINE_OTHER = 3;
+
+// sortedCopy with that `keep`, returning `value` itself (not a copy) wherever a copy would be
+// written the same by JSON.stringify: its keys already sorted, no member JSON drops, no child
+// copied. V8 enumerates integer-like keys first in either, so "already sorted" is checked on the
+// enumeration order itself.
+function lineCopy(value: unknown, where: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index] as unknown;
+      const child = lineCopy(item, where);
+      if (child !== item && copy === undefined) copy = value.slice(0, index);
+      if (copy !== undefined) copy[index] = child;
+    }
+    // A hole reads as undefined in the copy; JSON writes both as null.
+    return copy ?? value;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  const names = Object.keys(value);
+  let changed = false;
+  for (let index = 1; index < names.length && !changed; index++) changed = names[index - 1]! >= names[index]!;
+  const children: unknown[] = new Array(names.length);
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    const item = (value as Record<string, unknown>)[name];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+      children[index] = DROPPED;
+      changed = true;
+      continue;
+    }
+    const child = where === LINE_BODY && name === 'json' ? item : lineCopy(item, lineNext(where, name));
+    if (child !== item) changed = true;
+    children[index] = child;
+  }
+  if (!changed) return value;
+  const order = names.map((_, index) => index).sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
+  const copy: Record<string, unknown> = {};
+  for (const index of order) {
+    const name = names[index]!;
+    const child = children[index];
+    if (child === DROPPED) continue;
+    if (name === '__proto__') Object.defineProperty(copy, name, { value: child, enumerable: true, writable: true, configurable: true });
+    else copy[name] = child;
+  }
+  return copy;
+}
+
+const DROPPED = Symbol('dropped');
+
+function lineNext(where: number, name: string): number {
+  if (where === LINE_TOP) return name === 'request' || name === 'response' ? LINE_SIDE : LINE_OTHER;
+  if (where === LINE_SIDE) return name === 'body' ? LINE_BODY : LINE_OTHER;
+  return LINE_OTHER;
+}
 
 function sortedCopy(value: unknown, keep?: (path: readonly string[]) => boolean, path?: string[]): unknown {
   if (value === null || typeof value !== 'object') return value;

@@ -109,12 +109,6 @@ export function exchangeTooDeepAt(exchange: Pick<Exchange, 'request' | 'response
   return undefined;
 }
 
-/** Throws {@link JsonTooDeepError} when an exchange about to be written nests too deeply. */
-export function checkExchangeDepth(exchange: Pick<Exchange, 'request' | 'response'>, description: string): void {
-  const path = exchangeTooDeepAt(exchange);
-  if (path !== undefined) throw new JsonTooDeepError(description, path);
-}
-
 /** A path 512 levels deep is 1,500+ characters: the start and the end say where. */
 export function abbreviatePath(path: string): string {
   if (path.length <= 120) return path;

@@ -19,8 +19,11 @@ export function jsonLayout(text: string, value: unknown): JsonLayout | undefined
 }
 
 function findLayout(text: string, value: unknown): JsonLayout | undefined {
-  const trailing = /[ \t\r\n]*$/.exec(text)![0];
-  const json = text.slice(0, text.length - trailing.length);
+  // A loop, not /[ \t\r\n]*$/: the expression tries every position of the text.
+  let end = text.length;
+  for (let code = text.charCodeAt(end - 1); code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d; code = text.charCodeAt(end - 1)) end--;
+  const trailing = text.slice(end);
+  const json = text.slice(0, end);
   const layout: JsonLayout = {};
   const newline = json.indexOf('\n');
   if (newline >= 0) {

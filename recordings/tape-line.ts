@@ -1,12 +1,7 @@
-import { sortKeys } from './canonical-json.js';
-import { checkExchangeDepth } from './json-depth.js';
+import { sortLineKeys } from './canonical-json.js';
+import { JsonTooDeepError, exchangeTooDeepAt } from './json-depth.js';
 import { TAPE_SCHEMA_VERSION, type Exchange, type KeyRules, type TapeHeader } from './tape-format.js';
 import { WRITTEN_BY } from './version.js';
-
-// Recorded payloads keep the key order they arrived in (replay then serves the upstream's
-// order); every field of the format itself is sorted.
-const isPayload = (path: readonly string[]): boolean =>
-  path.length === 3 && path[2] === 'json' && path[1] === 'body' && (path[0] === 'request' || path[0] === 'response');
 
 /**
  * The canonical bytes of one tape line: the format's own fields sorted at every depth, recorded
@@ -21,8 +16,13 @@ const isPayload = (path: readonly string[]): boolean =>
  */
 export function serializeLine(value: TapeHeader | Exchange): string {
   // Deeper JSON would overflow the stack here, or in every reader after.
-  if ('request' in value) checkExchangeDepth(value, describeExchange(value));
-  return `${JSON.stringify(sortKeys(value, isPayload))}\n`;
+  if ('request' in value) {
+    const path = exchangeTooDeepAt(value);
+    if (path !== undefined) throw new JsonTooDeepError(describeExchange(value), path);
+  }
+  // Recorded payloads keep the key order they arrived in (replay then serves the upstream's
+  // order); every field of the format itself is sorted.
+  return `${JSON.stringify(sortLineKeys(value))}\n`;
 }
 
 /** The header a new tape starts with. Notes (fields starting with `_`) are kept. */
