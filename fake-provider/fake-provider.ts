@@ -1,4 +1,4 @@
-import { isSecretHeader, redactPathQuery } from '../recordings/internal.js';
+import { isSecretHeader } from '../recordings/internal.js';
 import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue } from '../core/internal.js';
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
@@ -14,7 +14,6 @@ import {
   PROVIDER_PREFIX,
   readToolChoice,
   readTurn,
-  routeOf,
   withoutProviderPrefix,
   type AskedTool,
   type AskedTurn,
@@ -47,6 +46,7 @@ import { readFakeScript } from './script-file.js';
 import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
+import { requestRoute } from './request-route.js';
 
 export interface FakeProviderOptions {
   /** Milliseconds since the epoch; `created` fields come from it. @default always 2026-01-01T00:00:00Z */
@@ -366,19 +366,7 @@ export class FakeProvider {
   answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
-    // A path two providers share (`/v1/models`) is the one its prefix or headers name.
-    const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
-    // A path no route has is answered in the shape of the provider it looks like: Ollama's paths
-    // start /api/, Gemini's are `/v1beta/…` or `…:method`.
-    const provider =
-      route?.provider ??
-      prefixed ??
-      (path.startsWith('/api/')
-        ? 'ollama'
-        : /^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || request.headers['x-goog-api-key'] !== undefined
-          ? 'gemini'
-          : 'openai');
+    const { route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = {
@@ -392,7 +380,6 @@ export class FakeProvider {
       responses: this.#responses,
       conversations: this.#conversations,
     };
-    const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
       index,
