@@ -366,7 +366,7 @@ export class FakeProvider {
   answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    const { route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
+    const { method, route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = {
@@ -383,7 +383,7 @@ export class FakeProvider {
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
       index,
-      method: request.method.toUpperCase(),
+      method,
       path: shownPath,
       api: undefined,
       headers: request.headers,
@@ -561,7 +561,8 @@ export class FakeProvider {
   #checkAnswer(turn: AskedTurn, answer: Answer, finish: ResolvedFinish | undefined): string | undefined {
     const schema = turn.responseSchema;
     const choice = readToolChoice(turn.toolChoice);
-    const offered = turn.tools.map((tool) => JSON.stringify(tool.name)).join(', ') || 'no tools';
+    // Named only in a message: not written out for an answer that fits.
+    const offered = (): string => turn.tools.map((tool) => JSON.stringify(tool.name)).join(', ') || 'no tools';
     const checksValues = finish === undefined || !['length', 'content-filter', 'refusal'].includes(finish.reason);
     if (finish?.reason === 'refusal' && answer.kind !== 'text')
       return `  finish "refusal" makes the text the model's refusal, and the step answers ${answer.kind === 'tool-calls' ? 'with tool calls' : 'a structured value'}.\nScript willSay(refusalText, { finish: 'refusal' }).`;
@@ -571,7 +572,7 @@ export class FakeProvider {
       for (const call of answer.calls) {
         const tool = turn.tools.find((candidate) => candidate.name === call.name);
         if (tool === undefined)
-          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered}).\nScript willCallTool with a tool the request offers.`;
+          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered()}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
           return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
         if (choice.allowed !== undefined && !choice.allowed.includes(call.name))
@@ -590,7 +591,7 @@ export class FakeProvider {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined
-          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
+          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered() : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
           : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
       return `  it answers without a tool call, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
     }
