@@ -1,4 +1,4 @@
-import { isSecretHeader, redactPathQuery } from '../recordings/internal.js';
+import { isSecretHeader } from '../recordings/internal.js';
 import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue } from '../core/internal.js';
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
@@ -14,7 +14,6 @@ import {
   PROVIDER_PREFIX,
   readToolChoice,
   readTurn,
-  routeOf,
   withoutProviderPrefix,
   type AskedTool,
   type AskedTurn,
@@ -47,6 +46,7 @@ import { readFakeScript } from './script-file.js';
 import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
+import { requestRoute } from './request-route.js';
 
 export interface FakeProviderOptions {
   /** Milliseconds since the epoch; `created` fields come from it. @default always 2026-01-01T00:00:00Z */
@@ -366,19 +366,7 @@ export class FakeProvider {
   answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    const { path, prefixed } = withoutProviderPrefix(request.path.split('?')[0]!);
-    // A path two providers share (`/v1/models`) is the one its prefix or headers name.
-    const route = routeOf(request.method, path, prefixed ?? (request.headers['anthropic-version'] !== undefined ? 'anthropic' : undefined));
-    // A path no route has is answered in the shape of the provider it looks like: Ollama's paths
-    // start /api/, Gemini's are `/v1beta/…` or `…:method`.
-    const provider =
-      route?.provider ??
-      prefixed ??
-      (path.startsWith('/api/')
-        ? 'ollama'
-        : /^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || request.headers['x-goog-api-key'] !== undefined
-          ? 'gemini'
-          : 'openai');
+    const { method, route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
     const context: RenderContext = {
@@ -392,11 +380,10 @@ export class FakeProvider {
       responses: this.#responses,
       conversations: this.#conversations,
     };
-    const shownPath = redactPathQuery(request.path);
     // Headers are copied without credentials when calls() is read, not on every call.
     const call: FakeCall = {
       index,
-      method: request.method.toUpperCase(),
+      method,
       path: shownPath,
       api: undefined,
       headers: request.headers,
@@ -574,7 +561,8 @@ export class FakeProvider {
   #checkAnswer(turn: AskedTurn, answer: Answer, finish: ResolvedFinish | undefined): string | undefined {
     const schema = turn.responseSchema;
     const choice = readToolChoice(turn.toolChoice);
-    const offered = turn.tools.map((tool) => JSON.stringify(tool.name)).join(', ') || 'no tools';
+    // Named only in a message: not written out for an answer that fits.
+    const offered = (): string => turn.tools.map((tool) => JSON.stringify(tool.name)).join(', ') || 'no tools';
     const checksValues = finish === undefined || !['length', 'content-filter', 'refusal'].includes(finish.reason);
     if (finish?.reason === 'refusal' && answer.kind !== 'text')
       return `  finish "refusal" makes the text the model's refusal, and the step answers ${answer.kind === 'tool-calls' ? 'with tool calls' : 'a structured value'}.\nScript willSay(refusalText, { finish: 'refusal' }).`;
@@ -584,7 +572,7 @@ export class FakeProvider {
       for (const call of answer.calls) {
         const tool = turn.tools.find((candidate) => candidate.name === call.name);
         if (tool === undefined)
-          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered}).\nScript willCallTool with a tool the request offers.`;
+          return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered()}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
           return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
         if (choice.allowed !== undefined && !choice.allowed.includes(call.name))
@@ -603,7 +591,7 @@ export class FakeProvider {
       const forced = choice.name ?? (turn.tools.length === 1 ? turn.tools[0]!.name : undefined);
       const advice =
         forced === undefined
-          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
+          ? `Script willCallTool with one of ${choice.allowed === undefined ? offered() : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
           : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
       return `  it answers without a tool call, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
     }

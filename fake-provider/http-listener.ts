@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FakeRequest } from './fake-request.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
@@ -55,41 +55,21 @@ export async function serveOverHttp(
     });
     request.on('end', () => {
       if (refused) return;
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      const failed = (error: unknown): void => {
-        if (response.headersSent) {
-          response.socket?.destroy();
-          return;
-        }
-        response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
-        response.end(
-          JSON.stringify({
-            error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null },
-          }),
-        );
-      };
-      const written = (wire: WireResponse): void => {
-        // A response that cannot even be written (an invalid header value) closes the connection.
-        try {
-          if (wire.delayMs)
-            sleep(wire.delayMs)
-              .then(() => write(response, wire))
-              .catch(() => response.socket?.destroy());
-          else write(response, wire);
-        } catch {
-          response.socket?.destroy();
-        }
-      };
+      let wire: WireResponse | Promise<WireResponse>;
       try {
-        const wire = handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body: bytes.toString('utf8'), bytes });
-        // Most answers are decided at once: no promise in between.
-        if (wire instanceof Promise) wire.then(written, failed);
-        else written(wire);
+        wire = handle({ method: request.method ?? 'GET', path: request.url ?? '/', headers: headersOf(request), body: bytes.toString('utf8'), bytes });
       } catch (error) {
-        failed(error);
+        failed(response, error);
+        return;
       }
+      // Most answers are decided at once: no promise in between.
+      if (wire instanceof Promise)
+        wire.then(
+          (decided) => written(response, decided, sleep),
+          (error: unknown) => failed(response, error),
+        );
+      else written(response, wire, sleep);
     });
   });
   server.on('connection', (socket) => {
@@ -115,6 +95,44 @@ export async function serveOverHttp(
   };
 }
 
+/** The request's headers, one string each: node:http's own record, unless a header came as a list (set-cookie). */
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const received = request.headers;
+  let listed = false;
+  for (const name in received) if (Array.isArray(received[name])) listed = true;
+  if (!listed) return received as Record<string, string>;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(received)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return headers;
+}
+
+/** The fake's handler threw or rejected: a 500 in OpenAI's error shape, or, once the headers are out, a cut connection. */
+function failed(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.socket?.destroy();
+    return;
+  }
+  response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
+  response.end(
+    JSON.stringify({
+      error: { message: `modeltape FakeProvider failed: ${(error as Error).message}`, type: 'fake_internal_error', param: null, code: null },
+    }),
+  );
+}
+
+function written(response: ServerResponse, wire: WireResponse, sleep: (milliseconds: number) => Promise<void>): void {
+  // A response that cannot even be written (an invalid header value) closes the connection.
+  try {
+    if (wire.delayMs)
+      sleep(wire.delayMs)
+        .then(() => write(response, wire))
+        .catch(() => response.socket?.destroy());
+    else write(response, wire);
+  } catch {
+    response.socket?.destroy();
+  }
+}
+
 /** A body over the limit: a 413 in the provider's own error shape, then the connection is closed. */
 function tooLarge(url: string, response: ServerResponse, maxBodyBytes: number): void {
   const message = `The request body is larger than this modeltape FakeProvider reads (maxBodyBytes ${maxBodyBytes}).`;
@@ -136,8 +154,14 @@ function write(response: ServerResponse, wire: WireResponse): void {
   }
   if (wire.frames === undefined) {
     const body = wire.body ?? '';
-    response.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    response.writeHead(wire.status, wire.headers);
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    // The same header lines as setHeader('content-length') then writeHead(status, headers) would
+    // write, without node:http's per-header bookkeeping, when no name could repeat another.
+    if (lowerCaseNamesWithoutLength(wire.headers)) response.writeHead(wire.status, { 'content-length': length, ...wire.headers });
+    else {
+      response.setHeader('content-length', length);
+      response.writeHead(wire.status, wire.headers);
+    }
     response.end(body);
     return;
   }
@@ -159,4 +183,10 @@ function write(response: ServerResponse, wire: WireResponse): void {
     return;
   }
   for (let index = 0; index < limit; index++) response.write(wire.frames[index]!, index === limit - 1 ? drop : undefined);
+}
+
+/** Whether every header name is lower case and none is content-length: then no two name one header. */
+function lowerCaseNamesWithoutLength(headers: Record<string, string>): boolean {
+  for (const name in headers) if (name === 'content-length' || name !== name.toLowerCase()) return false;
+  return true;
 }

@@ -24,6 +24,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
+/** {@link jsonResponse} for a body already written as JSON text. */
+export function jsonTextResponse(status: number, json: string, headers: Record<string, string> = {}): WireResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: json };
+}
+
 export function sseResponse(frames: string[], headers: Record<string, string> = {}): WireResponse {
   return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, frames };
 }

@@ -1,10 +1,11 @@
 import { isRecord } from '../../core/internal.js';
 import { readChatRequest, refuseChatRequest, type AskedTurn } from '../../providers/internal.js';
 import type { Answer } from '../answer.js';
-import { cutArguments, cutIntoChunks } from '../chunking.js';
+import { cutArguments } from '../chunking.js';
 import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
-import { dataFrame, jsonResponse, sseResponse, type WireResponse } from '../wire-response.js';
+import { scriptedJson, scriptedPiecesJson } from '../scripted-json.js';
+import { dataFrame, jsonTextResponse, sseResponse, type WireResponse } from '../wire-response.js';
 
 const FINGERPRINT = 'fp_modeltape_fake';
 
@@ -17,7 +18,7 @@ export const openaiChatSurface: Surface = {
   ask: readChatRequest,
 
   respond(turn, answer, context, failure) {
-    return turn.stream ? streamChat(turn, answer, context, failure) : jsonResponse(200, completion(turn, answer, context), context.headers);
+    return turn.stream ? streamChat(turn, answer, context, failure) : jsonTextResponse(200, completionJson(turn, answer, context), context.headers);
   },
 };
 
@@ -38,14 +39,14 @@ function toolCalls(answer: Answer, context: RenderContext): Array<{ id: string; 
   }));
 }
 
-function usage(promptTokens: number, completionTokens: number): Record<string, unknown> {
-  return {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-  };
+/** The usage object as JSON text (JSON.stringify's bytes, keys in this order). */
+function usageJson(promptTokens: number, completionTokens: number): string {
+  return `{"prompt_tokens":${jsonNumber(promptTokens)},"completion_tokens":${jsonNumber(completionTokens)},"total_tokens":${jsonNumber(promptTokens + completionTokens)},"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`;
+}
+
+/** A number as JSON.stringify writes it. */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /** The message's refusal text (finish `refusal`), or null. */
@@ -66,24 +67,22 @@ function choiceAnswers(answer: Answer, context: RenderContext): Answer[] {
   return context.choices ?? [answer];
 }
 
-function completion(turn: AskedTurn, answer: Answer, context: RenderContext): Record<string, unknown> {
+// The completion as JSON.stringify would write it (the same keys in the same order), written by
+// hand so that the scripted text is encoded once, not on every call (scripted-json.ts).
+function completionJson(turn: AskedTurn, answer: Answer, context: RenderContext): string {
   const answers = choiceAnswers(answer, context);
   const choices = answers.map((one, index) => {
     const calls = toolCalls(one, context);
-    const message: Record<string, unknown> = { role: 'assistant', content: messageContent(one, context), refusal: refusalText(one, context), annotations: [] };
-    if (calls.length > 0) message.tool_calls = calls;
-    return { index, message, logprobs: null, finish_reason: finishReason(calls, context) };
+    const message = `{"role":"assistant","content":${textJson(messageContent(one, context), one)},"refusal":${textJson(refusalText(one, context), one)},"annotations":[]${calls.length > 0 ? `,"tool_calls":${JSON.stringify(calls)}` : ''}}`;
+    return `{"index":${index},"message":${message},"logprobs":null,"finish_reason":${JSON.stringify(finishReason(calls, context))}}`;
   });
-  return {
-    id: context.newId('chatcmpl'),
-    object: 'chat.completion',
-    created: context.created,
-    model: fakeModel(turn.model),
-    choices,
-    usage: usage(context.promptTokens, completionTokens(answers)),
-    service_tier: 'default',
-    system_fingerprint: FINGERPRINT,
-  };
+  return `{"id":${JSON.stringify(context.newId('chatcmpl'))},"object":"chat.completion","created":${jsonNumber(context.created)},"model":${JSON.stringify(fakeModel(turn.model))},"choices":[${choices.join(',')}],"usage":${usageJson(context.promptTokens, completionTokens(answers))},"service_tier":"default","system_fingerprint":${JSON.stringify(FINGERPRINT)}}`;
+}
+
+/** A message's content or refusal as JSON: the scripted text is kept encoded, anything else is encoded now. */
+function textJson(text: string | null, answer: Answer): string {
+  if (text === null) return 'null';
+  return (answer.kind === 'text' || answer.kind === 'tool-calls') && text === answer.text ? scriptedJson(text) : JSON.stringify(text);
 }
 
 function completionTokens(answers: readonly Answer[]): number {
@@ -96,21 +95,15 @@ function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, fai
   const id = context.newId('chatcmpl');
   const includeUsage = isRecord(turn.body.stream_options) && turn.body.stream_options.include_usage === true;
   // Every chunk repeats the same fields: written once, with each chunk's choice spliced in.
-  const head = JSON.stringify({
-    id,
-    object: 'chat.completion.chunk',
-    created: context.created,
-    model: fakeModel(turn.model),
-    service_tier: 'default',
-    system_fingerprint: FINGERPRINT,
-  }).slice(0, -1);
+  const head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${jsonNumber(context.created)},"model":${JSON.stringify(fakeModel(turn.model))},"service_tier":"default","system_fingerprint":${JSON.stringify(FINGERPRINT)}`;
   const tail = includeUsage ? ',"usage":null}' : '}';
   const frames: string[] = [];
   const answers = choiceAnswers(answer, context);
   // With n choices, each choice streams in turn, every chunk carrying its choice's index.
   for (const [choiceIndex, one] of answers.entries()) {
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-      `data: ${head},"choices":[{"index":${choiceIndex},"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${tail}\n\n`;
+    // The delta comes as JSON text: the scripted text's pieces are encoded once (scripted-json.ts).
+    const chunk = (delta: string, finish: string | null = null): string =>
+      `data: ${head},"choices":[{"index":${choiceIndex},"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${tail}\n\n`;
     const calls = toolCalls(one, context);
     const content = messageContent(one, context);
     const refusal = refusalText(one, context);
@@ -120,22 +113,22 @@ function streamChat(turn: AskedTurn, answer: Answer, context: RenderContext, fai
     frames.push(
       chunk(
         openFirstCall
-          ? { role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null }
+          ? JSON.stringify({ role: 'assistant', content: null, tool_calls: [firstDelta(0)], refusal: null })
           : refusal !== null
-            ? { role: 'assistant', content: null, refusal: '' }
-            : { role: 'assistant', content: '', refusal: null },
+            ? '{"role":"assistant","content":null,"refusal":""}'
+            : '{"role":"assistant","content":"","refusal":null}',
       ),
     );
-    for (const piece of cutIntoChunks(content ?? '', context.chunking)) frames.push(chunk({ content: piece }));
-    for (const piece of cutIntoChunks(refusal ?? '', context.chunking)) frames.push(chunk({ refusal: piece }));
+    for (const piece of scriptedPiecesJson(content ?? '', context.chunking)) frames.push(chunk(`{"content":${piece}}`));
+    for (const piece of scriptedPiecesJson(refusal ?? '', context.chunking)) frames.push(chunk(`{"refusal":${piece}}`));
     for (const [index, call] of calls.entries()) {
-      if (index > 0 || !openFirstCall) frames.push(chunk({ tool_calls: [firstDelta(index)] }));
+      if (index > 0 || !openFirstCall) frames.push(chunk(JSON.stringify({ tool_calls: [firstDelta(index)] })));
       for (const piece of cutArguments(call.function.arguments, context.chunking))
-        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+        frames.push(chunk(JSON.stringify({ tool_calls: [{ index, function: { arguments: piece } }] })));
     }
-    frames.push(chunk({}, finishReason(calls, context)));
+    frames.push(chunk('{}', finishReason(calls, context)));
   }
-  if (includeUsage) frames.push(`data: ${head},"choices":[],"usage":${JSON.stringify(usage(context.promptTokens, completionTokens(answers)))}}\n\n`);
+  if (includeUsage) frames.push(`data: ${head},"choices":[],"usage":${usageJson(context.promptTokens, completionTokens(answers))}}\n\n`);
   frames.push(dataFrame('[DONE]'));
   if (failure?.kind === 'stream-error') {
     const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length - 1));
