@@ -129,6 +129,16 @@ export class NearestIndex {
     return this.#size++;
   }
 
+  /**
+   * Makes room for `recordings` more recordings, sized on those added so far (a few dozen make a
+   * good sample): a large build then grows no array by copying it, which would hold the old copy
+   * and the new one at once.
+   */
+  reserve(recordings: number): void {
+    this.#leaves.reserve(recordings);
+    this.#containers.reserve(recordings);
+  }
+
   /** Adds a recording that is never shortlisted (its line cannot be read); returns its id. */
   addExcluded(): number {
     this.#leaves.endEntry();
@@ -325,6 +335,17 @@ class PostingLists implements LeafSink, ContainerSink {
   }
 
   #marked = 0;
+
+  /** Makes room in the tail for `entries` more recordings like those in it (see NearestIndex.reserve). */
+  reserve(entries: number): void {
+    const held = this.#tailEnds.length;
+    if (held === 0) return;
+    const perEntry = this.#tailTokens.length / held;
+    const tokens = Math.ceil(this.#tailTokens.length + perEntry * entries * 1.05) + 64;
+    this.#tailTokens.reserve(tokens);
+    if (this.#weighted) this.#tailWeights.reserve(tokens);
+    this.#tailEnds.reserve(held + entries);
+  }
 
   /** Remembers where the tail ends, for {@link rollback}. */
   mark(): void {
@@ -547,6 +568,14 @@ class Uint32Buffer {
 
   get byteLength(): number {
     return this.array.byteLength;
+  }
+
+  /** Makes room for `capacity` values in all, so that pushing up to there copies nothing. */
+  reserve(capacity: number): void {
+    if (capacity <= this.array.length) return;
+    const grown = new Uint32Array(capacity);
+    grown.set(this.array.subarray(0, this.length));
+    this.array = grown;
   }
 
   push(value: number): void {

@@ -148,7 +148,10 @@ export class ReplayEngine {
     for (const [route, bucket] of this.#byRoute) {
       if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
       const index = this.#indexOf(route);
-      while (index.size < bucket.length) this.#indexNext(index, bucket);
+      while (index.size < bucket.length) {
+        this.#indexNext(index, bucket);
+        if (index.size === NEAREST_INDEX_MINIMUM) index.reserve(bucket.length - index.size);
+      }
       index.prepare();
     }
   }

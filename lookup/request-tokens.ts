@@ -74,9 +74,12 @@ export class RequestTokenReader implements TokenReader {
   #top = 0;
   // The key headers kept from the line being read (#kept of them), to find a repeated one.
   readonly #keptHeaders: string[] = [];
+  // The key headers' names, as bytes to compare a line's names with.
+  readonly #headerNames: Array<[string, Buffer]>;
 
   constructor(rules: CompiledKeyRules) {
     this.#rules = rules;
+    this.#headerNames = [...rules.headers].map((name) => [name, Buffer.from(name, 'utf8')]);
   }
 
   /** Points the reader at the request `buffer[start, end)`; returns it, for `index.addRead(reader.at(…))`. */
@@ -105,7 +108,7 @@ export class RequestTokenReader implements TokenReader {
     if (buffer[this.#at] !== OPEN_BRACE || buffer[this.#at + 1] === CLOSE_BRACE) return false;
     this.#at++;
     let seen = 0;
-    let path: string | undefined;
+    let asIs = false;
     for (;;) {
       const field = this.#field();
       if (field < 0 || (seen & field) !== 0 || buffer[this.#at] !== COLON) return false;
@@ -118,14 +121,15 @@ export class RequestTokenReader implements TokenReader {
       } else if (field === FIELD_QUERY) {
         if (!this.#query()) return false;
       } else if (field === FIELD_PATH) {
-        path = this.#string();
-        if (path === undefined) return false;
+        const start = this.#at;
+        if (buffer[start] !== QUOTE || !this.#skipString()) return false;
+        asIs = this.#keysBodyAsIs(start, this.#at);
       } else if (!this.#skip()) return false;
       const next = buffer[this.#at++];
       if (next === CLOSE_BRACE) break;
       if (next !== COMMA) return false;
     }
-    if (this.#at !== this.#end || (seen & FIELD_HEADERS) === 0 || (seen & FIELD_QUERY) === 0 || path === undefined || !keysJsonBodyAsIs(path)) return false;
+    if (this.#at !== this.#end || (seen & FIELD_HEADERS) === 0 || (seen & FIELD_QUERY) === 0 || (seen & FIELD_PATH) === 0 || !asIs) return false;
     // No body keys as null.
     if ((seen & FIELD_BODY) === 0) this.#leaves.leaf(finish(mix(mix(FNV_OFFSET, ROOT_BODY), NULL)));
     return true;
@@ -181,11 +185,12 @@ export class RequestTokenReader implements TokenReader {
     if (buffer[this.#at] === CLOSE_BRACE) this.#at++;
     else {
       for (;;) {
-        const name = this.#string();
+        if (buffer[this.#at] !== QUOTE) return false;
+        const name = this.#keyHeader();
         if (name === undefined || buffer[this.#at] !== COLON || buffer[this.#at + 1] !== QUOTE) return false;
         this.#at++;
         // A repeated header keeps its last value when parsed: such a line is read parsed.
-        if (this.#rules.headers.has(name)) {
+        if (name !== null) {
           if (kept.includes(name)) return false;
           kept.push(name);
           const member = mixText(mix(root, STEP_PROPERTY), name);
@@ -396,11 +401,61 @@ export class RequestTokenReader implements TokenReader {
     return plain ? buffer.toString('latin1', start, at) : decode(buffer, start - 1, at + 1);
   }
 
+  // Past the string at #at, undecoded: its closing quote is the first not escaped by a backslash.
+  #skipString(): boolean {
+    const buffer = this.#buffer;
+    const quote = this.#at;
+    for (let from = quote + 1; ; ) {
+      const close = buffer.indexOf(QUOTE, from);
+      if (close < 0 || close >= this.#end) return false;
+      let backslashes = 0;
+      for (let back = close - 1; back > quote && buffer[back] === BACKSLASH; back--) backslashes++;
+      if ((backslashes & 1) === 0) {
+        this.#at = close + 1;
+        return true;
+      }
+      from = close + 1;
+    }
+  }
+
+  // Whether keyInputs keys the body sent to the path `buffer[start, end)` (quotes included) as it is.
+  #keysBodyAsIs(start: number, end: number): boolean {
+    const buffer = this.#buffer;
+    let special = false;
+    // Only a path with a colon (or an escape) can be a Gemini turn.
+    for (let at = start + 1; at < end - 1 && !special; at++) special = buffer[at] === COLON || buffer[at] === BACKSLASH;
+    if (!special) return true;
+    const path = decode(buffer, start, end);
+    return path !== undefined && keysJsonBodyAsIs(path);
+  }
+
+  // The key header named at #at (a name of the rules), moving past it; null for another header, undefined when it is no string.
+  #keyHeader(): string | null | undefined {
+    const buffer = this.#buffer;
+    const start = this.#at;
+    if (!this.#skipString()) return undefined;
+    const end = this.#at;
+    for (const [name, bytes] of this.#headerNames) {
+      if (bytes.length !== end - start - 2) continue;
+      let at = 0;
+      while (at < bytes.length && buffer[start + 1 + at] === bytes[at]) at++;
+      if (at === bytes.length) return name;
+    }
+    // A name with escapes may still spell a key header.
+    for (let at = start + 1; at < end - 1; at++) {
+      if (buffer[at] === BACKSLASH) {
+        const name = decode(buffer, start, end);
+        return name === undefined ? undefined : this.#rules.headers.has(name) ? name : null;
+      }
+    }
+    return null;
+  }
+
   // Past any value, unread.
   #skip(): boolean {
     const buffer = this.#buffer;
     const byte = buffer[this.#at];
-    if (byte === QUOTE) return this.#string() !== undefined;
+    if (byte === QUOTE) return this.#skipString();
     if (byte !== OPEN_BRACE && byte !== OPEN_BRACKET) {
       while (this.#at < this.#end && buffer[this.#at] !== COMMA && buffer[this.#at] !== CLOSE_BRACE && buffer[this.#at] !== CLOSE_BRACKET) this.#at++;
       return this.#at < this.#end;
@@ -409,7 +464,7 @@ export class RequestTokenReader implements TokenReader {
     while (this.#at < this.#end) {
       const next = buffer[this.#at]!;
       if (next === QUOTE) {
-        if (this.#string() === undefined) return false;
+        if (!this.#skipString()) return false;
         continue;
       }
       this.#at++;
