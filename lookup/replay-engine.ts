@@ -142,8 +142,7 @@ export class ReplayEngine {
     this.keyRules = options.keyRules;
     this.repeat = options.repeat ?? 'none';
     this.#requestTokens = new RequestTokenReader(this.keyRules);
-    const sorted = [...loaded].sort((a, b) => indexOf(a).ordinal - indexOf(b).ordinal || a.line - b.line);
-    for (const entry of sorted) this.#add(entryOf(entry), indexOf(entry).key);
+    for (const entry of inEngineOrder(loaded)) this.#add(entryOf(entry), indexOf(entry).key);
     // The indexes are built now, so that even a miss right after load diffs only a shortlist.
     for (const [route, bucket] of this.#byRoute) {
       if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
@@ -504,6 +503,20 @@ export class ReplayEngine {
     }
     return compared;
   }
+}
+
+// By ordinal, then line. A tape read in order is already sorted by line, and mostly by ordinal
+// too: the sort of 100,000 exchanges is skipped when it would change nothing.
+function inEngineOrder(loaded: Iterable<LoadedExchange>): LoadedExchange[] {
+  const all = [...loaded];
+  let sorted = true;
+  for (let at = 1; at < all.length && sorted; at++) {
+    const before = all[at - 1]!;
+    const here = all[at]!;
+    const order = indexOf(before).ordinal - indexOf(here).ordinal || before.line - here.line;
+    sorted = order <= 0;
+  }
+  return sorted ? all : all.sort((a, b) => indexOf(a).ordinal - indexOf(b).ordinal || a.line - b.line);
 }
 
 // What a lazily loaded line knows without parsing; an eager one is asked.

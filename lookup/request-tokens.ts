@@ -4,7 +4,6 @@ import {
   ARRAY,
   FALSE,
   FNV_OFFSET,
-  FNV_PRIME,
   MEMBER,
   NULL,
   NUMBER,
@@ -18,7 +17,7 @@ import {
   TRUE,
   finish,
   mix,
-  mixAscii,
+  mixBytes,
   mixText,
 } from './token-hash.js';
 
@@ -67,6 +66,7 @@ export class RequestTokenReader implements TokenReader {
   #buffer: Buffer = Buffer.alloc(0);
   #at = 0;
   #end = 0;
+  #plain = false;
   #leaves: LeafSink = NO_SINK;
   #containers: ContainerSink = NO_SINK;
   // The member hashes of the objects being read, innermost last (#top of them), to find a repeated name.
@@ -87,6 +87,8 @@ export class RequestTokenReader implements TokenReader {
     this.#buffer = buffer;
     this.#at = start;
     this.#end = end;
+    // Most requests hold no escape: their strings are then read without looking for one.
+    this.#plain = buffer.subarray(start, end).indexOf(BACKSLASH) < 0;
     return this;
   }
 
@@ -327,7 +329,7 @@ export class RequestTokenReader implements TokenReader {
     this.#at = at;
     const length = integerEnd - digits;
     if (at === integerEnd && length > 0 && length <= 15 && (buffer[digits] !== ZERO || (length === 1 && digits === start))) {
-      this.#leaves.leaf(finish(mixAscii(mix(path, NUMBER), buffer, start, at)));
+      this.#leaves.leaf(finish(mixBytes(mix(path, NUMBER), buffer, start, at)));
       return true;
     }
     const value = Number(buffer.toString('latin1', start, at));
@@ -357,25 +359,22 @@ export class RequestTokenReader implements TokenReader {
     const buffer = this.#buffer;
     if (buffer[this.#at] !== QUOTE) return undefined;
     const start = this.#at + 1;
-    // The first quote is found natively; the string is hashed as ASCII while the bytes are checked
-    // for a backslash (then that quote may be escaped) or a byte past ASCII: either is decoded.
-    const close = buffer.indexOf(QUOTE, start);
-    if (close < 0 || close >= this.#end) return undefined;
-    const hash = mixAsciiChecked(seed, buffer, start, close);
-    if (hash !== undefined) {
+    if (this.#plain) {
+      // No backslash in the request: the string ends at the next quote, and its bytes are its UTF-8.
+      const close = buffer.indexOf(QUOTE, start);
+      if (close < 0 || close >= this.#end) return undefined;
       this.#at = close + 1;
-      return hash;
+      return mixBytes(seed, buffer, start, close);
     }
-    let at = start;
-    for (;;) {
-      if (at >= this.#end) return undefined;
-      const byte = buffer[at]!;
-      if (byte === QUOTE) break;
-      at += byte === BACKSLASH ? 2 : 1;
+    if (!this.#skipString()) return undefined;
+    const close = this.#at - 1;
+    for (let at = start; at < close; at++) {
+      if (buffer[at] === BACKSLASH) {
+        const text = decode(buffer, start - 1, close + 1);
+        return text === undefined ? undefined : mixText(seed, text);
+      }
     }
-    this.#at = at + 1;
-    const text = decode(buffer, start - 1, at + 1);
-    return text === undefined ? undefined : mixText(seed, text);
+    return mixBytes(seed, buffer, start, close);
   }
 
   // The string at #at, decoded, moving past it.
@@ -473,26 +472,6 @@ export class RequestTokenReader implements TokenReader {
     }
     return false;
   }
-}
-
-// mixAscii, or undefined when a byte is a backslash or past ASCII: such a string is decoded first.
-// (A raw control character, which no valid line holds, is hashed as it is; its line is found
-// invalid when it is read in full.)
-function mixAsciiChecked(hash: number, buffer: Buffer, start: number, end: number): number | undefined {
-  hash = mix(hash, end - start);
-  let index = start;
-  for (; index + 1 < end; index += 2) {
-    const first = buffer[index]!;
-    const second = buffer[index + 1]!;
-    if (first === BACKSLASH || second === BACKSLASH || first >= 0x80 || second >= 0x80) return undefined;
-    hash = Math.imul(hash ^ (first | (second << 16)), FNV_PRIME);
-  }
-  if (index < end) {
-    const last = buffer[index]!;
-    if (last === BACKSLASH || last >= 0x80) return undefined;
-    hash = Math.imul(hash ^ last, FNV_PRIME);
-  }
-  return hash;
 }
 
 // The characters a JSON number is written with, past its integer digits.

@@ -3,7 +3,7 @@
  * the walk over parsed values and the one over a tape line's bytes, which must agree bit for bit.
  */
 
-// FNV-1a over 32-bit words (tags, lengths, indexes, pairs of UTF-16 code units), finished with
+// FNV-1a over 32-bit words (tags, lengths, indexes, four bytes of UTF-8 text), finished with
 // murmur3's mixer so that the low bits (the dictionary slot) depend on every input.
 export const FNV_OFFSET = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;
@@ -30,23 +30,44 @@ export function mix(hash: number, code: number): number {
   return Math.imul(hash ^ code, FNV_PRIME);
 }
 
-// The length, then two code units a step (half the multiplications); the length keeps "a" and
-// "a\u0000" apart, and a property name from running into what follows it.
+// Text is hashed as its UTF-8 bytes (so that a tape line's strings are hashed as they lie in the
+// file, undecoded): the byte length, then four bytes a step (a quarter of the multiplications); the
+// length keeps "a" and "a\u0000" apart, and a property name from running into what follows it.
 export function mixText(hash: number, text: string): number {
   const length = text.length;
+  // As many bytes as code units: all ASCII, each code unit its byte.
+  if (Buffer.byteLength(text, 'utf8') !== length) {
+    if (scratch.length < length * 3) scratch = Buffer.allocUnsafe(Math.max(length * 3, scratch.length * 2));
+    return mixBytes(hash, scratch, 0, scratch.write(text, 0, 'utf8'));
+  }
   hash = mix(hash, length);
   let index = 0;
-  for (; index + 1 < length; index += 2) hash = Math.imul(hash ^ (text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)), FNV_PRIME);
-  if (index < length) hash = Math.imul(hash ^ text.charCodeAt(index), FNV_PRIME);
+  for (; index + 3 < length; index += 4)
+    hash = Math.imul(
+      hash ^ (text.charCodeAt(index) | (text.charCodeAt(index + 1) << 8) | (text.charCodeAt(index + 2) << 16) | (text.charCodeAt(index + 3) << 24)),
+      FNV_PRIME,
+    );
+  if (index < length) {
+    let rest = 0;
+    for (let shift = 0; index < length; index++, shift += 8) rest |= text.charCodeAt(index) << shift;
+    hash = Math.imul(hash ^ rest, FNV_PRIME);
+  }
   return hash;
 }
 
-/** mixText over the UTF-8 bytes `buffer[start, end)` when they are all ASCII (one code unit each). */
-export function mixAscii(hash: number, buffer: Uint8Array, start: number, end: number): number {
+// Where mixText encodes text that is not all ASCII (at most three bytes per code unit).
+let scratch = Buffer.allocUnsafe(1024);
+
+/** mixText over the UTF-8 bytes `buffer[start, end)`, as they are. */
+export function mixBytes(hash: number, buffer: Uint8Array, start: number, end: number): number {
   hash = mix(hash, end - start);
   let index = start;
-  for (; index + 1 < end; index += 2) hash = Math.imul(hash ^ (buffer[index]! | (buffer[index + 1]! << 16)), FNV_PRIME);
-  if (index < end) hash = Math.imul(hash ^ buffer[index]!, FNV_PRIME);
+  for (; index + 3 < end; index += 4) hash = Math.imul(hash ^ (buffer[index]! | (buffer[index + 1]! << 8) | (buffer[index + 2]! << 16) | (buffer[index + 3]! << 24)), FNV_PRIME);
+  if (index < end) {
+    let rest = 0;
+    for (let shift = 0; index < end; index++, shift += 8) rest |= buffer[index]! << shift;
+    hash = Math.imul(hash ^ rest, FNV_PRIME);
+  }
   return hash;
 }
 
