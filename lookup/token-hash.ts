@@ -62,7 +62,8 @@ let scratch = Buffer.allocUnsafe(1024);
 export function mixBytes(hash: number, buffer: Uint8Array, start: number, end: number): number {
   hash = mix(hash, end - start);
   let index = start;
-  for (; index + 3 < end; index += 4) hash = Math.imul(hash ^ (buffer[index]! | (buffer[index + 1]! << 8) | (buffer[index + 2]! << 16) | (buffer[index + 3]! << 24)), FNV_PRIME);
+  for (; index + 3 < end; index += 4)
+    hash = Math.imul(hash ^ (buffer[index]! | (buffer[index + 1]! << 8) | (buffer[index + 2]! << 16) | (buffer[index + 3]! << 24)), FNV_PRIME);
   if (index < end) {
     let rest = 0;
     for (let shift = 0; index < end; index++, shift += 8) rest |= buffer[index]! << shift;
