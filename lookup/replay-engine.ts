@@ -403,19 +403,31 @@ export class ReplayEngine {
   /**
    * Since the engine builds the nearest-recording index of every large route when it is made
    * (from the request part of each line, so a miss right after load diffs only a shortlist),
-   * this only answers one query per indexed route on a later turn of the event loop, so that
-   * the first real miss finds the scoring code compiled. `stop()` ends it early (a closing proxy
-   * calls it); `done` settles when it ends either way.
+   * this only runs what a miss runs, on later turns of the event loop and a little at a time
+   * (one query per indexed route, then a few dozen comparisons of recordings), so that the first
+   * real miss finds that code compiled. `stop()` ends it early (a closing proxy calls it); `done`
+   * settles when it ends either way.
    */
   warmNearest(): { done: Promise<void>; stop(): void } {
     let stopped = false;
+    const pause = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
     const warm = async (): Promise<void> => {
       for (const [route, index] of this.#nearestIndexes) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await pause();
         if (stopped) return;
         const bucket = this.#byRoute.get(route)!;
         const values = bucket.length > 0 ? this.#indexedValues(bucket[0]!) : undefined;
-        if (values !== undefined) index.closest(values, 1);
+        if (values === undefined) continue;
+        index.closest(values, 1);
+        // A shortlist is diffed from each candidate's request alone: read and compare a few, as it does.
+        for (let slice = 0; slice < WARM_SLICES; slice++) {
+          await pause();
+          if (stopped) return;
+          for (let at = 1 + slice * WARM_SLICE; at <= (slice + 1) * WARM_SLICE && at < bucket.length; at++) {
+            const recorded = this.#indexedValues(bucket[at]!);
+            if (recorded !== undefined) textDistance(compareInputs(recorded, values, 2));
+          }
+        }
       }
     };
     const done = (async () => {
@@ -504,6 +516,10 @@ export class ReplayEngine {
     return compared;
   }
 }
+
+// What warmNearest compares ahead of the first miss: a few dozen recordings a turn, a few turns.
+const WARM_SLICE = 32;
+const WARM_SLICES = 8;
 
 // By ordinal, then line. A tape read in order is already sorted by line, and mostly by ordinal
 // too: the sort of 100,000 exchanges is skipped when it would change nothing.
