@@ -1,15 +1,19 @@
 // ReplayEngine.nearest() on a replay miss, timed in one process (no sockets): a tape of 100k
 // realistic OpenAI chat requests (~1 KB bodies: agent sessions whose conversations grow a turn per
-// request, system prompts, tools), then ~100 misses that drift the way real ones do (one message,
-// the model, the tools, one turn more or less, an unrelated conversation). Reports a cold first
-// miss (which builds the route's index), the background warm-up a proxy runs after load, every
-// miss after it (p50, p99, max), the index's memory, and the
-// full scan nearest() did before the index (every recording on the route diffed), reimplemented
-// here over the public API; each full-scan answer is checked against the engine's.
+// request, system prompts, tools), written to a file and opened as replay opens it
+// (ReplayEngine.fromTape: lines read lazily, the route's index built from their bytes), then ~100
+// misses that drift the way real ones do (one message, the model, the tools, one turn more or
+// less, an unrelated conversation). Reports the open, the first miss right after it, every miss
+// (p50, p99, max), the index's memory, and the full scan nearest() did before the index (every
+// recording on the route diffed), reimplemented here over the public API; each full-scan answer
+// is checked against the engine's.
 // Run after `npm run build`:  node --expose-gc bench/nearest.mjs [exchanges] [misses] [full-scan misses]
 // (defaults 100000, 100, 20; BENCH_TRACE=1 also names the slowest misses).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { captureRequest, compileKeyRules, exchangeKey, keyInputs } from '../dist/recordings/internal.js';
+import { captureRequest, compileKeyRules, createHeader, exchangeKey, keyInputs, serializeLine } from '../dist/recordings/internal.js';
 import { ReplayEngine } from '../dist/lookup/internal.js';
 import { seededRandom } from '../dist/schema/internal.js';
 import { compareInputs, textDistance } from '../dist/lookup/replay-engine.js';
@@ -182,23 +186,23 @@ function summary(times) {
 process.stderr.write(`nearest bench: building ${EXCHANGES.toLocaleString('en-US')} exchanges …`);
 let started = performance.now();
 const { bodies, loaded, meanBytes } = buildTape();
-let cold = new ReplayEngine({ file: 'bench/nearest.jsonl', keyRules }, loaded);
 const queries = misses(bodies, new Set(loaded.map(({ exchange }) => exchange.key)), MISSES);
 process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s (mean body ${Math.round(meanBytes)} bytes)\n`);
+const dir = mkdtempSync(join(tmpdir(), 'modeltape-nearest-'));
+const file = join(dir, 'nearest.jsonl');
+writeFileSync(file, [serializeLine(createHeader(keyRules.rules)), ...loaded.map(({ exchange }) => serializeLine(exchange))].join(''));
 
-// A miss that comes before the background warm-up has finished builds the rest of the index itself.
+// As replay opens it: lines read lazily, the route's index built from their bytes; then a miss at once.
 const before = heap();
 started = performance.now();
-const first = cold.nearest('openai', queries[0].request);
-const firstMs = performance.now() - started;
+const { engine } = ReplayEngine.fromTape(file, {});
+const openMs = performance.now() - started;
 const indexBytes = heap() - before;
-process.stderr.write(`cold first miss (builds the index): ${ms(firstMs)} ms\n`);
-cold = undefined;
-heap();
-
-// What a proxy or openTape session does: warm the index in slices right after the tape loads, while
-// requests are answered in between (here: timer ticks, to measure how long the loop was held).
-const engine = new ReplayEngine({ file: 'bench/nearest.jsonl', keyRules }, loaded);
+started = performance.now();
+const first = engine.nearest('openai', queries[0].request);
+const firstMs = performance.now() - started;
+process.stderr.write(`open ${ms(openMs)} ms, first miss right after it ${ms(firstMs)} ms\n`);
+// What a proxy or openTape session still runs after load: one query that compiles the scoring code.
 let ticks = 0;
 let longestGapMs = 0;
 let lastTick = performance.now();
@@ -212,8 +216,7 @@ started = performance.now();
 await engine.warmNearest().done;
 const warmMs = performance.now() - started;
 clearInterval(ticker);
-heap();
-process.stderr.write(`background warm-up: ${ms(warmMs)} ms, event loop held at most ${ms(longestGapMs)} ms at a time\n`);
+rmSync(dir, { recursive: true, force: true });
 
 const indexed = [];
 const times = [];
@@ -287,15 +290,16 @@ const lines = [
   '',
   '| measure | value |',
   '|:--|--:|',
-  `| background warm-up after load (index built in slices; the event loop was held at most ${ms(longestGapMs)} ms at a time, ${ticks} 1 ms timer ticks ran meanwhile) | ${ms(warmMs)} ms |`,
-  `| misses after the warm-up, first / p50 / p99 / max | ${ms(times[0])} / ${ms(perMiss.p50)} / ${ms(perMiss.p99)} / ${ms(perMiss.max)} ms |`,
-  `| cold first miss, before the warm-up finished (builds the rest of the index, then answers) | ${ms(firstMs)} ms |`,
+  `| open (ReplayEngine.fromTape: lines read lazily, the index built from their request bytes) | ${ms(openMs)} ms |`,
+  `| first miss right after the open | ${ms(firstMs)} ms |`,
+  `| warm-up after load (one query; the event loop was held at most ${ms(longestGapMs)} ms, ${ticks} 1 ms timer ticks ran meanwhile) | ${ms(warmMs)} ms |`,
+  `| misses after it, first / p50 / p99 / max | ${ms(times[0])} / ${ms(perMiss.p50)} / ${ms(perMiss.p99)} / ${ms(perMiss.max)} ms |`,
   `| index build alone, outside the engine: walk + hash ${ms(addMs)} ms, fold + one query ${ms(foldAndQueryMs)} ms | ${ms(addMs + foldAndQueryMs)} ms |`,
   `| full scan (before the index): first miss, inputs of every recording derived (${ms(valuesMs)} ms) then diffed | ${ms(scanFirstMs)} ms |`,
   `| full scan (before the index): misses p50 / p99 / max, ${scanned} misses | ${ms(scan.p50)} / ${ms(scan.p99)} / ${ms(scan.max)} ms |`,
   `| speed-up at p50 | ${(scan.p50 / perMiss.p50).toFixed(0)}× |`,
   `| index memory: typed arrays (${(index.postings / EXCHANGES).toFixed(1)} postings per exchange) | ${mb(index.byteLength)} MB |`,
-  `| index memory: heap + array buffers after the first miss${globalThis.gc ? '' : ' (run with --expose-gc for a clean number)'} | ${mb(indexBytes)} MB |`,
+  `| engine memory after the open, tape lines included: heap + array buffers${globalThis.gc ? '' : ' (run with --expose-gc for a clean number)'} | ${mb(indexBytes)} MB |`,
   '',
   '| drift | misses | differences (min–max) | p50 ms | max ms |',
   '|:--|--:|--:|--:|--:|',
@@ -305,7 +309,7 @@ const lines = [
   }),
   '',
   `Check: the full scan chose the same recording with the same number of differences for all ${agreed} misses it ran. First miss nearest at line ${first?.entry.line} (${first?.total} differences).`,
-  `Target: ≤ ${TARGET_MS} ms per miss once the tape is warm: ${perMiss.max <= TARGET_MS ? 'met' : perMiss.p99 <= TARGET_MS ? 'met at p99, not at max' : 'MISSED'}; a miss in the first ${ms(warmMs)} ms after load pays up to ${ms(firstMs)} ms.`,
+  `Target: ≤ ${TARGET_MS} ms per miss, the first right after load included: first ${firstMs <= TARGET_MS ? 'met' : 'MISSED'} (${ms(firstMs)} ms); after it ${perMiss.max <= TARGET_MS ? 'met' : perMiss.p99 <= TARGET_MS ? 'met at p99, not at max' : 'MISSED'}.`,
   '',
 ];
 process.stdout.write(lines.join('\n'));

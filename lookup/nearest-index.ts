@@ -1,4 +1,25 @@
 import type { KeyInputs } from '../recordings/internal.js';
+import {
+  ARRAY,
+  FALSE,
+  FNV_OFFSET,
+  MEMBER,
+  MISSING,
+  NULL,
+  NUMBER,
+  OBJECT,
+  OTHER,
+  ROOT_BODY,
+  ROOT_HEADERS,
+  ROOT_QUERY,
+  STEP_INDEX,
+  STEP_PROPERTY,
+  STRING,
+  TRUE,
+  finish,
+  mix,
+  mixText,
+} from './token-hash.js';
 
 /**
  * What `nearest()` diffs for one request, one value per root: the body after normalizers
@@ -59,6 +80,8 @@ export class NearestIndex {
   readonly #containers = new PostingLists(true);
   #size = 0;
   #scores = new Int32Array(0);
+  // Recordings never to shortlist (a line that turned out invalid), by id.
+  #excluded = new Set<number>();
 
   /** How many recordings were added; the next one gets this id. */
   get size(): number {
@@ -88,6 +111,47 @@ export class NearestIndex {
     return this.#size++;
   }
 
+  /**
+   * Adds a recording whose tokens `reader` gives straight to the index's postings (the hashes
+   * `add()` computes; nothing is copied). Returns its id, or -1 when the reader gave up: then
+   * nothing it gave is kept.
+   */
+  addRead(reader: TokenReader): number {
+    this.#leaves.mark();
+    this.#containers.mark();
+    if (!reader.read(this.#leaves, this.#containers)) {
+      this.#leaves.rollback();
+      this.#containers.rollback();
+      return -1;
+    }
+    this.#leaves.endEntry();
+    this.#containers.endEntry();
+    return this.#size++;
+  }
+
+  /**
+   * Makes room for `recordings` more recordings, sized on those added so far (a few dozen make a
+   * good sample): a large build then grows no array by copying it, which would hold the old copy
+   * and the new one at once.
+   */
+  reserve(recordings: number): void {
+    this.#leaves.reserve(recordings);
+    this.#containers.reserve(recordings);
+  }
+
+  /** Adds a recording that is never shortlisted (its line cannot be read); returns its id. */
+  addExcluded(): number {
+    this.#leaves.endEntry();
+    this.#containers.endEntry();
+    this.#excluded.add(this.#size);
+    return this.#size++;
+  }
+
+  /** Stops shortlisting a recording (its line turned out invalid when it was read in full). */
+  exclude(id: number): void {
+    this.#excluded.add(id);
+  }
+
   /** Folds what was added since the last query into the postings, so the next query need not (warm-up calls it last). */
   prepare(): void {
     this.#leaves.compactIfDue();
@@ -106,7 +170,8 @@ export class NearestIndex {
     const scores = this.#scores;
     scores.fill(0, 0, this.#size);
     const constant = ROOTS + this.#leaves.scoreLeaves(query.leaves, scores, this.#size) + this.#containers.scoreContainers(query, scores, this.#size);
-    let ids = smallest(scores, this.#size, limit);
+    for (const id of this.#excluded) scores[id] = EXCLUDED;
+    let ids = smallest(scores, this.#size, limit).filter((id) => scores[id] !== EXCLUDED);
     if (ids.length === limit) {
       // Everything tied with the last one shortlisted comes too (up to a cap): the caller breaks
       // ties by how close the values are, which the estimate cannot see.
@@ -119,62 +184,18 @@ export class NearestIndex {
   }
 }
 
+// A score no recording reaches: a body has far fewer than 2^30 leaves.
+const EXCLUDED = 0x3fffffff;
+
 /** The three roots `nearest()` diffs: body, headers, query. */
 const ROOTS = 3;
 
-// FNV-1a over 32-bit words (tags, lengths, indexes, pairs of UTF-16 code units), finished with
-// murmur3's mixer so that the low bits (the dictionary slot) depend on every input.
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-// Tags fed into a hash: path steps, then what the token is. Text is fed with its length first
-// (mixText), so no two paths or values feed the same sequence.
-const STEP_PROPERTY = 1;
-const STEP_INDEX = 2;
-const MEMBER = 3;
-const STRING = 4;
-const NUMBER = 5;
-const TRUE = 6;
-const FALSE = 7;
-const NULL = 8;
-const MISSING = 9;
-const OTHER = 10;
-const OBJECT = 11;
-const ARRAY = 12;
-const ROOT_BODY = 13;
-const ROOT_HEADERS = 14;
-const ROOT_QUERY = 15;
-
-function mix(hash: number, code: number): number {
-  return Math.imul(hash ^ code, FNV_PRIME);
-}
-
-// The length, then two code units a step (half the multiplications); the length keeps "a" and
-// "a\u0000" apart, and a property name from running into what follows it.
-function mixText(hash: number, text: string): number {
-  const length = text.length;
-  hash = mix(hash, length);
-  let index = 0;
-  for (; index + 1 < length; index += 2) hash = Math.imul(hash ^ (text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)), FNV_PRIME);
-  if (index < length) hash = Math.imul(hash ^ text.charCodeAt(index), FNV_PRIME);
-  return hash;
-}
-
-function finish(hash: number): number {
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
-}
-
-interface LeafSink {
+export interface LeafSink {
   /** A primitive leaf or an object member: a shared one counts one difference less. */
   leaf(hash: number): void;
 }
 
-interface ContainerSink {
+export interface ContainerSink {
   /** An object or array, with its number of keys or elements. */
   container(hash: number, isArray: boolean, size: number): void;
 }
@@ -223,6 +244,12 @@ function walk(value: unknown, path: number, leaves: LeafSink, containers: Contai
     leaves.leaf(finish(mix(member, MEMBER)));
     walk((value as Record<string, unknown>)[name], member, leaves, containers);
   }
+}
+
+/** What reads one recording's tokens straight into an index's sinks (see {@link NearestIndex.addRead}). */
+export interface TokenReader {
+  /** Gives every token of the recording; false when it cannot (then what it gave is taken back). */
+  read(leaves: LeafSink, containers: ContainerSink): boolean;
 }
 
 /** The sent request's tokens. */
@@ -305,6 +332,31 @@ class PostingLists implements LeafSink, ContainerSink {
 
   endEntry(): void {
     this.#tailEnds.push(this.#tailTokens.length);
+  }
+
+  #marked = 0;
+
+  /** Makes room in the tail for `entries` more recordings like those in it (see NearestIndex.reserve). */
+  reserve(entries: number): void {
+    const held = this.#tailEnds.length;
+    if (held === 0) return;
+    const perEntry = this.#tailTokens.length / held;
+    const tokens = Math.ceil(this.#tailTokens.length + perEntry * entries * 1.05) + 64;
+    this.#tailTokens.reserve(tokens);
+    if (this.#weighted) this.#tailWeights.reserve(tokens);
+    this.#tailEnds.reserve(held + entries);
+  }
+
+  /** Remembers where the tail ends, for {@link rollback}. */
+  mark(): void {
+    this.#marked = this.#tailTokens.length;
+  }
+
+  /** Takes back the tail's tokens since {@link mark} (the tokens they interned stay known, with no postings). */
+  rollback(): void {
+    this.#tailTokens.length = this.#marked;
+    // A container's weight is pushed with its token: the two stay in step.
+    if (this.#weighted) this.#tailWeights.length = this.#marked;
   }
 
   /** Folds the tail into the built postings once it holds over an eighth as many (and 4096): queries scan the tail whole. */
@@ -516,6 +568,14 @@ class Uint32Buffer {
 
   get byteLength(): number {
     return this.array.byteLength;
+  }
+
+  /** Makes room for `capacity` values in all, so that pushing up to there copies nothing. */
+  reserve(capacity: number): void {
+    if (capacity <= this.array.length) return;
+    const grown = new Uint32Array(capacity);
+    grown.set(this.array.subarray(0, this.length));
+    this.array = grown;
   }
 
   push(value: number): void {

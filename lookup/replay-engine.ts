@@ -15,10 +15,10 @@ import {
   type TapeWarning,
 } from '../recordings/internal.js';
 import { type Difference, diffJson, ModeltapeError } from '../core/internal.js';
-import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
 import { isDeepStrictEqual } from 'node:util';
 import { NEAREST_INDEX_MINIMUM, NEAREST_SHORTLIST, NearestIndex, comparedValues, type ComparedValues } from './nearest-index.js';
+import { RequestTokenReader } from './request-tokens.js';
 
 /** What happens when identical requests outnumber their recordings. */
 export const REPEAT_POLICIES = ['none', 'last'] as const;
@@ -128,10 +128,11 @@ export class ReplayEngine {
   readonly repeat: RepeatPolicy;
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
-  #unrouted: ReplayEntry[] = [];
-  /** How many of #unrouted are filed already (warmNearest files them a slice at a time). */
-  #routed = 0;
+  /** Entries filed under a route whose line turned out invalid when read in full: no one's nearest. */
+  #invalid = new WeakSet<ReplayEntry>();
   #compared = new WeakMap<ReplayEntry, ComparedValues>();
+  readonly #requestTokens: RequestTokenReader;
+  #lastRoute: { method: string; path: string; upstream: string; route: string } | undefined;
   #nearestIndexes = new Map<string, NearestIndex>();
   #countedOnly = new Map<string, number>();
   #size = 0;
@@ -140,8 +141,18 @@ export class ReplayEngine {
     this.file = options.file;
     this.keyRules = options.keyRules;
     this.repeat = options.repeat ?? 'none';
-    const sorted = [...loaded].sort((a, b) => indexOf(a).ordinal - indexOf(b).ordinal || a.line - b.line);
-    for (const entry of sorted) this.#add(entryOf(entry), indexOf(entry).key);
+    this.#requestTokens = new RequestTokenReader(this.keyRules);
+    for (const entry of inEngineOrder(loaded)) this.#add(entryOf(entry), indexOf(entry).key);
+    // The indexes are built now, so that even a miss right after load diffs only a shortlist.
+    for (const [route, bucket] of this.#byRoute) {
+      if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
+      const index = this.#indexOf(route);
+      while (index.size < bucket.length) {
+        this.#indexNext(index, bucket);
+        if (index.size === NEAREST_INDEX_MINIMUM) index.reserve(bucket.length - index.size);
+      }
+      index.prepare();
+    }
   }
 
   /**
@@ -293,32 +304,57 @@ export class ReplayEngine {
    */
   nearest(upstream: string, request: RecordedRequest): NearestRecording | undefined {
     const route = routeOf(upstream, request.method, request.path);
-    const bucket = this.#routeMap().get(route);
+    const bucket = this.#byRoute.get(route);
     if (bucket === undefined || bucket.length === 0) return undefined;
     const sent = comparedValues(keyInputs(upstream, request, this.keyRules));
-    const candidates = bucket.length < NEAREST_INDEX_MINIMUM ? bucket : this.#shortlist(route, bucket, sent);
-    let best: NearestRecording | undefined;
-    let bestDistance = 0;
-    for (const candidate of candidates) {
-      const recorded = this.#comparedOf(candidate);
-      // One past the best, so a tie (as many differences) can be told from a worse candidate.
-      const differences = compareInputs(recorded, sent, best === undefined ? Number.POSITIVE_INFINITY : best.total + 1);
-      if (best !== undefined && differences.length > best.total) continue;
-      const distance = textDistance(differences);
-      // Fewest differing leaves wins; among as many, the one whose values are closest to what was
-      // sent ("Thanks" is nearer "Thank you!" than "Ship to Paris" is); then the earliest line.
-      if (best === undefined || differences.length < best.total || distance < bestDistance) {
-        best = { entry: candidate, differences, total: differences.length };
-        bestDistance = distance;
-        if (best.total === 0) break;
+    for (;;) {
+      const indexed = bucket.length >= NEAREST_INDEX_MINIMUM;
+      const candidates = indexed ? this.#shortlist(route, bucket, sent) : bucket;
+      let best: NearestRecording | undefined;
+      let bestDistance = 0;
+      let again = false;
+      for (const candidate of candidates) {
+        if (this.#invalid.has(candidate)) continue;
+        // Compared from its request alone (a lazily loaded line is not parsed whole for it).
+        const recorded = this.#indexedValues(candidate);
+        if (recorded === undefined) {
+          if (indexed) this.#indexOf(route).exclude(bucket.indexOf(candidate));
+          again = indexed;
+          continue;
+        }
+        // One past the best, so a tie (as many differences) can be told from a worse candidate.
+        const differences = compareInputs(recorded, sent, best === undefined ? Number.POSITIVE_INFINITY : best.total + 1);
+        if (best !== undefined && differences.length > best.total) continue;
+        const distance = textDistance(differences);
+        // Fewest differing leaves wins; among as many, the one whose values are closest to what was
+        // sent ("Thanks" is nearer "Thank you!" than "Ship to Paris" is); then the earliest line.
+        if (best === undefined || differences.length < best.total || distance < bestDistance) {
+          best = { entry: candidate, differences, total: differences.length };
+          bestDistance = distance;
+          if (best.total === 0) break;
+        }
       }
+      // The one chosen is checked in full before it is named: a line that turns out invalid (a
+      // hand edit) is no one's nearest recording, and a request that hits its key gets the error
+      // that names the line. Without it (or an invalid line that took a place on the shortlist),
+      // the choice is made again.
+      if (best !== undefined && this.#comparedOf(best.entry) === undefined) {
+        if (indexed) this.#indexOf(route).exclude(bucket.indexOf(best.entry));
+        continue;
+      }
+      if (!again) return best;
     }
-    return best;
   }
 
   /** Routes the tape holds, with how many exchanges each, e.g. `POST /v1/messages (anthropic)`. */
   routes(): Array<{ route: string; count: number }> {
-    return [...this.#routeMap().entries()].map(([route, entries]) => ({ route, count: entries.length }));
+    const routes: Array<{ route: string; count: number }> = [];
+    for (const [route, entries] of this.#byRoute) {
+      let count = 0;
+      for (const entry of entries) if (!this.#invalid.has(entry)) count++;
+      if (count > 0) routes.push({ route, count });
+    }
+    return routes;
   }
 
   #add(entry: ReplayEntry, key = entry.exchange.key): void {
@@ -328,84 +364,70 @@ export class ReplayEngine {
       this.#byKey.set(key, slot);
     }
     slot.entries.push(entry);
-    this.#unrouted.push(entry);
     this.#size++;
-  }
-
-  // Routes need the request, which a lazily loaded line parses on first use: they are filed only
-  // when something asks for them (a miss, warmNearest, routes()), in the order entries were added.
-  #routeMap(): Map<string, ReplayEntry[]> {
-    this.#fileRoutes(Infinity);
-    return this.#byRoute;
-  }
-
-  // Files unrouted entries (parsing a lazily loaded line) until `until` (a performance.now() reading) passes; true when none is left.
-  #fileRoutes(until: number): boolean {
-    const unrouted = this.#unrouted;
-    // The clock is read every 64 entries, after at least that many: every call makes progress.
-    for (let filed = 0; this.#routed < unrouted.length; filed++) {
-      if (filed > 0 && (filed & 63) === 0 && performance.now() > until) break;
-      const entry = unrouted[this.#routed++]!;
-      let exchange: Exchange;
-      try {
-        ({ exchange } = entry);
-      } catch {
-        // A line that turns out invalid on first use (a hand edit) is no one's nearest recording;
-        // a request that hits its key gets the error that names the line.
-        continue;
-      }
-      const route = routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
-      let bucket = this.#byRoute.get(route);
-      if (bucket === undefined) {
-        bucket = [];
-        this.#byRoute.set(route, bucket);
-      }
-      bucket.push(entry);
+    const route = this.#routeOfEntry(entry);
+    if (route === undefined) return;
+    let bucket = this.#byRoute.get(route);
+    if (bucket === undefined) {
+      bucket = [];
+      this.#byRoute.set(route, bucket);
     }
-    if (this.#routed < unrouted.length) return false;
-    this.#unrouted = [];
-    this.#routed = 0;
-    return true;
+    bucket.push(entry);
+  }
+
+  // A lazily loaded line's route is read from its bytes (parsing 100,000 lines to file them would
+  // take seconds); one that is not in the writer's form is parsed.
+  #routeOfEntry(entry: ReplayEntry): string | undefined {
+    if (entry instanceof LazyEntry) {
+      const outline = entry.loaded.requestRoute();
+      if (outline !== undefined) {
+        // A tape's lines mostly share a few routes: the last one's string is reused.
+        const last = this.#lastRoute;
+        if (last !== undefined && last.method === outline.method && last.path === outline.path && last.upstream === entry.loaded.upstream) return last.route;
+        const route = routeOf(entry.loaded.upstream, outline.method, outline.path);
+        this.#lastRoute = { method: outline.method, path: outline.path, upstream: entry.loaded.upstream, route };
+        return route;
+      }
+    }
+    let exchange: Exchange;
+    try {
+      ({ exchange } = entry);
+    } catch {
+      // A line that turns out invalid on first use (a hand edit) is no one's nearest recording;
+      // a request that hits its key gets the error that names the line.
+      return undefined;
+    }
+    return routeOf(exchange.upstream, exchange.request.method, exchange.request.path);
   }
 
   /**
-   * Builds the nearest-recording index of every route large enough to have one, a few
-   * milliseconds at a time between other work (each slice yields to the event loop with
-   * `setImmediate`, so requests keep being answered meanwhile). Without it the first miss on a
-   * large route builds the index itself (about 1.5 s for 100k recordings); with it that miss
-   * only diffs a shortlist. A miss that comes first simply finishes the rest synchronously.
-   * `stop()` ends it early (a closing proxy calls it); `done` settles when it ends either way.
+   * Since the engine builds the nearest-recording index of every large route when it is made
+   * (from the request part of each line, so a miss right after load diffs only a shortlist),
+   * this only runs what a miss runs, on later turns of the event loop and a little at a time
+   * (one query per indexed route, then a few dozen comparisons of recordings), so that the first
+   * real miss finds that code compiled. `stop()` ends it early (a closing proxy calls it); `done`
+   * settles when it ends either way.
    */
-  warmNearest(options: { sliceMs?: number } = {}): { done: Promise<void>; stop(): void } {
-    const sliceMs = options.sliceMs ?? 8;
+  warmNearest(): { done: Promise<void>; stop(): void } {
     let stopped = false;
-    let wake: (() => void) | undefined;
-    const pause = (): Promise<void> =>
-      new Promise<void>((resolve) => {
-        wake = resolve;
-        setImmediate(resolve);
-      });
+    const pause = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
     const warm = async (): Promise<void> => {
-      // Nothing before the proxy listens: the routes need every line parsed (a lazily opened tape
-      // parses each on first use), so they are filed a slice at a time too.
-      await pause();
-      while (!stopped && !this.#fileRoutes(performance.now() + sliceMs)) await pause();
-      if (stopped) return;
-      for (const [route, bucket] of this.#routeMap()) {
-        if (bucket.length < NEAREST_INDEX_MINIMUM) continue;
-        const index = this.#indexOf(route);
-        while (!stopped && index.size < bucket.length) {
-          const until = performance.now() + sliceMs;
-          do this.#indexNext(index, bucket);
-          while (index.size < bucket.length && performance.now() < until);
-          await pause();
-        }
+      for (const [route, index] of this.#nearestIndexes) {
+        await pause();
         if (stopped) return;
-        // Fold the last additions in, then answer one query (the first recording's), so the first
-        // real miss finds the postings compacted and the scoring code compiled.
-        index.prepare();
-        const { exchange } = bucket[0]!;
-        index.closest(comparedValues(keyInputs(exchange.upstream, exchange.request, this.keyRules)), 1);
+        const bucket = this.#byRoute.get(route)!;
+        const values = bucket.length > 0 ? this.#indexedValues(bucket[0]!) : undefined;
+        if (values === undefined) continue;
+        index.closest(values, 1);
+        // A shortlist is diffed from each candidate's request alone: read and compare a few, as it does.
+        for (let slice = 0; slice < WARM_SLICES; slice++) {
+          await pause();
+          if (stopped) return;
+          for (let at = 1 + slice * WARM_SLICE; at <= (slice + 1) * WARM_SLICE && at < bucket.length; at++) {
+            const recorded = this.#indexedValues(bucket[at]!);
+            if (recorded !== undefined) textDistance(compareInputs(recorded, values, 2));
+          }
+        }
       }
     };
     const done = (async () => {
@@ -421,7 +443,6 @@ export class ReplayEngine {
       done,
       stop: () => {
         stopped = true;
-        wake?.();
       },
     };
   }
@@ -434,9 +455,9 @@ export class ReplayEngine {
   /** The recordings of a route the index ranks closest to `sent`, in tape order. */
   #shortlist(route: string, bucket: readonly ReplayEntry[], sent: ComparedValues): ReplayEntry[] {
     const index = this.#indexOf(route);
-    // Index ids are bucket positions. Built ahead by warmNearest() or on the route's first miss,
-    // and caught up here with what addRecorded appended since; values are not cached, so a 100k
-    // tape is not copied.
+    // Index ids are bucket positions. Built with the engine (or on the first miss of a route
+    // that grew past the minimum), and caught up here with what addRecorded appended since;
+    // values are not cached, so a 100k tape is not copied.
     while (index.size < bucket.length) this.#indexNext(index, bucket);
     return index.closest(sent, NEAREST_SHORTLIST).map(({ id }) => bucket[id]!);
   }
@@ -451,18 +472,67 @@ export class ReplayEngine {
   }
 
   #indexNext(index: NearestIndex, bucket: readonly ReplayEntry[]): void {
-    const { exchange } = bucket[index.size]!;
-    index.add(comparedValues(keyInputs(exchange.upstream, exchange.request, this.keyRules)));
+    const entry = bucket[index.size]!;
+    if (entry instanceof LazyEntry) {
+      // From the bytes of its request: no line of a large tape is parsed to index it.
+      const bytes = entry.loaded.requestBytes();
+      if (bytes !== undefined && index.addRead(this.#requestTokens.at(bytes.buffer, bytes.start, bytes.end)) >= 0) return;
+    }
+    const values = this.#indexedValues(entry);
+    if (values === undefined) index.addExcluded();
+    else index.add(values);
   }
 
-  #comparedOf(entry: ReplayEntry): ComparedValues {
+  // What the index holds of an entry: of a lazily loaded line, read from its request alone (the
+  // response stays unparsed, and nothing is kept); undefined for a line that cannot be read.
+  #indexedValues(entry: ReplayEntry): ComparedValues | undefined {
+    if (entry instanceof LazyEntry) {
+      const request = entry.loaded.uncheckedRequest();
+      if (request !== undefined) {
+        try {
+          return comparedValues(keyInputs(entry.loaded.upstream, request as RecordedRequest, this.keyRules));
+        } catch {
+          // Not a request after all: the line's own check says what is wrong with it.
+        }
+      }
+    }
+    return this.#comparedOf(entry);
+  }
+
+  // Undefined (and the entry marked invalid) when its line is invalid.
+  #comparedOf(entry: ReplayEntry): ComparedValues | undefined {
     let compared = this.#compared.get(entry);
     if (compared === undefined) {
-      compared = comparedValues(keyInputs(entry.exchange.upstream, entry.exchange.request, this.keyRules));
+      let exchange: Exchange;
+      try {
+        ({ exchange } = entry);
+      } catch {
+        this.#invalid.add(entry);
+        return undefined;
+      }
+      compared = comparedValues(keyInputs(exchange.upstream, exchange.request, this.keyRules));
       this.#compared.set(entry, compared);
     }
     return compared;
   }
+}
+
+// What warmNearest compares ahead of the first miss: a few dozen recordings a turn, a few turns.
+const WARM_SLICE = 32;
+const WARM_SLICES = 8;
+
+// By ordinal, then line. A tape read in order is already sorted by line, and mostly by ordinal
+// too: the sort of 100,000 exchanges is skipped when it would change nothing.
+function inEngineOrder(loaded: Iterable<LoadedExchange>): LoadedExchange[] {
+  const all = [...loaded];
+  let sorted = true;
+  for (let at = 1; at < all.length && sorted; at++) {
+    const before = all[at - 1]!;
+    const here = all[at]!;
+    const order = indexOf(before).ordinal - indexOf(here).ordinal || before.line - here.line;
+    sorted = order <= 0;
+  }
+  return sorted ? all : all.sort((a, b) => indexOf(a).ordinal - indexOf(b).ordinal || a.line - b.line);
 }
 
 // What a lazily loaded line knows without parsing; an eager one is asked.
@@ -471,15 +541,23 @@ function indexOf(loaded: LoadedExchange): { key: string; ordinal: number; source
 }
 
 // An entry that parses its line only when its exchange is first used.
+class LazyEntry implements ReplayEntry {
+  readonly loaded: LazyLoadedExchange;
+  readonly line: number;
+  uses = 0;
+
+  constructor(loaded: LazyLoadedExchange) {
+    this.loaded = loaded;
+    this.line = loaded.line;
+  }
+
+  get exchange(): Exchange {
+    return this.loaded.exchange;
+  }
+}
+
 function entryOf(loaded: LoadedExchange): ReplayEntry {
-  if (!(loaded instanceof LazyLoadedExchange)) return { exchange: loaded.exchange, line: loaded.line, uses: 0 };
-  return {
-    line: loaded.line,
-    uses: 0,
-    get exchange() {
-      return loaded.exchange;
-    },
-  };
+  return loaded instanceof LazyLoadedExchange ? new LazyEntry(loaded) : { exchange: loaded.exchange, line: loaded.line, uses: 0 };
 }
 
 function routeOf(upstream: string, method: string, path: string): string {

@@ -93,6 +93,11 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 // response answers which call still counts, and an id the provider gave keys the same way.
 const GEMINI_TURN = /:(generateContent|streamGenerateContent)$/;
 
+/** Whether {@link keyInputs} keys a JSON body sent to `path` as it is after normalizers (everywhere but a Gemini turn, whose call ids it renumbers). */
+export function keysJsonBodyAsIs(path: string): boolean {
+  return !GEMINI_TURN.test(path);
+}
+
 function withCallIdsInOrder(path: string, json: unknown): unknown {
   if (!GEMINI_TURN.test(path) || !isRecord(json) || !Array.isArray(json.contents)) return json;
   const order = new Map<string, string>();

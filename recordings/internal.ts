@@ -25,4 +25,5 @@ export { writeTapeFile } from './write-tape-file.js';
 export { abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
 export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
 export { LazyLoadedExchange } from './tape-reader.js';
+export { keysJsonBodyAsIs } from './exchange-key.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';

@@ -4,6 +4,7 @@ import { ModeltapeError } from '../core/internal.js';
 import { EXCHANGE_SOURCES, type Exchange, type ExchangeSource, type LoadedExchange, type TapeHeader } from './tape-format.js';
 import { MAX_JSON_DEPTH, abbreviatePath, exchangeTooDeepAt } from './json-depth.js';
 import { checkExchangeLine, checkHeaderLine } from './tape-schema.js';
+import { requestOutline } from './request-outline.js';
 
 /** Something wrong with a tape that loses nothing that was whole, e.g. a torn line. */
 export interface TapeWarning {
@@ -172,10 +173,17 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
 }
 
 // A canonical exchange line names its key and ordinal first and its source and upstream last
-// (the format's fields are sorted), so these are found without parsing the rest.
-const CANONICAL_HEAD = /^\{"key":"([0-9a-f]{64})","ordinal":(0|[1-9][0-9]{0,14}),"request":\{/;
-// The sources are plain words (no regex syntax), so they are joined as they are.
-const CANONICAL_TAIL = new RegExp(`\\},"source":"(${EXCHANGE_SOURCES.join('|')})","upstream":"([a-z0-9][a-z0-9_-]{0,80})"\\}$`);
+// (the format's fields are sorted), so these are found without parsing the rest: the head is
+// `{"key":"<64 hex>","ordinal":<digits>,"request":{` within its first 110 bytes, the tail
+// `},"source":"<source>","upstream":"<[a-z0-9][a-z0-9_-]{0,80}>"}`.
+const HEAD_KEY = Buffer.from('{"key":"', 'latin1');
+const HEAD_ORDINAL = Buffer.from('","ordinal":', 'latin1');
+const HEAD_REQUEST = Buffer.from(',"request":{', 'latin1');
+const HEAD_MAX = 110;
+const TAIL_UPSTREAM = Buffer.from('","upstream":"', 'latin1');
+const TAIL_SOURCE = Buffer.from('},"source":"', 'latin1');
+const SOURCE_BYTES = EXCHANGE_SOURCES.map((source) => Buffer.from(source, 'latin1'));
+const UPSTREAM_MAX = 81;
 
 /**
  * An exchange found by {@link readTape} with `lazy`: its key, ordinal, upstream and source are
@@ -191,19 +199,18 @@ export class LazyLoadedExchange implements LoadedExchange {
   #buffer: Buffer | undefined;
   readonly #start: number;
   readonly #end: number;
+  readonly #requestStart: number;
+  // One past the request object, once requestRoute() found it (0: not yet, -1: not found).
+  #requestEnd = 0;
   #exchange: Exchange | undefined;
 
-  constructor(
-    file: string,
-    line: number,
-    where: { buffer: Buffer; start: number; end: number },
-    found: { key: string; ordinal: number; upstream: string; source: ExchangeSource },
-  ) {
+  constructor(file: string, line: number, where: { buffer: Buffer; start: number; end: number }, found: CanonicalIndex) {
     this.#file = file;
     this.line = line;
     this.#buffer = where.buffer;
     this.#start = where.start;
     this.#end = where.end;
+    this.#requestStart = found.requestStart;
     this.key = found.key;
     this.ordinal = found.ordinal;
     this.upstream = found.upstream;
@@ -225,6 +232,46 @@ export class LazyLoadedExchange implements LoadedExchange {
     this.#exchange = value as Exchange;
     this.#buffer = undefined;
     return this.#exchange;
+  }
+
+  /**
+   * The request's method and path, read from the line's bytes without parsing it (filing a
+   * large tape by route so costs a scan of each request, not a parse of each line). Undefined
+   * when the request is not in the writer's form, and once the line is parsed: then read them
+   * from `exchange`.
+   */
+  requestRoute(): { method: string; path: string } | undefined {
+    if (this.#buffer === undefined || this.#requestEnd < 0) return undefined;
+    const outline = requestOutline(this.#buffer, this.#requestStart, this.#end);
+    this.#requestEnd = outline?.end ?? -1;
+    return outline;
+  }
+
+  /**
+   * The bytes of the request object, `buffer[start, end)`, once {@link requestRoute} found them;
+   * undefined otherwise, and once the line is parsed. Unchecked, like {@link uncheckedRequest}.
+   */
+  requestBytes(): { buffer: Buffer; start: number; end: number } | undefined {
+    if (this.#buffer === undefined) return undefined;
+    if (this.#requestEnd === 0) this.requestRoute();
+    if (this.#requestEnd < 0) return undefined;
+    return { buffer: this.#buffer, start: this.#requestStart, end: this.#requestEnd };
+  }
+
+  /**
+   * The request alone, parsed from its part of the line, unchecked, and not kept: what an index
+   * of a large tape's requests reads without parsing (and holding) every response. Undefined
+   * when that part is not found or is not JSON, and once the line is parsed (read `exchange`).
+   * Only `exchange` says whether the line is valid.
+   */
+  uncheckedRequest(): unknown {
+    const bytes = this.requestBytes();
+    if (bytes === undefined) return undefined;
+    try {
+      return JSON.parse(bytes.buffer.toString('utf8', bytes.start, bytes.end));
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -379,14 +426,64 @@ class LineReader {
   }
 }
 
-// The key, ordinal, source and upstream of a canonical exchange line, read from its two ends.
-function canonicalIndex(buffer: Buffer, start: number, end: number): { key: string; ordinal: number; upstream: string; source: ExchangeSource } | undefined {
+interface CanonicalIndex {
+  key: string;
+  ordinal: number;
+  upstream: string;
+  source: ExchangeSource;
+  /** Where the request object's `{` is. */
+  requestStart: number;
+}
+
+// The key, ordinal, source and upstream of a canonical exchange line, read from its two ends as
+// bytes (no string is made of them but the key and the upstream).
+function canonicalIndex(buffer: Buffer, start: number, end: number): CanonicalIndex | undefined {
   if (end - start < 200 || buffer[start] !== 0x7b || buffer[end - 1] !== 0x7d) return undefined;
-  const head = CANONICAL_HEAD.exec(buffer.toString('latin1', start, start + 110));
-  if (head === null) return undefined;
-  const tail = CANONICAL_TAIL.exec(buffer.toString('latin1', end - 120, end));
-  if (tail === null) return undefined;
-  return { key: head[1]!, ordinal: Number(head[2]), source: tail[1] as ExchangeSource, upstream: tail[2]! };
+  let at = start;
+  if (!bytesAt(buffer, at, HEAD_KEY)) return undefined;
+  at += HEAD_KEY.length;
+  for (const keyEnd = at + 64; at < keyEnd; at++) {
+    const byte = buffer[at]!;
+    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66))) return undefined;
+  }
+  if (!bytesAt(buffer, at, HEAD_ORDINAL)) return undefined;
+  at += HEAD_ORDINAL.length;
+  const digits = at;
+  let ordinal = 0;
+  for (; at < start + HEAD_MAX && buffer[at]! >= 0x30 && buffer[at]! <= 0x39; at++) ordinal = ordinal * 10 + buffer[at]! - 0x30;
+  if (at === digits || at - digits > 15 || (buffer[digits] === 0x30 && at - digits > 1)) return undefined;
+  if (at + HEAD_REQUEST.length > start + HEAD_MAX || !bytesAt(buffer, at, HEAD_REQUEST)) return undefined;
+  const requestStart = at + HEAD_REQUEST.length - 1;
+  // The tail, from the end: `"}`, the upstream, `","upstream":"`, a source, `},"source":"`.
+  if (buffer[end - 2] !== 0x22) return undefined;
+  let upstreamStart = end - 2;
+  while (upstreamStart > end - 2 - UPSTREAM_MAX && isUpstreamByte(buffer[upstreamStart - 1]!)) upstreamStart--;
+  const first = buffer[upstreamStart]!;
+  if (upstreamStart === end - 2 || first === 0x5f || first === 0x2d) return undefined;
+  const sourceEnd = upstreamStart - TAIL_UPSTREAM.length;
+  if (!bytesAt(buffer, sourceEnd, TAIL_UPSTREAM)) return undefined;
+  const which = SOURCE_BYTES.findIndex(
+    (source) => bytesAt(buffer, sourceEnd - source.length, source) && bytesAt(buffer, sourceEnd - source.length - TAIL_SOURCE.length, TAIL_SOURCE),
+  );
+  if (which < 0) return undefined;
+  return {
+    key: buffer.toString('latin1', start + HEAD_KEY.length, start + HEAD_KEY.length + 64),
+    ordinal,
+    source: EXCHANGE_SOURCES[which]!,
+    upstream: buffer.toString('latin1', upstreamStart, end - 2),
+    requestStart,
+  };
+}
+
+function bytesAt(buffer: Buffer, at: number, bytes: Buffer): boolean {
+  if (at < 0 || at + bytes.length > buffer.length) return false;
+  for (let index = 0; index < bytes.length; index++) if (buffer[at + index] !== bytes[index]) return false;
+  return true;
+}
+
+// [a-z0-9_-]
+function isUpstreamByte(byte: number): boolean {
+  return (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d;
 }
 
 function unreadable(file: string, error: unknown): ModeltapeError {
