@@ -86,7 +86,7 @@ export function readTape(file: string, options: ReadTapeOptions = {}): TapeConte
     if (total === 0) return reader.finish();
     const progressEvery = Math.max(1 << 20, Math.floor(total / 100));
     let nextProgress = 0;
-    for (const { bytes, bytesDone } of fileLines(descriptor, options.chunkBytes ?? CHUNK_BYTES, file)) {
+    for (const { bytes, bytesDone } of fileLines(descriptor, options.chunkBytes ?? CHUNK_BYTES, file, total)) {
       if (options.onProgress && bytesDone >= nextProgress) {
         options.onProgress(bytesDone, total, 'bytes');
         nextProgress = bytesDone + progressEvery;
@@ -130,7 +130,7 @@ type LineBytes = { buffer: Buffer; start: number; end: number; unterminated: boo
  * into a buffer of its own and lines are views of it, so lines kept by lazy exchanges cost what
  * they weigh on disk.
  */
-function* fileLines(descriptor: number, chunkBytes: number, file: string): Generator<{ bytes: LineBytes; bytesDone: number }> {
+function* fileLines(descriptor: number, chunkBytes: number, file: string, size: number): Generator<{ bytes: LineBytes; bytesDone: number }> {
   let parts: Buffer[] = [];
   let partBytes = 0;
   let position = 0;
@@ -139,10 +139,14 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string): Gener
       ? { tooLong: bytes, unterminated }
       : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
   for (;;) {
-    const chunk = Buffer.allocUnsafeSlow(chunkBytes);
+    // A small tape gets a buffer near its size (with room to see the end, or lines appended since
+    // it was measured), not a whole chunk: a test opens a tape of a few exchanges, and a megabyte
+    // per open was most of what opening it cost.
+    const length = Math.min(chunkBytes, Math.max(size - position + 1, 64 * 1024));
+    const chunk = Buffer.allocUnsafeSlow(length);
     let read: number;
     try {
-      read = readSync(descriptor, chunk, 0, chunkBytes, position);
+      read = readSync(descriptor, chunk, 0, length, position);
     } catch (error) {
       throw unreadable(file, error);
     }
