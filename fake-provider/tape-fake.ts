@@ -39,7 +39,7 @@ export class TapeFake {
 
   static open(file: string, options: TapeFakeOptions = {}): TapeFake {
     const core = ProxyCore.open({ tape: file, mode: 'replay', log: () => undefined, ...options }, { upstreamsFromTape: true });
-    return new TapeFake(core, new Set(core.engine!.entries().map((entry) => entry.exchange.upstream)));
+    return new TapeFake(core, core.engine!.upstreams());
   }
 
   summary(): TapeFakeSummary {

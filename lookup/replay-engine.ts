@@ -291,6 +291,14 @@ export class ReplayEngine {
     return all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
   }
 
+  /** The upstreams the recordings name, read without parsing a lazily loaded line. */
+  upstreams(): Set<string> {
+    const names = new Set<string>();
+    for (const slot of this.#byKey.values())
+      for (const entry of slot.entries) names.add(entry instanceof LazyEntry ? entry.loaded.upstream : entry.exchange.upstream);
+    return names;
+  }
+
   /** Entries that never answered a call. */
   unused(): ReplayEntry[] {
     return this.entries().filter((entry) => entry.uses === 0);

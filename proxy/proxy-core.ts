@@ -240,10 +240,7 @@ export class ProxyCore {
 // The upstream table with every upstream the tape names; the ones it did not have point nowhere.
 function withTapeUpstreams(table: ReadonlyMap<string, Upstream>, engine: ReplayEngine): ReadonlyMap<string, Upstream> {
   const missing: Record<string, string> = {};
-  for (const entry of engine.entries()) {
-    const name = entry.exchange.upstream;
-    if (!table.has(name)) missing[name] = `https://${name.replaceAll('_', '-')}.tape.invalid`;
-  }
+  for (const name of engine.upstreams()) if (!table.has(name)) missing[name] = `https://${name.replaceAll('_', '-')}.tape.invalid`;
   if (Object.keys(missing).length === 0) return table;
   const added = buildUpstreamTable(missing);
   const widened = new Map(table);

@@ -32,14 +32,19 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
  * `…ollama…`), else OpenAI's, which most compatible servers follow.
  */
 export function buildUpstreamTable(overrides: Readonly<Record<string, string>> = {}): Map<string, Upstream> {
-  const table = new Map<string, Upstream>();
-  for (const [name, { baseUrl, provider }] of Object.entries(BUILT_IN_UPSTREAMS)) table.set(name, makeUpstream(name, baseUrl, provider));
+  const table = new Map<string, Upstream>(BUILT_IN_TABLE);
   for (const [name, baseUrl] of Object.entries(overrides)) {
     const provider = BUILT_IN_UPSTREAMS[name]?.provider ?? guessProvider(name, baseUrl);
     table.set(name, makeUpstream(name, baseUrl, provider));
   }
   return table;
 }
+
+// The built-ins, parsed once: every session's table starts from them (read-only, shared).
+const BUILT_IN_TABLE: ReadonlyArray<[string, Upstream]> = Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl, provider }]) => [
+  name,
+  Object.freeze(makeUpstream(name, baseUrl, provider)),
+]);
 
 /** Parses `name=url` as given to `--upstream`. */
 export function parseUpstreamFlag(value: string): { name: string; baseUrl: string } {
