@@ -1,4 +1,15 @@
-import { keysJsonBodyAsIs, type CompiledKeyRules } from '../recordings/internal.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  keysJsonBodyAsIs,
+  type CompiledKeyRules,
+} from '../recordings/internal.js';
 import type { ContainerSink, LeafSink, TokenReader } from './nearest-index.js';
 import {
   ARRAY,
@@ -21,14 +32,6 @@ import {
   mixText,
 } from './token-hash.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;

@@ -1,69 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redactPathQuery } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
-import type { Escape, OutsideConnection } from '../guard/internal.js';
-import type { ReplayEngine, ReplayMissError } from '../lookup/internal.js';
+import type { OutsideConnection } from '../guard/internal.js';
+import type { ReplayEngine } from '../lookup/internal.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from './decide-request.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
 import { readBody, relayUpstream, sendError, sendPrepared, startHttpServer } from './http-server.js';
 import { answerInProcess } from './in-process-answer.js';
-import { ProxyCore, type OwnAnswer } from './proxy-core.js';
+import { ProxyCore, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from './proxy-options.js';
 import { ResponseRecording } from './response-recording.js';
 import { UpstreamClient } from './upstream.js';
 import { providerHosts, type Upstream } from './upstream-table.js';
 
-/** What a proxy did, for its summary and for assertions. */
-export interface ProxySummary {
-  tape: string;
-  mode: ProxyMode;
-  /** Requests answered from the tape. */
-  hits: number;
-  /** Requests the tape could not answer (in replay mode: each was an error response). */
-  misses: number;
-  /** Exchanges appended to the tape. */
-  recorded: number;
-  /** Requests forwarded without being written (passthrough mode). */
-  passthrough: number;
-  /**
-   * Requests and exchanges refused: not written because they held something shaped like a
-   * credential or could not be recorded faithfully (a response over the size limit, a stream cut
-   * before its terminating event, a body that does not decode), or not answered at all (a request
-   * body over the size limit, a path that would leave its upstream's base).
-   */
-  refused: number;
-  /**
-   * Exchanges answered to the client but lost to a failed write (a full disk, an I/O error, a
-   * read-only tape): not on the tape, which holds no part of them. Fails the run.
-   */
-  writeErrors: number;
-  /** Requests whose upstream failed (unreachable, reset) before or during the response. */
-  upstreamErrors: number;
-  /**
-   * Requests modeltape itself failed on (a recorded answer Node cannot send, such as a header
-   * value holding a line break; or a bug): each got a 500. Fails the run.
-   */
-  internalErrors: number;
-  /** Requests the client abandoned before the response ended (not recorded). */
-  aborted: number;
-  /** TCP connections opened to any upstream. Always 0 in replay mode. */
-  upstreamConnections: number;
-  /** The messages of the first misses and refusals, in order. */
-  problems: string[];
-  /** Every miss, explained (request, key, nearest recording, differences), in order; at most 1,000 kept. */
-  missErrors: ReplayMissError[];
-  /** Exchanges dropped from the tape by `prune`. */
-  pruned: number;
-  /**
-   * Requests to a provider host that tried to go around the tape: `CONNECT` or absolute-form
-   * requests sent to this proxy as a forward proxy (`HTTPS_PROXY`), refused before any
-   * connection was made. A `run` adds those its processes' guards stopped.
-   */
-  escapes: Escape[];
-  /** Refused forward-proxy requests to hosts that are neither loopback nor providers. */
-  outside: OutsideConnection[];
-}
+export type { ProxySummary } from './proxy-core.js';
 
 export interface RunningProxy {
   /** e.g. `http://127.0.0.1:43121` */

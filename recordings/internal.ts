@@ -27,3 +27,4 @@ export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.
 export { LazyLoadedExchange } from './tape-reader.js';
 export { keysJsonBodyAsIs } from './exchange-key.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
+export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
