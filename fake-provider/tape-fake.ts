@@ -67,17 +67,7 @@ export class TapeFake {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const url = new URL(request.url);
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const body = Buffer.from(await request.arrayBuffer());
-    const response = await answerInProcess(
-      this.#core,
-      { method: request.method, url: this.#proxyUrl(url.pathname, url.search), headers, body },
-      request.signal,
-      (decided) => this.#observe(decided),
-    );
+    const response = await answerInProcess(this.#core, request, this.#proxyUrl(url.pathname, url.search), (decided) => this.#observe(decided));
     // An answer of modeltape's own (a miss) says that no provider gave it.
     if (response.headers.has('x-modeltape-error')) response.headers.set(FAKE_HEADER, '1');
     return response;

@@ -46,29 +46,34 @@ function internalError(core: ProxyCore, request: ProxyRequest, error: Error): In
 }
 
 /**
- * Answers a request from the tape in process as a fetch `Response`, decided and counted exactly
- * as the HTTP proxy would. Rejects as `fetch` does when `signal` aborts; a recorded stream served
- * at recorded pace then errors. `observe` sees each decision (the tape fake keeps its messages).
+ * Answers a fetch `Request` from the tape in process as a fetch `Response`, decided and counted
+ * exactly as the HTTP proxy would; `url` is the request's path in the proxy's form
+ * (`/<upstream>/<path>?<query>`). Rejects as `fetch` does when the request's signal aborts; a
+ * recorded stream served at recorded pace then errors. `observe` sees each answer (the tape fake
+ * keeps its messages).
  */
-export async function answerInProcess(
-  core: ProxyCore,
-  request: ProxyRequest,
-  signal?: AbortSignal,
-  observe?: (decided: InProcessAnswer) => void,
-): Promise<Response> {
-  signal?.throwIfAborted();
-  let decided = answerOf(core, request);
+export async function answerInProcess(core: ProxyCore, request: Request, url: string, observe?: (decided: InProcessAnswer) => void): Promise<Response> {
+  const { signal } = request;
+  signal.throwIfAborted();
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const proxied: ProxyRequest = { method: request.method, url, headers, body: request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer()) };
+  let decided = answerOf(core, proxied);
   let response: Response;
   try {
-    response = responseOf(decided.answer, request.method, signal);
+    response = responseOf(decided.answer, proxied.method, signal);
   } catch (error) {
     // What node:http refuses to send (a header value holding a line break), fetch's Headers refuse too.
-    decided = internalError(core, request, error as Error);
-    response = responseOf(decided.answer, request.method, signal);
+    decided = internalError(core, proxied, error as Error);
+    response = responseOf(decided.answer, proxied.method, signal);
   }
   observe?.(decided);
   return response;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 // Statuses whose response has no body, not even an empty one (fetch refuses one).
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);

@@ -13,4 +13,3 @@ export { UPSTREAM_SOCKETS } from './upstream.js';
 export { inProcessAnswerer } from './proxy-server.js';
 export { ProxyCore, errorReply, type OwnAnswer } from './proxy-core.js';
 export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-answer.js';
-export type { ProxyRequest } from './proxy-request.js';

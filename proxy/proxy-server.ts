@@ -42,13 +42,13 @@ export interface RunningProxy {
 }
 
 // The in-process answerer of each replaying proxy (see inProcessAnswerer).
-const IN_PROCESS = new WeakMap<RunningProxy, (request: ProxyRequest, signal?: AbortSignal) => Promise<Response>>();
+const IN_PROCESS = new WeakMap<RunningProxy, (request: Request, url: string) => Promise<Response>>();
 
 /**
  * How a replaying proxy answers a request in process (`session.fetch`): the same decision and
  * counts as over HTTP, with no socket. Undefined for the other modes, which may forward.
  */
-export function inProcessAnswerer(proxy: RunningProxy): ((request: ProxyRequest, signal?: AbortSignal) => Promise<Response>) | undefined {
+export function inProcessAnswerer(proxy: RunningProxy): ((request: Request, url: string) => Promise<Response>) | undefined {
   return IN_PROCESS.get(proxy);
 }
 
@@ -188,16 +188,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     close,
   };
   if (mode === 'replay') {
-    IN_PROCESS.set(proxy, (request, signal) => {
+    IN_PROCESS.set(proxy, (request, url) => {
       if (closing !== undefined) {
         return Promise.reject(
           new ModeltapeError(
             'session_closed',
-            `${request.method} ${redactPathQuery(request.url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
+            `${request.method} ${redactPathQuery(url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
           ),
         );
       }
-      return answerInProcess(core, request, signal);
+      return answerInProcess(core, request, url);
     });
   }
   return proxy;

@@ -201,15 +201,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       }
       proxyPath = `/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
     }
+    if (inProcess !== undefined) return inProcess(request, proxyPath);
     // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
     const body = request.body === null ? undefined : await request.arrayBuffer();
-    if (inProcess !== undefined) {
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      return inProcess({ method: request.method, url: proxyPath, headers, body: body === undefined ? EMPTY : Buffer.from(body) }, request.signal);
-    }
     // Framing and connection headers belong to the hop the request came in on, not to this one.
     const headers = new Headers(request.headers);
     for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
@@ -291,7 +285,6 @@ function safeOrigin(url: string): string | undefined {
 // The session talks to its own proxy on loopback with the fetch the process started with, so
 // interceptProviders (which patches the global fetch) never sees these requests.
 const loopbackFetch: typeof fetch = globalThis.fetch.bind(globalThis);
-const EMPTY = Buffer.alloc(0);
 
 /** How a recorded exchange reads in a table: endpoint, ordinal, and the first line of its prompt. */
 export function unusedExchange(exchange: Exchange, line: number | undefined): UnusedExchange {
