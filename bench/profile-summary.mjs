@@ -1,5 +1,5 @@
 // Summarizes V8 .cpuprofile files (from BENCH_PROFILE=1 npm run bench) as text: the functions
-// with the most self time, and the modeltape functions (proxy, recordings, replay, fake-provider,
+// with the most self time, and the modeltape functions (core, lookup, proxy, recordings, replay, fake-provider,
 // schema, bench) with the most inclusive time, mapped back
 // to the TypeScript sources through dist/*.js.map.
 //
@@ -98,7 +98,7 @@ function summarize(file) {
   lines.push(`-- top ${TOP} by self time (% of busy)`);
   for (const [name, time] of [...selfByLabel].sort((a, b) => b[1] - a[1]).slice(0, TOP)) lines.push(`${pct(time)}  ${name}`);
   lines.push(`-- modeltape and bench functions by inclusive time (% of busy)`);
-  const ours = [...inclusiveByLabel].filter(([name]) => /\s(proxy|recordings|replay|fake-provider|schema|bench)\//.test(name));
+  const ours = [...inclusiveByLabel].filter(([name]) => /\s(dist\/)?(core|lookup|proxy|recordings|replay|fake-provider|schema|bench)\//.test(name));
   for (const [name, time] of ours.sort((a, b) => b[1] - a[1]).slice(0, TOP)) lines.push(`${pct(time)}  ${name}`);
   return lines.join('\n');
 }

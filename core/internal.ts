@@ -1,7 +1,8 @@
 /**
  * core/: the floor every part stands on, importing no part of its own. The error base class and
  * the one union of error codes, the check of a closed set, the JSON type and helpers, JSON access
- * paths, the structural diff, and the secret scan (the base class masks every message with it).
+ * paths, the structural diff, the secret scan (the base class masks every message with it), and
+ * the reading of a fetch call's request for the in-process answerers.
  * Internal: the package's public entries re-export what users need by name.
  */
 export { ERROR_CODES, type ErrorCode } from './error-codes.js';
@@ -10,6 +11,7 @@ export { InvalidChoiceError, checkChoice } from './invalid-choice-error.js';
 export { isRecord, type Json } from './json.js';
 export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
+export { readFetchInput, type FetchInput } from './fetch-input.js';
 export {
   diffJson,
   formatDifferences,

@@ -1,5 +1,5 @@
 import { isSecretHeader } from '../recordings/internal.js';
-import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue } from '../core/internal.js';
+import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue, readFetchInput } from '../core/internal.js';
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
@@ -327,29 +327,10 @@ export class FakeProvider {
 
   /** A `fetch` the official SDKs accept through their `fetch` option: answers in process. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const headers: Record<string, string> = {};
-    // The SDKs pass a URL and a string body: read them directly. Building a Request (and its
-    // abort signal) costs more than answering.
-    if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null || typeof init.body === 'string')) {
-      const url = typeof input === 'string' ? new URL(input) : input;
-      new Headers(init?.headers).forEach((value, name) => {
-        headers[name] = value;
-      });
-      const wire = await this.handle({
-        method: init?.method ?? 'GET',
-        path: `${url.pathname}${url.search}`,
-        headers,
-        body: (init?.body as string | null | undefined) ?? '',
-      });
-      return fetchResponse(wire, init?.signal ?? NEVER_ABORTED, this.#sleep);
-    }
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const wire = await this.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body: await request.text() });
-    return fetchResponse(wire, request.signal, this.#sleep);
+    const { method, url, headers, body, signal } = await readFetchInput(input, init);
+    const text = body === undefined ? '' : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    const wire = await this.handle({ method, path: `${url.pathname}${url.search}`, headers, body: text });
+    return fetchResponse(wire, signal ?? NEVER_ABORTED, this.#sleep);
   };
 
   /** Serves the fake over HTTP on 127.0.0.1. `port: 0` (the default) picks a free port. */

@@ -1,5 +1,5 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
-import { maskSecrets } from '../core/internal.js';
+import { maskSecrets, readFetchInput } from '../core/internal.js';
 import type { ReplayEngine, RepeatPolicy } from '../lookup/internal.js';
 import { ProxyCore, answerInProcess, answerOf, errorReply, type InProcessAnswer, type OwnAnswer } from '../proxy/internal.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
@@ -65,9 +65,8 @@ export class TapeFake {
   }
 
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    const response = await answerInProcess(this.#core, request, this.#proxyUrl(url.pathname, url.search), (decided) => this.#observe(decided));
+    const request = await readFetchInput(input, init);
+    const response = answerInProcess(this.#core, request, this.#proxyUrl(request.url.pathname, request.url.search), (decided) => this.#observe(decided));
     // An answer of modeltape's own (a miss) says that no provider gave it.
     if (response.headers.has('x-modeltape-error')) response.headers.set(FAKE_HEADER, '1');
     return response;

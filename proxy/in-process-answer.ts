@@ -2,7 +2,7 @@
 // `FakeProvider.fromTape` give an SDK in replay, with no socket between them and the tape. The
 // decision and the counting are the HTTP proxy's own (decide-request.ts, proxy-core.ts); only the
 // way the answer travels differs.
-import { ModeltapeError } from '../core/internal.js';
+import { ModeltapeError, type FetchInput } from '../core/internal.js';
 import { decideRequest, type RequestDecision } from './decide-request.js';
 import { routeRequest } from './router.js';
 import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
@@ -46,20 +46,23 @@ function internalError(core: ProxyCore, request: ProxyRequest, error: Error): In
 }
 
 /**
- * Answers a fetch `Request` from the tape in process as a fetch `Response`, decided and counted
- * exactly as the HTTP proxy would; `url` is the request's path in the proxy's form
+ * Answers a fetch call's request from the tape in process as a fetch `Response`, decided and
+ * counted exactly as the HTTP proxy would; `url` is the request's path in the proxy's form
  * (`/<upstream>/<path>?<query>`). Rejects as `fetch` does when the request's signal aborts; a
  * recorded stream served at recorded pace then errors. `observe` sees each answer (the tape fake
  * keeps its messages).
  */
-export async function answerInProcess(core: ProxyCore, request: Request, url: string, observe?: (decided: InProcessAnswer) => void): Promise<Response> {
+export function answerInProcess(core: ProxyCore, request: FetchInput, url: string, observe?: (decided: InProcessAnswer) => void): Response {
   const { signal } = request;
-  signal.throwIfAborted();
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const proxied: ProxyRequest = { method: request.method, url, headers, body: request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer()) };
+  signal?.throwIfAborted();
+  // A copy: the bytes may be kept (a miss's nearest diff) after the caller reuses its buffer.
+  const body =
+    request.body === undefined || request.body.length === 0
+      ? EMPTY
+      : typeof request.body === 'string'
+        ? Buffer.from(request.body, 'utf8')
+        : Buffer.from(request.body);
+  const proxied: ProxyRequest = { method: request.method, url, headers: request.headers, body };
   let decided = answerOf(core, proxied);
   let response: Response;
   try {

@@ -2,7 +2,6 @@
 // the one decision path (decide-request.ts) turned into answers. The HTTP server (proxy-server.ts)
 // and the in-process path (in-process-answer.ts: `session.fetch`, `FakeProvider.fromTape`) both
 // answer through it, so a request is keyed, counted and explained the same way whichever reached it.
-import { existsSync } from 'node:fs';
 import {
   TapeNotFoundError,
   TapeWriter,
@@ -291,14 +290,20 @@ function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => vo
   const { mode } = resolved;
   const keyRules = resolved.keyRules ?? compileKeyRules();
   if (mode === 'passthrough') return { engine: undefined, keyRules };
-  if (existsSync(resolved.tape)) {
-    // Read once: the tape's own rules key it unless the run names others.
-    const loaded = ReplayEngine.fromTape(resolved.tape, {
+  // Read once: the tape's own rules key it unless the run names others. A tape that is not there
+  // is found by opening it (no stat first).
+  let loaded: ReturnType<typeof ReplayEngine.fromTape> | undefined;
+  try {
+    loaded = ReplayEngine.fromTape(resolved.tape, {
       repeat: resolved.repeat,
       requireLive: resolved.requireLive,
       ...(resolved.keyRules === undefined ? {} : { keyRules: resolved.keyRules }),
       ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),
     });
+  } catch (error) {
+    if (!(error instanceof TapeNotFoundError)) throw error;
+  }
+  if (loaded !== undefined) {
     const engine = loaded.engine;
     for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
     if (mode === 'record' && engine.size > 0) {

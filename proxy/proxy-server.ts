@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redactPathQuery } from '../recordings/internal.js';
-import { ModeltapeError } from '../core/internal.js';
+import { ModeltapeError, type FetchInput } from '../core/internal.js';
 import type { OutsideConnection } from '../guard/internal.js';
 import type { ReplayEngine } from '../lookup/internal.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from './decide-request.js';
@@ -42,13 +42,13 @@ export interface RunningProxy {
 }
 
 // The in-process answerer of each replaying proxy (see inProcessAnswerer).
-const IN_PROCESS = new WeakMap<RunningProxy, (request: Request, url: string) => Promise<Response>>();
+const IN_PROCESS = new WeakMap<RunningProxy, (request: FetchInput, url: string) => Promise<Response>>();
 
 /**
  * How a replaying proxy answers a request in process (`session.fetch`): the same decision and
  * counts as over HTTP, with no socket. Undefined for the other modes, which may forward.
  */
-export function inProcessAnswerer(proxy: RunningProxy): ((request: Request, url: string) => Promise<Response>) | undefined {
+export function inProcessAnswerer(proxy: RunningProxy): ((request: FetchInput, url: string) => Promise<Response>) | undefined {
   return IN_PROCESS.get(proxy);
 }
 
@@ -188,13 +188,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     close,
   };
   if (mode === 'replay') {
-    IN_PROCESS.set(proxy, (request, url) => {
+    IN_PROCESS.set(proxy, async (request, url) => {
       if (closing !== undefined) {
-        return Promise.reject(
-          new ModeltapeError(
-            'session_closed',
-            `${request.method} ${redactPathQuery(url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
-          ),
+        throw new ModeltapeError(
+          'session_closed',
+          `${request.method} ${redactPathQuery(url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
         );
       }
       return answerInProcess(core, request, url);

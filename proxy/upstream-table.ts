@@ -92,9 +92,19 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
  * side channels (an SDK's trace exporter that ignores the base URL).
  */
 export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
-  const hosts = new Set<string>();
+  const hosts = new Set<string>(builtInHosts());
   for (const upstream of table.values()) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
-  for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) hosts.add(new URL(baseUrl).host.toLowerCase());
-  for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
   return [...hosts].sort();
+}
+
+// The built-in providers' hosts and their side channels, the same for every proxy: found once.
+let builtIn: readonly string[] | undefined;
+function builtInHosts(): readonly string[] {
+  if (builtIn === undefined) {
+    const hosts = new Set<string>();
+    for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) hosts.add(new URL(baseUrl).host.toLowerCase());
+    for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
+    builtIn = Object.freeze([...hosts]);
+  }
+  return builtIn;
 }

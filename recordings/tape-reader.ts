@@ -119,6 +119,7 @@ export function parseTape(text: string, file: string, options: ReadTapeOptions =
 // Lines are read a chunk at a time, so a tape of any size loads; only one line must fit in a
 // string (Node's limit is 512 MiB).
 const CHUNK_BYTES = 1 << 20;
+const MIN_READ_BYTES = 4096;
 
 type LineText = string | { unterminated: string } | { tooLong: number; unterminated: boolean };
 
@@ -139,10 +140,10 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string, size: 
       ? { tooLong: bytes, unterminated }
       : { buffer: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), start: 0, end: bytes, unterminated };
   for (;;) {
-    // A small tape gets a buffer near its size (with room to see the end, or lines appended since
+    // A small tape gets a buffer of its size and one byte (to see its end, or lines appended since
     // it was measured), not a whole chunk: a test opens a tape of a few exchanges, and a megabyte
     // per open was most of what opening it cost.
-    const length = Math.min(chunkBytes, Math.max(size - position + 1, 64 * 1024));
+    const length = Math.min(chunkBytes, Math.max(size - position + 1, MIN_READ_BYTES));
     const chunk = Buffer.allocUnsafeSlow(length);
     let read: number;
     try {
@@ -172,6 +173,8 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string, size: 
       if (partBytes <= STRING_MAX_BYTES) parts.push(chunk.subarray(start, read));
       else parts = [];
     }
+    // A regular file reads short only at its end: no second read (and buffer) to find it.
+    if (read < length) break;
   }
   if (partBytes > 0) yield { bytes: whole(parts, partBytes, true), bytesDone: position };
 }

@@ -9,7 +9,7 @@ import {
   type OutsideConnection,
 } from '../guard/internal.js';
 import { TapeNotFoundError, describeExchange, type Exchange } from '../recordings/internal.js';
-import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { ModeltapeError, checkChoice, readFetchInput } from '../core/internal.js';
 import { askedTurnOf } from '../fake-provider/internal.js';
 import {
   BUILT_IN_UPSTREAMS,
@@ -185,8 +185,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const inProcess = inProcessAnswerer(proxy);
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     // As fetch itself does: init, when given, overrides what the Request carries.
-    const request = new Request(input, init);
-    const url = new URL(request.url);
+    const request = await readFetchInput(input, init);
+    const { url } = request;
     // The request as the proxy takes it: `/<upstream>/<path>?<query>`.
     let proxyPath: string;
     if (url.origin === proxyOrigin || url.origin === runOrigin) {
@@ -202,12 +202,16 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       proxyPath = `/${upstream.name}${url.pathname.slice(upstream.basePath.length) || '/'}${url.search}`;
     }
     if (inProcess !== undefined) return inProcess(request, proxyPath);
-    // The body is read whole (the proxy keys on the complete bytes); a GET or HEAD has none.
-    const body = request.body === null ? undefined : await request.arrayBuffer();
     // Framing and connection headers belong to the hop the request came in on, not to this one.
-    const headers = new Headers(request.headers);
-    for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) headers.delete(name);
-    return loopbackFetch(`${proxy.url}${proxyPath}`, { method: request.method, headers, body, signal: request.signal });
+    const headers = { ...request.headers };
+    for (const name of ['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']) delete headers[name];
+    // The body is sent whole (the proxy keys on the complete bytes).
+    return loopbackFetch(`${proxy.url}${proxyPath}`, {
+      method: request.method,
+      headers,
+      body: request.body,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
   };
 
   const summary = (): SessionSummary => {
