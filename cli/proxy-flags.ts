@@ -1,4 +1,15 @@
-import { LIMIT_FLAGS, PACES, PROXY_MODES, loadConfig, parseUpstreamFlag, type ProxyLimits, type ProxyOptions } from '../proxy/internal.js';
+import {
+  CHAOS_KINDS,
+  LIMIT_FLAGS,
+  PACES,
+  PROXY_MODES,
+  loadConfig,
+  parseUpstreamFlag,
+  type ChaosKind,
+  type ProxyLimits,
+  type ProxyOptions,
+} from '../proxy/internal.js';
+import { ModeltapeError } from '../core/internal.js';
 import { REPEAT_POLICIES } from '../lookup/internal.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 
@@ -24,6 +35,14 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'pace', kind: 'string', value: 'PACE', choices: PACES, description: 'replay streams at once or with their recorded timing (default instant)' },
   { name: 'allow-record-in-ci', kind: 'boolean', description: 'allow record and auto where CI is set' },
   { name: 'require-live', kind: 'boolean', description: 'refuse to replay a tape holding exchanges a FakeProvider answered' },
+  {
+    name: 'chaos',
+    kind: 'string',
+    value: 'SEED',
+    description: 'replay with faults (429, 5xx, dropped connections) at exchanges chosen from SEED; retries replay',
+  },
+  { name: 'chaos-rate', kind: 'string', value: 'R', description: 'with --chaos: the share of exchanges to fault, above 0 and at most 1 (default 0.25)' },
+  { name: 'chaos-kinds', kind: 'string', value: 'KINDS', description: `with --chaos: a comma list of ${CHAOS_KINDS.join(', ')} (default all)` },
   { name: 'prune', kind: 'boolean', description: 'with --mode auto: drop from the tape the exchanges this run did not use' },
   { name: 'max-request-body', kind: 'integer', value: 'BYTES', description: 'refuse a request body over this size with a 413 (default 33554432, 32 MiB)' },
   {
@@ -65,6 +84,19 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
   if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
   if (parsed.flags['require-live'] === true) options.requireLive = true;
   if (parsed.flags.prune === true) options.prune = true;
+  const chaos = parsed.flags.chaos as string | undefined;
+  if (chaos === undefined && (parsed.flags['chaos-rate'] !== undefined || parsed.flags['chaos-kinds'] !== undefined)) {
+    throw new ModeltapeError('invalid_chaos', '--chaos-rate and --chaos-kinds shape a chaos replay: give its seed too (--chaos SEED).');
+  }
+  if (chaos !== undefined) {
+    const rate = parsed.flags['chaos-rate'] as string | undefined;
+    const kinds = parsed.flags['chaos-kinds'] as string | undefined;
+    options.chaos = {
+      seed: chaos,
+      ...(rate === undefined ? {} : { rate: Number(rate) }),
+      ...(kinds === undefined ? {} : { kinds: kinds.split(',').map((kind) => kind.trim()) as ChaosKind[] }),
+    };
+  }
   const limits: ProxyLimits = { ...config.limits };
   for (const [flag, name] of LIMIT_FLAG_NAMES) {
     if (parsed.flags[flag] !== undefined) limits[name] = parsed.flags[flag] as number;

@@ -1,7 +1,16 @@
 import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
 import { maskSecrets, readFetchInput } from '../core/internal.js';
 import type { ReplayEngine, RepeatPolicy } from '../lookup/internal.js';
-import { ProxyCore, answerInProcess, answerOf, errorReply, type InProcessAnswer, type OwnAnswer } from '../proxy/internal.js';
+import {
+  ProxyCore,
+  answerInProcess,
+  answerOf,
+  errorReply,
+  type ChaosOptions,
+  type ChaosSummary,
+  type InProcessAnswer,
+  type OwnAnswer,
+} from '../proxy/internal.js';
 import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -10,6 +19,8 @@ export interface TapeFakeOptions {
   repeat?: RepeatPolicy;
   /** Refuse a tape holding exchanges a FakeProvider answered. @default false */
   requireLive?: boolean;
+  /** Chaos replay: faults at exchanges chosen from a seed, each answering once before the recording (see `ChaosOptions`). */
+  chaos?: ChaosOptions;
 }
 
 /** What a tape fake answered, and what it could not. */
@@ -18,6 +29,8 @@ export interface TapeFakeSummary {
   misses: number;
   /** The miss messages, in order: the first 1000 (DEFAULT_HISTORY_LIMIT); `misses` counts them all. */
   problems: string[];
+  /** With `chaos`: the seed and every planned fault, with whether a request met it. */
+  chaos?: ChaosSummary;
 }
 
 /**
@@ -44,7 +57,13 @@ export class TapeFake {
 
   summary(): TapeFakeSummary {
     const counts = this.#core.counts;
-    return { hits: counts.hits, misses: counts.misses + counts.refused + counts.internalErrors, problems: this.#problems.entries() };
+    const chaos = this.#core.chaosSummary();
+    return {
+      hits: counts.hits,
+      misses: counts.misses + counts.refused + counts.internalErrors,
+      problems: this.#problems.entries(),
+      ...(chaos === undefined ? {} : { chaos }),
+    };
   }
 
   /** Throws unless every recorded exchange was used and nothing missed. */
@@ -108,6 +127,12 @@ export class TapeFake {
 
 // The fake's listener writes what the proxy would: the recorded bytes, or modeltape's own error.
 function wireResponseOf(answer: OwnAnswer): WireResponse {
+  if (answer.kind === 'fault') {
+    if (answer.reply === undefined) return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'drop', afterFrames: 0 } };
+    const headers: Record<string, string> = { ...answer.reply.headers, [FAKE_HEADER]: '1' };
+    delete headers['content-length'];
+    return { status: answer.reply.status, headers, body: answer.reply.body };
+  }
   if (answer.kind === 'error') {
     const reply = errorReply(answer, false);
     delete reply.headers['content-length'];

@@ -259,6 +259,17 @@ export class ReplayEngine {
     return { kind: 'hit', entry, call };
   }
 
+  /**
+   * Undoes the {@link lookup} that just took `entry` for `key`: the call did not count (an
+   * injected fault answered it), so the next call for the key takes the same recording.
+   */
+  giveBack(key: string, entry: ReplayEntry): void {
+    const slot = this.#byKey.get(key);
+    if (slot === undefined || slot.calls === 0 || entry.uses === 0) return;
+    slot.calls--;
+    entry.uses--;
+  }
+
   /** The ordinal the next exchange recorded for this key gets. */
   nextOrdinal(key: string): number {
     return (this.#byKey.get(key)?.entries.length ?? 0) + (this.#countedOnly.get(key) ?? 0);

@@ -21,6 +21,7 @@ export {
   type Route,
 } from './vocabulary.js';
 export { errorBody, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { TRANSIENT_FAILURES, transientFailure, type TransientFailure } from './transient-failure.js';
 export { anthropicErrorType, ANTHROPIC_ERROR_TYPES } from './anthropic/error-body.js';
 export type { RefusalOptions } from './refusal.js';
 export {

@@ -62,14 +62,26 @@ const tooDeep = `{"model":"gpt-4o-mini","messages":${'['.repeat(MAX_JSON_DEPTH +
 describe('decideRequest: hit', () => {
   test('replay answers a recorded request with its exchange, and takes it from the engine', () => {
     const context = contextFor('replay', [post()]);
-    expect(decideRequest(context, post())).toEqual({ kind: 'hit', route: routeIn(context), exchange: context.recorded[0] });
+    expect(decideRequest(context, post())).toMatchObject({
+      kind: 'hit',
+      route: routeIn(context),
+      exchange: context.recorded[0],
+      entry: { exchange: context.recorded[0] },
+      key: context.recorded[0]!.key,
+    });
     expect(context.engine!.unused()).toEqual([]);
   });
 
   test('auto answers a recorded request from the tape too, even carrying the placeholder key', () => {
     const context = contextFor('auto', [post()]);
     const decision = decideRequest(context, post(PARIS, { authorization: `Bearer ${REPLAY_PLACEHOLDER_KEY}` }));
-    expect(decision).toEqual({ kind: 'hit', route: routeIn(context), exchange: context.recorded[0] });
+    expect(decision).toMatchObject({
+      kind: 'hit',
+      route: routeIn(context),
+      exchange: context.recorded[0],
+      entry: { exchange: context.recorded[0] },
+      key: context.recorded[0]!.key,
+    });
   });
 });
 
@@ -266,7 +278,13 @@ describe('the two halves the HTTP proxy calls', () => {
     const { body: _body, ...head } = post();
     const context = contextFor('replay', [post()]);
     expect(admitRequest(context, head)).toEqual({ kind: 'admit', route: routeIn(context) });
-    expect(decideAdmitted(context, routeIn(context), post())).toEqual({ kind: 'hit', route: routeIn(context), exchange: context.recorded[0] });
+    expect(decideAdmitted(context, routeIn(context), post())).toMatchObject({
+      kind: 'hit',
+      route: routeIn(context),
+      exchange: context.recorded[0],
+      entry: { exchange: context.recorded[0] },
+      key: context.recorded[0]!.key,
+    });
   });
 
   test('admitRequest refuses a declared length over the limit before the body is read', () => {

@@ -1,5 +1,5 @@
 import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, redactPathQuery, type Exchange } from '../recordings/internal.js';
-import { explainMiss, type ReplayEngine, type ReplayMissError } from '../lookup/internal.js';
+import { explainMiss, type ReplayEngine, type ReplayEntry, type ReplayMissError } from '../lookup/internal.js';
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import { describeBytes } from './response-recording.js';
@@ -29,6 +29,9 @@ export interface HitDecision {
   kind: 'hit';
   route: Route;
   exchange: Exchange;
+  /** The engine's entry the lookup took, and the request's key: to give it back when a chaos fault answers instead. */
+  entry: ReplayEntry;
+  key: string;
 }
 
 /** Send the request to its upstream. */
@@ -172,7 +175,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     return tooDeepToKey(route, request, mode, tape, error);
   }
   const result = engine.lookup(key);
-  if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange };
+  if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange, entry: result.entry, key };
   if (mode === 'auto') {
     if (carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: true };

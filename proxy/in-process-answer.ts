@@ -64,6 +64,10 @@ export function answerInProcess(core: ProxyCore, request: FetchInput, url: strin
         : Buffer.from(request.body);
   const proxied: ProxyRequest = { method: request.method, url, headers: request.headers, body };
   let decided = answerOf(core, proxied);
+  if (decided.answer.kind === 'fault' && decided.answer.reply === undefined) {
+    observe?.(decided);
+    throw droppedConnection();
+  }
   let response: Response;
   try {
     response = responseOf(decided.answer, proxied.method, signal);
@@ -81,7 +85,17 @@ const EMPTY = Buffer.alloc(0);
 // Statuses whose response has no body, not even an empty one (fetch refuses one).
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+// What fetch (undici) rejects with when the server closes the connection before answering.
+function droppedConnection(): TypeError {
+  const cause = Object.assign(new Error('other side closed (modeltape chaos: drop-connection)'), { code: 'UND_ERR_SOCKET' });
+  return new TypeError('fetch failed', { cause });
+}
+
 function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | undefined): Response {
+  if (answer.kind === 'fault') {
+    const reply = answer.reply!;
+    return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });
+  }
   if (answer.kind === 'error') {
     const reply = errorReply(answer, false);
     return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });

@@ -12,7 +12,8 @@ import {
   type TapeWriteFailure,
 } from '../recordings/internal.js';
 import { maskSecrets } from '../core/internal.js';
-import { modeltapeErrorBody } from '../providers/internal.js';
+import { errorBody, modeltapeErrorBody, transientFailure } from '../providers/internal.js';
+import { ChaosPlan, type ChaosFault, type ChaosKind, type ResolvedChaos } from './chaos.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
 import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
 import type { ForwardDecision, HitDecision, MissDecision, RefuseDecision, DecisionContext } from './decide-request.js';
@@ -71,10 +72,20 @@ export interface ProxySummary {
   escapes: Escape[];
   /** Refused forward-proxy requests to hosts that are neither loopback nor providers. */
   outside: OutsideConnection[];
+  /** Chaos replay only: the seed, and every fault planned on the tape with whether a request met it. */
+  chaos?: ChaosSummary;
+}
+
+/** What a chaos replay planned and injected. */
+export interface ChaosSummary {
+  seed: string;
+  rate: number;
+  kinds: ChaosKind[];
+  faults: ChaosFault[];
 }
 
 /** What a proxy counted: its summary without what only its sockets know. */
-export type ProxyCounts = Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside'>;
+export type ProxyCounts = Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside' | 'chaos'>;
 
 /** A recorded response to send: a hit, or the nearest recording when drift is collected. */
 export interface RecordedAnswer {
@@ -92,8 +103,18 @@ export interface ErrorAnswer {
   message: string;
 }
 
+/**
+ * A chaos fault instead of a recorded answer: the provider's own error (`reply`), or, with no
+ * reply, the connection dropped before any header.
+ */
+export interface FaultAnswer {
+  kind: 'fault';
+  fault: ChaosFault;
+  reply: { status: number; headers: Record<string, string>; body: string } | undefined;
+}
+
 /** What the proxy answers by itself, without an upstream. */
-export type OwnAnswer = RecordedAnswer | ErrorAnswer;
+export type OwnAnswer = RecordedAnswer | ErrorAnswer | FaultAnswer;
 
 /** The status, headers and body of an error answer, as the proxy sends it over either path. */
 export function errorReply(answer: ErrorAnswer, retry: boolean): { status: number; headers: Record<string, string>; body: string } {
@@ -142,6 +163,8 @@ export class ProxyCore {
     problems: [],
   };
   readonly #prepared = new WeakMap<Exchange, PreparedResponse>();
+  /** Chaos replay's faults, planned on the tape as it opened. */
+  readonly chaos: ChaosPlan | undefined;
 
   private constructor(resolved: ResolvedProxyOptions, upstreamsFromTape: boolean) {
     const { engine, keyRules } = openEngine(resolved, (message) => resolved.log(maskSecrets(message)));
@@ -150,6 +173,7 @@ export class ProxyCore {
     this.engine = engine;
     this.keys = new RequestKeys(keyRules);
     this.context = { options, engine, keys: this.keys };
+    this.chaos = options.chaos !== undefined && engine !== undefined ? new ChaosPlan(options.chaos, engine) : undefined;
     const { mode } = options;
     this.recorder =
       mode === 'record' || mode === 'auto'
@@ -208,6 +232,12 @@ export class ProxyCore {
   answer(decision: HitDecision | MissDecision | RefuseDecision): OwnAnswer {
     const counts = this.counts;
     if (decision.kind === 'hit') {
+      const fault = this.chaos?.take(decision.entry);
+      if (fault !== undefined) {
+        // The fault answers instead: the recording stays for the retry.
+        this.engine!.giveBack(decision.key, decision.entry);
+        return { kind: 'fault', fault, reply: faultReply(decision.route.upstream.provider, fault, this.chaos!.chaos) };
+      }
       counts.hits++;
       return { kind: 'recorded', prepared: this.prepared(decision.exchange), pace: this.options.pace };
     }
@@ -225,6 +255,13 @@ export class ProxyCore {
       this.problem(decision.message);
     }
     return { kind: 'error', ...decision.response, message: decision.message };
+  }
+
+  /** Chaos replay's seed and faults, for the summary; undefined without chaos. */
+  chaosSummary(): ChaosSummary | undefined {
+    if (this.chaos === undefined) return undefined;
+    const { seed, rate, kinds } = this.chaos.chaos;
+    return { seed, rate, kinds: [...kinds], faults: this.chaos.faults() };
   }
 
   /** A forward that is not recorded for a reason the summary tells (a body too deep to key). */
@@ -272,6 +309,28 @@ export class ProxyCore {
     this.counts.pruned = pruneAtClose(this.options, this.engine, this.clean, prune, (message) => this.log(message));
   }
 }
+
+// A status fault as the provider sends it (its error body, `retry-after`), marked as modeltape's
+// chaos in the header and the message; a dropped connection has no reply.
+function faultReply(provider: Provider, fault: ChaosFault, chaos: ResolvedChaos): FaultAnswer['reply'] {
+  if (fault.kind === 'drop-connection') return undefined;
+  const error = transientFailure(provider, fault.kind, `modeltape chaos, seed ${chaos.seed}`);
+  const body = JSON.stringify(errorBody(provider, error));
+  return {
+    status: error.status,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'retry-after-ms': String(chaos.retryAfterMs),
+      'retry-after': String(Math.ceil(chaos.retryAfterMs / 1000)),
+      [CHAOS_HEADER]: fault.kind,
+    },
+    body,
+  };
+}
+
+/** The header on every chaos fault's answer: its kind. */
+export const CHAOS_HEADER = 'x-modeltape-chaos';
 
 // The upstream table with every upstream the tape names; the ones it did not have point nowhere.
 function withTapeUpstreams(table: ReadonlyMap<string, Upstream>, engine: ReplayEngine): ReadonlyMap<string, Upstream> {

@@ -1,4 +1,5 @@
 import { compileKeyRules, type CompiledKeyRules, type TapeFileSystem, type KeyRules, type Normalizer } from '../recordings/internal.js';
+import { resolveChaos, type ChaosOptions, type ResolvedChaos } from './chaos.js';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../lookup/internal.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
@@ -109,6 +110,12 @@ export interface ProxyOptions {
   prune?: boolean;
   /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
   requireLive?: boolean;
+  /**
+   * Chaos replay (mode replay only): inject faults (429, 5xx, a dropped connection) at exchanges
+   * chosen from `seed`; the retry after a fault is answered from the tape. The summary's `chaos`
+   * lists every fault and whether it fired.
+   */
+  chaos?: ChaosOptions;
   /** The config file the rules came from, when one was named (`--config`): a refusal's rekey command names it. */
   configFile?: string;
   /** How miss errors say to record or repeat (flags by default; `openTape` names its variable and option). */
@@ -139,6 +146,7 @@ export interface ResolvedProxyOptions {
   keyRules: CompiledKeyRules | undefined;
   tapeNotes: Record<`_${string}`, unknown>;
   requireLive: boolean;
+  chaos: ResolvedChaos | undefined;
   onMiss: MissPolicy;
   missingTape: MissingTapePolicy;
   advice: MissAdvice;
@@ -187,6 +195,13 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
   }
   const env = options.env ?? process.env;
   if ((mode === 'record' || mode === 'auto') && isCi(env) && options.allowRecordInCi !== true) throw new RecordInCiError(mode, env.CI!);
+  const chaos = resolveChaos(options.chaos);
+  if (chaos !== undefined && mode !== 'replay') {
+    throw new ModeltapeError(
+      'invalid_chaos',
+      `Chaos replays a recorded tape: it needs --mode replay, not ${mode}. Record first, then replay with --chaos SEED.`,
+    );
+  }
   let keyRules: CompiledKeyRules | undefined;
   if (options.normalizers !== undefined || options.keyHeaders !== undefined) {
     const rules: KeyRules = { headers: options.keyHeaders ?? compileKeyRules().rules.headers, normalizers: options.normalizers ?? [] };
@@ -203,6 +218,7 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     keyRules,
     tapeNotes: options.tapeNotes ?? {},
     requireLive: options.requireLive === true,
+    chaos,
     onMiss: checkChoice('miss policy', options.onMiss ?? 'error', MISS_POLICIES),
     missingTape: checkChoice('missing tape policy', options.missingTape ?? 'error', MISSING_TAPE_POLICIES),
     advice: options.advice ?? CLI_MISS_ADVICE,

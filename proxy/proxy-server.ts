@@ -63,7 +63,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const send = (response: ServerResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
-    else sendError(response, answer, false);
+    else if (answer.kind === 'error') sendError(response, answer, false);
+    else if (answer.reply === undefined) response.socket?.destroy();
+    else response.writeHead(answer.reply.status, answer.reply.headers).end(answer.reply.body);
   };
 
   const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
@@ -165,6 +167,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     escapes: [...stats.escapes],
     outside: [...outside.values()].map((connection) => ({ ...connection })),
     upstreamConnections: upstreamClient?.connections ?? 0,
+    ...(core.chaos === undefined ? {} : { chaos: core.chaosSummary()! }),
   });
   let closing: Promise<ProxySummary> | undefined;
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {

@@ -1,3 +1,4 @@
+import { describeChaos } from './chaos.js';
 import { describeEscape, sideChannelOf } from '../guard/internal.js';
 import type { ProxySummary } from './proxy-server.js';
 
@@ -29,6 +30,8 @@ export function formatSummary(summary: ProxySummary): string {
   const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors + summary.internalErrors - summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
   lines.push(...formatEscapes(summary));
+  // The chaos schedule, so a failing seed reproduces: every fault, its exchange and whether it fired.
+  if (summary.chaos !== undefined) lines.push(describeChaos(summary.chaos, summary.chaos.faults, summary.tape));
   return lines.join('\n');
 }
 

@@ -16,6 +16,11 @@ export interface ReplayEvidence {
   unused(): UnusedExchange[];
 }
 
+/** How many requests the session answered in any way: from the tape, missed, recorded, passed through, or with a chaos fault. */
+export function requestsSeen(summary: SessionSummary): number {
+  return summary.hits + summary.misses + summary.recorded + summary.passthrough + (summary.chaos?.faults.filter((fault) => fault.fired).length ?? 0);
+}
+
 /** Recording modes: upstream calls and unused recordings are what recording is, not failures. */
 function isRecording(summary: SessionSummary): boolean {
   return summary.mode === 'record' || summary.mode === 'auto';
@@ -30,13 +35,14 @@ function isRecording(summary: SessionSummary): boolean {
  */
 export function replayProblems(
   session: ReplayEvidence,
-  checks: { upstream?: boolean; consumed?: boolean; drift?: boolean } = { upstream: true, consumed: true, drift: true },
+  checks: { upstream?: boolean; consumed?: boolean; drift?: boolean; chaos?: boolean } = { upstream: true, consumed: true, drift: true },
 ): string[] {
   const summary = session.summary();
-  const seen = summary.hits + summary.misses + summary.recorded + summary.passthrough;
+  const seen = requestsSeen(summary);
   // An assertion over nothing proves nothing: a client pointed elsewhere would pass it.
   if (seen === 0) return [`no request reached the tape ${session.file}: the assertion checked nothing. Give the client the session's fetch or base URL.`];
   const problems: string[] = [];
+  if (checks.chaos) problems.push(...chaosProblems(session.file, summary));
   const recording = isRecording(summary);
   if (checks.upstream) {
     if (!recording && summary.upstreamConnections > 0)
@@ -64,6 +70,23 @@ export function replayProblems(
       );
   }
   return problems;
+}
+
+// A chaos run proves resilience only when its faults fired: none planned, none fired, or one its
+// exchange never met is a problem.
+function chaosProblems(file: string, summary: SessionSummary): string[] {
+  const chaos = summary.chaos;
+  if (chaos === undefined)
+    return [`the session on ${file} replayed without chaos: open it with openTape(file, { chaos: { seed: 1 } }) (or modeltape run --chaos 1).`];
+  const fired = chaos.faults.filter((fault) => fault.fired).length;
+  if (fired === 0)
+    return [`no chaos fault fired (seed ${chaos.seed}): the assertion checked nothing. ${chaos.faults.length} were planned on exchanges no request reached.`];
+  return chaos.faults
+    .filter((fault) => !fault.fired)
+    .map(
+      (fault) =>
+        `the ${fault.kind} fault planned at ${file}:${fault.line ?? '?'} ${fault.endpoint} (seed ${chaos.seed}) never fired: no request reached that exchange.`,
+    );
 }
 
 /**
@@ -100,6 +123,15 @@ export function assertNoDrift(session: ReplayEvidence): void {
 /** The three at once: replayed strictly. */
 export function assertReplayedStrictly(session: ReplayEvidence): void {
   fail(session, 'did not replay strictly', replayProblems(session, { upstream: true, drift: true, consumed: true }));
+}
+
+/**
+ * A chaos replay (`openTape(file, { chaos: { seed } })`) survived its faults: at least one fault
+ * fired and every planned one did, and the run still completed as a strict replay (no miss,
+ * nothing upstream, every recording used, so each faulted call was retried and answered).
+ */
+export function assertSurvivedChaos(session: ReplayEvidence): void {
+  fail(session, 'did not survive chaos', replayProblems(session, { upstream: true, drift: true, consumed: true, chaos: true }));
 }
 
 /**

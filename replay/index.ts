@@ -37,6 +37,7 @@ export {
   assertAllConsumed,
   assertNoDrift,
   assertReplayedStrictly,
+  assertSurvivedChaos,
   assertRenderedExactly,
   replayProblems,
   type ReplayEvidence,

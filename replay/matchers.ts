@@ -1,4 +1,4 @@
-import { recordingNote, replayProblems, type ReplayEvidence } from './assertions.js';
+import { recordingNote, replayProblems, requestsSeen, type ReplayEvidence } from './assertions.js';
 
 /** What a matcher returns to Vitest's and Jest's `expect`. */
 /** What each matcher returns, as Vitest's and Jest's `expect.extend` take it. */
@@ -14,7 +14,7 @@ function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
     }
     const problems = replayProblems(received, checks);
     const summary = received.summary();
-    if (summary.hits + summary.misses + summary.recorded + summary.passthrough === 0) {
+    if (requestsSeen(summary) === 0) {
       // Nothing was checked, so neither the matcher nor its negation may pass.
       return { pass: this.isNot === true, message: () => `expected tape ${received.file} to be checked, but ${problems[0] ?? 'no request reached it'}` };
     }
@@ -49,6 +49,8 @@ export const modeltapeMatchers = {
   toHaveConsumedAllExchanges: matcher({ consumed: true }, 'consumed every recorded exchange'),
   /** No request missed the tape. */
   toHaveNoDrift: matcher({ drift: true }, 'no drift'),
+  /** A chaos replay: every planned fault fired (at least one), and the run still replayed strictly. */
+  toHaveSurvivedChaos: matcher({ upstream: true, drift: true, consumed: true, chaos: true }, 'survived chaos'),
 };
 
 /** The matchers' types, for declaration merging into Vitest's or Jest's `Assertion`/`Matchers`. */
@@ -57,4 +59,5 @@ export interface ModeltapeMatchers<R = unknown> {
   toHaveNeverCalledUpstream(): R;
   toHaveConsumedAllExchanges(): R;
   toHaveNoDrift(): R;
+  toHaveSurvivedChaos(): R;
 }

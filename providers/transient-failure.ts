@@ -1,0 +1,63 @@
+import type { ProviderError } from './provider-error.js';
+import type { Provider } from './vocabulary.js';
+
+/** The failures a client retries: a rate limit, a server error, the service unavailable or overloaded. */
+export const TRANSIENT_FAILURES = ['rate-limited', 'server-error', 'unavailable', 'overloaded'] as const;
+export type TransientFailure = (typeof TRANSIENT_FAILURES)[number];
+
+/**
+ * How each provider answers a transient failure, and with which status: OpenAI 429
+ * `rate_limit_exceeded`, Anthropic 429 `rate_limit_error` and 529 `overloaded_error`, Gemini
+ * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL`, Ollama's plain messages. `by` names who
+ * plays it (`modeltape FakeProvider`, `modeltape chaos`), at the end of the message, so nobody
+ * mistakes it for the real provider.
+ */
+export function transientFailure(provider: Provider, kind: TransientFailure, by: string): Omit<ProviderError, 'requestId'> {
+  return words(by)[provider][kind];
+}
+
+const words = (by: string): Record<Provider, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => ({
+  openai: {
+    'rate-limited': {
+      status: 429,
+      type: 'requests',
+      code: 'rate_limit_exceeded',
+      message: `Rate limit reached for fake model in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. (${by})`,
+    },
+    unavailable: { status: 503, type: 'server_error', code: 'service_unavailable', message: `The server is temporarily unavailable. (${by})` },
+    // 529 is Anthropic's; OpenAI says the same thing with a 503.
+    overloaded: {
+      status: 503,
+      type: 'server_error',
+      code: 'server_is_overloaded',
+      message: `The server is overloaded or not ready yet. (${by})`,
+    },
+    'server-error': { status: 500, type: 'server_error', message: `The server had an error while processing your request. (${by})` },
+  },
+  anthropic: {
+    'rate-limited': {
+      status: 429,
+      type: 'rate_limit_error',
+      message: `This request would exceed your account's rate limit. Please try again later. (${by})`,
+    },
+    unavailable: { status: 503, type: 'api_error', message: `Service unavailable. (${by})` },
+    overloaded: { status: 529, type: 'overloaded_error', message: `Overloaded (${by})` },
+    'server-error': { status: 500, type: 'api_error', message: `Internal server error (${by})` },
+  },
+  gemini: {
+    'rate-limited': {
+      status: 429,
+      type: 'RESOURCE_EXHAUSTED',
+      message: `Resource has been exhausted (e.g. check quota). (${by})`,
+    },
+    unavailable: { status: 503, type: 'UNAVAILABLE', message: `The service is currently unavailable. (${by})` },
+    overloaded: { status: 503, type: 'UNAVAILABLE', message: `The model is overloaded. Please try again later. (${by})` },
+    'server-error': { status: 500, type: 'INTERNAL', message: `An internal error has occurred. (${by})` },
+  },
+  ollama: {
+    'rate-limited': { status: 429, type: 'rate_limited', message: `too many requests (${by})` },
+    unavailable: { status: 503, type: 'unavailable', message: `server busy, please try again. maximum pending requests exceeded (${by})` },
+    overloaded: { status: 503, type: 'unavailable', message: `server busy, please try again. maximum pending requests exceeded (${by})` },
+    'server-error': { status: 500, type: 'server_error', message: `an internal error occurred (${by})` },
+  },
+});

@@ -1,0 +1,127 @@
+// Chaos replay: a real tape replayed with faults injected at exchanges chosen from a seed. A fault
+// answers the first request for its exchange instead of the recording; the exchange is not used up,
+// so the client's retry is answered from the tape. The same seed and tape give the same faults.
+import { hash } from 'node:crypto';
+import { ModeltapeError, checkChoice } from '../core/internal.js';
+import type { ReplayEngine, ReplayEntry } from '../lookup/internal.js';
+import { describeExchange } from '../recordings/internal.js';
+import { TRANSIENT_FAILURES, type TransientFailure } from '../providers/internal.js';
+
+/**
+ * The faults chaos replay injects: a provider's 429 (with `retry-after`), 500, 503 and
+ * overloaded (Anthropic's 529, the others' 503), and the connection dropped before any header.
+ */
+export const CHAOS_KINDS = [...TRANSIENT_FAILURES, 'drop-connection'] as const;
+export type ChaosKind = (typeof CHAOS_KINDS)[number];
+
+export interface ChaosOptions {
+  /** Chooses the faults: the same seed on the same tape injects the same faults, always. */
+  seed: number | string;
+  /** The share of the tape's exchanges that get a fault, from 0 (exclusive) to 1. At least one always does. @default 0.25 */
+  rate?: number;
+  /** The kinds to choose from. @default every kind in CHAOS_KINDS */
+  kinds?: readonly ChaosKind[];
+  /** What a retryable status fault tells the client to wait (`retry-after-ms`, and `retry-after` in whole seconds). @default 0 */
+  retryAfterMs?: number;
+}
+
+export interface ResolvedChaos {
+  seed: string;
+  rate: number;
+  kinds: readonly ChaosKind[];
+  retryAfterMs: number;
+}
+
+/** One planned fault, and whether a request met it. */
+export interface ChaosFault {
+  /** The tape line of the exchange it answers instead of. */
+  line: number | undefined;
+  /** `POST /v1/chat/completions` */
+  endpoint: string;
+  ordinal: number;
+  kind: ChaosKind;
+  fired: boolean;
+}
+
+export function resolveChaos(options: ChaosOptions | undefined): ResolvedChaos | undefined {
+  if (options === undefined) return undefined;
+  const { seed } = options;
+  if ((typeof seed !== 'number' || !Number.isFinite(seed)) && (typeof seed !== 'string' || seed === '')) {
+    throw new ModeltapeError('invalid_chaos', `Invalid chaos seed ${JSON.stringify(seed)}: give a number or a non-empty string (--chaos SEED).`);
+  }
+  const rate = options.rate ?? 0.25;
+  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1)) {
+    throw new ModeltapeError(
+      'invalid_chaos',
+      `Invalid chaos rate ${JSON.stringify(rate)}: the share of exchanges to fault, above 0 and at most 1 (--chaos-rate 0.25).`,
+    );
+  }
+  const kinds = (options.kinds ?? CHAOS_KINDS).map((kind) => checkChoice('chaos kind', kind, CHAOS_KINDS));
+  if (kinds.length === 0) throw new ModeltapeError('invalid_chaos', `No chaos kinds given: choose from ${CHAOS_KINDS.join(', ')} (--chaos-kinds).`);
+  const retryAfterMs = options.retryAfterMs ?? 0;
+  if (!Number.isInteger(retryAfterMs) || retryAfterMs < 0) {
+    throw new ModeltapeError('invalid_chaos', `Invalid chaos retryAfterMs ${JSON.stringify(retryAfterMs)}: whole milliseconds, 0 or more.`);
+  }
+  return { seed: String(seed), rate, kinds: [...new Set(kinds)], retryAfterMs };
+}
+
+// A uniform 32-bit draw for an exchange under a seed: SHA-256 of the seed, the exchange's key and
+// ordinal, so the plan depends on what the tape holds, not on where in the file it lies.
+function draw(seed: string, salt: string, key: string, ordinal: number): number {
+  return Buffer.from(hash('sha256', `${seed}\u0000${salt}\u0000${key}\u0000${ordinal}`, 'hex'), 'hex').readUInt32BE(0);
+}
+
+/** The faults of one chaos run: planned when the tape opens, each fired at most once. */
+export class ChaosPlan {
+  readonly chaos: ResolvedChaos;
+  readonly #byEntry = new Map<ReplayEntry, ChaosFault>();
+  readonly #faults: ChaosFault[] = [];
+
+  constructor(chaos: ResolvedChaos, engine: ReplayEngine) {
+    this.chaos = chaos;
+    const threshold = chaos.rate * 2 ** 32;
+    let lowest: { entry: ReplayEntry; value: number } | undefined;
+    const chosen: ReplayEntry[] = [];
+    for (const entry of engine.entries()) {
+      const { key, ordinal } = entry.exchange;
+      const value = draw(chaos.seed, 'pick', key, ordinal);
+      if (value < threshold) chosen.push(entry);
+      if (lowest === undefined || value < lowest.value) lowest = { entry, value };
+    }
+    // A chaos run that injects nothing checks nothing: the exchange with the lowest draw always gets one.
+    if (chosen.length === 0 && lowest !== undefined) chosen.push(lowest.entry);
+    for (const entry of chosen) {
+      const { key, ordinal } = entry.exchange;
+      const kind = chaos.kinds[draw(chaos.seed, 'kind', key, ordinal) % chaos.kinds.length]!;
+      const fault: ChaosFault = { line: entry.line, endpoint: describeExchange(entry.exchange), ordinal, kind, fired: false };
+      this.#byEntry.set(entry, fault);
+      this.#faults.push(fault);
+    }
+  }
+
+  /** The fault that answers this request for `entry` instead of its recording, once; undefined after it fired. */
+  take(entry: ReplayEntry): ChaosFault | undefined {
+    const fault = this.#byEntry.get(entry);
+    if (fault === undefined || fault.fired) return undefined;
+    fault.fired = true;
+    return fault;
+  }
+
+  /** Every planned fault, in tape order, copied. */
+  faults(): ChaosFault[] {
+    return this.#faults.map((fault) => ({ ...fault }));
+  }
+}
+
+/** The schedule as a run prints it: the seed to reproduce it, and each fault with its exchange. */
+export function describeChaos(chaos: Pick<ResolvedChaos, 'seed' | 'rate' | 'kinds'>, faults: readonly ChaosFault[], tape: string): string {
+  const lines = faults.map(
+    (fault) => `  ${tape}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal}): ${fault.kind}${fault.fired ? '' : ' (never requested)'}`,
+  );
+  return [
+    `modeltape: chaos seed ${chaos.seed} (rate ${chaos.rate}, kinds ${chaos.kinds.join(', ')}): ${faults.length} fault${faults.length === 1 ? '' : 's'}, ${faults.filter((fault) => fault.fired).length} fired`,
+    ...lines,
+  ].join('\n');
+}
+
+export type { TransientFailure };
