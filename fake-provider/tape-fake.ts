@@ -2,6 +2,7 @@ import { BoundedHistory, DEFAULT_HISTORY_LIMIT } from './bounded-history.js';
 import { maskSecrets, readFetchInput } from '../core/internal.js';
 import type { ReplayEngine, RepeatPolicy } from '../lookup/internal.js';
 import {
+  CHAOS_HEADER,
   ProxyCore,
   answerInProcess,
   answerOf,
@@ -127,6 +128,13 @@ export class TapeFake {
 
 // The fake's listener writes what the proxy would: the recorded bytes, or modeltape's own error.
 function wireResponseOf(answer: OwnAnswer): WireResponse {
+  if (answer.kind === 'fault' && answer.cut !== undefined) {
+    const { prepared, afterFrames } = answer.cut;
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [CHAOS_HEADER]: answer.fault.kind };
+    for (const [name, value] of Object.entries(prepared.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    delete headers['content-length'];
+    return { status: prepared.status, headers, frames: prepared.frames!.map((frame) => frame.bytes), cut: { kind: 'drop', afterFrames } };
+  }
   if (answer.kind === 'fault') {
     if (answer.reply === undefined) return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'drop', afterFrames: 0 } };
     const headers: Record<string, string> = { ...answer.reply.headers, [FAKE_HEADER]: '1' };

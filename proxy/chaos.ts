@@ -9,9 +9,10 @@ import { TRANSIENT_FAILURES, type TransientFailure } from '../providers/internal
 
 /**
  * The faults chaos replay injects: a provider's 429 (with `retry-after`), 500, 503 and
- * overloaded (Anthropic's 529, the others' 503), and the connection dropped before any header.
+ * overloaded (Anthropic's 529, the others' 503), the connection dropped before any header, and a
+ * recorded stream cut off after some of its frames (only on streamed exchanges of two frames or more).
  */
-export const CHAOS_KINDS = [...TRANSIENT_FAILURES, 'drop-connection'] as const;
+export const CHAOS_KINDS = [...TRANSIENT_FAILURES, 'drop-connection', 'stream-cut'] as const;
 export type ChaosKind = (typeof CHAOS_KINDS)[number];
 
 export interface ChaosOptions {
@@ -40,6 +41,8 @@ export interface ChaosFault {
   endpoint: string;
   ordinal: number;
   kind: ChaosKind;
+  /** `stream-cut`: how many of the recorded frames are sent before the connection drops (at least one, never all). */
+  afterFrames?: number;
   fired: boolean;
 }
 
@@ -77,23 +80,34 @@ export class ChaosPlan {
   readonly #byEntry = new Map<ReplayEntry, ChaosFault>();
   readonly #faults: ChaosFault[] = [];
 
-  constructor(chaos: ResolvedChaos, engine: ReplayEngine) {
+  /** `framesOf(entry)`: how many frames the entry's recorded stream has (0 for a plain response). */
+  constructor(chaos: ResolvedChaos, engine: ReplayEngine, framesOf: (entry: ReplayEntry) => number) {
     this.chaos = chaos;
     const threshold = chaos.rate * 2 ** 32;
-    let lowest: { entry: ReplayEntry; value: number } | undefined;
-    const chosen: ReplayEntry[] = [];
+    let lowest: { entry: ReplayEntry; value: number; kinds: readonly ChaosKind[] } | undefined;
+    const chosen: Array<{ entry: ReplayEntry; kinds: readonly ChaosKind[] }> = [];
     for (const entry of engine.entries()) {
+      // A stream is cut only where there is a frame to send and one to lose.
+      const kinds = framesOf(entry) >= 2 ? chaos.kinds : chaos.kinds.filter((kind) => kind !== 'stream-cut');
+      if (kinds.length === 0) continue;
       const { key, ordinal } = entry.exchange;
       const value = draw(chaos.seed, 'pick', key, ordinal);
-      if (value < threshold) chosen.push(entry);
-      if (lowest === undefined || value < lowest.value) lowest = { entry, value };
+      if (value < threshold) chosen.push({ entry, kinds });
+      if (lowest === undefined || value < lowest.value) lowest = { entry, value, kinds };
     }
     // A chaos run that injects nothing checks nothing: the exchange with the lowest draw always gets one.
-    if (chosen.length === 0 && lowest !== undefined) chosen.push(lowest.entry);
-    for (const entry of chosen) {
+    if (chosen.length === 0 && lowest !== undefined) chosen.push(lowest);
+    if (chosen.length === 0 && engine.size > 0) {
+      throw new ModeltapeError(
+        'invalid_chaos',
+        `No exchange of ${engine.file} can take the chaos kinds ${chaos.kinds.join(', ')}: stream-cut needs a recorded stream of two frames or more. Add another kind (--chaos-kinds).`,
+      );
+    }
+    for (const { entry, kinds } of chosen) {
       const { key, ordinal } = entry.exchange;
-      const kind = chaos.kinds[draw(chaos.seed, 'kind', key, ordinal) % chaos.kinds.length]!;
+      const kind = kinds[draw(chaos.seed, 'kind', key, ordinal) % kinds.length]!;
       const fault: ChaosFault = { line: entry.line, endpoint: describeExchange(entry.exchange), ordinal, kind, fired: false };
+      if (kind === 'stream-cut') fault.afterFrames = 1 + (draw(chaos.seed, 'cut', key, ordinal) % (framesOf(entry) - 1));
       this.#byEntry.set(entry, fault);
       this.#faults.push(fault);
     }
@@ -116,7 +130,8 @@ export class ChaosPlan {
 /** The schedule as a run prints it: the seed to reproduce it, and each fault with its exchange. */
 export function describeChaos(chaos: Pick<ResolvedChaos, 'seed' | 'rate' | 'kinds'>, faults: readonly ChaosFault[], tape: string): string {
   const lines = faults.map(
-    (fault) => `  ${tape}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal}): ${fault.kind}${fault.fired ? '' : ' (never requested)'}`,
+    (fault) =>
+      `  ${tape}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal}): ${fault.kind}${fault.afterFrames === undefined ? '' : ` after ${fault.afterFrames} frame${fault.afterFrames === 1 ? '' : 's'}`}${fault.fired ? '' : ' (never requested)'}`,
   );
   return [
     `modeltape: chaos seed ${chaos.seed} (rate ${chaos.rate}, kinds ${chaos.kinds.join(', ')}): ${faults.length} fault${faults.length === 1 ? '' : 's'}, ${faults.filter((fault) => fault.fired).length} fired`,

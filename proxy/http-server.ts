@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from 'node:net';
 import { HOP_BY_HOP_HEADERS } from '../recordings/internal.js';
 import type { PreparedResponse } from '../lookup/internal.js';
-import { errorReply, type ErrorAnswer } from './proxy-core.js';
+import { CHAOS_HEADER, errorReply, type ErrorAnswer } from './proxy-core.js';
 import type { ProxyRequest } from './proxy-request.js';
 import type { Pace, ProxyLimits } from './proxy-options.js';
 import type { ResponseRecording } from './response-recording.js';
@@ -168,6 +168,18 @@ export function sendPrepared(response: ServerResponse, prepared: PreparedRespons
   };
   response.flushHeaders();
   next();
+}
+
+/**
+ * A recorded stream cut off (chaos `stream-cut`): its headers and first `afterFrames` frames,
+ * then the connection ends without the stream's end, as a provider whose connection dropped.
+ */
+export function sendCut(response: ServerResponse, prepared: PreparedResponse, afterFrames: number, kind: string): void {
+  if (!prepared.hasDate) response.sendDate = false;
+  response.writeHead(prepared.status, { ...prepared.headers, [CHAOS_HEADER]: kind });
+  for (const frame of prepared.frames!.slice(0, afterFrames)) response.write(frame.bytes);
+  // The frames are written before the socket ends; the chunked body never gets its last chunk.
+  response.socket?.end();
 }
 
 /** Answers with an error in the provider's own shape, its type also in `x-modeltape-error`. */

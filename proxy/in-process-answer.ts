@@ -3,9 +3,10 @@
 // decision and the counting are the HTTP proxy's own (decide-request.ts, proxy-core.ts); only the
 // way the answer travels differs.
 import { ModeltapeError, type FetchInput } from '../core/internal.js';
+import type { PreparedResponse } from '../lookup/internal.js';
 import { decideRequest, type RequestDecision } from './decide-request.js';
 import { routeRequest } from './router.js';
-import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
+import { CHAOS_HEADER, errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
 import type { ProxyRequest } from './proxy-request.js';
 import type { Provider } from './upstream-table.js';
 
@@ -64,7 +65,7 @@ export function answerInProcess(core: ProxyCore, request: FetchInput, url: strin
         : Buffer.from(request.body);
   const proxied: ProxyRequest = { method: request.method, url, headers: request.headers, body };
   let decided = answerOf(core, proxied);
-  if (decided.answer.kind === 'fault' && decided.answer.reply === undefined) {
+  if (decided.answer.kind === 'fault' && decided.answer.reply === undefined && decided.answer.cut === undefined) {
     observe?.(decided);
     throw droppedConnection();
   }
@@ -92,6 +93,12 @@ function droppedConnection(): TypeError {
 }
 
 function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | undefined): Response {
+  if (answer.kind === 'fault' && answer.cut !== undefined) {
+    const { prepared, afterFrames } = answer.cut;
+    const headers = headersOf(prepared);
+    headers.set(CHAOS_HEADER, answer.fault.kind);
+    return new Response(cutFrames(prepared.frames!.slice(0, afterFrames)), { status: prepared.status, headers });
+  }
   if (answer.kind === 'fault') {
     const reply = answer.reply!;
     return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });
@@ -101,14 +108,34 @@ function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | und
     return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });
   }
   const { prepared, pace } = answer;
+  const headers = headersOf(prepared);
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(prepared.status)) return new Response(null, { status: prepared.status, headers });
+  if (prepared.frames === undefined || pace === 'instant') return new Response(prepared.body, { status: prepared.status, headers });
+  return new Response(pacedFrames(prepared.frames, signal), { status: prepared.status, headers });
+}
+
+function headersOf(prepared: PreparedResponse): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(prepared.headers)) {
     if (Array.isArray(value)) for (const each of value) headers.append(name, each);
     else headers.append(name, value);
   }
-  if (method === 'HEAD' || NULL_BODY_STATUSES.has(prepared.status)) return new Response(null, { status: prepared.status, headers });
-  if (prepared.frames === undefined || pace === 'instant') return new Response(prepared.body, { status: prepared.status, headers });
-  return new Response(pacedFrames(prepared.frames, signal), { status: prepared.status, headers });
+  return headers;
+}
+
+// The first frames of a recorded stream, then the error undici's fetch gives a body whose
+// connection closed before its end (`TypeError: terminated`, cause `UND_ERR_SOCKET`).
+function cutFrames(frames: ReadonlyArray<{ bytes: Buffer }>): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (index < frames.length) controller.enqueue(frames[index++]!.bytes);
+      else {
+        const cause = Object.assign(new Error('other side closed (modeltape chaos: stream-cut)'), { code: 'UND_ERR_SOCKET' });
+        controller.error(new TypeError('terminated', { cause }));
+      }
+    },
+  });
 }
 
 // A recorded stream with its frames' recorded gaps, as the HTTP proxy sends it at `pace: 'recorded'`.

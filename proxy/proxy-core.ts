@@ -111,6 +111,8 @@ export interface FaultAnswer {
   kind: 'fault';
   fault: ChaosFault;
   reply: { status: number; headers: Record<string, string>; body: string } | undefined;
+  /** `stream-cut`: the recorded stream, of which the first `afterFrames` frames are sent before the connection drops. */
+  cut?: { prepared: PreparedResponse; afterFrames: number };
 }
 
 /** What the proxy answers by itself, without an upstream. */
@@ -173,7 +175,10 @@ export class ProxyCore {
     this.engine = engine;
     this.keys = new RequestKeys(keyRules);
     this.context = { options, engine, keys: this.keys };
-    this.chaos = options.chaos !== undefined && engine !== undefined ? new ChaosPlan(options.chaos, engine) : undefined;
+    this.chaos =
+      options.chaos !== undefined && engine !== undefined
+        ? new ChaosPlan(options.chaos, engine, (entry) => this.prepared(entry.exchange).frames?.length ?? 0)
+        : undefined;
     const { mode } = options;
     this.recorder =
       mode === 'record' || mode === 'auto'
@@ -236,6 +241,8 @@ export class ProxyCore {
       if (fault !== undefined) {
         // The fault answers instead: the recording stays for the retry.
         this.engine!.giveBack(decision.key, decision.entry);
+        if (fault.kind === 'stream-cut')
+          return { kind: 'fault', fault, reply: undefined, cut: { prepared: this.prepared(decision.exchange), afterFrames: fault.afterFrames! } };
         return { kind: 'fault', fault, reply: faultReply(decision.route.upstream.provider, fault, this.chaos!.chaos) };
       }
       counts.hits++;
@@ -313,7 +320,7 @@ export class ProxyCore {
 // A status fault as the provider sends it (its error body, `retry-after`), marked as modeltape's
 // chaos in the header and the message; a dropped connection has no reply.
 function faultReply(provider: Provider, fault: ChaosFault, chaos: ResolvedChaos): FaultAnswer['reply'] {
-  if (fault.kind === 'drop-connection') return undefined;
+  if (fault.kind === 'drop-connection' || fault.kind === 'stream-cut') return undefined;
   const error = transientFailure(provider, fault.kind, `modeltape chaos, seed ${chaos.seed}`);
   const body = JSON.stringify(errorBody(provider, error));
   return {

@@ -6,7 +6,7 @@ import type { ReplayEngine } from '../lookup/internal.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from './decide-request.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
-import { readBody, relayUpstream, sendError, sendPrepared, startHttpServer } from './http-server.js';
+import { readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
 import { answerInProcess } from './in-process-answer.js';
 import { ProxyCore, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from './proxy-options.js';
@@ -64,6 +64,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const send = (response: ServerResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
     else if (answer.kind === 'error') sendError(response, answer, false);
+    else if (answer.cut !== undefined) sendCut(response, answer.cut.prepared, answer.cut.afterFrames, answer.fault.kind);
     else if (answer.reply === undefined) response.socket?.destroy();
     else response.writeHead(answer.reply.status, answer.reply.headers).end(answer.reply.body);
   };

@@ -18,11 +18,25 @@ describe('chaos replay', () => {
   const closing = closeAfterEach();
 
   let tapes = 0;
-  async function recorded(): Promise<string> {
+  async function recorded(streamed = false): Promise<string> {
     const tape = `${dir}/chaos-${++tapes}.jsonl`;
     const upstream = closing(
       await startStandInUpstream((request) => {
         const asked = JSON.parse(request.body).messages[0].content as string;
+        if (JSON.parse(request.body).stream === true) {
+          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+            `data: ${JSON.stringify({ id: `chatcmpl-${asked}`, object: 'chat.completion.chunk', created: 1770000000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
+          const words = ['answer', ' ', asked, ' streamed'];
+          return {
+            headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': `req_${asked}_stream` },
+            frames: [
+              chunk({ role: 'assistant', content: '' }, null),
+              ...words.map((word) => chunk({ content: word }, null)),
+              chunk({}, 'stop'),
+              'data: [DONE]\n\n',
+            ],
+          };
+        }
         return {
           headers: { 'content-type': 'application/json', 'x-request-id': `req_${asked}` },
           body: JSON.stringify({
@@ -39,6 +53,10 @@ describe('chaos replay', () => {
     const proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url }, log: () => undefined });
     const client = new OpenAI({ apiKey: 'sk-fake-chaos-recording', baseURL: proxy.baseUrls.openai, maxRetries: 0 });
     for (const content of PROMPTS) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+    if (streamed) {
+      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'flowing' }], stream: true });
+      for await (const _ of stream);
+    }
     await proxy.close();
     return tape;
   }
@@ -138,6 +156,61 @@ describe('chaos replay', () => {
 
     const untouched = closing(await openTape(tape, { config: false, chaos: { seed: 1 } }));
     expect(() => assertSurvivedChaos(untouched)).toThrow(/no request reached the tape|no chaos fault fired/);
+  });
+
+  test('stream-cut sends the first frames of a recorded stream, then drops: the client sees a broken stream, and its retry the whole one', async () => {
+    const tape = await recorded(true);
+    const streamText = async (client: OpenAI): Promise<{ text: string; error?: Error }> => {
+      let text = '';
+      try {
+        const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'flowing' }], stream: true });
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        return { text };
+      } catch (error) {
+        return { text, error: error as Error };
+      }
+    };
+    for (const over of ['in process', 'http'] as const) {
+      const session = closing(await openTape(tape, { config: false, chaos: { seed: `cut-${over}`, rate: 1, kinds: ['stream-cut'] } }));
+      // Only the streamed exchange (7 frames) can be cut: the plain ones get no fault.
+      const [fault, ...others] = session.summary().chaos!.faults;
+      expect(others).toEqual([]);
+      expect(fault).toMatchObject({ line: 6, kind: 'stream-cut' });
+      expect(fault!.afterFrames).toBeGreaterThanOrEqual(1);
+      expect(fault!.afterFrames).toBeLessThanOrEqual(6);
+      const client = new OpenAI({
+        apiKey: 'sk-fake-chaos',
+        maxRetries: 0,
+        ...(over === 'http' ? { baseURL: session.baseUrls.openai } : { baseURL: 'https://api.openai.com/v1', fetch: session.fetch }),
+      });
+      await ask(client);
+      const broken = await streamText(client);
+      expect(broken.error, over).toBeDefined();
+      // What arrived before the cut is a part of the answer, never all of it.
+      expect('answer flowing streamed'.startsWith(broken.text) && broken.text !== 'answer flowing streamed', over).toBe(true);
+      expect(await streamText(client), over).toEqual({ text: 'answer flowing streamed' });
+      assertSurvivedChaos(session);
+    }
+    // The bytes themselves: the first frames, then fetch's own error for a body cut short.
+    const raw = closing(await openTape(tape, { config: false, chaos: { seed: 'raw', rate: 1, kinds: ['stream-cut'] } }));
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'flowing' }], stream: true });
+    const response = await raw.fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-modeltape-chaos')).toBe('stream-cut');
+    const reader = response.body!.getReader();
+    let received = 0;
+    const ended = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        received += value.length;
+      }
+    })().catch((error: unknown) => error);
+    expect(ended).toMatchObject({ name: 'TypeError', message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
+    expect(received).toBeGreaterThan(0);
+
+    const plain = await recorded();
+    await expect(openTape(plain, { config: false, chaos: { seed: 1, kinds: ['stream-cut'] } })).rejects.toThrow(/stream-cut needs a recorded stream/);
   });
 
   test('FakeProvider.fromTape takes chaos too, and chaos refuses to run where it would record', async () => {
