@@ -128,18 +128,23 @@ export class TapeFake {
 
 // The fake's listener writes what the proxy would: the recorded bytes, or modeltape's own error.
 function wireResponseOf(answer: OwnAnswer): WireResponse {
-  if (answer.kind === 'fault' && answer.cut !== undefined) {
-    const { prepared, afterFrames } = answer.cut;
-    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [CHAOS_HEADER]: answer.fault.kind };
-    for (const [name, value] of Object.entries(prepared.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    delete headers['content-length'];
-    return { status: prepared.status, headers, frames: prepared.frames!.map((frame) => frame.bytes), cut: { kind: 'drop', afterFrames } };
-  }
   if (answer.kind === 'fault') {
-    if (answer.reply === undefined) return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'drop', afterFrames: 0 } };
-    const headers: Record<string, string> = { ...answer.reply.headers, [FAKE_HEADER]: '1' };
+    const { effect } = answer;
+    if (effect.kind === 'drop') return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'drop', afterFrames: 0 } };
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [CHAOS_HEADER]: answer.fault.kind };
+    if (effect.kind === 'reply') {
+      Object.assign(headers, effect.headers);
+      delete headers['content-length'];
+      return { status: effect.status, headers, body: effect.body };
+    }
+    for (const [name, value] of Object.entries(effect.prepared.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     delete headers['content-length'];
-    return { status: answer.reply.status, headers, body: answer.reply.body };
+    return {
+      status: effect.prepared.status,
+      headers,
+      frames: effect.prepared.frames!.map((frame) => frame.bytes),
+      cut: { kind: 'drop', afterFrames: effect.afterFrames },
+    };
   }
   if (answer.kind === 'error') {
     const reply = errorReply(answer, false);

@@ -302,6 +302,11 @@ export class ReplayEngine {
     return all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
   }
 
+  /** An entry's key and ordinal, read without parsing a lazily loaded line. */
+  static identity(entry: ReplayEntry): { key: string; ordinal: number } {
+    return entry instanceof LazyEntry ? entry.loaded : entry.exchange;
+  }
+
   /** The upstreams the recordings name, read without parsing a lazily loaded line. */
   upstreams(): Set<string> {
     const names = new Set<string>();

@@ -3,7 +3,7 @@
 // so the client's retry is answered from the tape. The same seed and tape give the same faults.
 import { hash } from 'node:crypto';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
-import type { ReplayEngine, ReplayEntry } from '../lookup/internal.js';
+import { ReplayEngine, type ReplayEntry } from '../lookup/internal.js';
 import { describeExchange } from '../recordings/internal.js';
 import { TRANSIENT_FAILURES, type TransientFailure } from '../providers/internal.js';
 
@@ -86,11 +86,15 @@ export class ChaosPlan {
     const threshold = chaos.rate * 2 ** 32;
     let lowest: { entry: ReplayEntry; value: number; kinds: readonly ChaosKind[] } | undefined;
     const chosen: Array<{ entry: ReplayEntry; kinds: readonly ChaosKind[] }> = [];
+    // Only a stream-cut needs the recorded answer (to count its frames): the others plan from each
+    // line's key and ordinal, so a large tape's lines stay unparsed until used.
+    const withoutCut = chaos.kinds.filter((kind) => kind !== 'stream-cut');
+    const mayCut = withoutCut.length < chaos.kinds.length;
     for (const entry of engine.entries()) {
       // A stream is cut only where there is a frame to send and one to lose.
-      const kinds = framesOf(entry) >= 2 ? chaos.kinds : chaos.kinds.filter((kind) => kind !== 'stream-cut');
+      const kinds = mayCut && framesOf(entry) >= 2 ? chaos.kinds : withoutCut;
       if (kinds.length === 0) continue;
-      const { key, ordinal } = entry.exchange;
+      const { key, ordinal } = ReplayEngine.identity(entry);
       const value = draw(chaos.seed, 'pick', key, ordinal);
       if (value < threshold) chosen.push({ entry, kinds });
       if (lowest === undefined || value < lowest.value) lowest = { entry, value, kinds };
@@ -104,7 +108,7 @@ export class ChaosPlan {
       );
     }
     for (const { entry, kinds } of chosen) {
-      const { key, ordinal } = entry.exchange;
+      const { key, ordinal } = ReplayEngine.identity(entry);
       const kind = kinds[draw(chaos.seed, 'kind', key, ordinal) % kinds.length]!;
       const fault: ChaosFault = { line: entry.line, endpoint: describeExchange(entry.exchange), ordinal, kind, fired: false };
       if (kind === 'stream-cut') fault.afterFrames = 1 + (draw(chaos.seed, 'cut', key, ordinal) % (framesOf(entry) - 1));

@@ -65,7 +65,7 @@ export function answerInProcess(core: ProxyCore, request: FetchInput, url: strin
         : Buffer.from(request.body);
   const proxied: ProxyRequest = { method: request.method, url, headers: request.headers, body };
   let decided = answerOf(core, proxied);
-  if (decided.answer.kind === 'fault' && decided.answer.reply === undefined && decided.answer.cut === undefined) {
+  if (decided.answer.kind === 'fault' && decided.answer.effect.kind === 'drop') {
     observe?.(decided);
     throw droppedConnection();
   }
@@ -93,15 +93,16 @@ function droppedConnection(): TypeError {
 }
 
 function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | undefined): Response {
-  if (answer.kind === 'fault' && answer.cut !== undefined) {
-    const { prepared, afterFrames } = answer.cut;
-    const headers = headersOf(prepared);
-    headers.set(CHAOS_HEADER, answer.fault.kind);
-    return new Response(cutFrames(prepared.frames!.slice(0, afterFrames)), { status: prepared.status, headers });
-  }
   if (answer.kind === 'fault') {
-    const reply = answer.reply!;
-    return new Response(method === 'HEAD' ? null : reply.body, { status: reply.status, headers: reply.headers });
+    const { effect } = answer;
+    if (effect.kind === 'cut') {
+      const headers = headersOf(effect.prepared);
+      headers.set(CHAOS_HEADER, answer.fault.kind);
+      return new Response(cutFrames(effect.prepared.frames!.slice(0, effect.afterFrames)), { status: effect.prepared.status, headers });
+    }
+    // A drop never reaches here (answerInProcess rejects first).
+    if (effect.kind === 'drop') throw droppedConnection();
+    return new Response(method === 'HEAD' ? null : effect.body, { status: effect.status, headers: effect.headers });
   }
   if (answer.kind === 'error') {
     const reply = errorReply(answer, false);

@@ -12,7 +12,7 @@ import {
   type TapeWriteFailure,
 } from '../recordings/internal.js';
 import { maskSecrets } from '../core/internal.js';
-import { errorBody, modeltapeErrorBody, transientFailure } from '../providers/internal.js';
+import { errorBody, modeltapeErrorBody, transientFailure, type TransientFailure } from '../providers/internal.js';
 import { ChaosPlan, type ChaosFault, type ChaosKind, type ResolvedChaos } from './chaos.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
 import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
@@ -103,16 +103,15 @@ export interface ErrorAnswer {
   message: string;
 }
 
-/**
- * A chaos fault instead of a recorded answer: the provider's own error (`reply`), or, with no
- * reply, the connection dropped before any header.
- */
+/** A chaos fault instead of a recorded answer, and what it does to the connection. */
 export interface FaultAnswer {
   kind: 'fault';
   fault: ChaosFault;
-  reply: { status: number; headers: Record<string, string>; body: string } | undefined;
-  /** `stream-cut`: the recorded stream, of which the first `afterFrames` frames are sent before the connection drops. */
-  cut?: { prepared: PreparedResponse; afterFrames: number };
+  effect:
+    | { kind: 'reply'; status: number; headers: Record<string, string>; body: string }
+    | { kind: 'drop' }
+    /** The recorded stream, of which the first `afterFrames` frames are sent before the connection drops. */
+    | { kind: 'cut'; prepared: PreparedResponse; afterFrames: number };
 }
 
 /** What the proxy answers by itself, without an upstream. */
@@ -241,9 +240,7 @@ export class ProxyCore {
       if (fault !== undefined) {
         // The fault answers instead: the recording stays for the retry.
         this.engine!.giveBack(decision.key, decision.entry);
-        if (fault.kind === 'stream-cut')
-          return { kind: 'fault', fault, reply: undefined, cut: { prepared: this.prepared(decision.exchange), afterFrames: fault.afterFrames! } };
-        return { kind: 'fault', fault, reply: faultReply(decision.route.upstream.provider, fault, this.chaos!.chaos) };
+        return { kind: 'fault', fault, effect: this.#faultEffect(decision, fault) };
       }
       counts.hits++;
       return { kind: 'recorded', prepared: this.prepared(decision.exchange), pace: this.options.pace };
@@ -262,6 +259,12 @@ export class ProxyCore {
       this.problem(decision.message);
     }
     return { kind: 'error', ...decision.response, message: decision.message };
+  }
+
+  #faultEffect(decision: HitDecision, fault: ChaosFault): FaultAnswer['effect'] {
+    if (fault.kind === 'drop-connection') return { kind: 'drop' };
+    if (fault.kind === 'stream-cut') return { kind: 'cut', prepared: this.prepared(decision.exchange), afterFrames: fault.afterFrames! };
+    return { kind: 'reply', ...faultReply(decision.route.upstream.provider, fault.kind, this.chaos!.chaos) };
   }
 
   /** Chaos replay's seed and faults, for the summary; undefined without chaos. */
@@ -318,10 +321,9 @@ export class ProxyCore {
 }
 
 // A status fault as the provider sends it (its error body, `retry-after`), marked as modeltape's
-// chaos in the header and the message; a dropped connection has no reply.
-function faultReply(provider: Provider, fault: ChaosFault, chaos: ResolvedChaos): FaultAnswer['reply'] {
-  if (fault.kind === 'drop-connection' || fault.kind === 'stream-cut') return undefined;
-  const error = transientFailure(provider, fault.kind, `modeltape chaos, seed ${chaos.seed}`);
+// chaos in the header and the message.
+function faultReply(provider: Provider, kind: TransientFailure, chaos: ResolvedChaos): { status: number; headers: Record<string, string>; body: string } {
+  const error = transientFailure(provider, kind, `modeltape chaos, seed ${chaos.seed}`);
   const body = JSON.stringify(errorBody(provider, error));
   return {
     status: error.status,
@@ -330,7 +332,7 @@ function faultReply(provider: Provider, fault: ChaosFault, chaos: ResolvedChaos)
       'content-length': String(Buffer.byteLength(body)),
       'retry-after-ms': String(chaos.retryAfterMs),
       'retry-after': String(Math.ceil(chaos.retryAfterMs / 1000)),
-      [CHAOS_HEADER]: fault.kind,
+      [CHAOS_HEADER]: kind,
     },
     body,
   };

@@ -64,9 +64,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const send = (response: ServerResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
     else if (answer.kind === 'error') sendError(response, answer, false);
-    else if (answer.cut !== undefined) sendCut(response, answer.cut.prepared, answer.cut.afterFrames, answer.fault.kind);
-    else if (answer.reply === undefined) response.socket?.destroy();
-    else response.writeHead(answer.reply.status, answer.reply.headers).end(answer.reply.body);
+    else if (answer.effect.kind === 'cut') sendCut(response, answer.effect.prepared, answer.effect.afterFrames, answer.fault.kind);
+    else if (answer.effect.kind === 'drop') response.socket?.destroy();
+    else response.writeHead(answer.effect.status, answer.effect.headers).end(answer.effect.body);
   };
 
   const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
