@@ -9,6 +9,7 @@ import { driftCommand } from './drift-command.js';
 import { fakeCommand } from './fake-command.js';
 import { rekeyCommand } from './rekey-command.js';
 import { inspectCommand } from './inspect-command.js';
+import { mutateCommand } from './mutate-command.js';
 import { maskedIo, processIo, resolveCommandIo, type CommandIo, type ResolvedCommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
 import { runCommand } from './run-command.js';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   fake: { summary: 'serve the FakeProvider over HTTP until stopped', run: fakeCommand },
   drift: { summary: 'run a command against a replay and report every drifted request', run: driftCommand },
   inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
+  mutate: { summary: 'run a command once per mutated answer and report what its tests never notice', run: mutateCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
   rekey: { summary: "re-derive a tape's keys under the current key rules", run: rekeyCommand },
 };

@@ -42,7 +42,7 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
     description: 'replay with faults (429, 5xx, dropped connections) at exchanges chosen from SEED; retries replay',
   },
   { name: 'chaos-rate', kind: 'string', value: 'R', description: 'with --chaos: the share of exchanges to fault, above 0 and at most 1 (default 0.25)' },
-  { name: 'chaos-kinds', kind: 'string', value: 'KINDS', description: `with --chaos: a comma list of ${CHAOS_KINDS.join(', ')} (default all)` },
+  { name: 'chaos-kinds', kind: 'string', value: 'KINDS', description: `with --chaos: a comma list of ${CHAOS_KINDS.join(', ')} (default all but stall)` },
   { name: 'prune', kind: 'boolean', description: 'with --mode auto: drop from the tape the exchanges this run did not use' },
   { name: 'max-request-body', kind: 'integer', value: 'BYTES', description: 'refuse a request body over this size with a 413 (default 33554432, 32 MiB)' },
   {

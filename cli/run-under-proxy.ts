@@ -16,6 +16,14 @@ export interface ProxiedRun {
   report: RunReport;
   /** The exit status to pass on for the command itself: 0, its own status, or 128 + signal. */
   commandStatus: number;
+  /** The command ran past `timeoutMs` and its process group was killed. */
+  timedOut: boolean;
+}
+
+/** How `mutate` runs a command many times: bounded in time, its process group killed at the bound. */
+export interface RunBound {
+  /** Kill the command and every process it started (its process group) after this many milliseconds. */
+  timeoutMs?: number;
 }
 
 /**
@@ -30,6 +38,7 @@ export async function runUnderProxy(
   command: readonly string[],
   io: ResolvedCommandIo,
   childOutput: 'inherit' | 'stderr' = 'inherit',
+  bound: RunBound = {},
 ): Promise<ProxiedRun> {
   const proxy = await startProxy({ ...options, env: io.env, log: options.log ?? ((message) => io.stderr.write(`${message}\n`)) });
   const folder = mkdtempSync(join(tmpdir(), 'modeltape-run-'));
@@ -47,22 +56,47 @@ export async function runUnderProxy(
   const [file, ...args] = command;
   let exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error };
   let report: RunReport;
+  let timedOut = false;
+  // A bounded command leads its own process group, so that the bound (or a signal) ends every
+  // process it started, a test runner's workers included, not only the first.
+  const grouped = bound.timeoutMs !== undefined;
   try {
     exit = await new Promise((resolve) => {
       // With 'stderr' the command's own output goes to stderr, so stdout carries only our report.
       const outputs = [childOutput === 'inherit' ? io.stdout : io.stderr, io.stderr] as const;
       const stdio = outputs.map(childStdio);
-      const child = spawn(file!, args, { stdio: ['inherit', ...stdio], env, cwd: io.cwd });
+      const child = spawn(file!, args, { stdio: [grouped ? 'ignore' : 'inherit', ...stdio], env, cwd: io.cwd, detached: grouped });
+      const signalAll = (signal: NodeJS.Signals): void => {
+        if (!grouped || child.pid === undefined) {
+          child.kill(signal);
+          return;
+        }
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // The group is gone already.
+        }
+      };
+      const timer =
+        bound.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              timedOut = true;
+              signalAll('SIGKILL');
+            }, bound.timeoutMs);
       // Buffers, written as they come: the masking of io's streams is for strings (our own
       // messages), and CMD's output is passed on as it would reach a descriptor.
       if (child.stdout) child.stdout.on('data', (chunk: Buffer) => outputs[0].write(chunk));
       if (child.stderr) child.stderr.on('data', (chunk: Buffer) => outputs[1].write(chunk));
-      const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+      const forward = (signal: NodeJS.Signals) => () => signalAll(signal);
       const onInt = forward('SIGINT');
       const onTerm = forward('SIGTERM');
       io.signals.on('SIGINT', onInt);
       io.signals.on('SIGTERM', onTerm);
       const done = (result: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {
+        if (timer !== undefined) clearTimeout(timer);
+        // What the command left running in its group ends with it.
+        if (grouped) signalAll('SIGKILL');
         io.signals.off('SIGINT', onInt);
         io.signals.off('SIGTERM', onTerm);
         resolve(result);
@@ -88,7 +122,7 @@ export async function runUnderProxy(
     io.stderr.write(`modeltape: the command (${file}) exited with status ${exit.code}\n`);
     commandStatus = exit.code ?? 1;
   }
-  return { proxy, summary, report, commandStatus };
+  return { proxy, summary, report, commandStatus, timedOut };
 }
 
 /**

@@ -113,6 +113,7 @@ export const ERROR_CODES = [
   'fuzz_boundary_valid',
   // cli/
   'usage',
+  'no_mutants',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -11,6 +11,7 @@ export { InvalidChoiceError, checkChoice } from './invalid-choice-error.js';
 export { isRecord, type Json } from './json.js';
 export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
+export { escapeHtml } from './escape-html.js';
 export { readFetchInput, type FetchInput } from './fetch-input.js';
 export {
   diffJson,

@@ -1,7 +1,7 @@
 // Long text on the page: folded into `<details>` far from a change, abbreviated in a summary.
 
 import { count } from './count.js';
-import { escapeHtml } from './escape-html.js';
+import { escapeHtml } from '../core/internal.js';
 
 const LONG_TEXT = 1500;
 const CONTEXT = 300;

@@ -1,8 +1,7 @@
 // Highlighting: which elements a difference touches, and which span of a text changed.
 
-import { abbreviate, type Difference } from '../core/internal.js';
+import { escapeHtml, abbreviate, type Difference } from '../core/internal.js';
 import { abbreviateText, elided, isHighSurrogate } from './elided.js';
-import { escapeHtml } from './escape-html.js';
 import type { Leaf } from './view.js';
 
 /** One side of the comparison while it is drawn. */

@@ -2,7 +2,7 @@
 
 import type { DriftItem } from './drift-report.js';
 import { abbreviateText } from './elided.js';
-import { escapeHtml } from './escape-html.js';
+import { escapeHtml } from '../core/internal.js';
 import { highlight, leafHtml, type Side, valueHtml } from './highlight.js';
 import type { Entry, Leaf, Part, View } from './view.js';
 

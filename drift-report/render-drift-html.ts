@@ -1,8 +1,7 @@
-import { formatDifference, maskSecrets, maskValue } from '../core/internal.js';
+import { escapeHtml, formatDifference, maskSecrets, maskValue } from '../core/internal.js';
 import { count, number } from './count.js';
 import { DRIFT_HTML_STYLE } from './drift-html-style.js';
 import type { DriftItem, DriftReport } from './drift-report.js';
-import { escapeHtml } from './escape-html.js';
 import { renderComparison } from './render-comparison.js';
 import { viewOf } from './view-of.js';
 

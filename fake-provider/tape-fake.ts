@@ -86,7 +86,7 @@ export class TapeFake {
 
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = await readFetchInput(input, init);
-    const response = answerInProcess(this.#core, request, this.#proxyUrl(request.url.pathname, request.url.search), (decided) => this.#observe(decided));
+    const response = await answerInProcess(this.#core, request, this.#proxyUrl(request.url.pathname, request.url.search), (decided) => this.#observe(decided));
     // An answer of modeltape's own (a miss) says that no provider gave it.
     if (response.headers.has('x-modeltape-error')) response.headers.set(FAKE_HEADER, '1');
     return response;
@@ -131,6 +131,7 @@ function wireResponseOf(answer: OwnAnswer): WireResponse {
   if (answer.kind === 'fault') {
     const { effect } = answer;
     if (effect.kind === 'drop') return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'drop', afterFrames: 0 } };
+    if (effect.kind === 'stall') return { status: 200, headers: { [FAKE_HEADER]: '1' }, cut: { kind: 'hang', afterFrames: 0 } };
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [CHAOS_HEADER]: answer.fault.kind };
     if (effect.kind === 'reply') {
       Object.assign(headers, effect.headers);
@@ -142,7 +143,7 @@ function wireResponseOf(answer: OwnAnswer): WireResponse {
     return {
       status: effect.prepared.status,
       headers,
-      frames: effect.prepared.frames!.map((frame) => frame.bytes),
+      frames: (effect.prepared.frames ?? []).map((frame) => frame.bytes),
       cut: { kind: 'drop', afterFrames: effect.afterFrames },
     };
   }

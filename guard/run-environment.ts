@@ -13,6 +13,12 @@ export const RUN_VARIABLES = {
   report: 'MODELTAPE_REPORT',
   /** `nearest` under `modeltape drift`: a session answers a miss as its nearest recording did. */
   onMiss: 'MODELTAPE_ON_MISS',
+  /**
+   * Under `modeltape mutate`: a JSON object from a tape's real path to the mutant copy to replay in
+   * its place (`{"tape": FILE, "repeatLine": N}`), so every session and proxy of the command that
+   * opens the tape replays the mutant, whose line N answers its request's retries too.
+   */
+  tapeSwap: 'MODELTAPE_TAPE_SWAP',
 } as const;
 
 /** What a process learns from its environment about the run it belongs to. */
@@ -22,6 +28,15 @@ export interface RunEnvironment {
   guardHosts: string[];
   reportFile: string | undefined;
   onMiss: 'nearest' | undefined;
+  /** Under `modeltape mutate`: the tapes to replay another file in place of, by real path. */
+  tapeSwap: ReadonlyMap<string, TapeSwap>;
+}
+
+/** A mutant replayed in place of a tape. */
+export interface TapeSwap {
+  tape: string;
+  /** The mutated line: its answer repeats for every later call with its key (a retry gets it again). */
+  repeatLine: number | undefined;
 }
 
 export function runEnvironment(env: Readonly<Record<string, string | undefined>>): RunEnvironment {
@@ -36,5 +51,24 @@ export function runEnvironment(env: Readonly<Record<string, string | undefined>>
       : [],
     reportFile: env[RUN_VARIABLES.report] || undefined,
     onMiss: env[RUN_VARIABLES.onMiss] === 'nearest' ? 'nearest' : undefined,
+    tapeSwap: readTapeSwap(env[RUN_VARIABLES.tapeSwap]),
   };
+}
+
+// A swap that does not parse swaps nothing: the run that set it checks that its mutant was replayed.
+function readTapeSwap(value: string | undefined): ReadonlyMap<string, TapeSwap> {
+  const swaps = new Map<string, TapeSwap>();
+  if (!value) return swaps;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return swaps;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return swaps;
+  for (const [real, swap] of Object.entries(parsed as Record<string, unknown>)) {
+    const { tape, repeatLine } = (swap ?? {}) as { tape?: unknown; repeatLine?: unknown };
+    if (typeof tape === 'string') swaps.set(real, { tape, repeatLine: Number.isInteger(repeatLine) ? (repeatLine as number) : undefined });
+  }
+  return swaps;
 }

@@ -25,6 +25,10 @@ export interface SessionReport {
   drifts: unknown[];
   /** False when the process exited before the session's close(). */
   closed: boolean;
+  /** The tape's real path (the tape given, when `modeltape mutate` swapped in a mutant). Absent in reports before 0.2. */
+  path?: string;
+  /** The tape lines of the exchanges the session answered from. Absent in reports before 0.2. */
+  used?: number[];
 }
 
 /** One line of a run's report file. */

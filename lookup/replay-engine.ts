@@ -52,6 +52,11 @@ export interface ReplayEngineOptions {
   keyRules: CompiledKeyRules;
   /** @default 'none' */
   repeat?: RepeatPolicy;
+  /**
+   * Tape lines whose recording answers every later call for its key too, whatever `repeat` says:
+   * `modeltape mutate` makes its mutant the provider's answer to that request, retries included.
+   */
+  repeatLines?: ReadonlySet<number>;
 }
 
 /** A recorded exchange whose key changes under other key rules. */
@@ -126,6 +131,7 @@ export class ReplayEngine {
   readonly file: string;
   readonly keyRules: CompiledKeyRules;
   readonly repeat: RepeatPolicy;
+  readonly #repeatLines: ReadonlySet<number>;
   #byKey = new Map<string, Slot>();
   #byRoute = new Map<string, ReplayEntry[]>();
   /** Entries filed under a route whose line turned out invalid when read in full: no one's nearest. */
@@ -141,6 +147,7 @@ export class ReplayEngine {
     this.file = options.file;
     this.keyRules = options.keyRules;
     this.repeat = options.repeat ?? 'none';
+    this.#repeatLines = options.repeatLines ?? new Set();
     this.#requestTokens = new RequestTokenReader(this.keyRules);
     for (const entry of inEngineOrder(loaded)) this.#add(entryOf(entry), indexOf(entry).key);
     // The indexes are built now, so that even a miss right after load diffs only a shortlist.
@@ -167,6 +174,7 @@ export class ReplayEngine {
     options: {
       keyRules?: CompiledKeyRules;
       repeat?: RepeatPolicy;
+      repeatLines?: ReadonlySet<number>;
       requireLive?: boolean;
       /** The config file `keyRules` came from, for the advice of a refusal (`modeltape rekey FILE --config CONFIG`). */
       configFile?: string;
@@ -210,7 +218,13 @@ export class ReplayEngine {
         message: `the tape was keyed with other rules than this run uses, and none of its ${contents.exchanges.length} keys changes under this run's rules, so it is used as it is. ${rekeyCommand(file, options.configFile)} writes this run's rules into its header (recording into the tape does too).`,
       });
     }
-    return { engine: new ReplayEngine({ file, keyRules, ...(options.repeat ? { repeat: options.repeat } : {}) }, contents.exchanges), warnings };
+    return {
+      engine: new ReplayEngine(
+        { file, keyRules, ...(options.repeat ? { repeat: options.repeat } : {}), ...(options.repeatLines ? { repeatLines: options.repeatLines } : {}) },
+        contents.exchanges,
+      ),
+      warnings,
+    };
   }
 
   /**
@@ -252,8 +266,10 @@ export class ReplayEngine {
     const call = slot.calls++;
     let entry = slot.entries[call];
     if (entry === undefined) {
-      if (this.repeat !== 'last' || slot.entries.length === 0) return { kind: 'exhausted', entries: slot.entries, call };
-      entry = slot.entries[slot.entries.length - 1]!;
+      const last = slot.entries[slot.entries.length - 1];
+      const repeats = last !== undefined && (this.repeat === 'last' || (last.line !== undefined && this.#repeatLines.has(last.line)));
+      if (!repeats) return { kind: 'exhausted', entries: slot.entries, call };
+      entry = last;
     }
     entry.uses++;
     return { kind: 'hit', entry, call };
@@ -313,6 +329,13 @@ export class ReplayEngine {
     for (const slot of this.#byKey.values())
       for (const entry of slot.entries) names.add(entry instanceof LazyEntry ? entry.loaded.upstream : entry.exchange.upstream);
     return names;
+  }
+
+  /** The tape lines of the recordings that answered a call, in tape order (an exchange recorded by this run has none). */
+  usedLines(): number[] {
+    const lines: number[] = [];
+    for (const entry of this.entries()) if (entry.uses > 0 && entry.line !== undefined) lines.push(entry.line);
+    return lines;
   }
 
   /** Entries that never answered a call. */

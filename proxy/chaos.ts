@@ -9,18 +9,28 @@ import { TRANSIENT_FAILURES, type TransientFailure } from '../providers/internal
 
 /**
  * The faults chaos replay injects: a provider's 429 (with `retry-after`), 500, 503 and
- * overloaded (Anthropic's 529, the others' 503), the connection dropped before any header, and a
- * recorded stream cut off after some of its frames (only on streamed exchanges of two frames or more).
+ * overloaded (Anthropic's 529, the others' 503), the connection dropped before any header, the
+ * recorded status and headers sent and then the connection dropped before any byte of the body, a
+ * recorded stream cut off after some of its frames (only on streamed exchanges of two frames or
+ * more), and a stall: no answer at all until the client gives up (its timeout), which only a
+ * client with a timeout survives.
  */
-export const CHAOS_KINDS = [...TRANSIENT_FAILURES, 'drop-connection', 'stream-cut'] as const;
+export const CHAOS_KINDS = [...TRANSIENT_FAILURES, 'drop-connection', 'drop-after-headers', 'stream-cut', 'stall'] as const;
 export type ChaosKind = (typeof CHAOS_KINDS)[number];
+
+/**
+ * The kinds a chaos run chooses from when none are named: every kind but `stall`, which holds a
+ * request until the client's own timeout (the official SDKs wait minutes by default), so it is
+ * asked for by name (`--chaos-kinds stall`) with a client given a short timeout.
+ */
+export const DEFAULT_CHAOS_KINDS: readonly ChaosKind[] = CHAOS_KINDS.filter((kind) => kind !== 'stall');
 
 export interface ChaosOptions {
   /** Chooses the faults: the same seed on the same tape injects the same faults, always. */
   seed: number | string;
   /** The share of the tape's exchanges that get a fault, from 0 (exclusive) to 1. At least one always does. @default 0.25 */
   rate?: number;
-  /** The kinds to choose from. @default every kind in CHAOS_KINDS */
+  /** The kinds to choose from. @default every kind in CHAOS_KINDS but `stall` (DEFAULT_CHAOS_KINDS) */
   kinds?: readonly ChaosKind[];
   /** What a retryable status fault tells the client to wait (`retry-after-ms`, and `retry-after` in whole seconds). @default 0 */
   retryAfterMs?: number;
@@ -59,7 +69,7 @@ export function resolveChaos(options: ChaosOptions | undefined): ResolvedChaos |
       `Invalid chaos rate ${JSON.stringify(rate)}: the share of exchanges to fault, above 0 and at most 1 (--chaos-rate 0.25).`,
     );
   }
-  const kinds = (options.kinds ?? CHAOS_KINDS).map((kind) => checkChoice('chaos kind', kind, CHAOS_KINDS));
+  const kinds = (options.kinds ?? DEFAULT_CHAOS_KINDS).map((kind) => checkChoice('chaos kind', kind, CHAOS_KINDS));
   if (kinds.length === 0) throw new ModeltapeError('invalid_chaos', `No chaos kinds given: choose from ${CHAOS_KINDS.join(', ')} (--chaos-kinds).`);
   const retryAfterMs = options.retryAfterMs ?? 0;
   if (!Number.isInteger(retryAfterMs) || retryAfterMs < 0) {

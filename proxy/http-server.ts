@@ -177,7 +177,9 @@ export function sendPrepared(response: ServerResponse, prepared: PreparedRespons
 export function sendCut(response: ServerResponse, prepared: PreparedResponse, afterFrames: number, kind: string): void {
   if (!prepared.hasDate) response.sendDate = false;
   response.writeHead(prepared.status, { ...prepared.headers, [CHAOS_HEADER]: kind });
-  for (const frame of prepared.frames!.slice(0, afterFrames)) response.write(frame.bytes);
+  // The headers go now, even with no frame to carry them.
+  response.flushHeaders();
+  for (const frame of (prepared.frames ?? []).slice(0, afterFrames)) response.write(frame.bytes);
   // The frames are written before the socket ends; the chunked body never gets its last chunk.
   response.socket?.end();
 }

@@ -53,7 +53,7 @@ function internalError(core: ProxyCore, request: ProxyRequest, error: Error): In
  * recorded stream served at recorded pace then errors. `observe` sees each answer (the tape fake
  * keeps its messages).
  */
-export function answerInProcess(core: ProxyCore, request: FetchInput, url: string, observe?: (decided: InProcessAnswer) => void): Response {
+export function answerInProcess(core: ProxyCore, request: FetchInput, url: string, observe?: (decided: InProcessAnswer) => void): Response | Promise<Response> {
   const { signal } = request;
   signal?.throwIfAborted();
   // A copy: the bytes may be kept (a miss's nearest diff) after the caller reuses its buffer.
@@ -68,6 +68,10 @@ export function answerInProcess(core: ProxyCore, request: FetchInput, url: strin
   if (decided.answer.kind === 'fault' && decided.answer.effect.kind === 'drop') {
     observe?.(decided);
     throw droppedConnection();
+  }
+  if (decided.answer.kind === 'fault' && decided.answer.effect.kind === 'stall') {
+    observe?.(decided);
+    return stalled(signal);
   }
   let response: Response;
   try {
@@ -86,6 +90,14 @@ const EMPTY = Buffer.alloc(0);
 // Statuses whose response has no body, not even an empty one (fetch refuses one).
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+// A request no answer comes to: it rejects as fetch does when the client's signal aborts (its
+// timeout), with the signal's reason; without a signal it never settles, as a hung server never answers.
+function stalled(signal: AbortSignal | undefined): Promise<Response> {
+  return new Promise<Response>((_resolve, reject) => {
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 // What fetch (undici) rejects with when the server closes the connection before answering.
 function droppedConnection(): TypeError {
   const cause = Object.assign(new Error('other side closed (modeltape chaos: drop-connection)'), { code: 'UND_ERR_SOCKET' });
@@ -98,10 +110,13 @@ function responseOf(answer: OwnAnswer, method: string, signal: AbortSignal | und
     if (effect.kind === 'cut') {
       const headers = headersOf(effect.prepared);
       headers.set(CHAOS_HEADER, answer.fault.kind);
-      return new Response(cutFrames(effect.prepared.frames!.slice(0, effect.afterFrames)), { status: effect.prepared.status, headers });
+      return new Response(cutFrames((effect.prepared.frames ?? []).slice(0, effect.afterFrames), answer.fault.kind), {
+        status: effect.prepared.status,
+        headers,
+      });
     }
-    // A drop never reaches here (answerInProcess rejects first).
-    if (effect.kind === 'drop') throw droppedConnection();
+    // A drop or a stall never reaches here (answerInProcess answers them first).
+    if (effect.kind === 'drop' || effect.kind === 'stall') throw droppedConnection();
     return new Response(method === 'HEAD' ? null : effect.body, { status: effect.status, headers: effect.headers });
   }
   if (answer.kind === 'error') {
@@ -126,13 +141,13 @@ function headersOf(prepared: PreparedResponse): Headers {
 
 // The first frames of a recorded stream, then the error undici's fetch gives a body whose
 // connection closed before its end (`TypeError: terminated`, cause `UND_ERR_SOCKET`).
-function cutFrames(frames: ReadonlyArray<{ bytes: Buffer }>): ReadableStream<Uint8Array> {
+function cutFrames(frames: ReadonlyArray<{ bytes: Buffer }>, kind: string): ReadableStream<Uint8Array> {
   let index = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       if (index < frames.length) controller.enqueue(frames[index++]!.bytes);
       else {
-        const cause = Object.assign(new Error('other side closed (modeltape chaos: stream-cut)'), { code: 'UND_ERR_SOCKET' });
+        const cause = Object.assign(new Error(`other side closed (modeltape chaos: ${kind})`), { code: 'UND_ERR_SOCKET' });
         controller.error(new TypeError('terminated', { cause }));
       }
     },

@@ -24,6 +24,6 @@ export { BUILT_IN_UPSTREAMS, type Upstream, type Provider } from './upstream-tab
 export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
 export { pruneTape } from './prune-tape.js';
-export { CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './chaos.js';
+export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './chaos.js';
 export { CHAOS_HEADER, type ChaosSummary } from './proxy-core.js';
 export { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';

@@ -110,8 +110,13 @@ export interface FaultAnswer {
   effect:
     | { kind: 'reply'; status: number; headers: Record<string, string>; body: string }
     | { kind: 'drop' }
-    /** The recorded stream, of which the first `afterFrames` frames are sent before the connection drops. */
-    | { kind: 'cut'; prepared: PreparedResponse; afterFrames: number };
+    /**
+     * The recorded status and headers and the first `afterFrames` frames of its stream (0: none,
+     * and none of a plain body), then the connection drops.
+     */
+    | { kind: 'cut'; prepared: PreparedResponse; afterFrames: number }
+    /** Nothing at all, until the client gives up (or the proxy closes). */
+    | { kind: 'stall' };
 }
 
 /** What the proxy answers by itself, without an upstream. */
@@ -264,6 +269,8 @@ export class ProxyCore {
   #faultEffect(decision: HitDecision, fault: ChaosFault): FaultAnswer['effect'] {
     if (fault.kind === 'drop-connection') return { kind: 'drop' };
     if (fault.kind === 'stream-cut') return { kind: 'cut', prepared: this.prepared(decision.exchange), afterFrames: fault.afterFrames! };
+    if (fault.kind === 'drop-after-headers') return { kind: 'cut', prepared: this.prepared(decision.exchange), afterFrames: 0 };
+    if (fault.kind === 'stall') return { kind: 'stall' };
     return { kind: 'reply', ...faultReply(decision.route.upstream.provider, fault.kind, this.chaos!.chaos) };
   }
 
@@ -364,6 +371,7 @@ function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => vo
   try {
     loaded = ReplayEngine.fromTape(resolved.tape, {
       repeat: resolved.repeat,
+      ...(resolved.repeatLine === undefined ? {} : { repeatLines: new Set([resolved.repeatLine]) }),
       requireLive: resolved.requireLive,
       ...(resolved.keyRules === undefined ? {} : { keyRules: resolved.keyRules }),
       ...(resolved.configFile === undefined ? {} : { configFile: resolved.configFile }),

@@ -1,6 +1,9 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { compileKeyRules, type CompiledKeyRules, type TapeFileSystem, type KeyRules, type Normalizer } from '../recordings/internal.js';
 import { resolveChaos, type ChaosOptions, type ResolvedChaos } from './chaos.js';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { runEnvironment, type TapeSwap } from '../guard/internal.js';
 import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../lookup/internal.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
 
@@ -135,7 +138,12 @@ export interface ProxyOptions {
 }
 
 export interface ResolvedProxyOptions {
+  /** The tape replayed and recorded to: under `modeltape mutate`, the mutant copy of the tape given. */
   tape: string;
+  /** Under `modeltape mutate`: the real path of the tape given, which `tape` replays a mutant of. */
+  swappedFrom: string | undefined;
+  /** Under `modeltape mutate`: the mutated line, whose answer repeats for its request's retries. */
+  repeatLine: number | undefined;
   mode: ProxyMode;
   host: string;
   port: number;
@@ -207,8 +215,12 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     const rules: KeyRules = { headers: options.keyHeaders ?? compileKeyRules().rules.headers, normalizers: options.normalizers ?? [] };
     keyRules = compileKeyRules(rules);
   }
+  // Under `modeltape mutate` a replay of a mutated tape replays its mutant copy instead.
+  const swap = mode === 'replay' ? swappedTape(options.tape, env) : undefined;
   return {
-    tape: options.tape,
+    tape: swap?.tape ?? options.tape,
+    swappedFrom: swap?.real,
+    repeatLine: swap?.repeatLine,
     mode,
     host: options.host ?? '127.0.0.1',
     port,
@@ -229,6 +241,20 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     limits: resolveLimits(options.limits),
     tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };
+}
+
+// The mutant copy `modeltape mutate` replays in place of a tape, by the tape's real path.
+function swappedTape(tape: string, env: Readonly<Record<string, string | undefined>>): (TapeSwap & { real: string }) | undefined {
+  const { tapeSwap } = runEnvironment(env);
+  if (tapeSwap.size === 0) return undefined;
+  let real = resolve(tape);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // A tape that is not there is swapped by the path it was given.
+  }
+  const swap = tapeSwap.get(real);
+  return swap === undefined ? undefined : { ...swap, real };
 }
 
 function resolveLimits(limits: ProxyLimits = {}): Readonly<Required<ProxyLimits>> {

@@ -61,12 +61,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
+  const stalled = new Set<ServerResponse>();
   const send = (response: ServerResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
     else if (answer.kind === 'error') sendError(response, answer, false);
     else if (answer.effect.kind === 'cut') sendCut(response, answer.effect.prepared, answer.effect.afterFrames, answer.fault.kind);
     else if (answer.effect.kind === 'drop') response.socket?.destroy();
-    else response.writeHead(answer.effect.status, answer.effect.headers).end(answer.effect.body);
+    else if (answer.effect.kind === 'stall') {
+      // Held until the client gives up; a close drops what is still held.
+      stalled.add(response);
+      response.once('close', () => stalled.delete(response));
+    } else response.writeHead(answer.effect.status, answer.effect.headers).end(answer.effect.body);
   };
 
   const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
@@ -174,6 +179,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
     closing ??= (async () => {
       warming?.stop();
+      for (const response of stalled) response.socket?.destroy();
       await server.close();
       await core.finish(options.prune);
       await upstreamClient?.close();

@@ -28,3 +28,5 @@ export { LazyLoadedExchange } from './tape-reader.js';
 export { keysJsonBodyAsIs } from './exchange-key.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
+export { renderJson, literalFits, keyOrderFits } from './render-json.js';
+export { jsonLayout } from './json-layout.js';

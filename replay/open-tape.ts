@@ -8,6 +8,8 @@ import {
   type Escape,
   type OutsideConnection,
 } from '../guard/internal.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { TapeNotFoundError, describeExchange, type Exchange } from '../recordings/internal.js';
 import { ModeltapeError, checkChoice, readFetchInput } from '../core/internal.js';
 import { askedTurnOf } from '../fake-provider/internal.js';
@@ -245,6 +247,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         problems: seen.problems.slice(0, 5),
         drifts,
         closed,
+        path: proxy.options.swappedFrom ?? realPath(file),
+        used: proxy.engine?.usedLines() ?? [],
       },
     });
     // The run's own guard, when this process has it, has reported each escape already.
@@ -295,4 +299,13 @@ export function unusedExchange(exchange: Exchange, line: number | undefined): Un
   const body = exchange.request.body !== undefined && 'json' in exchange.request.body ? exchange.request.body.json : undefined;
   const prompt = askedTurnOf(exchange.request.path, body)?.prompt.split('\n', 1)[0] ?? '';
   return { line, endpoint: describeExchange(exchange), ordinal: exchange.ordinal, prompt };
+}
+
+// The real path of a tape, as `modeltape mutate` names it; the resolved path when it is not there.
+function realPath(file: string): string {
+  try {
+    return realpathSync(resolve(file));
+  } catch {
+    return resolve(file);
+  }
 }

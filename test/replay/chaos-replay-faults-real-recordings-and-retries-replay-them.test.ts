@@ -213,6 +213,79 @@ describe('chaos replay', () => {
     await expect(openTape(plain, { config: false, chaos: { seed: 1, kinds: ['stream-cut'] } })).rejects.toThrow(/stream-cut needs a recorded stream/);
   });
 
+  test('drop-after-headers sends the recorded status and headers, then drops before the body: the body read fails, and a retry gets the recording', async () => {
+    const tape = await recorded();
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one' }] });
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+    for (const over of ['in process', 'http'] as const) {
+      const session = closing(await openTape(tape, { config: false, chaos: { seed: `headers-${over}`, rate: 1, kinds: ['drop-after-headers'] } }));
+      const url = over === 'http' ? `${session.baseUrls.openai}/chat/completions` : 'https://api.openai.com/v1/chat/completions';
+      const response = await session.fetch(url, init);
+      expect(response.status, over).toBe(200);
+      expect(response.headers.get('x-request-id'), over).toBe('req_one');
+      expect(response.headers.get('x-modeltape-chaos'), over).toBe('drop-after-headers');
+      await expect(response.text(), over).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
+      const retried = await session.fetch(url, init);
+      expect(((await retried.json()) as { id: string }).id, over).toBe('chatcmpl-one');
+      // The openai SDK retries what fails before the headers, not a body cut after them: the caller sees it.
+      const client = new OpenAI({
+        apiKey: 'sk-fake-chaos',
+        maxRetries: 2,
+        ...(over === 'http' ? { baseURL: session.baseUrls.openai } : { baseURL: 'https://api.openai.com/v1', fetch: session.fetch }),
+      });
+      const answers: Array<string | Error> = [];
+      for (const content of PROMPTS.slice(1))
+        answers.push(
+          await client.chat.completions
+            .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+            .then((completion) => completion.choices[0]!.message.content!)
+            .catch((error: Error) => error),
+        );
+      expect(
+        answers.every((answer) => answer instanceof Error),
+        over,
+      ).toBe(true);
+      expect(
+        session.summary().chaos!.faults.every((fault) => fault.fired),
+        over,
+      ).toBe(true);
+    }
+  });
+
+  test('stall answers nothing until the client gives up: a client with a timeout retries into the recording, and closing the session frees what is held', async () => {
+    const tape = await recorded();
+    for (const over of ['in process', 'http'] as const) {
+      const session = closing(await openTape(tape, { config: false, chaos: { seed: `stall-${over}`, rate: 0.3, kinds: ['stall'] } }));
+      const faults = session.summary().chaos!.faults;
+      expect(faults.length, over).toBeGreaterThan(0);
+      expect(
+        faults.every((fault) => fault.kind === 'stall'),
+        over,
+      ).toBe(true);
+      const patient = new OpenAI({
+        apiKey: 'sk-fake-chaos',
+        maxRetries: 2,
+        timeout: 200,
+        ...(over === 'http' ? { baseURL: session.baseUrls.openai } : { baseURL: 'https://api.openai.com/v1', fetch: session.fetch }),
+      });
+      expect(await ask(patient), over).toEqual(PROMPTS.map((prompt) => `answer ${prompt}`));
+      assertSurvivedChaos(session);
+    }
+    // A client without a timeout waits until the session closes, which drops what it held.
+    const held = await openTape(tape, { config: false, chaos: { seed: 'held', rate: 1, kinds: ['stall'] } });
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one' }] });
+    const waiting = fetch(`${held.baseUrls.openai}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await held.close();
+    expect(await waiting).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    // Stall is asked for by name: the kinds chosen by default leave it out.
+    const defaults = closing(await openTape(tape, { config: false, chaos: { seed: 2, rate: 1 } }));
+    expect(defaults.summary().chaos!.kinds).not.toContain('stall');
+    expect(defaults.summary().chaos!.kinds).toContain('drop-after-headers');
+  });
+
   test('FakeProvider.fromTape takes chaos too, and chaos refuses to run where it would record', async () => {
     const tape = await recorded();
     const fake = FakeProvider.fromTape(tape, { chaos: { seed: 5, rate: 1, kinds: ['overloaded'] } });

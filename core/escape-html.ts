@@ -1,4 +1,4 @@
-// Every string the drift page takes from a report passes through escapeHtml.
+// Every string a page (the drift report, the mutation report, the tape report) takes from data passes through escapeHtml.
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

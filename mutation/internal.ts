@@ -1,0 +1,15 @@
+// The barrel the CLI imports tape mutation through.
+export { MUTATION_OPERATORS, type Mutation, type MutationOperator } from './mutation.js';
+export { mutationsOf } from './operators/index.js';
+export { chooseMutants, type ChooseOptions, type Mutant, type MutantChoice, type TapeToMutate } from './choose-mutants.js';
+export {
+  MUTANT_OUTCOMES,
+  buildMutationReport,
+  diffLines,
+  formatMutationReport,
+  renderMutationHtml,
+  resultOf,
+  type MutantOutcome,
+  type MutantResult,
+  type MutationReport,
+} from './mutation-report.js';

@@ -1,0 +1,70 @@
+// Every mutation one recorded exchange admits: its wire API found from the request (the upstream's
+// provider settling shared paths), the answer read by that API's editor, the shared operators run.
+import { guessProvider, readTurn, routeOf, withoutProviderPrefix, type TurnApi } from '../../providers/internal.js';
+import type { Exchange, RecordedResponse } from '../../recordings/internal.js';
+import type { Mutation } from '../mutation.js';
+import { anthropicBodyEditor, anthropicStreamEditor } from './anthropic-messages.js';
+import { mutationsOfAnswer, type AnswerEditor } from './answer-editor.js';
+import { geminiBodyEditor, geminiStreamEditor } from './gemini.js';
+import { jsonAnswerOf } from './json-text.js';
+import { ollamaBodyEditor, ollamaStreamEditor } from './ollama.js';
+import { chatBodyEditor, chatStreamEditor } from './openai-chat.js';
+import { responsesBodyEditor, responsesStreamEditor } from './openai-responses.js';
+import { streamEventsOf } from './stream-frames.js';
+
+/**
+ * Every mutation `exchange` admits, in a fixed order (the order of MUTATION_OPERATORS, then each
+ * operator's variants as the answer holds them): the same exchange gives the same list, byte for
+ * byte. Empty for an exchange that is not a successful (2xx) model turn of a known wire API:
+ * embeddings, model lists, errors, unknown paths, bodies no editor reads.
+ */
+export function mutationsOf(exchange: Exchange): Mutation[] {
+  const { request, response } = exchange;
+  if (response.status < 200 || response.status > 299) return [];
+  const route = routeOf(request.method, withoutProviderPrefix(request.path).path, guessProvider(exchange.upstream));
+  if (route === undefined) return [];
+  const editor = editorOf(route.api as TurnApi, response);
+  if (editor === undefined) return [];
+  const body = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
+  const turn = readTurn(request.path, body, request.method, guessProvider(exchange.upstream));
+  return mutationsOfAnswer(editor, turn, response);
+}
+
+function editorOf(api: TurnApi, response: RecordedResponse): AnswerEditor | undefined {
+  if (response.stream !== undefined) {
+    const events = streamEventsOf(response);
+    if (events === undefined || events.length === 0) return undefined;
+    switch (api) {
+      case 'openai-chat':
+        return chatStreamEditor(response, events);
+      case 'openai-responses':
+        return responsesStreamEditor(response, events);
+      case 'anthropic-messages':
+        return anthropicStreamEditor(response, events);
+      case 'gemini-generate':
+        return geminiStreamEditor(response, events);
+      case 'ollama-chat':
+      case 'ollama-generate':
+        return ollamaStreamEditor(response, events, api);
+      default:
+        return undefined;
+    }
+  }
+  const answer = jsonAnswerOf(response);
+  if (answer === undefined) return undefined;
+  switch (api) {
+    case 'openai-chat':
+      return chatBodyEditor(response, answer);
+    case 'openai-responses':
+      return responsesBodyEditor(response, answer);
+    case 'anthropic-messages':
+      return anthropicBodyEditor(response, answer);
+    case 'gemini-generate':
+      return geminiBodyEditor(response, answer);
+    case 'ollama-chat':
+    case 'ollama-generate':
+      return ollamaBodyEditor(response, answer, api);
+    default:
+      return undefined;
+  }
+}
