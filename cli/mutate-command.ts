@@ -5,6 +5,7 @@ import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
   buildMutationReport,
+  mutantProblems,
   chooseMutants,
   formatMutationReport,
   renderMutationHtml,
@@ -110,6 +111,17 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     ...(options.max === undefined ? {} : { max: options.max }),
     ...(options.operators ? { operators: options.operators } : {}),
   });
+  // A mutant that would not be a valid recording is an operator's bug: skipped, and said.
+  const exchangeAt = new Map(tapes.map((tape) => [tape.file, new Map(tape.exchanges.map((loaded) => [loaded.line, loaded.exchange]))]));
+  const valid = choice.mutants.filter((mutant) => {
+    const problems = mutantProblems(exchangeAt.get(mutant.tape)!.get(mutant.line)!, mutant.mutation);
+    if (problems.length > 0)
+      io.stderr.write(
+        `modeltape mutate: skipped ${mutant.id} (${mutant.mutation.operator} at ${mutant.tape}:${mutant.line}): the mutant would not be a valid recording (${problems[0]}). This is a modeltape bug; please report it.\n`,
+      );
+    return problems.length === 0;
+  });
+  choice.mutants = valid;
   if (choice.mutants.length === 0) {
     const used = toMutate.reduce((sum, tape) => sum + tape.used.size, 0);
     throw new ModeltapeError(
@@ -135,7 +147,8 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
       for (let index = next++; index < choice.mutants.length; index = next++) {
         const mutant = choice.mutants[index]!;
         const tape = byFile.get(mutant.tape)!;
-        const result = await runMutant(mutant, tape, { folder, proxyOptions, command, io, timeoutMs });
+        const exchange = exchangeAt.get(mutant.tape)!.get(mutant.line)!;
+        const result = await runMutant(mutant, exchange, tape, { folder, proxyOptions, command, io, timeoutMs });
         results[index] = result;
         progress(result);
       }
@@ -268,10 +281,10 @@ async function runCaptured(
 
 async function runMutant(
   mutant: Mutant,
-  tape: { file: string; real: string; text: string; exchanges: readonly { exchange: Exchange; line: number }[] },
+  exchange: Exchange,
+  tape: { file: string; real: string; text: string },
   context: { folder: string; proxyOptions: ProxyOptions; command: readonly string[]; io: ResolvedCommandIo; timeoutMs: number },
 ): Promise<MutantResult> {
-  const { exchange } = tape.exchanges.find((loaded) => loaded.line === mutant.line)!;
   const lines = tape.text.split('\n');
   lines[mutant.line - 1] = serializeLine({ ...exchange, response: mutant.mutation.response }).slice(0, -1);
   const own = join(context.folder, mutant.id);

@@ -1,6 +1,6 @@
 // The barrel the CLI imports tape mutation through.
 export { MUTATION_OPERATORS, type Mutation, type MutationOperator } from './mutation.js';
-export { mutationsOf } from './operators/index.js';
+export { mutantProblems, mutationsOf } from './operators/index.js';
 export { chooseMutants, type ChooseOptions, type Mutant, type MutantChoice, type TapeToMutate } from './choose-mutants.js';
 export {
   MUTANT_OUTCOMES,

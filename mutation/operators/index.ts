@@ -11,6 +11,7 @@ import { ollamaBodyEditor, ollamaStreamEditor } from './ollama.js';
 import { chatBodyEditor, chatStreamEditor } from './openai-chat.js';
 import { responsesBodyEditor, responsesStreamEditor } from './openai-responses.js';
 import { streamEventsOf } from './stream-frames.js';
+import { mutationProblems } from './check-mutation.js';
 
 /**
  * Every mutation `exchange` admits, in a fixed order (the order of MUTATION_OPERATORS, then each
@@ -21,13 +22,29 @@ import { streamEventsOf } from './stream-frames.js';
 export function mutationsOf(exchange: Exchange): Mutation[] {
   const { request, response } = exchange;
   if (response.status < 200 || response.status > 299) return [];
-  const route = routeOf(request.method, withoutProviderPrefix(request.path).path, guessProvider(exchange.upstream));
-  if (route === undefined) return [];
-  const editor = editorOf(route.api as TurnApi, response);
+  const api = turnApiOf(exchange);
+  if (api === undefined) return [];
+  const editor = editorOf(api, response);
   if (editor === undefined) return [];
   const body = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
   const turn = readTurn(request.path, body, request.method, guessProvider(exchange.upstream));
   return mutationsOfAnswer(editor, turn, response);
+}
+
+/**
+ * What is wrong with a mutation of `exchange` as a recording (a line the tape reader refuses, a
+ * body that does not hash to its sha256, a stream its API's grammar refuses where the operator
+ * keeps the grammar); empty when nothing is. A mutant with a problem is an operator's bug: mutate
+ * skips it rather than count what a broken recording did.
+ */
+export function mutantProblems(exchange: Exchange, mutation: Mutation): string[] {
+  const api = turnApiOf(exchange);
+  return api === undefined ? [`${exchange.request.method} ${exchange.request.path} is not a model turn`] : mutationProblems(exchange, mutation, api);
+}
+
+function turnApiOf(exchange: Exchange): TurnApi | undefined {
+  const route = routeOf(exchange.request.method, withoutProviderPrefix(exchange.request.path).path, guessProvider(exchange.upstream));
+  return route?.api as TurnApi | undefined;
 }
 
 function editorOf(api: TurnApi, response: RecordedResponse): AnswerEditor | undefined {
