@@ -46,9 +46,13 @@ for (let round = 0; round < rounds; round++) {
 const run = median(runs);
 const serial = median(perMutantSerial);
 const parallel = median(perMutantParallel);
-console.log(`\nmodeltape mutate on the example suite (${mutants} mutants of ${tape}; median of ${rounds} rounds, Node ${process.version}, ${availableParallelism()} cores)\n`);
+console.log(
+  `\nmodeltape mutate on the example suite (${mutants} mutants of ${tape}; median of ${rounds} rounds, Node ${process.version}, ${availableParallelism()} cores)\n`,
+);
 console.log('| target | ms | × one run | mutants a minute |');
 console.log('|---|---:|---:|---:|');
 console.log(`| \`modeltape run\` of the suite (baseline) | ${run.toFixed(0)} | 1.00 | |`);
 console.log(`| a mutant, \`--jobs 1\` | ${serial.toFixed(0)} | ${(serial / run).toFixed(2)} | ${(60_000 / serial).toFixed(0)} |`);
-console.log(`| a mutant, \`--jobs ${availableParallelism()}\` (the default) | ${parallel.toFixed(0)} | ${(parallel / run).toFixed(2)} | ${(60_000 / parallel).toFixed(0)} |`);
+console.log(
+  `| a mutant, \`--jobs ${availableParallelism()}\` (the default) | ${parallel.toFixed(0)} | ${(parallel / run).toFixed(2)} | ${(60_000 / parallel).toFixed(0)} |`,
+);

@@ -1,12 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatEscapes } from '../proxy/internal.js';
+import { formatEscapes, runUnderProxy } from '../proxy/internal.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
-import { runUnderProxy } from './run-under-proxy.js';
 
 const FLAGS: readonly FlagSpec[] = [
   ...PROXY_FLAGS.filter((flag) => !['mode', 'prune', 'allow-record-in-ci'].includes(flag.name)),

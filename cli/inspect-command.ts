@@ -2,7 +2,7 @@ import { decodeBody, readTape, TapeFormatError, type Exchange, type LoadedExchan
 import { unusedExchange, unusedTable } from '../replay/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
-import { runUnderProxy } from './run-under-proxy.js';
+import { runUnderProxy } from '../proxy/internal.js';
 import { progressReporter, type ResolvedCommandIo } from './io.js';
 
 const FLAGS: readonly FlagSpec[] = [

@@ -1,28 +1,19 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
-  buildMutationReport,
-  mutantProblems,
-  chooseMutants,
+  SuiteFailsOnTapesError,
   formatMutationReport,
+  mutateSuite,
   renderMutationHtml,
-  resultOf,
-  type Mutant,
   type MutantResult,
   type MutationOperator,
-  type TapeToMutate,
+  type MutationReport,
 } from '../mutation/internal.js';
-import { RUN_VARIABLES } from '../guard/internal.js';
-import { loadTape, serializeLine, type Exchange } from '../recordings/internal.js';
-import type { ProxyOptions } from '../proxy/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
-import { runUnderProxy, type ProxiedRun } from './run-under-proxy.js';
-import { runVerdict } from './run-summary.js';
 import { expandTapeArguments } from './tape-globs.js';
 
 const FLAGS: readonly FlagSpec[] = [
@@ -84,94 +75,48 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     throw new UsageError("modeltape mutate needs the tapes to mutate: --tape FILE (repeatable, or a quoted glob: --tape 'tapes/**/*.jsonl').");
   const options = mutateOptions(parsed.flags);
   const files = expandTapeArguments(patterns, io.cwd, 'mutate', 'nothing was run');
-  const command = parsed.command;
-  const tapes = files.map((file) => {
-    const path = resolve(io.cwd, file);
-    const tape = loadTape(path);
-    return { file, real: realpathSync(path), text: readFileSync(path, 'utf8'), exchanges: tape.exchanges };
-  });
-  // The proxy CMD's clients reach (by the base-URL variables) replays the first tape, as `run --tape` does.
-  const proxyOptions: ProxyOptions = { ...proxyOptionsFrom(parsed, { tape: files[0]!, port: 0 }, io.cwd), tape: resolve(io.cwd, files[0]!), mode: 'replay' };
-
-  // The first run, on the real tapes: it must pass, and it says which exchanges the suite reads.
+  const { tape: _tape, mode: _mode, ...proxy } = proxyOptionsFrom(parsed, { tape: files[0]!, port: 0 }, io.cwd);
+  const progress = mutantProgress(io);
+  // Ctrl-C stops every mutant's process group, not only this process.
+  const aborting = new AbortController();
+  const onSignal = (): void =>
+    aborting.abort(
+      new ModeltapeError('mutate_stopped', 'modeltape mutate was stopped (SIGINT or SIGTERM): every running mutant was stopped, and no report was made.'),
+    );
+  io.signals.on('SIGINT', onSignal);
+  io.signals.on('SIGTERM', onSignal);
   const started = performance.now();
-  const baseline = await runCaptured(proxyOptions, command, io, {});
-  const baselineMs = performance.now() - started;
-  const baselineVerdict = runVerdict(baseline.run.summary, baseline.run.report, { allowEmpty: false });
-  if (baseline.run.commandStatus !== 0 || baseline.run.timedOut || baselineVerdict.failed) {
-    io.stderr.write(`${baseline.output()}\n${baselineVerdict.lines.join('\n')}\n`);
-    io.stderr.write(
-      `modeltape mutate: the suite does not pass on the real tapes (${baseline.run.commandStatus !== 0 ? `${command[0]} exited with status ${baseline.run.commandStatus}` : 'the replay saw the problems above'}), so its mutants would say nothing. Make \`modeltape run --tape ${files[0]} -- ${command.join(' ')}\` pass first.\n`,
-    );
-    return 1;
-  }
-  const toMutate: TapeToMutate[] = tapes.map((tape) => ({ file: tape.file, exchanges: tape.exchanges, used: new Set(linesUsed(baseline.run, tape.real)) }));
-  const choice = chooseMutants(toMutate, {
-    seed: options.seed,
-    ...(options.max === undefined ? {} : { max: options.max }),
-    ...(options.operators ? { operators: options.operators } : {}),
-  });
-  // A mutant that would not be a valid recording is an operator's bug: skipped, and said.
-  const exchangeAt = new Map(tapes.map((tape) => [tape.file, new Map(tape.exchanges.map((loaded) => [loaded.line, loaded.exchange]))]));
-  const valid = choice.mutants.filter((mutant) => {
-    const problems = mutantProblems(exchangeAt.get(mutant.tape)!.get(mutant.line)!, mutant.mutation);
-    if (problems.length > 0)
-      io.stderr.write(
-        `modeltape mutate: skipped ${mutant.id} (${mutant.mutation.operator} at ${mutant.tape}:${mutant.line}): the mutant would not be a valid recording (${problems[0]}). This is a modeltape bug; please report it.\n`,
-      );
-    return problems.length === 0;
-  });
-  choice.mutants = valid;
-  if (choice.mutants.length === 0) {
-    const used = toMutate.reduce((sum, tape) => sum + tape.used.size, 0);
-    throw new ModeltapeError(
-      'no_mutants',
-      used === 0
-        ? `modeltape mutate: the suite passed without reading any exchange of ${files.join(', ')}, so no mutant would be read either. Check that CMD replays these tapes (its clients reach the proxy, or openTape opens them).`
-        : `modeltape mutate: none of the ${used} exchange${used === 1 ? '' : 's'} the suite used admits ${options.operators ? `the operators ${options.operators.join(', ')}` : 'a mutation'} (they are not model answers, or recorded errors). A run that mutates nothing checks nothing.`,
-    );
-  }
-  const timeoutMs = options.timeoutMs ?? Math.round(5 * baselineMs + 10_000);
-  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), choice.mutants.length));
-  io.stderr.write(
-    `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${choice.mutants.length} mutant${choice.mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${options.seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s\n`,
-  );
-
-  const folder = mkdtempSync(join(tmpdir(), 'modeltape-mutate-'));
-  const results: MutantResult[] = new Array(choice.mutants.length);
-  const progress = mutantProgress(io, choice.mutants.length);
+  let report: MutationReport;
   try {
-    const byFile = new Map(tapes.map((tape) => [tape.file, tape]));
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let index = next++; index < choice.mutants.length; index = next++) {
-        const mutant = choice.mutants[index]!;
-        const tape = byFile.get(mutant.tape)!;
-        const exchange = exchangeAt.get(mutant.tape)!.get(mutant.line)!;
-        const result = await runMutant(mutant, exchange, tape, { folder, proxyOptions, command, io, timeoutMs });
-        results[index] = result;
-        progress(result);
-      }
-    };
-    await Promise.all(Array.from({ length: jobs }, worker));
+    report = await mutateSuite({
+      tapes: files,
+      command: parsed.command,
+      cwd: io.cwd,
+      env: io.env,
+      seed: options.seed,
+      ...(options.max === undefined ? {} : { max: options.max }),
+      ...(options.operators === undefined ? {} : { operators: options.operators }),
+      ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      proxy,
+      onMutant: progress,
+      log: (message) => io.stderr.write(`${message}\n`),
+      signal: aborting.signal,
+    });
+  } catch (error) {
+    if (error instanceof SuiteFailsOnTapesError) io.stderr.write(`${error.output}\n`);
+    throw error;
   } finally {
     progress.end();
-    rmSync(folder, { recursive: true, force: true });
+    io.signals.off('SIGINT', onSignal);
+    io.signals.off('SIGTERM', onSignal);
   }
   const elapsedMs = performance.now() - started;
-  const report = buildMutationReport({
-    command: [...command],
-    seed: options.seed,
-    tapes: files,
-    candidates: choice.candidates,
-    unusedExchanges: choice.unusedExchanges,
-    unmutable: choice.unmutable,
-    mutants: results,
-  });
   if (parsed.flags.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stdout.write(`${formatMutationReport(report)}\n`);
+  const count = report.mutants.length;
   io.stderr.write(
-    `modeltape mutate: ${results.length} mutant${results.length === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((results.length / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
+    `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
   );
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) {
@@ -232,112 +177,28 @@ function parseDuration(text: string): number {
   return Math.round(Number(match[1]) * (unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1));
 }
 
-// The tape lines a run answered from, of the tape at `real`: its own proxy's, when it served that
-// tape, and every session's that opened it.
-function linesUsed(run: ProxiedRun, real: string): number[] {
-  const lines: number[] = [];
-  const proxyTape = run.proxy.options.swappedFrom ?? safeRealpath(run.proxy.options.tape);
-  if (proxyTape === real) lines.push(...(run.proxy.engine?.usedLines() ?? []));
-  for (const session of run.report.sessions) if (session.path === real) lines.push(...(session.used ?? []));
-  return lines;
-}
-
-function safeRealpath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return resolve(file);
-  }
-}
-
-/** The command's output kept in memory (its last 64 KiB), shown only when the first run fails. */
-async function runCaptured(
-  options: ProxyOptions,
-  command: readonly string[],
-  io: ResolvedCommandIo,
-  extra: { env?: NodeJS.ProcessEnv; timeoutMs?: number },
-): Promise<{ run: ProxiedRun; output: () => string }> {
-  const chunks: string[] = [];
-  let size = 0;
-  const sink = {
-    write(chunk: string | Uint8Array): boolean {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      chunks.push(text);
-      size += text.length;
-      while (size > 65_536 && chunks.length > 1) size -= chunks.shift()!.length;
-      return true;
-    },
-  } as unknown as ResolvedCommandIo['stdout'];
-  const env = { ...(extra.env ?? io.env), [RUN_VARIABLES.mode]: 'replay' };
-  const run = await runUnderProxy(
-    { ...options, env, log: (message) => sink.write(`${message}\n`) },
-    command,
-    { ...io, env, stdout: sink, stderr: sink },
-    'inherit',
-    extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs },
-  );
-  return { run, output: () => chunks.join('') };
-}
-
-async function runMutant(
-  mutant: Mutant,
-  exchange: Exchange,
-  tape: { file: string; real: string; text: string },
-  context: { folder: string; proxyOptions: ProxyOptions; command: readonly string[]; io: ResolvedCommandIo; timeoutMs: number },
-): Promise<MutantResult> {
-  const lines = tape.text.split('\n');
-  lines[mutant.line - 1] = serializeLine({ ...exchange, response: mutant.mutation.response }).slice(0, -1);
-  const own = join(context.folder, mutant.id);
-  mkdirSync(own, { mode: 0o700 });
-  const copy = join(own, basename(tape.file));
-  writeFileSync(copy, lines.join('\n'), { mode: 0o600 });
-  try {
-    const env = { ...context.io.env, [RUN_VARIABLES.tapeSwap]: JSON.stringify({ [tape.real]: { tape: copy, repeatLine: mutant.line } }) };
-    const { run } = await runCaptured(context.proxyOptions, context.command, context.io, { env, timeoutMs: context.timeoutMs });
-    if (run.timedOut) return resultOf(mutant, 'timeout', `killed after ${(context.timeoutMs / 1000).toFixed(1)} s`);
-    const reached = linesUsed(run, tape.real).includes(mutant.line);
-    const misses = run.summary.misses + run.report.sessions.reduce((sum, session) => sum + session.misses, 0);
-    if (misses > 0) {
-      const problem = [...run.summary.problems, ...run.report.sessions.flatMap((session) => session.problems)][0] ?? '';
-      return resultOf(mutant, 'killed-by-replay', `${misses} request${misses === 1 ? '' : 's'} missed: ${problem.split('\n')[0]}`);
-    }
-    if (!reached)
-      return resultOf(
-        mutant,
-        'not-reached',
-        run.commandStatus === 0 ? 'the command passed without asking for it' : `the command exited ${run.commandStatus} before asking for it`,
-      );
-    if (run.commandStatus !== 0) return resultOf(mutant, 'killed', `${context.command[0]} exited with status ${run.commandStatus}`);
-    const verdict = runVerdict(run.summary, run.report, { allowEmpty: false });
-    if (verdict.failed) return resultOf(mutant, 'killed', 'the command passed, but the replay failed the run');
-    return resultOf(mutant, 'survived', 'the command passed');
-  } finally {
-    rmSync(own, { recursive: true, force: true });
-  }
-}
-
 // One line a mutant on a terminal (rewritten in place); one line per mutant in a log.
-function mutantProgress(io: ResolvedCommandIo, total: number): ((result: MutantResult) => void) & { end(): void } {
+function mutantProgress(io: ResolvedCommandIo): ((result: MutantResult, done: number, total: number) => void) & { end(): void } {
   const tty = io.stderr.isTTY === true;
-  let done = 0;
-  let killed = 0;
+  let shown = 0;
+  let detected = 0;
   let survived = 0;
-  const report = ((result: MutantResult) => {
-    done++;
+  const report = ((result: MutantResult, done: number, total: number) => {
+    shown = done;
     if (result.outcome === 'survived') survived++;
-    else if (result.outcome !== 'not-reached') killed++;
+    else if (result.outcome !== 'not-reached') detected++;
     if (tty) {
       const width = 24;
       const filled = Math.round((done / total) * width);
-      io.stderr.write(`\r\u001b[2Kmutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${killed} detected, ${survived} survived`);
+      io.stderr.write(`\r\u001b[2Kmutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${detected} detected, ${survived} survived`);
     } else {
       io.stderr.write(
         `modeltape mutate: [${done}/${total}] ${result.id} ${result.outcome}: ${result.tape}:${result.line} ${result.operator}${result.variant === '' ? '' : ` (${result.variant})`}\n`,
       );
     }
-  }) as ((result: MutantResult) => void) & { end(): void };
+  }) as ((result: MutantResult, done: number, total: number) => void) & { end(): void };
   report.end = () => {
-    if (tty && done > 0) io.stderr.write('\r\u001b[2K');
+    if (tty && shown > 0) io.stderr.write('\r\u001b[2K');
   };
   return report;
 }

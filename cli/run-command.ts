@@ -1,8 +1,7 @@
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import { runUnderProxy, runVerdict } from '../proxy/internal.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
-import { runUnderProxy } from './run-under-proxy.js';
-import { runVerdict } from './run-summary.js';
 
 /** The tape `run` uses when no --tape is given. */
 export const DEFAULT_RUN_TAPE = 'tapes/modeltape.jsonl';

@@ -114,6 +114,8 @@ export const ERROR_CODES = [
   // cli/
   'usage',
   'no_mutants',
+  'suite_fails_on_tapes',
+  'mutate_stopped',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -13,3 +13,4 @@ export {
   type MutantResult,
   type MutationReport,
 } from './mutation-report.js';
+export { mutateSuite, SuiteFailsOnTapesError, type MutateSuiteOptions } from './mutate-suite.js';

@@ -13,3 +13,6 @@ export { UPSTREAM_SOCKETS } from './upstream.js';
 export { inProcessAnswerer } from './proxy-server.js';
 export { ProxyCore, errorReply, type OwnAnswer } from './proxy-core.js';
 export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-answer.js';
+export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
+export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
+export { runVerdict, type RunVerdict } from './run-verdict.js';

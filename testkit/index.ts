@@ -1,6 +1,7 @@
 /**
  * `modeltape/testkit`: proofs for code on the runtime: crash scenarios at named points, policy
- * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md).
+ * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md); and for
+ * any suite that replays tapes, tape mutation (`mutateSuite`, see docs/mutation.md).
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export {
@@ -53,3 +54,18 @@ export {
   type FuzzCheckReport,
   type FuzzCheckTool,
 } from './fuzz.js';
+export {
+  mutateSuite,
+  mutationsOf,
+  SuiteFailsOnTapesError,
+  MUTATION_OPERATORS,
+  MUTANT_OUTCOMES,
+  formatMutationReport,
+  renderMutationHtml,
+  type MutateSuiteOptions,
+  type Mutation,
+  type MutationOperator,
+  type MutantOutcome,
+  type MutantResult,
+  type MutationReport,
+} from '../mutation/internal.js';

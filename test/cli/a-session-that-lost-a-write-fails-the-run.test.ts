@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runVerdict } from '../../cli/run-summary.js';
+import { runVerdict } from '../../proxy/run-verdict.js';
 import type { SessionReport } from '../../guard/internal.js';
 import type { ProxySummary } from '../../proxy/internal.js';
 

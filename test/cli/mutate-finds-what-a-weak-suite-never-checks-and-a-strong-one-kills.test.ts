@@ -1,11 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { findChromium } from '../support/find-chromium.js';
 import { recordTape } from '../support/record-tape.js';
-import { runMain } from '../support/cli.js';
+import { runCli, runMain } from '../support/cli.js';
 import type { ReceivedRequest, StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -147,6 +149,18 @@ describe('modeltape mutate', () => {
     expect(byOperator['2:rate-limited']).toMatchObject({ outcome: 'survived' });
     expect(report.counts.survived).toBeGreaterThanOrEqual(5);
     expect(report.score).toBeLessThan(50);
+    expect(readFileSync(tape)).toEqual(before);
+
+    // The built command, as a user runs it: its mutants' copies and folders are gone after.
+    const temp = mkdtempSync(join(tmpdir(), 'modeltape-test-tmp-'));
+    try {
+      const spawned = await runCli(['mutate', '--tape', tape, '--max', '3', '--', process.execPath, `${dir}/weak.mjs`], { cwd: dir, env: { TMPDIR: temp } });
+      expect(spawned.code, spawned.stderr).toBe(0);
+      expect(spawned.stdout).toContain('3 mutants of');
+      expect(readdirSync(temp).filter((name) => name.startsWith('modeltape-'))).toEqual([]);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
     expect(readFileSync(tape)).toEqual(before);
   }, 120_000);
 

@@ -1,7 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
 import { runMain } from '../support/cli.js';

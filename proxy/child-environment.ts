@@ -1,5 +1,6 @@
 import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../guard/internal.js';
-import { REPLAY_PLACEHOLDER_KEY, type ProxyMode } from '../proxy/internal.js';
+import { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';
+import type { ProxyMode } from './proxy-options.js';
 
 /**
  * The variables clients read for where a provider is, by provider: every name a client in

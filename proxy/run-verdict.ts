@@ -1,5 +1,6 @@
 import type { RunReport, SessionReport } from '../guard/internal.js';
-import { formatSummary, summaryFailed, type ProxySummary } from '../proxy/internal.js';
+import type { ProxySummary } from './proxy-core.js';
+import { formatSummary, summaryFailed } from './summary.js';
 
 /** Requests a session or a proxy saw, of any kind. */
 function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'>): number {

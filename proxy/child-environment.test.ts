@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { REPLAY_PLACEHOLDER_KEY } from '../proxy/internal.js';
+import { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';
 import { childEnvironment } from './child-environment.js';
 
 const run = { url: 'http://127.0.0.1:4100', mode: 'replay' as const, reportFile: '/tmp/modeltape-report.json', guardHosts: [] };

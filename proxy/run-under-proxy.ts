@@ -3,9 +3,24 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRunReport, type RunReport } from '../guard/internal.js';
-import { providerHosts, startProxy, type ProxyOptions, type ProxySummary, type RunningProxy } from '../proxy/internal.js';
 import { childEnvironment } from './child-environment.js';
-import type { ResolvedCommandIo } from './io.js';
+import type { ProxySummary } from './proxy-core.js';
+import type { ProxyOptions } from './proxy-options.js';
+import { startProxy, type RunningProxy } from './proxy-server.js';
+import { providerHosts } from './upstream-table.js';
+
+/**
+ * Where a command run under the proxy writes and what it reads of its process (the CLI's io):
+ * output streams (a stream with a descriptor is given to the command as it is, else the command's
+ * output is piped into it), the environment, the directory, and the signals it passes on.
+ */
+export interface CommandRunIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  signals: NodeJS.EventEmitter;
+}
 
 /** How the command ended, and what the proxy and every process of the command saw. */
 export interface ProxiedRun {
@@ -36,7 +51,7 @@ export interface RunBound {
 export async function runUnderProxy(
   options: ProxyOptions,
   command: readonly string[],
-  io: ResolvedCommandIo,
+  io: CommandRunIo,
   childOutput: 'inherit' | 'stderr' = 'inherit',
   bound: RunBound = {},
 ): Promise<ProxiedRun> {
@@ -129,6 +144,6 @@ export async function runUnderProxy(
  * How CMD gets one of io's streams: the stream's own descriptor when it has one (the process's
  * stdout or stderr, as for the bin), else a pipe whose data is written into it (a test's stream).
  */
-function childStdio(stream: ResolvedCommandIo['stdout']): number | 'pipe' {
+function childStdio(stream: CommandRunIo['stdout']): number | 'pipe' {
   return typeof stream.fd === 'number' ? stream.fd : 'pipe';
 }
