@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { ModeltapeError } from '../core/internal.js';
+import { ModeltapeError, maskSecrets } from '../core/internal.js';
 import { RUN_VARIABLES } from '../guard/internal.js';
 import { runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
 import { loadTape, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
@@ -46,12 +46,13 @@ export interface MutateSuiteOptions {
 
 /** The suite failed on the real tapes: its mutants would say nothing. */
 export class SuiteFailsOnTapesError extends ModeltapeError {
-  /** The end of what the command printed, and the replay's summary. */
+  /** The end of what the command printed (keys masked), and the replay's summary. */
   readonly output: string;
 
   constructor(message: string, output: string) {
     super('suite_fails_on_tapes', message);
-    this.output = output;
+    // What a command printed may hold anything, a key among it: masked as every message is.
+    this.output = maskSecrets(output);
   }
 }
 

@@ -2,6 +2,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { ModeltapeError, mutateSuite, SuiteFailsOnTapesError, type MutantResult } from 'modeltape/testkit';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
