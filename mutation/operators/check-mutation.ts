@@ -26,6 +26,7 @@ import {
   type StreamFormat,
 } from '../../recordings/internal.js';
 import type { Mutation } from '../mutation.js';
+import { sseFields } from './stream-frames.js';
 
 /** The operators whose stream breaks its API's grammar on purpose. */
 const BREAKS_GRAMMAR = new Set(['stream-truncated', 'stream-error']);
@@ -81,20 +82,7 @@ export function streamText(response: RecordedResponse): string {
 export function sseEvents(text: string): GrammarEvent[] {
   const frames = text.split(/\r?\n\r?\n/);
   frames.pop();
-  return frames
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split(/\r?\n/);
-      const event = lines
-        .find((line) => line.startsWith('event:'))
-        ?.slice(6)
-        .trim();
-      const data = lines
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n');
-      return { event, data };
-    });
+  return frames.filter((frame) => frame.trim() !== '').map((frame) => sseFields(frame.split(/\r?\n/)));
 }
 
 /** The non-empty lines of NDJSON text. */

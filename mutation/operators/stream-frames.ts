@@ -15,6 +15,19 @@ export interface StreamEvent {
   json: unknown;
 }
 
+/** An SSE event's lines read: its `event:` line's value and its `data:` lines joined. */
+export function sseFields(lines: readonly string[]): { event: string | undefined; data: string } {
+  const event = lines
+    .find((line) => line.startsWith('event:'))
+    ?.slice(6)
+    .trim();
+  const data = lines
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).replace(/^ /, ''))
+    .join('\n');
+  return { event, data };
+}
+
 /** The events of a streamed response; undefined when it is not SSE or NDJSON text. */
 export function streamEventsOf(response: RecordedResponse): StreamEvent[] | undefined {
   const stream = response.stream;
@@ -28,15 +41,7 @@ export function streamEventsOf(response: RecordedResponse): StreamEvent[] | unde
       events.push({ frame: text, event: undefined, data, json: parseJson(data) });
       continue;
     }
-    const { lines } = splitSse(text.text);
-    const event = lines
-      .find((line) => line.startsWith('event:'))
-      ?.slice(6)
-      .trim();
-    const data = lines
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''))
-      .join('\n');
+    const { event, data } = sseFields(splitSse(text.text).lines);
     events.push({ frame: text, event, data, json: parseJson(data) });
   }
   return events;

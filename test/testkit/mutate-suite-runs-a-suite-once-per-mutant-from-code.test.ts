@@ -41,13 +41,18 @@ describe('mutateSuite', () => {
   }, 60_000);
 
   test('refuses a suite that fails on the real tapes, with what it printed; an abort stops every mutant and rejects', async () => {
+    const key = fakeOpenAiKey();
     const failing = mutateSuite({
       tapes: [`${ROOT}/examples/tapes/weather.jsonl`],
-      command: [process.execPath, '-e', 'console.log("boom"); process.exit(4)'],
+      command: [process.execPath, '-e', 'console.log("boom", process.env.LEAKY); process.exit(4)'],
       cwd: ROOT,
+      env: { ...process.env, LEAKY: key },
     });
     await expect(failing).rejects.toThrow(SuiteFailsOnTapesError);
     await expect(failing).rejects.toMatchObject({ code: 'suite_fails_on_tapes', output: expect.stringContaining('boom') });
+    // What the command printed is masked, as every message is.
+    await expect(failing).rejects.toMatchObject({ output: expect.not.stringContaining(key) });
+    await expect(failing).rejects.toMatchObject({ output: expect.stringMatching(/boom \[openai-key/) });
 
     const aborting = new AbortController();
     const stopped = mutateSuite({
