@@ -24,7 +24,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{core,schema,providers,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,mutation,cli}/**/*.test.ts'],
+          include: [
+            '{core,schema,providers,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,mutation,tape-report,cli}/**/*.test.ts',
+          ],
         },
       },
       {

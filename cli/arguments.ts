@@ -33,7 +33,16 @@ export class UsageError extends ModeltapeError {
  * other error is a failure, exit status 1; so is a file the command line names that is not
  * there or not valid (a tape, a script, a --config file), as for `verify FILE`.
  */
-export const USAGE_ERROR_CODES = ['usage', 'invalid_choice', 'invalid_upstream', 'invalid_port', 'tape_required', 'prune_needs_auto', 'invalid_chaos'] as const;
+export const USAGE_ERROR_CODES = [
+  'usage',
+  'invalid_choice',
+  'invalid_upstream',
+  'invalid_port',
+  'tape_required',
+  'prune_needs_auto',
+  'invalid_chaos',
+  'invalid_max_age',
+] as const;
 
 /** The exit status for an error a command threw: 2 for a usage error, 1 for a failure. */
 export function exitStatusOf(error: ModeltapeError): 1 | 2 {

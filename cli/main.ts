@@ -12,6 +12,7 @@ import { inspectCommand } from './inspect-command.js';
 import { mutateCommand } from './mutate-command.js';
 import { maskedIo, processIo, resolveCommandIo, type CommandIo, type ResolvedCommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
+import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { verifyCommand } from './verify-command.js';
 
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   drift: { summary: 'run a command against a replay and report every drifted request', run: driftCommand },
   inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
   mutate: { summary: 'run a command once per mutated answer and report what its tests never notice', run: mutateCommand },
+  report: { summary: 'what tapes cover of provider behaviour, what they cost, how old they are', run: reportCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
   rekey: { summary: "re-derive a tape's keys under the current key rules", run: rekeyCommand },
 };

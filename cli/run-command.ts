@@ -1,13 +1,19 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { runUnderProxy, runVerdict } from '../proxy/internal.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
+import { loadConfig, pinnedDate } from '../proxy/internal.js';
+import { staleVerdict, tapeDatesOf, type AgeLimit } from '../tape-report/internal.js';
+import { AGE_FLAGS, ageLimitFrom } from './report-command.js';
 
 /** The tape `run` uses when no --tape is given. */
 export const DEFAULT_RUN_TAPE = 'tapes/modeltape.jsonl';
 
 const FLAGS: readonly FlagSpec[] = [
   ...PROXY_FLAGS,
+  ...AGE_FLAGS,
   { name: 'allow-empty', kind: 'boolean', description: 'in replay, accept a run in which no request reached a tape (by default it fails: it checked nothing)' },
 ];
 
@@ -30,6 +36,8 @@ In replay mode (the default) nothing that CMD starts reaches a provider:
 It fails (exit 1) when CMD failed, any request missed a tape, anything tried to reach a provider,
 or no request reached a tape at all (--allow-empty accepts that), even if CMD swallowed the error.
 Prints a summary on stderr. The tape defaults to ${DEFAULT_RUN_TAPE}.
+With --max-age (or maxAge in the config), the tapes a replay read that are older are stale: a
+warning after the summary, or a failed run with --stale fail.
 
 ${describeFlags(FLAGS)}`;
 
@@ -48,16 +56,38 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
     );
   }
   const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd);
+  const ageLimit = ageLimitFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config);
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
   // default tape is then an empty one, and any request that reaches it misses.
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
   const { summary, report, commandStatus } = await runUnderProxy(options, parsed.command, io);
   const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true });
   io.stderr.write(`${verdict.lines.join('\n')}\n`);
+  const stale = ageLimit === undefined ? undefined : staleTapes(options.mode ?? 'replay', resolve(io.cwd, options.tape), report, ageLimit, io.env);
+  for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);
   if (commandStatus !== 0) return commandStatus;
+  if (stale?.failed === true) return 1;
   if (verdict.failed) {
     io.stderr.write('modeltape: failing the run: the command passed, but the run saw the problems above (a swallowed error is still an error).\n');
     return 1;
   }
   return 0;
+}
+
+// The tapes a replay read, the run's own and those its tests opened, checked against the age limit.
+function staleTapes(
+  mode: string,
+  tape: string,
+  report: { sessions: ReadonlyArray<{ mode: string; tape: string; path?: string }> },
+  limit: AgeLimit,
+  env: Readonly<Record<string, string | undefined>>,
+): ReturnType<typeof staleVerdict> {
+  const files = new Set<string>();
+  if (mode === 'replay' && existsSync(tape)) files.add(tape);
+  for (const session of report.sessions) if (session.mode === 'replay' && existsSync(session.path ?? session.tape)) files.add(session.path ?? session.tape);
+  return staleVerdict(
+    [...files].map((file) => tapeDatesOf(file)),
+    limit,
+    (pinnedDate(env) ?? new Date()).toISOString().slice(0, 10),
+  );
 }

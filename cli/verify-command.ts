@@ -13,10 +13,17 @@ import {
   type TapeProblem,
 } from '../recordings/internal.js';
 import { ModeltapeError, findSecrets } from '../core/internal.js';
-import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import { progressReporter, type CommandIo } from './io.js';
+import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import { progressReporter, type ResolvedCommandIo } from './io.js';
+import { loadConfig, pinnedDate } from '../proxy/internal.js';
+import { addDate, staleVerdict, type TapeDates } from '../tape-report/internal.js';
+import { AGE_FLAGS, ageLimitFrom } from './report-command.js';
 
-const FLAGS: readonly FlagSpec[] = [{ name: 'help', kind: 'boolean', description: 'show this help' }];
+const FLAGS: readonly FlagSpec[] = [
+  ...AGE_FLAGS,
+  { name: 'config', kind: 'string', value: 'FILE', description: 'maxAge and stale (default modeltape.config.json, if present)' },
+  { name: 'help', kind: 'boolean', description: 'show this help' },
+];
 
 export const VERIFY_USAGE = `Usage: modeltape verify FILE
 
@@ -25,9 +32,13 @@ the header's key rules, that every JSON response body with a sha256 still gives 
 bytes it was recorded from, that no line nests JSON deeper than 512 levels or names one member
 twice, and that no line holds a credential. Prints one line per problem (FILE:LINE: …) and exits
 1 if there is any. Torn lines, duplicate ordinals, a byte order mark, CRLF line endings and lines
-not in canonical form are warnings. Reads the tape a line at a time: a tape of any size verifies.`;
+not in canonical form are warnings. Reads the tape a line at a time: a tape of any size verifies.
+With --max-age (or maxAge in the config), a tape whose oldest exchange is older is stale: a
+warning, or a failure with --stale fail.
 
-export async function verifyCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+${describeFlags(FLAGS)}`;
+
+export async function verifyCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'verify');
   if (parsed.flags.help === true) {
     io.stdout.write(`${VERIFY_USAGE}\n`);
@@ -35,6 +46,8 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   }
   if (parsed.positionals.length !== 1) throw new UsageError('modeltape verify needs exactly one tape file: modeltape verify FILE');
   const file = parsed.positionals[0]!;
+  const ageLimit = ageLimitFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config);
+  const dates: TapeDates = { file, oldest: undefined, newest: undefined, undated: 0, exchanges: 0 };
   const progress = progressReporter(io, `verifying ${file}`);
   const problems: TapeProblem[] = [];
   const warnings: string[] = [];
@@ -54,6 +67,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   // Each line is checked as it is read and not kept, so a tape of any size verifies in flat memory.
   const check = ({ exchange, line }: LoadedExchange, text: string): void => {
     count++;
+    addDate(dates, exchange.recordedAt);
     if (header === undefined) return;
     try {
       problems.push(...checkExchange(exchange, line, rules, file));
@@ -91,8 +105,17 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   progress.end();
   for (const warning of warnings) io.stderr.write(`${warning}\n`);
   for (const problem of problems) io.stdout.write(`${problem.file}:${problem.line}: ${problem.message}\n`);
+  const stale =
+    ageLimit === undefined || dates.exchanges === 0
+      ? undefined
+      : staleVerdict([dates], ageLimit, (pinnedDate(io.env) ?? new Date()).toISOString().slice(0, 10));
+  for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);
   if (problems.length > 0) {
     io.stdout.write(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${contents.lineCount} lines\n`);
+    return 1;
+  }
+  if (stale?.failed === true) {
+    io.stdout.write(`${file}: stale (older than ${ageLimit!.maxAgeDays} days), ${count} exchange${count === 1 ? '' : 's'}\n`);
     return 1;
   }
   io.stdout.write(

@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   'invalid_chaos',
   'response_too_large',
   'incomplete_stream',
+  'invalid_source_date',
   // fake-provider/
   'fake_history_truncated',
   'fake_not_consumed',
@@ -111,6 +112,11 @@ export const ERROR_CODES = [
   'invalid_crash_point',
   'fuzz_no_value',
   'fuzz_boundary_valid',
+  // tape-report/
+  'invalid_max_age',
+  'invalid_prices',
+  'over_budget',
+  'stale_tapes',
   // cli/
   'usage',
   'no_mutants',

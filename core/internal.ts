@@ -8,7 +8,7 @@
 export { ERROR_CODES, type ErrorCode } from './error-codes.js';
 export { ModeltapeError } from './modeltape-error.js';
 export { InvalidChoiceError, checkChoice } from './invalid-choice-error.js';
-export { isRecord, type Json } from './json.js';
+export { isRecord, parseJson, type Json } from './json.js';
 export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
 export { escapeHtml } from './escape-html.js';

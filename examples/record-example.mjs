@@ -95,6 +95,8 @@ export async function recordExample(tape = EXAMPLE_TAPE) {
     upstreams: { openai: `http://127.0.0.1:${standIn.address().port}` },
     // A fixed clock: frame timings are all 0, so the tape is the same bytes every time.
     clock: () => 0,
+    // …and a fixed date, the day the stand-in's answers say they were created.
+    now: () => new Date(created * 1000),
     tapeNotes: {
       _note:
         'Example tape, recorded by examples/record-example.mjs from a local stand-in upstream (no real model). Regenerate: npm run build && node examples/record-example.mjs',

@@ -21,7 +21,10 @@ export const CONFIG_FILE_NAME = 'modeltape.config.json';
  *   ],
  *   "keyHeaders": ["anthropic-beta", "anthropic-version", "openai-beta"],
  *   "upstreams": { "vllm": "http://127.0.0.1:8000" },
- *   "limits": { "requestBodyBytes": 33554432, "responseBodyBytes": 268435456 }
+ *   "limits": { "requestBodyBytes": 33554432, "responseBodyBytes": 268435456 },
+ *   "maxAge": "90d",
+ *   "stale": "fail",
+ *   "prices": { "my-finetune": { "input": 0.4, "cachedInput": 0.1, "output": 1.6 } }
  * }
  * ```
  */
@@ -34,6 +37,12 @@ export interface ModeltapeConfig {
   upstreams?: Record<string, string>;
   /** Body sizes, client timeouts and the connection cap of the proxy; flags override them. */
   limits?: ProxyLimits;
+  /** How old a tape's oldest exchange may be (`90d`, `12w`) before `report`, `verify` and `run` call it stale; `--max-age` overrides it. */
+  maxAge?: string;
+  /** What a stale tape does: `warn` on stderr, or `fail` (exit 1). @default "warn" */
+  stale?: 'warn' | 'fail';
+  /** USD per million tokens by model name, for `modeltape report`: they add to the shipped price table and win over it. */
+  prices?: Record<string, { input: number; cachedInput?: number; cacheWrite?: number; output: number }>;
 }
 
 const notes = { '^_': {} };
@@ -59,6 +68,19 @@ const configSchema = {
     },
     keyHeaders: { type: 'array', items: { type: 'string', minLength: 1 } },
     upstreams: { type: 'object', additionalProperties: { type: 'string' } },
+    maxAge: { type: 'string', pattern: '^[0-9]{1,5}[dw]?$' },
+    stale: { enum: ['warn', 'fail'] },
+    prices: {
+      type: 'object',
+      patternProperties: notes,
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        patternProperties: notes,
+        required: ['input', 'output'],
+        properties: Object.fromEntries(['input', 'cachedInput', 'cacheWrite', 'output'].map((name) => [name, { type: 'number', minimum: 0 }])),
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -143,7 +165,7 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
       text,
       problems,
       `has ${problems.length} problem${problems.length === 1 ? '' : 's'}:`,
-      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits; fields starting with "_" are notes), or pass another file with --config.',
+      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits, maxAge, stale, prices; fields starting with "_" are notes), or pass another file with --config.',
     );
   }
   return { config: value as ModeltapeConfig, file: path };

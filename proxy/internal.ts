@@ -5,7 +5,7 @@
  * `/<upstream>/<path>` goes to that upstream; modes replay (default), record, auto, passthrough.
  */
 export * from './index.js';
-export { resolveProxyOptions, LIMIT_FLAGS } from './proxy-options.js';
+export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './proxy-options.js';
 export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
 export { formatEscapes } from './summary.js';

@@ -190,6 +190,7 @@ export class ProxyCore {
             mode,
             engine: engine!,
             keys: this.keys,
+            now: options.now,
             writer: TapeWriter.open(options.tape, {
               keyRules,
               headerNotes: options.tapeNotes,

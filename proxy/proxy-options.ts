@@ -129,6 +129,11 @@ export interface ProxyOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Milliseconds from an arbitrary origin; times stream frames. @default performance.now */
   clock?: () => number;
+  /**
+   * The wall clock whose UTC date each recorded exchange carries as `recordedAt`.
+   * @default the time `SOURCE_DATE_EPOCH` names (seconds since 1970) when it is set, else now
+   */
+  now?: () => Date;
   /** Where warnings and refusals are reported. @default writes to stderr */
   log?: (message: string) => void;
   /** Body sizes, client timeouts and the connection cap. */
@@ -161,6 +166,7 @@ export interface ResolvedProxyOptions {
   configFile: string | undefined;
   prune: boolean;
   clock: () => number;
+  now: () => Date;
   log: (message: string) => void;
   limits: Readonly<Required<ProxyLimits>>;
   tapeFileSystem: TapeFileSystem | undefined;
@@ -237,10 +243,31 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     configFile: options.configFile,
     prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
+    now: options.now ?? wallClock(env),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
     limits: resolveLimits(options.limits),
     tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };
+}
+
+function wallClock(env: Readonly<Record<string, string | undefined>>): () => Date {
+  const pinned = pinnedDate(env);
+  return pinned === undefined ? () => new Date() : () => pinned;
+}
+
+/**
+ * The date SOURCE_DATE_EPOCH pins (reproducible builds' convention: whole seconds since 1970),
+ * or undefined when it is unset: recordings carry it as their date, and `report` counts ages to it.
+ */
+export function pinnedDate(env: Readonly<Record<string, string | undefined>>): Date | undefined {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch === undefined || epoch === '') return undefined;
+  if (!/^\d{1,12}$/.test(epoch))
+    throw new ModeltapeError(
+      'invalid_source_date',
+      `SOURCE_DATE_EPOCH is ${JSON.stringify(epoch)}; it must be whole seconds since 1970 (e.g. 1764460800), or unset.`,
+    );
+  return new Date(Number(epoch) * 1000);
 }
 
 // The mutant copy `modeltape mutate` replays in place of a tape, by the tape's real path.

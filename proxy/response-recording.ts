@@ -6,6 +6,7 @@ import {
   encodeBody,
   exchangeKey,
   headerValue,
+  recordedAtOf,
   redactResponseHeaders,
   streamFormatOf,
   type Exchange,
@@ -142,6 +143,8 @@ export interface ExchangeRecorderOptions {
   engine: ReplayEngine;
   writer: TapeWriter;
   keys: RequestKeys;
+  /** The wall clock whose UTC date an exchange carries as `recordedAt`. */
+  now: () => Date;
   /** An exchange was appended (a failed write is reported by the writer). */
   onRecorded(): void;
   /** An exchange was not recorded: a secret in it, or a response that cannot be recorded faithfully. */
@@ -209,6 +212,7 @@ export class ExchangeRecorder {
         ordinal: engine.nextOrdinal(key),
         upstream: route.upstream.name,
         source: recording.fromFake ? 'fake' : 'live',
+        recordedAt: recordedAtOf(this.#options.now()),
         request: recordedRequest,
         response: recording.finish(),
       };

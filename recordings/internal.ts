@@ -30,3 +30,5 @@ export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';
+export { sseFields, splitSse, streamEventsOf, type StreamEvent } from './stream-events.js';
+export { recordedAtOf } from './tape-line.js';

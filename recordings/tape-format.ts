@@ -19,13 +19,15 @@
  * - Version 2: a JSON response body carries the `sha256` of the exact bytes the client received
  *   and, when they were not compact JSON, the {@link JsonLayout} that gives them back
  *   (indentation, `\u` escapes, a trailing newline, integer-like key order, exact number text).
+ * - Version 3: an exchange carries `recordedAt`, the UTC date it was recorded on, which
+ *   `modeltape report` ages and `--max-age` checks. It is kept out of the key and out of the answer.
  */
 
 /** The version of the tape format this code writes. */
-export const TAPE_SCHEMA_VERSION = 2;
+export const TAPE_SCHEMA_VERSION = 3;
 
 /** Every tape version this code reads. */
-export const READABLE_TAPE_SCHEMA_VERSIONS = [1, 2] as const;
+export const READABLE_TAPE_SCHEMA_VERSIONS = [1, 2, 3] as const;
 
 /** An author's note: any field whose name starts with `_`. */
 export type Notes = { [note: `_${string}`]: unknown };
@@ -107,6 +109,11 @@ export type Exchange = Notes & {
   upstream: string;
   /** `live` when a real provider answered; `fake` when a FakeProvider did. */
   source: ExchangeSource;
+  /**
+   * The UTC date the exchange was recorded on, `YYYY-MM-DD` (schemaVersion 3); absent on an
+   * exchange recorded before modeltape kept dates. Not part of the key or of the answer.
+   */
+  recordedAt?: string;
   request: RecordedRequest;
   response: RecordedResponse;
 };

@@ -25,6 +25,11 @@ export function serializeLine(value: TapeHeader | Exchange): string {
   return `${JSON.stringify(sortLineKeys(value))}\n`;
 }
 
+/** The `recordedAt` of an exchange recorded at `date`: its UTC day, `YYYY-MM-DD`. */
+export function recordedAtOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
 /** The header a new tape starts with. Notes (fields starting with `_`) are kept. */
 export function createHeader(keyRules: KeyRules, notes: Record<`_${string}`, unknown> = {}): TapeHeader {
   return { ...notes, schemaVersion: TAPE_SCHEMA_VERSION, writtenBy: WRITTEN_BY, keyRules };

@@ -181,12 +181,14 @@ function* fileLines(descriptor: number, chunkBytes: number, file: string, size: 
 
 // A canonical exchange line names its key and ordinal first and its source and upstream last
 // (the format's fields are sorted), so these are found without parsing the rest: the head is
-// `{"key":"<64 hex>","ordinal":<digits>,"request":{` within its first 110 bytes, the tail
+// `{"key":"<64 hex>","ordinal":<digits>,"request":{` within its first 140 bytes (with
+// `"recordedAt":"YYYY-MM-DD",` before the request since tape schema 3), the tail
 // `},"source":"<source>","upstream":"<[a-z0-9][a-z0-9_-]{0,80}>"}`.
 const HEAD_KEY = Buffer.from('{"key":"', 'latin1');
 const HEAD_ORDINAL = Buffer.from('","ordinal":', 'latin1');
+const HEAD_RECORDED_AT = Buffer.from(',"recordedAt":"', 'latin1');
 const HEAD_REQUEST = Buffer.from(',"request":{', 'latin1');
-const HEAD_MAX = 110;
+const HEAD_MAX = 140;
 const TAIL_UPSTREAM = Buffer.from('","upstream":"', 'latin1');
 const TAIL_SOURCE = Buffer.from('},"source":"', 'latin1');
 const SOURCE_BYTES = EXCHANGE_SOURCES.map((source) => Buffer.from(source, 'latin1'));
@@ -459,6 +461,13 @@ function canonicalIndex(buffer: Buffer, start: number, end: number): CanonicalIn
   let ordinal = 0;
   for (; at < start + HEAD_MAX && buffer[at]! >= 0x30 && buffer[at]! <= 0x39; at++) ordinal = ordinal * 10 + buffer[at]! - 0x30;
   if (at === digits || at - digits > 15 || (buffer[digits] === 0x30 && at - digits > 1)) return undefined;
+  if (bytesAt(buffer, at, HEAD_RECORDED_AT)) {
+    // A date's 10 bytes of digits and dashes (the schema checks it when the line is parsed).
+    at += HEAD_RECORDED_AT.length;
+    for (const dateEnd = at + 10; at < dateEnd; at++) if (!((buffer[at]! >= 0x30 && buffer[at]! <= 0x39) || buffer[at] === 0x2d)) return undefined;
+    if (buffer[at] !== 0x22) return undefined;
+    at++;
+  }
   if (at + HEAD_REQUEST.length > start + HEAD_MAX || !bytesAt(buffer, at, HEAD_REQUEST)) return undefined;
   const requestStart = at + HEAD_REQUEST.length - 1;
   // The tail, from the end: `"}`, the upstream, `","upstream":"`, a source, `},"source":"`.

@@ -307,10 +307,11 @@ describe('the closed header schema', () => {
     expect(checkHeaderLine(header(), FILE, 1)).toEqual([]);
   });
 
-  test('reads version 1 and 2 headers, and refuses any other schemaVersion, saying which versions this modeltape reads', () => {
+  test('reads version 1, 2 and 3 headers, and refuses any other schemaVersion, saying which versions this modeltape reads', () => {
     expect(checkHeaderLine({ ...header(), schemaVersion: 1 }, FILE, 1)).toEqual([]);
     expect(checkHeaderLine({ ...header(), schemaVersion: 2 }, FILE, 1)).toEqual([]);
-    const refused = [3, 0, '1'];
+    expect(checkHeaderLine({ ...header(), schemaVersion: 3 }, FILE, 1)).toEqual([]);
+    const refused = [4, 0, '1'];
     for (const version of refused) {
       const value = { ...header(), schemaVersion: version };
       expect(checkHeaderLine(value, FILE, 1)).toEqual([
@@ -318,7 +319,7 @@ describe('the closed header schema', () => {
           file: FILE,
           line: 1,
           field: '.schemaVersion',
-          message: `".schemaVersion" must be 1 or 2 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1 or 2. A newer tape needs a newer modeltape.`,
+          message: `".schemaVersion" must be 1, 2 or 3 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1, 2 or 3. A newer tape needs a newer modeltape.`,
         },
       ]);
     }
@@ -348,13 +349,13 @@ describe('the closed header schema', () => {
   test('is the reason loadTape-style readers refuse a tape, with every problem in the message', () => {
     const value = exchange();
     value.ordinl = 0;
-    const text = `${JSON.stringify({ ...header(), schemaVersion: 3 })}\n${JSON.stringify(value)}\n`;
+    const text = `${JSON.stringify({ ...header(), schemaVersion: 4 })}\n${JSON.stringify(value)}\n`;
     const contents = parseTape(text, FILE);
     expect(contents.header).toBeUndefined();
     const error = new TapeFormatError(contents.problems);
     expect(error.code).toBe('tape_format');
     expect(error.message).toContain(`Invalid tape: 2 problems.`);
-    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1 or 2 (found 3)`);
+    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1, 2 or 3 (found 4)`);
     expect(error.message).toContain(`${FILE}:2: unknown field ".ordinl"`);
   });
 });

@@ -79,6 +79,7 @@ const exchangeSchema = closed(
     ordinal: { type: 'integer', minimum: 0 },
     upstream: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
     source: { enum: [...EXCHANGE_SOURCES] },
+    recordedAt: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$' },
     request: closed(
       {
         method: { type: 'string', pattern: '^[A-Z]+$' },
@@ -278,7 +279,7 @@ function describeError(error: ErrorObject, file: string, line: number, what: str
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
       if (field === '.schemaVersion') {
-        const versions = READABLE_TAPE_SCHEMA_VERSIONS.join(' or ');
+        const versions = `${READABLE_TAPE_SCHEMA_VERSIONS.slice(0, -1).join(', ')} or ${READABLE_TAPE_SCHEMA_VERSIONS.at(-1)}`;
         return {
           file,
           line,

@@ -1,7 +1,8 @@
 /**
  * `modeltape/testkit`: proofs for code on the runtime: crash scenarios at named points, policy
  * batteries, rechecks, render equivalence and tool-argument fuzzing (see docs/testkit.md); and for
- * any suite that replays tapes, tape mutation (`mutateSuite`, see docs/mutation.md).
+ * any suite that replays tapes, tape mutation (`mutateSuite`, see docs/mutation.md) and the tape
+ * report (`reportTapes`, see docs/report.md).
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export {
@@ -69,3 +70,24 @@ export {
   type MutantResult,
   type MutationReport,
 } from '../mutation/internal.js';
+export {
+  reportTapes,
+  formatTapeReport,
+  renderTapeReportHtml,
+  parseMaxAge,
+  BEHAVIOURS,
+  PRICE_TABLE,
+  PRICES_AS_OF,
+  type AgeLimit,
+  type Behaviour,
+  type ModelPrice,
+  type PriceEntry,
+  type PriceOverrides,
+  type ReportOptions,
+  type Seen,
+  type StalePolicy,
+  type TapeReport,
+  type TapeSummary,
+  type TokenCounts,
+  type TokenTotals,
+} from '../tape-report/internal.js';

@@ -1,12 +1,12 @@
 // What every wire API's operators share: an answer seen as its text pieces and its tool calls,
 // each API saying how to write a changed text or changed calls back into its own body or frames,
 // and the one place that turns those edits into the mutations, in a fixed order.
-import { isRecord } from '../../core/internal.js';
+import { isRecord, parseJson } from '../../core/internal.js';
 import type { AskedTurn, Provider } from '../../providers/internal.js';
 import type { RecordedResponse } from '../../recordings/internal.js';
 import { MUTATION_OPERATORS, type Mutation, type MutationOperator } from '../mutation.js';
 import { FAILURE_OPERATORS, failureResponse } from './failures.js';
-import { parseJson, renderLike } from './json-text.js';
+import { renderLike } from './json-text.js';
 import { changeFirstNumber, negateText, spreadText, type TextEdit } from './text-edits.js';
 import { fieldsRemoved, fieldsRetyped, firstArgumentChanged, type ValueEdit } from './value-edits.js';
 

@@ -3,11 +3,11 @@
 // 1, … in turn), message_delta (the stop reason), message_stop. Anthropic has no words for a
 // content filter but its `refusal` stop reason: the content-filter mutation stops there with the
 // content kept, the refusal one with no content, as a real refusal comes.
-import { isRecord } from '../../core/internal.js';
+import { isRecord, parseJson } from '../../core/internal.js';
 import type { RecordedResponse } from '../../recordings/internal.js';
 import type { AnswerEditor, Change, ToolCall } from './answer-editor.js';
 import { streamErrorBody } from './failures.js';
-import { copyJson, parseJson, renderLike, withBody, type JsonAnswer } from './json-text.js';
+import { copyJson, renderLike, withBody, type JsonAnswer } from './json-text.js';
 import { erroredAfter, truncatedBefore } from './stream-cuts.js';
 import { frameLike, StreamDraft, withFrames, type StreamEvent } from './stream-frames.js';
 import { spreadText } from './text-edits.js';

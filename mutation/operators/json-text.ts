@@ -51,15 +51,6 @@ export function renderLike(like: string, value: unknown): string {
   return renderJson(value, fittedLayout(layout, value));
 }
 
-/** JSON text parsed, or undefined when it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A deep copy of a JSON value, to change without touching the recording. */
 export function copyJson<T>(value: T): T {
   return structuredClone(value);

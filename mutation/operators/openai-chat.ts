@@ -1,11 +1,11 @@
 // OpenAI Chat Completions: `choices[0].message` (content, tool_calls with arguments as JSON text,
 // refusal) and `finish_reason`; streamed as `chat.completion.chunk` deltas keyed by choice and
 // tool-call `index`, ended by `data: [DONE]`. Only the first choice is changed.
-import { isRecord } from '../../core/internal.js';
+import { isRecord, parseJson } from '../../core/internal.js';
 import type { RecordedResponse } from '../../recordings/internal.js';
 import type { AnswerEditor, Change, ToolCall } from './answer-editor.js';
 import { streamErrorBody } from './failures.js';
-import { copyJson, parseJson, withBody, type JsonAnswer } from './json-text.js';
+import { copyJson, withBody, type JsonAnswer } from './json-text.js';
 import { erroredAfter, truncatedBefore } from './stream-cuts.js';
 import { frameLike, StreamDraft, withFrames, type StreamEvent } from './stream-frames.js';
 import { REFUSAL_TEXT, spreadText } from './text-edits.js';

@@ -3,11 +3,11 @@
 // a rising `sequence_number`, each item opened and closed, the whole response repeated by the
 // terminal event (response.completed / incomplete / failed). A changed text or call is written in
 // its deltas and in every event that repeats it whole.
-import { isRecord } from '../../core/internal.js';
+import { isRecord, parseJson } from '../../core/internal.js';
 import type { RecordedResponse } from '../../recordings/internal.js';
 import type { AnswerEditor, Change, ToolCall } from './answer-editor.js';
 import { streamFailure } from './failures.js';
-import { copyJson, parseJson, withBody, type JsonAnswer } from './json-text.js';
+import { copyJson, withBody, type JsonAnswer } from './json-text.js';
 import { erroredAfter, truncatedBefore } from './stream-cuts.js';
 import { frameLike, StreamDraft, withFrames, type StreamEvent } from './stream-frames.js';
 import { REFUSAL_TEXT, spreadText } from './text-edits.js';

@@ -1,0 +1,28 @@
+// The barrel the CLI and the testkit import the tape report through.
+export { FINISHES, answerFacts, type AnswerFacts, type Finish, type TokenCounts } from './answer-facts.js';
+export { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type FoundPrice, type ModelPrice, type PriceEntry, type PriceOverrides } from './prices.js';
+export {
+  STALE_POLICIES,
+  addDate,
+  ageLimitOf,
+  tapeDatesOf,
+  daysBetween,
+  parseMaxAge,
+  staleVerdict,
+  staleness,
+  type AgeLimit,
+  type StalePolicy,
+  type TapeDates,
+} from './tape-age.js';
+export {
+  BEHAVIOURS,
+  reportTapes,
+  usd,
+  type Behaviour,
+  type ReportOptions,
+  type Seen,
+  type TapeReport,
+  type TapeSummary,
+  type TokenTotals,
+} from './tape-report.js';
+export { formatTapeReport, renderTapeReportHtml } from './format-report.js';
