@@ -225,3 +225,18 @@ describe('loadTape and readTape', () => {
     expect(() => loadTape(file)).toThrow(TapeFormatError);
   });
 });
+
+describe('recordedAt (tape schema 3)', () => {
+  test('a dated line is still found from its two ends, lazily, and a bad date is named when it is parsed', () => {
+    const file = write(
+      'dated.jsonl',
+      tape(serializeLine({ ...exchange('hi'), recordedAt: '2026-12-03' }), serializeLine({ ...exchange('yo', 1), recordedAt: '2026-13-01' })),
+    );
+    const { exchanges, problems } = readTape(file, { lazy: true });
+    expect(problems).toEqual([]);
+    expect(exchanges.map((loaded) => loaded.constructor.name)).toEqual(['LazyLoadedExchange', 'LazyLoadedExchange']);
+    expect(exchanges[0]!.exchange.recordedAt).toBe('2026-12-03');
+    expect(() => exchanges[1]!.exchange).toThrow(/dated\.jsonl:3: "\.recordedAt"/);
+    expect(readTape(file).problems).toEqual([expect.objectContaining({ line: 3, field: '.recordedAt' })]);
+  });
+});

@@ -75,7 +75,7 @@ export function formatTapeReport(report: TapeReport): string {
   out.push(
     '',
     `Suite: ${tokens(totals.tokens)} tokens; re-recording costs ${usd(totals.costUsd)}${totals.unpricedTokens > 0 ? ` plus ${totals.unpricedTokens} tokens without a price (* ${totals.unpriced.join(', ')})` : ''}.`,
-    `Prices: USD per million tokens as of ${report.prices.asOf} (${report.prices.sources.join(', ')})${report.prices.fromConfig.length > 0 ? `; from config: ${report.prices.fromConfig.join(', ')}` : ''}.`,
+    `Prices: USD per million tokens from the providers' pricing pages as of ${report.prices.asOf} (--json names them)${report.prices.fromConfig.length > 0 ? `; from the config: ${report.prices.fromConfig.join(', ')}` : '; "prices" in modeltape.config.json adds or overrides models'}.`,
   );
   if (totals.oldest !== undefined)
     out.push(`Recorded between ${totals.oldest} and ${totals.newest}${totals.undated > 0 ? `; ${totals.undated} exchanges undated` : ''}.`);

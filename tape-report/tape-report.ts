@@ -3,7 +3,7 @@
 import { basename, dirname, relative } from 'node:path';
 import { ModeltapeError } from '../core/internal.js';
 import { TURN_APIS, guessProvider, type WireApi } from '../providers/internal.js';
-import { describeExchange, readTape, TapeFormatError, type Exchange } from '../recordings/internal.js';
+import { describeExchange, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
 import { addDate, daysBetween, staleness, type AgeLimit, type TapeDates } from './tape-age.js';
@@ -145,13 +145,11 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
   let unpricedTokens = 0;
   const usedConfig = new Set<string>();
   for (const file of files) {
-    const contents = readTape(file);
-    if (contents.problems.length > 0 || contents.header === undefined) throw new TapeFormatError(contents.problems);
     const name = relative(cwd, file) || file;
     const summary: TapeSummary = {
       file: name,
       test: testOf(file),
-      exchanges: contents.exchanges.length,
+      exchanges: 0,
       fake: 0,
       models: [],
       tokens: zero(),
@@ -166,17 +164,19 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     const models = new Set<string>();
     const unpriced = new Set<string>();
     const dates: TapeDates = { file: name, oldest: undefined, newest: undefined, undated: 0, exchanges: 0 };
-    for (const { exchange, line } of contents.exchanges) {
+    // Each line is read, counted and let go: a tape of any size reports in flat memory.
+    const read = ({ exchange, line }: LoadedExchange): void => {
+      summary.exchanges++;
       const where = `${name}:${line}`;
       const facts = answerFacts(exchange);
       counters.add(exchange, facts, where);
       if (facts.model !== undefined) models.add(facts.model);
       if (exchange.source === 'fake') summary.fake++;
       addDate(dates, exchange.recordedAt);
-      if (facts.usage === undefined) continue;
+      if (facts.usage === undefined) return;
       addTokens(summary.tokens, facts.usage);
       // A FakeProvider's exchange costs nothing to record again.
-      if (exchange.source === 'fake') continue;
+      if (exchange.source === 'fake') return;
       const found =
         facts.model === undefined
           ? undefined
@@ -184,11 +184,13 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
       if (found === undefined) {
         unpriced.add(facts.model ?? describeExchange(exchange));
         unpricedTokens += sum(facts.usage);
-        continue;
+        return;
       }
       if (found.from === 'config') usedConfig.add(found.matched);
       summary.costUsd += costOf(facts.usage, found.price);
-    }
+    };
+    const contents = readTape(file, { keepExchanges: false, onExchange: read });
+    if (contents.problems.length > 0 || contents.header === undefined) throw new TapeFormatError(contents.problems);
     summary.models = [...models].sort();
     summary.unpriced = [...unpriced].sort();
     for (const model of unpriced) unpricedAll.add(model);

@@ -78,6 +78,7 @@ export {
   BEHAVIOURS,
   PRICE_TABLE,
   PRICES_AS_OF,
+  STALE_POLICIES,
   type AgeLimit,
   type Behaviour,
   type ModelPrice,

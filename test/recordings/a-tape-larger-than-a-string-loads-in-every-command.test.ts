@@ -20,7 +20,7 @@ const ANSWER_BYTES = 96 * 1024 * 1024;
 const dir = LARGE ? tempDir() : '';
 
 test.runIf(LARGE)(
-  'a 560 MiB tape loads in replay, verify, inspect, rekey and prune',
+  'a 560 MiB tape loads in replay, verify, inspect, report, rekey and prune',
   async () => {
     const file = join(dir, 'large.jsonl');
     const started = Date.now();
@@ -56,6 +56,10 @@ test.runIf(LARGE)(
     expect(inspect.code).toBe(0);
     expect(inspect.stdout).toContain(`${file}: ${LINES} exchanges`);
     expect(inspect.stdout).toMatch(/POST \/v1\/chat\/completions\s+gpt-4o-mini\s+6\s+0\s+[\d.]+ B\s+576\.\d MB/);
+
+    const report = await timed('report', () => runMain(['report', file, '--json']));
+    expect(report.code, report.stderr).toBe(0);
+    expect(JSON.parse(report.stdout).totals.exchanges).toBe(LINES);
 
     const config = join(dir, 'rekey.config.json');
     writeFileSync(config, JSON.stringify({ normalizers: [{ path: '.temperature' }] }));
