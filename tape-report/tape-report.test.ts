@@ -100,6 +100,13 @@ describe('reportTapes', () => {
     ]);
   });
 
+  test('an exchange dated after today is warned of', () => {
+    const file = tape('future.jsonl', [dated(recordedExchange({ ...chat, body: answer({}, 'stop') }), '2027-01-01')]);
+    expect(reportTapes([file], { now: new Date('2026-12-01'), cwd: dir }).warnings).toEqual([
+      'future.jsonl holds an exchange recorded on 2027-01-01, after 2026-12-01: a clock that was wrong when it was recorded, or a hand edit.',
+    ]);
+  });
+
   test('the same tapes and day give the same report, byte for byte', () => {
     const once = JSON.stringify(reportTapes([parallel, failures], { now: new Date('2026-12-01'), cwd: dir }));
     expect(JSON.stringify(reportTapes([parallel, failures], { now: new Date('2026-12-01'), cwd: dir }))).toBe(once);

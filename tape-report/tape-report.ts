@@ -261,6 +261,12 @@ function judge(report: TapeReport): void {
     report.failures.push(`the tapes hold ${totals.tokens.total} tokens, over the budget of ${limits.maxTokens} (--max-tokens).`);
   if ((limits.maxCostUsd !== undefined || limits.maxTokens !== undefined) && totals.tokens.total === 0)
     report.failures.push('no exchange in these tapes reports its token usage, so the budget checked nothing.');
+  for (const tape of report.tapes) {
+    if (tape.newest !== undefined && tape.newest > report.today)
+      report.warnings.push(
+        `${tape.file} holds an exchange recorded on ${tape.newest}, after ${report.today}: a clock that was wrong when it was recorded, or a hand edit.`,
+      );
+  }
   const stale = report.tapes.filter((tape) => tape.stale !== undefined);
   if (stale.length > 0) {
     const lines = stale.map((tape) => `stale tape ${tape.file}: ${tape.stale}.`);
