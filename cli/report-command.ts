@@ -67,8 +67,8 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
   if (parsed.positionals.length === 0)
     throw new UsageError("modeltape report needs the tapes to report on: modeltape report tapes/a.jsonl (or a quoted glob: 'tapes/**/*.jsonl').");
   const maxCostText = parsed.flags['max-cost'] as string | undefined;
-  const maxCost = maxCostText === undefined ? undefined : Number(maxCostText.replace(/^\$/, ''));
-  if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
+  const maxCost = maxCostText === undefined || !/^\$?\d+(\.\d+)?$/.test(maxCostText.trim()) ? undefined : Number(maxCostText.trim().replace(/^\$/, ''));
+  if (maxCostText !== undefined && maxCost === undefined)
     throw new UsageError(`--max-cost is ${JSON.stringify(maxCostText)}: give a number of US dollars, 0 or more (e.g. --max-cost 0.50).`);
   const maxTokens = parsed.flags['max-tokens'] as number | undefined;
   if (maxTokens !== undefined && maxTokens < 0) throw new UsageError(`--max-tokens is ${maxTokens}: give a number of tokens, 0 or more.`);
@@ -76,7 +76,8 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
   const ageLimit = ageLimitFrom(parsed, config);
   const files = expandTapeArguments(parsed.positionals, io.cwd, 'report', 'nothing was read');
   const report = reportTapes(
-    files.map((file) => resolve(io.cwd, file)),
+    // A tape named twice (a.jsonl and ./a.jsonl, or by a glob too) counts once.
+    [...new Set(files.map((file) => resolve(io.cwd, file)))],
     {
       now: pinnedDate(io.env) ?? new Date(),
       cwd: io.cwd,

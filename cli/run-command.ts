@@ -66,12 +66,11 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
   const stale = ageLimit === undefined ? undefined : staleTapes(options.mode ?? 'replay', resolve(io.cwd, options.tape), report, ageLimit, io.env);
   for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);
   if (commandStatus !== 0) return commandStatus;
-  if (stale?.failed === true) return 1;
   if (verdict.failed) {
     io.stderr.write('modeltape: failing the run: the command passed, but the run saw the problems above (a swallowed error is still an error).\n');
     return 1;
   }
-  return 0;
+  return stale?.failed === true ? 1 : 0;
 }
 
 // The tapes a replay read, the run's own and those its tests opened, checked against the age limit.

@@ -115,7 +115,7 @@ export async function verifyCommand(argv: readonly string[], io: ResolvedCommand
     return 1;
   }
   if (stale?.failed === true) {
-    io.stdout.write(`${file}: stale (older than ${ageLimit!.maxAgeDays} days), ${count} exchange${count === 1 ? '' : 's'}\n`);
+    io.stdout.write(`${file}: stale (see above; the limit is ${ageLimit!.maxAgeDays} days), ${count} exchange${count === 1 ? '' : 's'}\n`);
     return 1;
   }
   io.stdout.write(

@@ -243,7 +243,8 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     configFile: options.configFile,
     prune: options.prune === true,
     clock: options.clock ?? (() => performance.now()),
-    now: options.now ?? wallClock(env),
+    // Only a recording carries a date: a replay never reads SOURCE_DATE_EPOCH.
+    now: options.now ?? (mode === 'record' || mode === 'auto' ? wallClock(env) : () => new Date()),
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
     limits: resolveLimits(options.limits),
     tapeFileSystem: options[TAPE_FILE_SYSTEM],
@@ -262,10 +263,11 @@ function wallClock(env: Readonly<Record<string, string | undefined>>): () => Dat
 export function pinnedDate(env: Readonly<Record<string, string | undefined>>): Date | undefined {
   const epoch = env.SOURCE_DATE_EPOCH;
   if (epoch === undefined || epoch === '') return undefined;
-  if (!/^\d{1,12}$/.test(epoch))
+  // The last second of year 9999: a later day is no YYYY-MM-DD.
+  if (!/^\d{1,12}$/.test(epoch) || Number(epoch) > 253_402_300_799)
     throw new ModeltapeError(
       'invalid_source_date',
-      `SOURCE_DATE_EPOCH is ${JSON.stringify(epoch)}; it must be whole seconds since 1970 (e.g. 1764460800), or unset.`,
+      `SOURCE_DATE_EPOCH is ${JSON.stringify(epoch)}; it must be whole seconds since 1970 up to the end of year 9999 (e.g. 1764460800), or unset.`,
     );
   return new Date(Number(epoch) * 1000);
 }

@@ -302,6 +302,16 @@ describe('the closed schema of an exact JSON response body', () => {
   });
 });
 
+describe('recordedAt', () => {
+  test('takes a real UTC day, and names one no calendar has or another format', () => {
+    expect(problemsOf({ ...exchange(), recordedAt: '2024-02-29' })).toEqual([]);
+    expect(problemsOf({ ...exchange(), recordedAt: '2026-02-30' })).toEqual([
+      { file: FILE, line: 7, field: '.recordedAt', message: expect.stringContaining('"2026-02-30", a day no calendar has') },
+    ]);
+    expect(problemsOf({ ...exchange(), recordedAt: '2026-12-03T10:00:00Z' })).toEqual([expect.objectContaining({ field: '.recordedAt' })]);
+  });
+});
+
 describe('the closed header schema', () => {
   test('accepts a header with normalizers', () => {
     expect(checkHeaderLine(header(), FILE, 1)).toEqual([]);

@@ -124,7 +124,23 @@ export function checkHeaderLine(value: unknown, file: string, line: number): Tap
 export function checkExchangeLine(value: unknown, file: string, line: number): TapeProblem[] {
   const errors = exchangeShape.errorsOf(value);
   const problems = errors === undefined ? [] : describeSchemaErrors(errors, file, line, 'exchange');
-  return [...problems, ...responseHeaderProblems(value, file, line)];
+  return [...problems, ...responseHeaderProblems(value, file, line), ...recordedAtProblems(value, file, line)];
+}
+
+// The pattern lets through a day no month has (2026-02-30): a date must be itself once parsed.
+function recordedAtProblems(value: unknown, file: string, line: number): TapeProblem[] {
+  const day = (value as { recordedAt?: unknown } | null)?.recordedAt;
+  if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return [];
+  const parsed = new Date(`${day}T00:00:00Z`);
+  if (!Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day) return [];
+  return [
+    {
+      file,
+      line,
+      field: '.recordedAt',
+      message: `".recordedAt" is ${JSON.stringify(day)}, a day no calendar has; write the UTC day it was recorded on (YYYY-MM-DD), or delete the field.`,
+    },
+  ];
 }
 
 // What Node's server refuses to send (its checkIsHttpToken and checkInvalidHeaderChar). A

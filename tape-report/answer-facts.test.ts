@@ -118,6 +118,22 @@ describe('what a recorded answer shows, per wire API', () => {
       }),
     );
     expect(broken).toMatchObject({ streamError: true, usage: { input: 9, output: 1 } });
+    // A server tool (web search) ran at Anthropic: the answer finished normally, with no call for the code.
+    const searched = answerFacts(
+      recordedExchange({
+        ...messages,
+        body: JSON.stringify({
+          type: 'message',
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'weather' } },
+            { type: 'text', text: 'Sunny.' },
+          ],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 5, output_tokens: 2 },
+        }),
+      }),
+    );
+    expect(searched).toMatchObject({ toolCalls: 0, finish: 'stop' });
   });
 
   test('Gemini: function calls, thoughts counted as output, SAFETY a filter and a blocked prompt a refusal', () => {

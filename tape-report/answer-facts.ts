@@ -232,7 +232,8 @@ const anthropicMessages: ApiReader = {
   body(reading, json) {
     if (!isRecord(json)) return;
     for (const block of Array.isArray(json.content) ? json.content : []) {
-      if (isRecord(block) && (block.type === 'tool_use' || block.type === 'server_tool_use')) reading.call(String(block.id ?? reading.calls.size));
+      // Only a client tool is the code's to call: a server tool (web search) ran at Anthropic.
+      if (isRecord(block) && block.type === 'tool_use') reading.call(String(block.id ?? reading.calls.size));
     }
     anthropicStop(reading, json.stop_reason);
     anthropicUsage(reading, json.usage);
@@ -244,8 +245,7 @@ const anthropicMessages: ApiReader = {
         if (isRecord(json.message)) anthropicUsage(reading, json.message.usage);
         return;
       case 'content_block_start':
-        if (isRecord(json.content_block) && (json.content_block.type === 'tool_use' || json.content_block.type === 'server_tool_use'))
-          reading.call(String(json.content_block.id ?? json.index));
+        if (isRecord(json.content_block) && json.content_block.type === 'tool_use') reading.call(String(json.content_block.id ?? json.index));
         return;
       case 'message_delta':
         if (isRecord(json.delta)) anthropicStop(reading, json.delta.stop_reason);

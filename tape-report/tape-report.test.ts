@@ -78,9 +78,39 @@ describe('reportTapes', () => {
     expect(priced.prices.fromConfig).toEqual(['house-model-7b']);
   });
 
+  test('a local model on an Ollama upstream costs nothing on its OpenAI-compatible API too', () => {
+    const file = tape('ollama.jsonl', [
+      recordedExchange({ ...chat, upstream: 'ollama', request: { ...chat.request, model: 'llama3.2' }, body: answer({}, 'stop') }),
+    ]);
+    const report = reportTapes([file], { cwd: dir, maxCostUsd: 0 });
+    expect(report.totals).toMatchObject({ costUsd: 0, unpriced: [], unpricedTokens: 0 });
+    expect(report.failures).toEqual([]);
+  });
+
+  test('live answers that recorded no usage are warned of, and fail a budget that cannot count them', () => {
+    const silent = recordedExchange({
+      ...chat,
+      request: { ...chat.request, stream: true },
+      stream: { text: 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n', format: 'sse' },
+    });
+    const file = tape('silent.jsonl', [recordedExchange({ ...chat, body: answer({}, 'stop') }), silent]);
+    const report = reportTapes([file], { cwd: dir });
+    expect(report.totals.unmetered).toBe(1);
+    expect(report.warnings).toEqual([
+      expect.stringMatching(/^1 live model answer recorded no token usage \(first at silent\.jsonl:3; an OpenAI stream reports it only with stream_options/),
+    ]);
+    expect(reportTapes([file], { cwd: dir, maxCostUsd: 10 }).failures).toEqual([expect.stringContaining('the budget cannot be checked')]);
+  });
+
   test('a budget over tapes that report no usage checked nothing, and fails', () => {
+    // A FakeProvider's answer without usage, and a model list: nothing a budget could count.
+    const fake = recordedExchange({
+      ...chat,
+      body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }),
+    });
     const file = tape('no-usage.jsonl', [
-      recordedExchange({ ...chat, body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }) }),
+      { ...fake, source: 'fake' },
+      recordedExchange({ upstream: 'openai', path: '/v1/embeddings', request: { model: 'text-embedding-3-small', input: 'x' }, body: '{"data":[]}' }),
     ]);
     expect(reportTapes([file], { maxTokens: 10, cwd: dir }).failures).toEqual([
       'no exchange in these tapes reports its token usage, so the budget checked nothing.',

@@ -2,7 +2,7 @@
 // to record again, and how old they are. Built from the tapes alone: nothing is run.
 import { basename, dirname, relative } from 'node:path';
 import { ModeltapeError } from '../core/internal.js';
-import { TURN_APIS, guessProvider, type WireApi } from '../providers/internal.js';
+import { TURN_APIS, guessProvider } from '../providers/internal.js';
 import { describeExchange, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
@@ -92,6 +92,8 @@ export interface TapeReport {
     /** Tokens of live exchanges no price was found for, and their models. */
     unpricedTokens: number;
     unpriced: string[];
+    /** Live model answers that recorded no usage (an OpenAI stream without `stream_options.include_usage`): their tokens are not counted. */
+    unmetered: number;
     oldest: string | undefined;
     newest: string | undefined;
     undated: number;
@@ -143,6 +145,7 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
   const tapes: TapeSummary[] = [];
   const unpricedAll = new Set<string>();
   let unpricedTokens = 0;
+  const unmetered: string[] = [];
   const usedConfig = new Set<string>();
   for (const file of files) {
     const name = relative(cwd, file) || file;
@@ -173,14 +176,14 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
       if (facts.model !== undefined) models.add(facts.model);
       if (exchange.source === 'fake') summary.fake++;
       addDate(dates, exchange.recordedAt);
-      if (facts.usage === undefined) return;
+      if (facts.usage === undefined) {
+        if (exchange.source === 'live' && isTurn(facts) && facts.status >= 200 && facts.status < 300) unmetered.push(where);
+        return;
+      }
       addTokens(summary.tokens, facts.usage);
       // A FakeProvider's exchange costs nothing to record again.
       if (exchange.source === 'fake') return;
-      const found =
-        facts.model === undefined
-          ? undefined
-          : priceOf(facts.model, facts.api === undefined ? guessProvider(exchange.upstream) : providerOfApi(facts.api), overrides);
+      const found = facts.model === undefined ? undefined : priceOf(facts.model, providerOfExchange(exchange, facts), overrides);
       if (found === undefined) {
         unpriced.add(facts.model ?? describeExchange(exchange));
         unpricedTokens += sum(facts.usage);
@@ -209,6 +212,7 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     costUsd: tapes.reduce((total, tape) => total + tape.costUsd, 0),
     unpricedTokens,
     unpriced: [...unpricedAll].sort(),
+    unmetered: unmetered.length,
     oldest: tapes
       .map((tape) => tape.oldest)
       .filter((day) => day !== undefined)
@@ -239,12 +243,18 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     failures: [],
     warnings: [],
   };
-  judge(report);
+  judge(report, unmetered);
   return report;
 }
 
-function judge(report: TapeReport): void {
+function judge(report: TapeReport, unmetered: readonly string[]): void {
   const { totals, limits } = report;
+  const budgeted = limits.maxCostUsd !== undefined || limits.maxTokens !== undefined;
+  if (unmetered.length > 0) {
+    const text = `${unmetered.length} live model answer${unmetered.length === 1 ? '' : 's'} recorded no token usage (first at ${unmetered.slice(0, 3).join(', ')}; an OpenAI stream reports it only with stream_options: { include_usage: true }), so ${unmetered.length === 1 ? 'its' : 'their'} tokens and cost are not counted`;
+    if (budgeted) report.failures.push(`${text}: the budget cannot be checked. Record with usage on, or leave these tapes out of the budget.`);
+    else report.warnings.push(`${text}.`);
+  }
   if (limits.maxCostUsd !== undefined) {
     if (totals.costUsd > limits.maxCostUsd)
       report.failures.push(`re-recording would cost ${usd(totals.costUsd)}, over the budget of ${usd(limits.maxCostUsd)} (--max-cost).`);
@@ -259,7 +269,7 @@ function judge(report: TapeReport): void {
   }
   if (limits.maxTokens !== undefined && totals.tokens.total > limits.maxTokens)
     report.failures.push(`the tapes hold ${totals.tokens.total} tokens, over the budget of ${limits.maxTokens} (--max-tokens).`);
-  if ((limits.maxCostUsd !== undefined || limits.maxTokens !== undefined) && totals.tokens.total === 0)
+  if (budgeted && totals.tokens.total === 0 && unmetered.length === 0)
     report.failures.push('no exchange in these tapes reports its token usage, so the budget checked nothing.');
   for (const tape of report.tapes) {
     if (tape.newest !== undefined && tape.newest > report.today)
@@ -280,8 +290,11 @@ export function usd(amount: number): string {
   return `$${amount >= 100 ? amount.toFixed(2) : amount.toFixed(4)}`;
 }
 
-function providerOfApi(api: WireApi): string {
-  return api.slice(0, api.indexOf('-'));
+// Whose prices apply: an Ollama upstream is local whichever API it speaks (its OpenAI-compatible /v1 too).
+function providerOfExchange(exchange: Exchange, facts: AnswerFacts): string {
+  const upstream = guessProvider(exchange.upstream);
+  if (upstream === 'ollama' || facts.api === undefined) return upstream;
+  return facts.api.slice(0, facts.api.indexOf('-'));
 }
 
 // `…/__tapes__/checkout.test/refunds-twice.jsonl` is the tape of test "refunds-twice" in checkout.test.
@@ -289,6 +302,10 @@ function testOf(file: string): TapeSummary['test'] {
   const folder = dirname(file);
   if (basename(dirname(folder)) !== '__tapes__') return undefined;
   return { name: basename(file).replace(/\.jsonl$/, ''), file: basename(folder) };
+}
+
+function isTurn(facts: AnswerFacts): boolean {
+  return facts.api !== undefined && (TURN_APIS as readonly string[]).includes(facts.api);
 }
 
 function zero(): TokenTotals {
@@ -323,7 +340,7 @@ class Counters {
     if (facts.status === 429) seen('status-429');
     else if (facts.status >= 400 && facts.status < 500) seen('status-4xx');
     else if (facts.status >= 500) seen('status-5xx');
-    if (facts.api === undefined || !(TURN_APIS as readonly string[]).includes(facts.api)) return;
+    if (!isTurn(facts)) return;
     if (facts.structured) seen('structured-output');
     if (facts.status < 200 || facts.status > 299) return;
     seen(facts.streamed ? 'streamed' : 'not-streamed');

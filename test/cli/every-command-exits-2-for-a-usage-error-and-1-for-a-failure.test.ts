@@ -7,7 +7,7 @@ import { tempDir } from '../support/temp-dir.js';
 
 const modeltape = runMain;
 
-const COMMANDS = ['proxy', 'run', 'fake', 'drift', 'inspect', 'verify', 'rekey'];
+const COMMANDS = ['proxy', 'run', 'fake', 'drift', 'inspect', 'verify', 'rekey', 'mutate', 'report'];
 
 describe('exit status 2: a usage error, said on stderr, with nothing started', () => {
   const dir = tempDir();
@@ -60,6 +60,8 @@ describe('exit status 2: a usage error, said on stderr, with nothing started', (
       [['inspect', tape(), '--unused'], 'after --'],
       [['verify'], 'tape file'],
       [['rekey'], 'tape file'],
+      [['mutate', '--tape', tape()], 'after --'],
+      [['report'], 'tapes to report on'],
     ];
     for (const [args, message] of cases) {
       const result = await modeltape(args);
@@ -79,6 +81,12 @@ describe('exit status 2: a usage error, said on stderr, with nothing started', (
       [['proxy', '--tape', tape(), '--upstream', 'openai=not a url'], 'Invalid URL for upstream "openai"'],
       [['proxy', '--tape', tape(), '--port', '70000'], 'Invalid port 70000: expected an integer from 0 to 65535'],
       [['run', '--tape', tape(), '--prune', '--', 'true'], '--prune drops the exchanges a run did not use, so it needs --mode auto'],
+      [['report', tape(), '--max-age', '3m'], '--max-age is "3m": write a number of days or weeks'],
+      [['verify', tape(), '--stale', 'fail'], '--stale says what a tape older than --max-age does: give --max-age too'],
+      [['run', '--stale', 'sometimes', '--', 'true'], 'Invalid --stale "sometimes": expected one of warn, fail'],
+      [['report', tape(), '--max-cost', 'lots'], '--max-cost is "lots": give a number of US dollars'],
+      [['report', tape(), '--max-cost', ''], '--max-cost is "": give a number of US dollars'],
+      [['report', tape(), '--max-cost', '0x10'], '--max-cost is "0x10": give a number of US dollars'],
     ];
     for (const [args, message] of cases) {
       const result = await modeltape(args);
@@ -109,6 +117,7 @@ describe('exit status 1: a failure', () => {
       [['inspect', join(dir, 'absent.jsonl')], `Tape ${join(dir, 'absent.jsonl')} does not exist.`],
       [['inspect', broken], 'Invalid tape: 1 problem.'],
       [['rekey', broken], 'Invalid tape: 1 problem.'],
+      [['report', broken], 'Invalid tape: 1 problem.'],
       [['fake', '--script', join(dir, 'absent.script.jsonl')], `Could not read FakeProvider script ${join(dir, 'absent.script.jsonl')}`],
       [['rekey', broken, '--config', badConfig], `Config file ${badConfig}`],
       [['rekey', broken, '--config', join(dir, 'absent.config.json')], `Config file ${join(dir, 'absent.config.json')} does not exist.`],

@@ -192,6 +192,9 @@ describe('modeltape report', () => {
     expect(over.code).toBe(1);
     expect(over.stdout).toContain('re-recording would cost $0.0013, over the budget of $0.0010 (--max-cost).');
     expect((await runMain(['report', weather, story, '--max-cost', '0.01'], { cwd: dir })).code).toBe(0);
+    // A tape named twice, or by a glob too, counts once.
+    const twice = await runMain(['report', weather, `./__tapes__/agent.test/weather.jsonl`, '__tapes__/**/*.jsonl', '--json'], { cwd: dir });
+    expect(JSON.parse(twice.stdout).totals).toMatchObject({ tapes: 2, exchanges: 4 });
     const tokens = await runMain(['report', weather, story, '--max-tokens', '3000'], { cwd: dir });
     expect(tokens.code).toBe(1);
     expect(tokens.stdout).toContain('the tapes hold 3168 tokens, over the budget of 3000 (--max-tokens).');

@@ -38,5 +38,14 @@ describe('recordedAt', () => {
       code: 'invalid_source_date',
       message: expect.stringContaining('it must be whole seconds since 1970'),
     });
+    // Past year 9999 a day is no YYYY-MM-DD; and a replay never reads it.
+    await expect(
+      startProxy({ tape: `${dir}/never.jsonl`, mode: 'record', allowRecordInCi: true, env: { SOURCE_DATE_EPOCH: '999999999999' } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_source_date',
+    });
+    const replay = await startProxy({ tape: pinned, mode: 'replay', env: { SOURCE_DATE_EPOCH: 'yesterday' } });
+    expect(await ask(replay.url)).toContain('chat.completion');
+    await replay.close();
   });
 });
