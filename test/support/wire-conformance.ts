@@ -21,6 +21,7 @@ import { generateText, streamText, type LanguageModel } from 'ai';
 import { expect } from 'vitest';
 import { failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
 import type { GrammarEvent } from '../../providers/internal.js';
+import { sseFields } from '../../recordings/internal.js';
 import { validateAgainstSpec, type SpecProvider } from './spec-validator.js';
 
 /** A request as a surface is asked it: the provider's own path (and query), unprefixed. */
@@ -525,18 +526,7 @@ export function sseEvents(text: string): GrammarEvent[] {
   frames.pop();
   return frames
     .filter((frame) => frame.trim() !== '' && !frame.split(/\r?\n/).every((line) => line.startsWith(':')))
-    .map((frame) => {
-      const lines = frame.split(/\r?\n/);
-      const event = lines
-        .find((line) => line.startsWith('event:'))
-        ?.slice(6)
-        .trim();
-      const data = lines
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n');
-      return { event, data };
-    });
+    .map((frame) => sseFields(frame.split(/\r?\n/)));
 }
 
 /** The whole lines of an NDJSON stream, each as an event without a name. */
