@@ -130,7 +130,8 @@ export function checkExchangeLine(value: unknown, file: string, line: number): T
 // The pattern lets through a day no month has (2026-02-30): a date must be itself once parsed.
 function recordedAtProblems(value: unknown, file: string, line: number): TapeProblem[] {
   const day = (value as { recordedAt?: unknown } | null)?.recordedAt;
-  if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return [];
+  // A day the schema's pattern refuses is reported by the schema.
+  if (typeof day !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.test(day)) return [];
   const parsed = new Date(`${day}T00:00:00Z`);
   if (!Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day) return [];
   return [
