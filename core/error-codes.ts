@@ -100,6 +100,8 @@ export const ERROR_CODES = [
   'journal_store_nonconforming',
   'journal_closed',
   'sqlite_driver_missing',
+  'postgres_driver_missing',
+  'invalid_postgres_schema',
   // testkit/
   'fuzz_check_failed',
   'fuzz_unsupported_keyword',

@@ -140,6 +140,14 @@ const STORAGE: Record<JournalStorageProblem, { code: ErrorCode; what: string; ne
   },
 };
 
+// What went wrong, said of a database server rather than a file.
+const SERVER_WHAT: Record<JournalStorageProblem, string> = {
+  full: "the database server's disk is full",
+  read_only: 'the database takes no writes here',
+  io: 'the connection to the database server failed',
+  busy: 'a lock on the journal was held past the timeout',
+};
+
 /**
  * The journal's file refused a read or a write: the disk is full (`journal_full`), the file is
  * read-only (`journal_read_only`), an I/O error (`journal_io_error`), or the write lock stayed
@@ -152,12 +160,15 @@ export class JournalStorageError extends ModeltapeError {
   readonly problem: JournalStorageProblem;
   /** What the store was doing: `append`, `createRun`, `releaseLease`, `open`, … */
   readonly operation: string;
-  /** SQLite's primary result code, e.g. `SQLITE_FULL`. */
+  /** SQLite's primary result code, e.g. `SQLITE_FULL`; on PostgreSQL, the SQLSTATE or the socket's error code (`08006`, `ECONNRESET`). */
   readonly sqliteCode: string;
   /** A lock or an I/O hiccup may pass; a full disk or a read-only file does not, so the runtime stops at once. */
   readonly retryable: boolean;
-  constructor(path: string, problem: JournalStorageProblem, operation: string, sqliteCode: string, cause: unknown) {
-    const { code, what, next } = STORAGE[problem];
+  /** @param hint what to do, where the store is not a SQLite file (PostgreSQL's own advice) */
+  constructor(path: string, problem: JournalStorageProblem, operation: string, sqliteCode: string, cause: unknown, hint?: string) {
+    const { code, what: fileWhat, next: fileNext } = STORAGE[problem];
+    const next = hint ?? fileNext;
+    const what = hint === undefined ? fileWhat : SERVER_WHAT[problem];
     super(
       code,
       `Could not ${operation === 'open' ? 'open' : READS.includes(operation) ? 'read' : 'write to'} the journal at ${path} (${operation}): ${what} (${sqliteCode}: ${(cause as Error)?.message ?? String(cause)}).\n` +

@@ -25,6 +25,8 @@ export {
   type Json,
 } from './journal-store.js';
 export { SqliteJournalStore, RunExistsError, type SqliteJournalStoreOptions } from './sqlite-journal-store.js';
+export { PostgresJournalStore, POSTGRES_JOURNAL_SCHEMA_VERSION, type PostgresJournalStoreOptions } from './postgres-journal-store.js';
+export { PostgresDriverMissingError, PG_VERSION, type PgPool, type PgClient, type PgResult } from './pg-driver.js';
 export { SQLITE_DRIVERS, SqliteDriverMissingError, type SqliteDriverName } from './sqlite-driver.js';
 export {
   Faulty,

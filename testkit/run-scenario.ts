@@ -81,6 +81,13 @@ export interface Scenario {
   newId?: IdSource;
   /** @default a temp file the harness owns (removed after the result is read) */
   database?: string;
+  /**
+   * Opens a handle on the scenario's journal, when it is not a SQLite file: each runtime the
+   * harness starts opens its own, and so does the final read (e.g. a PostgreSQL journal in a schema
+   * of its own: `() => PostgresJournalStore.open({ connection, schema })`). The journal must be
+   * empty when the scenario starts. Not with `database`.
+   */
+  journal?: () => JournalStore | Promise<JournalStore>;
   /** @default 50 */
   leaseTtlMs?: number;
   /**
@@ -210,8 +217,11 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
         `scenario.reconcile names "${name}", which is not one of the scenario's tools (${toolNames.join(', ') || 'none'}).`,
       );
   }
-  const ownedDir = scenario.database === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
-  const path = scenario.database ?? join(ownedDir!, 'journal.sqlite');
+  if (scenario.database !== undefined && scenario.journal !== undefined)
+    throw new ModeltapeError('invalid_scenario', 'A scenario takes its journal as a SQLite file (database) or as an opener (journal), not both.');
+  const ownedDir = scenario.database === undefined && scenario.journal === undefined ? mkdtempSync(join(tmpdir(), 'modeltape-scenario-')) : undefined;
+  const path = scenario.database ?? (ownedDir === undefined ? undefined : join(ownedDir, 'journal.sqlite'));
+  const openJournal = async (): Promise<JournalStore> => (scenario.journal ? scenario.journal() : SqliteJournalStore.open(path!));
   // Deterministic by default, so that two runs of one scenario record identically.
   const baseClock = scenario.now ?? steppingClock();
   let skew = 0;
@@ -330,9 +340,9 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
   };
 
   const agent: Agent = { ...scenario.agent, ...(scenario.limits?.maxSteps ? { maxSteps: scenario.limits.maxSteps } : {}) };
-  const newRuntime = (): Runtime => {
+  const newRuntime = async (): Promise<Runtime> => {
     runtimeCount++;
-    const opened = SqliteJournalStore.open(path);
+    const opened = await openJournal();
     store = scenario.store ? scenario.store(opened) : opened;
     return Runtime.build({
       store,
@@ -367,7 +377,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
         throw error;
       }
     };
-    let runtime = newRuntime();
+    let runtime = await newRuntime();
     outcome = await drive(() => runtime.run(agent, scenario.goal));
     if (outcome !== undefined) runId = outcome.runId;
     for (let round = 0; ; round++) {
@@ -394,7 +404,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
       if (runId === undefined) break; // it crashed before the run existed
       // A pause is a stop as well; a crash leaves its handle behind: open afresh, in a new runtime.
       await stop();
-      runtime = newRuntime();
+      runtime = await newRuntime();
       outcome = undefined;
       for (;;) {
         try {
@@ -411,7 +421,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
       }
     }
     await stop();
-    return await readResult(path, runId, {
+    return await readResult(openJournal, runId, {
       events,
       calls,
       reached,
@@ -427,7 +437,7 @@ export async function runScenario(scenario: Scenario, ...crashes: Crash[]): Prom
 }
 
 async function readResult(
-  path: string,
+  openJournal: () => Promise<JournalStore>,
   runId: string | undefined,
   seen: {
     events: string[];
@@ -439,7 +449,7 @@ async function readResult(
     inputs: Array<AskedTurn | Json>;
   },
 ): Promise<ScenarioResult> {
-  const fresh = SqliteJournalStore.open(path);
+  const fresh = await openJournal();
   try {
     const run = runId === undefined ? undefined : await fresh.getRun(runId);
     const journal = runId === undefined ? [] : await fresh.read(runId);

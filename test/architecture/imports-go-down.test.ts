@@ -23,6 +23,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   ajv: 'schema/ajv.ts',
   'fast-json-stable-stringify': 'recordings/canonical-json.ts',
   'better-sqlite3': 'runtime/better-sqlite3-driver.ts',
+  pg: 'runtime/pg-driver.ts',
   ulid: 'runtime/ids.ts',
 };
 

@@ -1,0 +1,510 @@
+import { ModeltapeError } from '../core/internal.js';
+import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
+import { JournalFileError, JournalStorageError, type JournalStorageProblem } from './errors.js';
+import { openPgPool, type PgClient, type PgPool } from './pg-driver.js';
+import { RunExistsError } from './sqlite-journal-store.js';
+
+export interface PostgresJournalStoreOptions {
+  /**
+   * Where the journal is: a connection string (`postgresql://user@host:5432/db`; the store opens
+   * its own pool and closes it), or a `pg.Pool` of yours (the store uses it and leaves it open).
+   */
+  connection: string | PgPool;
+  /** The schema the journal's tables live in, created when missing. @default "modeltape" */
+  schema?: string;
+  /** Connections in the store's own pool. @default 10 */
+  maxConnections?: number;
+  /**
+   * How many times a transaction the server aborted for a serialization failure or a deadlock is
+   * run again: it was rolled back, so running it again is safe. @default 5
+   */
+  retries?: number;
+}
+
+/** The journal schema's version in PostgreSQL, kept in `<schema>.journal_meta`. */
+export const POSTGRES_JOURNAL_SCHEMA_VERSION = 1;
+
+// Each version's statements, in order: a journal at version N runs MIGRATIONS[N…] to reach the current one.
+const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
+  (s) => `
+CREATE TABLE ${s}.runs (
+  run_id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE ${s}.records (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  effect_key TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('start', 'complete', 'fail')),
+  data TEXT NOT NULL,
+  at BIGINT NOT NULL,
+  UNIQUE (run_id, position)
+);
+-- The backstop: one start per effect.
+CREATE UNIQUE INDEX records_one_start_per_effect ON ${s}.records (run_id, effect_key) WHERE type = 'start';
+CREATE TABLE ${s}.backstop (run_id TEXT PRIMARY KEY, rejections INTEGER NOT NULL);
+CREATE TABLE ${s}.leases (run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL);
+CREATE TABLE ${s}.approvals (
+  approval_id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  effect_key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  request TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  decided_at BIGINT
+);
+CREATE INDEX approvals_by_run ON ${s}.approvals (run_id);
+`,
+];
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+// SQLSTATEs: the transaction was rolled back, and running it again is safe.
+const ROLLED_BACK = new Set(['40001', '40P01']);
+
+/**
+ * The journal on PostgreSQL (node-postgres), for workers on several processes and machines
+ * sharing runs. The same journal as on SQLite, created by a versioned migration in a schema you
+ * name: runs, records at consecutive positions per run (an append takes the run's advisory lock
+ * for its transaction), the backstop as a partial unique index on start records with its
+ * rejection counter, leases by compare-and-set in one statement, approvals decided and consumed
+ * once. Record payloads are kept as their JSON text, so they read back exactly as written.
+ */
+export class PostgresJournalStore implements JournalStore {
+  /** Where the journal is, without a password: `postgresql://user@host:5432/db schema modeltape`. */
+  readonly path: string;
+  readonly schema: string;
+  #pool: PgPool;
+  #ownsPool: boolean;
+  #connection: string | PgPool;
+  #maxConnections: number;
+  #retries: number;
+  #closed = false;
+  #q: ReturnType<typeof statements>;
+
+  private constructor(pool: PgPool, ownsPool: boolean, options: Required<Omit<PostgresJournalStoreOptions, 'connection'>> & { connection: string | PgPool }) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#connection = options.connection;
+    this.#maxConnections = options.maxConnections;
+    this.#retries = options.retries;
+    this.schema = options.schema;
+    this.path = `${typeof options.connection === 'string' ? withoutPassword(options.connection) : 'a pg.Pool'} schema ${options.schema}`;
+    this.#q = statements(`"${options.schema}"`);
+  }
+
+  /**
+   * Opens the journal, creating its schema and tables (or migrating them) when needed, under an
+   * advisory lock so that workers starting at once migrate it once. A schema whose journal is of
+   * a newer version is a `JournalFileError` (`journal_newer_schema`), and nothing is changed.
+   */
+  static async open(options: PostgresJournalStoreOptions | string): Promise<PostgresJournalStore> {
+    const { connection, schema = 'modeltape', maxConnections = 10, retries = 5 } = typeof options === 'string' ? { connection: options } : options;
+    if (!SCHEMA_NAME.test(schema))
+      throw new ModeltapeError(
+        'invalid_postgres_schema',
+        `The journal's schema name ${JSON.stringify(schema)} is not one the store uses: write lower-case letters, digits and _ (not starting with a digit, at most 63), e.g. "modeltape" or "agents_test".`,
+      );
+    const ownsPool = typeof connection === 'string';
+    const pool = ownsPool ? openPgPool(connection, Math.max(1, Math.floor(maxConnections))) : connection;
+    const store = new PostgresJournalStore(pool, ownsPool, { connection, schema, maxConnections, retries });
+    try {
+      await store.#migrate();
+    } catch (error) {
+      if (ownsPool) await pool.end().catch(() => undefined);
+      throw error instanceof ModeltapeError ? error : store.#failure(error, 'open');
+    }
+    return store;
+  }
+
+  /** Another handle on the same journal: its own pool for a connection string, the same pool for yours. Each handle is closed on its own. */
+  async connect(): Promise<PostgresJournalStore> {
+    this.#assertOpen();
+    if (typeof this.#connection === 'string')
+      return PostgresJournalStore.open({ connection: this.#connection, schema: this.schema, maxConnections: this.#maxConnections, retries: this.#retries });
+    return new PostgresJournalStore(this.#pool, false, {
+      connection: this.#connection,
+      schema: this.schema,
+      maxConnections: this.#maxConnections,
+      retries: this.#retries,
+    });
+  }
+
+  async #migrate(): Promise<void> {
+    const s = `"${this.schema}"`;
+    await this.#transaction('open', async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`modeltape-journal-migrate:${this.schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.journal_meta (version INTEGER NOT NULL)`);
+      const rows = (await client.query<{ version: number }>(`SELECT version FROM ${s}.journal_meta`)).rows;
+      const version = rows[0]?.version ?? 0;
+      if (version > POSTGRES_JOURNAL_SCHEMA_VERSION)
+        throw new JournalFileError(
+          this.path,
+          'newer_schema',
+          `a journal of schema version ${version}, newer than this modeltape's ${POSTGRES_JOURNAL_SCHEMA_VERSION}`,
+        );
+      if (version === 0 && rows.length === 0) {
+        const tables = await client.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name <> 'journal_meta'`, [this.schema]);
+        if (tables.rows.length > 0)
+          throw new JournalFileError(this.path, 'not_a_journal', `a schema that holds other tables and no journal (no ${this.schema}.journal_meta version)`);
+      }
+      for (let next = version; next < POSTGRES_JOURNAL_SCHEMA_VERSION; next++) await client.query(MIGRATIONS[next]!(s));
+      if (rows.length === 0) await client.query(`INSERT INTO ${s}.journal_meta (version) VALUES ($1)`, [POSTGRES_JOURNAL_SCHEMA_VERSION]);
+      else if (version !== POSTGRES_JOURNAL_SCHEMA_VERSION) await client.query(`UPDATE ${s}.journal_meta SET version = $1`, [POSTGRES_JOURNAL_SCHEMA_VERSION]);
+    });
+  }
+
+  async createRun(run: RunRecord): Promise<void> {
+    await this.#query('createRun', async () => {
+      const inserted = await this.#pool.query(this.#q.insertRun, [
+        run.runId,
+        run.agent,
+        JSON.stringify(run.input),
+        run.status,
+        JSON.stringify(run.result),
+        run.createdAt,
+        run.updatedAt,
+      ]);
+      if (inserted.rowCount === 0) throw new RunExistsError(run.runId);
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.#query('getRun', async () => {
+      const row = (await this.#pool.query<RunRow>(this.#q.getRun, [runId])).rows[0];
+      return row === undefined
+        ? undefined
+        : {
+            runId: row.run_id,
+            agent: row.agent,
+            input: JSON.parse(row.input) as Json,
+            status: row.status as RunStatus,
+            result: JSON.parse(row.result) as Json,
+            createdAt: Number(row.created_at),
+            updatedAt: Number(row.updated_at),
+          };
+    });
+  }
+
+  async updateRun(runId: string, update: { status: RunStatus; result: Json; updatedAt: number }): Promise<void> {
+    await this.#query('updateRun', () => this.#pool.query(this.#q.updateRun, [update.status, JSON.stringify(update.result), update.updatedAt, runId]));
+  }
+
+  async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
+    this.#assertOpen();
+    if (records.length === 0) return [];
+    return this.#transaction('append', async (client) => {
+      // Each run's positions are handed out under its advisory lock, held to the commit: records
+      // of one run land at consecutive positions whoever else appends.
+      for (const runId of [...new Set(records.map((record) => record.runId))].sort())
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`modeltape-journal-run:${this.schema}:${runId}`]);
+      const next = new Map<string, number>();
+      const outcomes: AppendOutcome[] = [];
+      for (const record of records) {
+        const held = (await client.query<{ run_id: string; effect_key: string; type: string }>(this.#q.recordExists, [record.id])).rows[0];
+        if (held !== undefined) {
+          if (held.run_id === record.runId && held.effect_key === record.effectKey && held.type === record.type) {
+            outcomes.push('duplicate');
+            continue;
+          }
+          throw collision(record, held);
+        }
+        let position = next.get(record.runId);
+        if (position === undefined) position = ((await client.query<{ last: number | null }>(this.#q.lastPosition, [record.runId])).rows[0]?.last ?? 0) + 1;
+        const inserted = await client.query(this.#q.insertRecord, [
+          record.id,
+          record.runId,
+          position,
+          record.effectKey,
+          record.type,
+          JSON.stringify(record.data),
+          record.at,
+        ]);
+        if (inserted.rowCount === 0) {
+          // Refused by the backstop (a second start of the effect), or by an id another run took meanwhile.
+          const other = (await client.query<{ run_id: string; effect_key: string; type: string }>(this.#q.recordExists, [record.id])).rows[0];
+          if (other !== undefined) throw collision(record, other);
+          await client.query(this.#q.countRejection, [record.runId]);
+          outcomes.push('rejected');
+          continue;
+        }
+        next.set(record.runId, position + 1);
+        outcomes.push('appended');
+      }
+      return outcomes;
+    });
+  }
+
+  async read(runId: string): Promise<StoredRecord[]> {
+    return this.#query('read', async () =>
+      (await this.#pool.query<RecordRow>(this.#q.readRecords, [runId])).rows.map((row) => ({
+        id: row.id,
+        runId: row.run_id,
+        position: row.position,
+        effectKey: row.effect_key,
+        type: row.type as StoredRecord['type'],
+        data: JSON.parse(row.data) as Json,
+        at: Number(row.at),
+      })),
+    );
+  }
+
+  async backstopRejections(runId: string): Promise<number> {
+    return this.#query(
+      'backstopRejections',
+      async () => (await this.#pool.query<{ rejections: number }>(this.#q.rejections, [runId])).rows[0]?.rejections ?? 0,
+    );
+  }
+
+  async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<{ acquired: boolean; lease: Lease }> {
+    return this.#query('acquireLease', async () => {
+      // One statement: taken when free, expired or already ours; otherwise nothing changes.
+      const taken = (await this.#pool.query<LeaseRow>(this.#q.takeLease, [runId, owner, expiresAt, now])).rows[0];
+      if (taken !== undefined) return { acquired: true, lease: { owner, expiresAt } };
+      const held = (await this.#pool.query<LeaseRow>(this.#q.getLease, [runId])).rows[0];
+      // Released between the two statements: try once more.
+      if (held === undefined) return this.acquireLease(runId, owner, expiresAt, now);
+      return { acquired: false, lease: { owner: held.owner, expiresAt: Number(held.expires_at) } };
+    });
+  }
+
+  async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    return this.#query('renewLease', async () => (await this.#pool.query(this.#q.renewLease, [expiresAt, runId, owner])).rowCount === 1);
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<boolean> {
+    return this.#query('releaseLease', async () => (await this.#pool.query(this.#q.releaseLease, [runId, owner])).rowCount === 1);
+  }
+
+  async getLease(runId: string): Promise<Lease | undefined> {
+    return this.#query('getLease', async () => {
+      const held = (await this.#pool.query<LeaseRow>(this.#q.getLease, [runId])).rows[0];
+      return held === undefined ? undefined : { owner: held.owner, expiresAt: Number(held.expires_at) };
+    });
+  }
+
+  async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
+    return this.#query('requestApproval', async () => {
+      await this.#pool.query(this.#q.insertApproval, [
+        approval.approvalId,
+        approval.runId,
+        approval.effectKey,
+        approval.kind,
+        approval.reason,
+        JSON.stringify(approval.request),
+        approval.decision,
+        approval.createdAt,
+        approval.decidedAt,
+      ]);
+      return approvalOf((await this.#pool.query<ApprovalRow>(this.#q.getApproval, [approval.approvalId])).rows[0]!);
+    });
+  }
+
+  async decideApproval(approvalId: string, decision: 'approved' | 'rejected', decidedAt: number): Promise<ApprovalRecord | undefined> {
+    return this.#query('decideApproval', async () => {
+      await this.#pool.query(this.#q.decideApproval, [decision, decidedAt, approvalId]);
+      const row = (await this.#pool.query<ApprovalRow>(this.#q.getApproval, [approvalId])).rows[0];
+      return row === undefined ? undefined : approvalOf(row);
+    });
+  }
+
+  async approvals(runId: string): Promise<ApprovalRecord[]> {
+    return this.#query('approvals', async () => (await this.#pool.query<ApprovalRow>(this.#q.approvalsOf, [runId])).rows.map(approvalOf));
+  }
+
+  async consumeApproval(approvalId: string, at: number): Promise<boolean> {
+    return this.#query('consumeApproval', async () => (await this.#pool.query(this.#q.consumeApproval, [at, approvalId])).rowCount === 1);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /** One statement on the pool, run again when the server rolled it back (a deadlock); its errors the journal's own. */
+  async #query<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof ModeltapeError) throw error;
+        if (ROLLED_BACK.has(sqlState(error)) && attempt < this.#retries) continue;
+        throw this.#failure(error, operation);
+      }
+    }
+  }
+
+  /** `work` in one transaction on one connection, run again when the server rolled it back. */
+  async #transaction<T>(operation: string, work: (client: PgClient) => Promise<T>): Promise<T> {
+    return this.#query(operation, async () => {
+      const client = await this.#pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollback) {
+          // A connection that cannot roll back is not given back to the pool.
+          broken = rollback as Error;
+        }
+        throw error;
+      } finally {
+        client.release(broken ?? false);
+      }
+    });
+  }
+
+  /** A server or connection error as the journal's storage error, naming where the journal is. */
+  #failure(error: unknown, operation: string): unknown {
+    const problem = storageProblem(error);
+    if (problem === undefined) return error;
+    return new JournalStorageError(
+      this.path,
+      problem,
+      operation,
+      sqlState(error) || String((error as { code?: unknown }).code ?? 'pg'),
+      error,
+      POSTGRES_NEXT[problem],
+    );
+  }
+
+  #assertOpen(): void {
+    if (this.#closed)
+      throw new ModeltapeError('journal_closed', `The journal store at ${this.path} is closed: open it again (PostgresJournalStore.open) to read or write it.`);
+  }
+}
+
+const POSTGRES_NEXT: Record<JournalStorageProblem, string> = {
+  full: "Free space on the database server's disk (or raise its quota)",
+  read_only:
+    'Point the store at the primary: this server takes no writes (a standby, or default_transaction_read_only), or grant this user write access to the schema',
+  io: 'Check that the database server is up and reachable (a restart or a failover closes connections; the pool opens new ones)',
+  busy: 'Find the session holding a lock on the journal in a long transaction (pg_stat_activity), or raise lock_timeout',
+};
+
+function storageProblem(error: unknown): JournalStorageProblem | undefined {
+  const state = sqlState(error);
+  if (state === '53100') return 'full';
+  if (state === '25006' || state === '42501') return 'read_only';
+  if (state === '55P03' || state === '57014') return 'busy';
+  if (state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03' || state === '53300') return 'io';
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return 'io';
+  if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test((error as Error)?.message ?? '')) return 'io';
+  return undefined;
+}
+
+// A PostgreSQL SQLSTATE: five characters, digits and capitals.
+function sqlState(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : '';
+}
+
+function withoutPassword(connection: string): string {
+  try {
+    const url = new URL(connection);
+    url.password = '';
+    return url.toString().replace(/\?.*$/, '');
+  } catch {
+    return 'a PostgreSQL connection string';
+  }
+}
+
+function collision(record: JournalRecord, held: { run_id: string; effect_key: string; type: string }): ModeltapeError {
+  return new ModeltapeError(
+    'record_id_collision',
+    `Record id ${record.id} is already in the journal for run ${held.run_id}, ${held.effect_key} ${held.type}; it cannot also be run ${record.runId}, ${record.effectKey} ${record.type}. Record ids must be unique: the runtime derives them from the run, the effect and the writer.`,
+  );
+}
+
+interface RunRow {
+  run_id: string;
+  agent: string;
+  input: string;
+  status: string;
+  result: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RecordRow {
+  id: string;
+  run_id: string;
+  position: number;
+  effect_key: string;
+  type: string;
+  data: string;
+  at: string;
+}
+
+interface LeaseRow {
+  owner: string;
+  expires_at: string;
+}
+
+interface ApprovalRow {
+  approval_id: string;
+  run_id: string;
+  effect_key: string;
+  kind: string;
+  reason: string;
+  request: string;
+  decision: string;
+  created_at: string;
+  decided_at: string | null;
+}
+
+function statements(s: string) {
+  return {
+    insertRun: `INSERT INTO ${s}.runs (run_id, agent, input, status, result, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id) DO NOTHING`,
+    getRun: `SELECT * FROM ${s}.runs WHERE run_id = $1`,
+    updateRun: `UPDATE ${s}.runs SET status = $1, result = $2, updated_at = $3 WHERE run_id = $4`,
+    recordExists: `SELECT run_id, effect_key, type FROM ${s}.records WHERE id = $1`,
+    lastPosition: `SELECT MAX(position) AS last FROM ${s}.records WHERE run_id = $1`,
+    insertRecord: `INSERT INTO ${s}.records (id, run_id, position, effect_key, type, data, at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    readRecords: `SELECT * FROM ${s}.records WHERE run_id = $1 ORDER BY position`,
+    countRejection: `INSERT INTO ${s}.backstop (run_id, rejections) VALUES ($1, 1) ON CONFLICT (run_id) DO UPDATE SET rejections = ${s}.backstop.rejections + 1`,
+    rejections: `SELECT rejections FROM ${s}.backstop WHERE run_id = $1`,
+    takeLease: `INSERT INTO ${s}.leases AS held (run_id, owner, expires_at) VALUES ($1, $2, $3)
+      ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      WHERE held.owner = excluded.owner OR held.expires_at <= $4
+      RETURNING owner, expires_at`,
+    getLease: `SELECT owner, expires_at FROM ${s}.leases WHERE run_id = $1`,
+    renewLease: `UPDATE ${s}.leases SET expires_at = $1 WHERE run_id = $2 AND owner = $3`,
+    releaseLease: `DELETE FROM ${s}.leases WHERE run_id = $1 AND owner = $2`,
+    insertApproval: `INSERT INTO ${s}.approvals (approval_id, run_id, effect_key, kind, reason, request, decision, created_at, decided_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (approval_id) DO NOTHING`,
+    getApproval: `SELECT * FROM ${s}.approvals WHERE approval_id = $1`,
+    decideApproval: `UPDATE ${s}.approvals SET decision = $1, decided_at = $2 WHERE approval_id = $3 AND decision = 'pending'`,
+    approvalsOf: `SELECT * FROM ${s}.approvals WHERE run_id = $1 ORDER BY created_at, approval_id COLLATE "C"`,
+    consumeApproval: `UPDATE ${s}.approvals SET decision = 'consumed', decided_at = $1 WHERE approval_id = $2 AND decision = 'approved'`,
+  };
+}
+
+function approvalOf(row: ApprovalRow): ApprovalRecord {
+  return {
+    approvalId: row.approval_id,
+    runId: row.run_id,
+    effectKey: row.effect_key,
+    kind: row.kind,
+    reason: row.reason,
+    request: JSON.parse(row.request) as Json,
+    decision: row.decision as ApprovalRecord['decision'],
+    createdAt: Number(row.created_at),
+    decidedAt: row.decided_at === null ? null : Number(row.decided_at),
+  };
+}
