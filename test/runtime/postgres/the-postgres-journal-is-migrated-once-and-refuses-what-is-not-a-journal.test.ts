@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { JournalFileError, JournalStorageError, PostgresJournalStore, POSTGRES_JOURNAL_SCHEMA_VERSION, type RunRecord } from 'modeltape/runtime';
-import { freshSchema, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { JournalFileError, JournalStorageError, PostgresJournalStore, POSTGRES_JOURNAL_SCHEMA_VERSION, type PgPool, type RunRecord } from 'modeltape/runtime';
+import { freshSchema, pgPool, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
 
 // Opening a PostgreSQL journal: the schema and tables created by a versioned migration, once
 // however many workers open it at once; a schema that holds something else, or a newer journal,
@@ -14,11 +13,11 @@ const run = (runId: string): RunRecord => ({ runId, agent: 'a', input: { q: 'x' 
 
 describe.runIf(postgres.available)('opening a PostgreSQL journal', () => {
   let server: PostgresServer;
-  let admin: pg.Pool;
+  let admin: PgPool;
   beforeAll(async () => {
     if (!postgres.available) return;
     server = await postgres.start();
-    admin = new pg.Pool({ connectionString: server.url, max: 2 });
+    admin = pgPool(server.url);
   }, 60_000);
   afterAll(async () => {
     await admin?.end();
@@ -48,14 +47,16 @@ describe.runIf(postgres.available)('opening a PostgreSQL journal', () => {
     const refused = await PostgresJournalStore.open({ connection: server.url, schema: newer }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(JournalFileError);
     expect(refused).toMatchObject({ code: 'journal_newer_schema' });
-    expect((refused as Error).message).toContain(`schema ${newer} as the journal: it is a journal of schema version 99, newer than this modeltape's ${POSTGRES_JOURNAL_SCHEMA_VERSION}`);
+    expect((refused as Error).message).toContain(
+      `schema ${newer} as the journal: it is a journal of schema version 99, newer than this modeltape's ${POSTGRES_JOURNAL_SCHEMA_VERSION}`,
+    );
 
     const shop = freshSchema('shop');
     await admin.query(`CREATE SCHEMA "${shop}"; CREATE TABLE "${shop}".customers (id int)`);
     await expect(PostgresJournalStore.open({ connection: server.url, schema: shop })).rejects.toMatchObject({ code: 'journal_not_a_journal' });
     const tables = await admin.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [shop]);
     // The migration ran in one transaction, rolled back: nothing was added.
-    expect(tables.rows.map((row) => row.table_name)).toEqual(['customers']);
+    expect(tables.rows.map((row) => (row as { table_name: string }).table_name)).toEqual(['customers']);
   });
 
   test('a schema name that is no plain identifier is refused before connecting', async () => {
@@ -65,7 +66,9 @@ describe.runIf(postgres.available)('opening a PostgreSQL journal', () => {
   });
 
   test('a server that cannot be reached is a retryable storage error naming where, never the password', async () => {
-    const error = await PostgresJournalStore.open({ connection: 'postgresql://modeltape:FAKE-pass-0000@127.0.0.1:1/journal', schema: 'modeltape' }).catch((failure: unknown) => failure);
+    const error = await PostgresJournalStore.open({ connection: 'postgresql://modeltape:FAKE-pass-0000@127.0.0.1:1/journal', schema: 'modeltape' }).catch(
+      (failure: unknown) => failure,
+    );
     expect(error).toBeInstanceOf(JournalStorageError);
     expect(error).toMatchObject({ code: 'journal_io_error', retryable: true, operation: 'open' });
     expect((error as Error).message).toContain('postgresql://modeltape@127.0.0.1:1/journal schema modeltape');
@@ -74,8 +77,7 @@ describe.runIf(postgres.available)('opening a PostgreSQL journal', () => {
   });
 
   test("a server that drops the store's connections (a restart) costs one reconnect, and a pool of yours stays open after close()", async () => {
-    const pool = new pg.Pool({ connectionString: server.url, max: 2, application_name: 'users-pool' });
-    pool.on('error', () => undefined);
+    const pool = pgPool(server.url, { applicationName: 'users-pool' });
     const store = await PostgresJournalStore.open({ connection: pool, schema: freshSchema('dropped') });
     await store.createRun(run('r1'));
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'users-pool'`);
