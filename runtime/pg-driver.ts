@@ -16,6 +16,7 @@ export interface PgResult<Row = Record<string, unknown>> {
 export interface PgClient {
   query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<PgResult<Row>>;
   release(error?: Error | boolean): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /**

@@ -67,6 +67,9 @@ CREATE INDEX approvals_by_run ON ${s}.approvals (run_id);
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+// The pool's clients given an error listener: each once, for all its checkouts.
+const LISTENED = new WeakSet<PgClient>();
+
 // SQLSTATEs: the transaction was rolled back, and running it again is safe.
 const ROLLED_BACK = new Set(['40001', '40P01']);
 
@@ -349,6 +352,12 @@ export class PostgresJournalStore implements JournalStore {
   async #transaction<T>(operation: string, work: (client: PgClient) => Promise<T>): Promise<T> {
     return this.#query(operation, async () => {
       const client = await this.#pool.connect();
+      // A connection the server ends mid-transaction (a restart, a failover) says so on the
+      // client as well as to the query under way: the query's error is the one reported.
+      if (!LISTENED.has(client)) {
+        LISTENED.add(client);
+        client.on('error', () => undefined);
+      }
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
