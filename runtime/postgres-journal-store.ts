@@ -22,10 +22,10 @@ export interface PostgresJournalStoreOptions {
 }
 
 /** The journal schema's version in PostgreSQL, kept in `<schema>.journal_meta`. */
-export const POSTGRES_JOURNAL_SCHEMA_VERSION = 1;
+export const POSTGRES_JOURNAL_SCHEMA_VERSION = 2;
 
 // Each version's statements, in order: a journal at version N runs MIGRATIONS[N…] to reach the current one.
-const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
+const MIGRATIONS: ReadonlyArray<(quoted: string, schema: string) => string> = [
   (s) => `
 CREATE TABLE ${s}.runs (
   run_id TEXT PRIMARY KEY,
@@ -63,6 +63,48 @@ CREATE TABLE ${s}.approvals (
 );
 CREATE INDEX approvals_by_run ON ${s}.approvals (run_id);
 `,
+  // Version 2: an append is one call of a function on the server, one round trip whatever the batch.
+  (s, schema) => `
+CREATE FUNCTION ${s}.append_records(p_id TEXT[], p_run TEXT[], p_key TEXT[], p_type TEXT[], p_data TEXT[], p_at BIGINT[]) RETURNS TEXT[]
+LANGUAGE plpgsql AS $append$
+DECLARE
+  outcomes TEXT[] := '{}';
+  held RECORD;
+  run TEXT;
+  next_position INTEGER;
+BEGIN
+  -- Each run's positions are handed out under its advisory lock, held to the commit.
+  FOR run IN SELECT DISTINCT r FROM unnest(p_run) AS r ORDER BY r LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('modeltape-journal-run:${schema}:' || run, 0));
+  END LOOP;
+  FOR i IN 1 .. coalesce(array_length(p_id, 1), 0) LOOP
+    SELECT run_id, effect_key, type INTO held FROM ${s}.records WHERE id = p_id[i];
+    IF FOUND THEN
+      IF held.run_id = p_run[i] AND held.effect_key = p_key[i] AND held.type = p_type[i] THEN
+        outcomes := outcomes || 'duplicate'::TEXT;
+        CONTINUE;
+      END IF;
+      RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = concat_ws(' ', held.run_id, held.effect_key, held.type);
+    END IF;
+    SELECT coalesce(max(position), 0) + 1 INTO next_position FROM ${s}.records WHERE run_id = p_run[i];
+    BEGIN
+      INSERT INTO ${s}.records (id, run_id, position, effect_key, type, data, at) VALUES (p_id[i], p_run[i], next_position, p_key[i], p_type[i], p_data[i], p_at[i]);
+      outcomes := outcomes || 'appended'::TEXT;
+    EXCEPTION WHEN unique_violation THEN
+      -- An id another run's append took meanwhile is a collision…
+      SELECT run_id, effect_key, type INTO held FROM ${s}.records WHERE id = p_id[i];
+      IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = concat_ws(' ', held.run_id, held.effect_key, held.type);
+      END IF;
+      -- …else it is the backstop: the partial unique index refused a second start of the effect.
+      INSERT INTO ${s}.backstop (run_id, rejections) VALUES (p_run[i], 1) ON CONFLICT (run_id) DO UPDATE SET rejections = ${s}.backstop.rejections + 1;
+      outcomes := outcomes || 'rejected'::TEXT;
+    END;
+  END LOOP;
+  RETURN outcomes;
+END
+$append$;
+`,
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -76,8 +118,8 @@ const ROLLED_BACK = new Set(['40001', '40P01']);
 /**
  * The journal on PostgreSQL (node-postgres), for workers on several processes and machines
  * sharing runs. The same journal as on SQLite, created by a versioned migration in a schema you
- * name: runs, records at consecutive positions per run (an append takes the run's advisory lock
- * for its transaction), the backstop as a partial unique index on start records with its
+ * name: runs, records at consecutive positions per run (an append is one call of a function on the
+ * server, under the run's advisory lock), the backstop as a partial unique index on start records with its
  * rejection counter, leases by compare-and-set in one statement, approvals decided and consumed
  * once. Record payloads are kept as their JSON text, so they read back exactly as written.
  */
@@ -160,7 +202,7 @@ export class PostgresJournalStore implements JournalStore {
         if (tables.rows.length > 0)
           throw new JournalFileError(this.path, 'not_a_journal', `a schema that holds other tables and no journal (no ${this.schema}.journal_meta version)`);
       }
-      for (let next = version; next < POSTGRES_JOURNAL_SCHEMA_VERSION; next++) await client.query(MIGRATIONS[next]!(s));
+      for (let next = version; next < POSTGRES_JOURNAL_SCHEMA_VERSION; next++) await client.query(MIGRATIONS[next]!(s, this.schema));
       if (rows.length === 0) await client.query(`INSERT INTO ${s}.journal_meta (version) VALUES ($1)`, [POSTGRES_JOURNAL_SCHEMA_VERSION]);
       else if (version !== POSTGRES_JOURNAL_SCHEMA_VERSION) await client.query(`UPDATE ${s}.journal_meta SET version = $1`, [POSTGRES_JOURNAL_SCHEMA_VERSION]);
     });
@@ -203,47 +245,30 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async append(records: readonly JournalRecord[]): Promise<AppendOutcome[]> {
-    this.#assertOpen();
-    if (records.length === 0) return [];
-    return this.#transaction('append', async (client) => {
-      // Each run's positions are handed out under its advisory lock, held to the commit: records
-      // of one run land at consecutive positions whoever else appends.
-      for (const runId of [...new Set(records.map((record) => record.runId))].sort())
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`modeltape-journal-run:${this.schema}:${runId}`]);
-      const next = new Map<string, number>();
-      const outcomes: AppendOutcome[] = [];
-      for (const record of records) {
-        const held = (await client.query<{ run_id: string; effect_key: string; type: string }>(this.#q.recordExists, [record.id])).rows[0];
-        if (held !== undefined) {
-          if (held.run_id === record.runId && held.effect_key === record.effectKey && held.type === record.type) {
-            outcomes.push('duplicate');
-            continue;
-          }
-          throw collision(record, held);
-        }
-        let position = next.get(record.runId);
-        if (position === undefined) position = ((await client.query<{ last: number | null }>(this.#q.lastPosition, [record.runId])).rows[0]?.last ?? 0) + 1;
-        const inserted = await client.query(this.#q.insertRecord, [
-          record.id,
-          record.runId,
-          position,
-          record.effectKey,
-          record.type,
-          JSON.stringify(record.data),
-          record.at,
+    if (records.length === 0) {
+      this.#assertOpen();
+      return [];
+    }
+    return this.#query('append', async () => {
+      try {
+        const result = await this.#pool.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, [
+          records.map((record) => record.id),
+          records.map((record) => record.runId),
+          records.map((record) => record.effectKey),
+          records.map((record) => record.type),
+          records.map((record) => JSON.stringify(record.data)),
+          records.map((record) => record.at),
         ]);
-        if (inserted.rowCount === 0) {
-          // Refused by the backstop (a second start of the effect), or by an id another run took meanwhile.
-          const other = (await client.query<{ run_id: string; effect_key: string; type: string }>(this.#q.recordExists, [record.id])).rows[0];
-          if (other !== undefined) throw collision(record, other);
-          await client.query(this.#q.countRejection, [record.runId]);
-          outcomes.push('rejected');
-          continue;
+        return result.rows[0]!.outcomes;
+      } catch (error) {
+        // A record id stored for another run, effect or type: the batch is not stored.
+        if (sqlState(error) === 'MT001') {
+          const record = records.find((candidate) => candidate.id === (error as Error).message)!;
+          const [run_id = '', effect_key = '', type = ''] = String((error as { detail?: unknown }).detail ?? '').split(' ');
+          throw collision(record, { run_id, effect_key, type });
         }
-        next.set(record.runId, position + 1);
-        outcomes.push('appended');
+        throw error;
       }
-      return outcomes;
     });
   }
 
@@ -483,11 +508,8 @@ function statements(s: string) {
     insertRun: `INSERT INTO ${s}.runs (run_id, agent, input, status, result, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id) DO NOTHING`,
     getRun: `SELECT * FROM ${s}.runs WHERE run_id = $1`,
     updateRun: `UPDATE ${s}.runs SET status = $1, result = $2, updated_at = $3 WHERE run_id = $4`,
-    recordExists: `SELECT run_id, effect_key, type FROM ${s}.records WHERE id = $1`,
-    lastPosition: `SELECT MAX(position) AS last FROM ${s}.records WHERE run_id = $1`,
-    insertRecord: `INSERT INTO ${s}.records (id, run_id, position, effect_key, type, data, at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    appendRecords: `SELECT ${s}.append_records($1, $2, $3, $4, $5, $6) AS outcomes`,
     readRecords: `SELECT * FROM ${s}.records WHERE run_id = $1 ORDER BY position`,
-    countRejection: `INSERT INTO ${s}.backstop (run_id, rejections) VALUES ($1, 1) ON CONFLICT (run_id) DO UPDATE SET rejections = ${s}.backstop.rejections + 1`,
     rejections: `SELECT rejections FROM ${s}.backstop WHERE run_id = $1`,
     takeLease: `INSERT INTO ${s}.leases AS held (run_id, owner, expires_at) VALUES ($1, $2, $3)
       ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at

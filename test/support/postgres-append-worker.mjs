@@ -6,7 +6,9 @@ import { PostgresJournalStore } from 'modeltape/runtime';
 const [url, schema, worker, batches] = process.argv.slice(2);
 const store = await PostgresJournalStore.open({ connection: url, schema, maxConnections: 2 });
 // Every worker starts one effect of a run, each under its own record id: one start lands.
-const [raced] = await store.append([{ id: `w${worker}-race`, runId: 'race-run', effectKey: '0.0.tool', type: 'start', data: { worker: Number(worker) }, at: 0 }]);
+const [raced] = await store.append([
+  { id: `w${worker}-race`, runId: 'race-run', effectKey: '0.0.tool', type: 'start', data: { worker: Number(worker) }, at: 0 },
+]);
 const lease = await store.acquireLease('lease-run', `worker-${worker}`, Number.MAX_SAFE_INTEGER, 0);
 for (let batch = 0; batch < Number(batches); batch++) {
   const key = `${batch}.${worker}.tool`;

@@ -41,8 +41,14 @@ export function freshSchema(prefix: string): string {
 
 /** A `pg.Pool` of the test's own (for what a test does beside the store: look at tables, end connections), typed as the store takes one. */
 export function pgPool(url: string, options: { max?: number; applicationName?: string } = {}): PgPool {
-  const { Pool } = createRequire(import.meta.url)('pg') as { Pool: new (config: { connectionString: string; max?: number; application_name?: string }) => PgPool };
-  const pool = new Pool({ connectionString: url, max: options.max ?? 2, ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }) });
+  const { Pool } = createRequire(import.meta.url)('pg') as {
+    Pool: new (config: { connectionString: string; max?: number; application_name?: string }) => PgPool;
+  };
+  const pool = new Pool({
+    connectionString: url,
+    max: options.max ?? 2,
+    ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
+  });
   pool.on('error', () => undefined);
   return pool;
 }

@@ -40,6 +40,23 @@ describe.runIf(postgres.available)('opening a PostgreSQL journal', () => {
     await again.close();
   });
 
+  test('a journal of version 1 is migrated to the current version, keeping what it holds', async () => {
+    const schema = freshSchema('older');
+    const first = await PostgresJournalStore.open({ connection: server.url, schema });
+    await first.createRun(run('kept'));
+    await first.close();
+    // Back to version 1: its tables, without the append function version 2 added.
+    await admin.query(`DROP FUNCTION "${schema}".append_records; UPDATE "${schema}".journal_meta SET version = 1`);
+    const store = await PostgresJournalStore.open({ connection: server.url, schema });
+    try {
+      expect((await admin.query(`SELECT version FROM "${schema}".journal_meta`)).rows).toEqual([{ version: POSTGRES_JOURNAL_SCHEMA_VERSION }]);
+      expect((await store.getRun('kept'))?.runId).toBe('kept');
+      expect(await store.append([{ id: 'r1', runId: 'kept', effectKey: '0.0.now', type: 'start', data: null, at: 1 }])).toEqual(['appended']);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('a journal of a newer version, or a schema of other tables, is refused and left as it was', async () => {
     const newer = freshSchema('newer');
     (await PostgresJournalStore.open({ connection: server.url, schema: newer })).close();
