@@ -30,7 +30,14 @@ export interface PgPool {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-type PoolConstructor = new (config: { connectionString: string; max?: number; application_name?: string }) => PgPool;
+type PoolConstructor = new (config: {
+  connectionString: string;
+  max?: number;
+  application_name?: string;
+  keepAlive?: boolean;
+  connectionTimeoutMillis?: number;
+  query_timeout?: number;
+}) => PgPool;
 
 /** `pg` is not installed, or does not load. */
 export class PostgresDriverMissingError extends ModeltapeError {
@@ -44,7 +51,10 @@ let Pool: PoolConstructor | undefined;
 /** A pool of connections to `connectionString`, from `pg`, loaded on first use. */
 export function openPgPool(connectionString: string, max: number): PgPool {
   Pool ??= loadPool();
-  const pool = new Pool({ connectionString, max, application_name: 'modeltape' });
+  // A silent network partition is found (keepAlive), a server that takes no connections is given
+  // up on after 10 s, and a query with no answer after 30 s: each a retryable storage error, so a
+  // write never hangs past the lease it was made under for long.
+  const pool = new Pool({ connectionString, max, application_name: 'modeltape', keepAlive: true, connectionTimeoutMillis: 10_000, query_timeout: 30_000 });
   // An idle connection the server dropped (a restart, a failover) is reported here; the next
   // query opens another. Without a listener it would take the process down.
   pool.on('error', () => undefined);

@@ -33,8 +33,8 @@ CREATE TABLE ${s}.runs (
   input TEXT NOT NULL,
   status TEXT NOT NULL,
   result TEXT NOT NULL,
-  created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL
+  created_at DOUBLE PRECISION NOT NULL,
+  updated_at DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE ${s}.records (
   id TEXT PRIMARY KEY,
@@ -43,13 +43,13 @@ CREATE TABLE ${s}.records (
   effect_key TEXT NOT NULL,
   type TEXT NOT NULL CHECK (type IN ('start', 'complete', 'fail')),
   data TEXT NOT NULL,
-  at BIGINT NOT NULL,
+  at DOUBLE PRECISION NOT NULL,
   UNIQUE (run_id, position)
 );
 -- The backstop: one start per effect.
 CREATE UNIQUE INDEX records_one_start_per_effect ON ${s}.records (run_id, effect_key) WHERE type = 'start';
 CREATE TABLE ${s}.backstop (run_id TEXT PRIMARY KEY, rejections INTEGER NOT NULL);
-CREATE TABLE ${s}.leases (run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL);
+CREATE TABLE ${s}.leases (run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL);
 CREATE TABLE ${s}.approvals (
   approval_id TEXT PRIMARY KEY,
   run_id TEXT NOT NULL,
@@ -58,20 +58,21 @@ CREATE TABLE ${s}.approvals (
   reason TEXT NOT NULL,
   request TEXT NOT NULL,
   decision TEXT NOT NULL,
-  created_at BIGINT NOT NULL,
-  decided_at BIGINT
+  created_at DOUBLE PRECISION NOT NULL,
+  decided_at DOUBLE PRECISION
 );
 CREATE INDEX approvals_by_run ON ${s}.approvals (run_id);
 `,
   // Version 2: an append is one call of a function on the server, one round trip whatever the batch.
   (s, schema) => `
-CREATE FUNCTION ${s}.append_records(p_id TEXT[], p_run TEXT[], p_key TEXT[], p_type TEXT[], p_data TEXT[], p_at BIGINT[]) RETURNS TEXT[]
+CREATE FUNCTION ${s}.append_records(p_id TEXT[], p_run TEXT[], p_key TEXT[], p_type TEXT[], p_data TEXT[], p_at DOUBLE PRECISION[]) RETURNS TEXT[]
 LANGUAGE plpgsql AS $append$
 DECLARE
   outcomes TEXT[] := '{}';
   held RECORD;
   run TEXT;
   next_position INTEGER;
+  refused TEXT;
 BEGIN
   -- Each run's positions are handed out under its advisory lock, held to the commit.
   FOR run IN SELECT DISTINCT r FROM unnest(p_run) AS r ORDER BY r LOOP
@@ -84,19 +85,27 @@ BEGIN
         outcomes := outcomes || 'duplicate'::TEXT;
         CONTINUE;
       END IF;
-      RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = concat_ws(' ', held.run_id, held.effect_key, held.type);
+      RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = json_build_array(held.run_id, held.effect_key, held.type)::TEXT;
     END IF;
     SELECT coalesce(max(position), 0) + 1 INTO next_position FROM ${s}.records WHERE run_id = p_run[i];
     BEGIN
       INSERT INTO ${s}.records (id, run_id, position, effect_key, type, data, at) VALUES (p_id[i], p_run[i], next_position, p_key[i], p_type[i], p_data[i], p_at[i]);
       outcomes := outcomes || 'appended'::TEXT;
     EXCEPTION WHEN unique_violation THEN
-      -- An id another run's append took meanwhile is a collision…
-      SELECT run_id, effect_key, type INTO held FROM ${s}.records WHERE id = p_id[i];
-      IF FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = concat_ws(' ', held.run_id, held.effect_key, held.type);
+      GET STACKED DIAGNOSTICS refused = CONSTRAINT_NAME;
+      IF refused = 'records_pkey' THEN
+        -- An id another run's append took meanwhile: a collision, once it can be read.
+        SELECT run_id, effect_key, type INTO held FROM ${s}.records WHERE id = p_id[i];
+        IF FOUND THEN
+          RAISE EXCEPTION USING ERRCODE = 'MT001', MESSAGE = p_id[i], DETAIL = json_build_array(held.run_id, held.effect_key, held.type)::TEXT;
+        END IF;
       END IF;
-      -- …else it is the backstop: the partial unique index refused a second start of the effect.
+      IF refused <> 'records_one_start_per_effect' THEN
+        -- A position (or an id) taken by an append this transaction's snapshot cannot see (an
+        -- isolation level above READ COMMITTED): rolled back and run again by the store, never counted.
+        RAISE EXCEPTION USING ERRCODE = '40001', MESSAGE = 'another append took this position meanwhile; run the append again';
+      END IF;
+      -- The backstop: the partial unique index refused a second start of the effect.
       INSERT INTO ${s}.backstop (run_id, rejections) VALUES (p_run[i], 1) ON CONFLICT (run_id) DO UPDATE SET rejections = ${s}.backstop.rejections + 1;
       outcomes := outcomes || 'rejected'::TEXT;
     END;
@@ -134,6 +143,8 @@ export class PostgresJournalStore implements JournalStore {
   #retries: number;
   #closed = false;
   #q: ReturnType<typeof statements>;
+  // Whether a statement on its own runs at READ COMMITTED (the server's default isolation).
+  #readCommitted = true;
 
   private constructor(pool: PgPool, ownsPool: boolean, options: Required<Omit<PostgresJournalStoreOptions, 'connection'>> & { connection: string | PgPool }) {
     this.#pool = pool;
@@ -163,6 +174,8 @@ export class PostgresJournalStore implements JournalStore {
     const store = new PostgresJournalStore(pool, ownsPool, { connection, schema, maxConnections, retries });
     try {
       await store.#migrate();
+      store.#readCommitted =
+        (await pool.query<{ level: string }>("SELECT current_setting('default_transaction_isolation') AS level")).rows[0]?.level === 'read committed';
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       throw error instanceof ModeltapeError ? error : store.#failure(error, 'open');
@@ -185,6 +198,13 @@ export class PostgresJournalStore implements JournalStore {
 
   async #migrate(): Promise<void> {
     const s = `"${this.schema}"`;
+    // A journal at the current version is opened without any DDL, so a role that may only read and
+    // write its tables (or a standby, for reading) can open it.
+    const meta = (await this.#pool.query<{ meta: string | null }>('SELECT to_regclass($1) AS meta', [`${s}.journal_meta`])).rows[0]?.meta;
+    if (meta !== null && meta !== undefined) {
+      const found = (await this.#pool.query<{ version: number }>(`SELECT version FROM ${s}.journal_meta`)).rows[0]?.version;
+      if (found === POSTGRES_JOURNAL_SCHEMA_VERSION) return;
+    }
     await this.#transaction('open', async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`modeltape-journal-migrate:${this.schema}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
@@ -249,22 +269,28 @@ export class PostgresJournalStore implements JournalStore {
       this.#assertOpen();
       return [];
     }
+    const values = [
+      records.map((record) => record.id),
+      records.map((record) => record.runId),
+      records.map((record) => record.effectKey),
+      records.map((record) => record.type),
+      records.map((record) => JSON.stringify(record.data)),
+      records.map((record) => record.at),
+    ];
+    // One statement where the server's default isolation is READ COMMITTED; under another, one
+    // transaction that asks for it (the function's reads must see what committed before its lock).
+    const call = async (): Promise<AppendOutcome[]> =>
+      this.#readCommitted
+        ? (await this.#pool.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, values)).rows[0]!.outcomes
+        : this.#transaction('append', async (client) => (await client.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, values)).rows[0]!.outcomes);
     return this.#query('append', async () => {
       try {
-        const result = await this.#pool.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, [
-          records.map((record) => record.id),
-          records.map((record) => record.runId),
-          records.map((record) => record.effectKey),
-          records.map((record) => record.type),
-          records.map((record) => JSON.stringify(record.data)),
-          records.map((record) => record.at),
-        ]);
-        return result.rows[0]!.outcomes;
+        return await call();
       } catch (error) {
         // A record id stored for another run, effect or type: the batch is not stored.
         if (sqlState(error) === 'MT001') {
           const record = records.find((candidate) => candidate.id === (error as Error).message)!;
-          const [run_id = '', effect_key = '', type = ''] = String((error as { detail?: unknown }).detail ?? '').split(' ');
+          const [run_id = '', effect_key = '', type = ''] = JSON.parse(String((error as { detail?: unknown }).detail ?? '[]')) as string[];
           throw collision(record, { run_id, effect_key, type });
         }
         throw error;
@@ -367,7 +393,11 @@ export class PostgresJournalStore implements JournalStore {
         return await work();
       } catch (error) {
         if (error instanceof ModeltapeError) throw error;
-        if (ROLLED_BACK.has(sqlState(error)) && attempt < this.#retries) continue;
+        if (ROLLED_BACK.has(sqlState(error)) && attempt < this.#retries) {
+          // Contending transactions back off, each a different while, before running again.
+          await new Promise((resolve) => setTimeout(resolve, (attempt + 1) * (2 + Math.random() * 8)));
+          continue;
+        }
         throw this.#failure(error, operation);
       }
     }
@@ -385,7 +415,8 @@ export class PostgresJournalStore implements JournalStore {
       }
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        // Each statement sees what committed before it (the run's lock makes positions safe only so).
+        await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
         const result = await work(client);
         await client.query('COMMIT');
         return result;
@@ -428,18 +459,24 @@ const POSTGRES_NEXT: Record<JournalStorageProblem, string> = {
   read_only:
     'Point the store at the primary: this server takes no writes (a standby, or default_transaction_read_only), or grant this user write access to the schema',
   io: 'Check that the database server is up and reachable (a restart or a failover closes connections; the pool opens new ones)',
-  busy: 'Find the session holding a lock on the journal in a long transaction (pg_stat_activity), or raise lock_timeout',
+  busy: 'Find the session holding a lock on the journal in a long transaction (pg_stat_activity), or raise lock_timeout (a serialization failure that kept coming back: fewer workers on one run)',
 };
 
 function storageProblem(error: unknown): JournalStorageProblem | undefined {
   const state = sqlState(error);
   if (state === '53100') return 'full';
   if (state === '25006' || state === '42501') return 'read_only';
-  if (state === '55P03' || state === '57014') return 'busy';
+  // A lock or statement timeout, or a serialization failure or deadlock still there after the retries.
+  if (state === '55P03' || state === '57014' || ROLLED_BACK.has(state)) return 'busy';
   if (state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03' || state === '53300') return 'io';
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return 'io';
-  if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test((error as Error)?.message ?? '')) return 'io';
+  if (
+    /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+      (error as Error)?.message ?? '',
+    )
+  )
+    return 'io';
   return undefined;
 }
 

@@ -44,119 +44,126 @@ export async function runFleet({ url, schema, runs = 12, workers = 4, kills = 8,
   writeFileSync(effects, '');
   writeFileSync(join(dir, 'drives.jsonl'), '');
   const store = await PostgresJournalStore.open({ connection: url, schema });
-  const operator = Runtime.build({
-    store,
-    providers: { openai: { api: 'openai-chat', fetch: () => Promise.reject(new Error('the operator calls no model')) } },
-    owner: 'operator',
-  });
-  const started = Date.now();
-  const runIds = Array.from({ length: runs }, (_, index) => `run-${index + 1}`);
-  for (const runId of runIds)
-    await store.createRun({
-      runId,
-      agent: agent.name,
-      input: `Where is parcel P-1? (${runId})`,
-      status: 'running',
-      result: null,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-    });
   const live = new Map();
-  let spawned = 0;
-  const failures = [];
-  const start = () => {
-    const name = `worker-${++spawned}`;
-    const child = spawn(process.execPath, [WORKER, url, schema, name, effects, JSON.stringify(runIds)], { stdio: ['ignore', 'inherit', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    exited.then(({ code, signal }) => {
-      live.delete(name);
-      if (signal !== 'SIGKILL' && code !== 0) failures.push(`${name} exited ${code ?? signal}: ${stderr.trim()}`);
+  try {
+    const operator = Runtime.build({
+      store,
+      providers: { openai: { api: 'openai-chat', fetch: () => Promise.reject(new Error('the operator calls no model')) } },
+      owner: 'operator',
     });
-    live.set(name, { child, exited });
-  };
-  for (let index = 0; index < workers; index++) start();
-  const draw = random(seed);
-  const killed = [];
-  let approved = 0;
-  // The operator: every decision it makes is read by whichever worker takes the run next.
-  const approving = (async () => {
-    while (Date.now() - started < timeoutMs) {
-      let open = 0;
-      for (const runId of runIds) {
-        const run = await store.getRun(runId);
-        if (run.status !== 'completed' && run.status !== 'failed' && run.status !== 'cancelled') open++;
-        for (const approval of await store.approvals(runId))
-          if (approval.decision === 'pending') {
-            await operator.approve(approval.approvalId);
-            approved++;
-            log(`operator approved ${approval.approvalId} (${approval.kind})`);
-          }
+    const started = Date.now();
+    const runIds = Array.from({ length: runs }, (_, index) => `run-${index + 1}`);
+    for (const runId of runIds)
+      await store.createRun({
+        runId,
+        agent: agent.name,
+        input: `Where is parcel P-1? (${runId})`,
+        status: 'running',
+        result: null,
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+      });
+    let spawned = 0;
+    const failures = [];
+    const start = () => {
+      const name = `worker-${++spawned}`;
+      const child = spawn(process.execPath, [WORKER, url, schema, name, effects, JSON.stringify(runIds)], { stdio: ['ignore', 'inherit', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      exited.then(({ code, signal }) => {
+        live.delete(name);
+        if (signal !== 'SIGKILL' && code !== 0) failures.push(`${name} exited ${code ?? signal}: ${stderr.trim()}`);
+      });
+      live.set(name, { child, exited });
+    };
+    for (let index = 0; index < workers; index++) start();
+    const draw = random(seed);
+    const killed = [];
+    let approved = 0;
+    // The operator: every decision it makes is read by whichever worker takes the run next.
+    const approving = (async () => {
+      while (Date.now() - started < timeoutMs) {
+        let open = 0;
+        for (const runId of runIds) {
+          const run = await store.getRun(runId);
+          if (run.status !== 'completed' && run.status !== 'failed' && run.status !== 'cancelled') open++;
+          for (const approval of await store.approvals(runId))
+            if (approval.decision === 'pending') {
+              await operator.approve(approval.approvalId);
+              approved++;
+              log(`operator approved ${approval.approvalId} (${approval.kind})`);
+            }
+        }
+        if (open === 0) return;
+        await pause(25);
       }
-      if (open === 0) return;
-      await pause(25);
+    })();
+    // Awaited below; a failure meanwhile must not go unhandled.
+    approving.catch(() => undefined);
+    for (let index = 0; index < kills; index++) {
+      await pause(20 + Math.floor(draw() * 80));
+      // The victim is a worker driving a run (holding its lease), chosen from the seed: a kill
+      // that lands on a worker still starting up would prove nothing.
+      let holders = [];
+      for (let waited = 0; holders.length === 0 && waited < 2000; waited += 10) {
+        const leases = await Promise.all(runIds.map((runId) => store.getLease(runId)));
+        holders = [...new Set(leases.filter((lease) => lease !== undefined && live.has(lease.owner)).map((lease) => lease.owner))].sort();
+        if (holders.length === 0) await pause(10);
+      }
+      if (holders.length === 0) break;
+      const victim = holders[Math.floor(draw() * holders.length)];
+      live.get(victim).child.kill('SIGKILL');
+      await live.get(victim)?.exited;
+      killed.push(victim);
+      log(`killed ${victim} with SIGKILL; starting another`);
+      start();
     }
-  })();
-  for (let index = 0; index < kills; index++) {
-    await pause(20 + Math.floor(draw() * 80));
-    // The victim is a worker driving a run (holding its lease), chosen from the seed: a kill
-    // that lands on a worker still starting up would prove nothing.
-    let holders = [];
-    for (let waited = 0; holders.length === 0 && waited < 2000; waited += 10) {
-      const leases = await Promise.all(runIds.map((runId) => store.getLease(runId)));
-      holders = [...new Set(leases.filter((lease) => lease !== undefined && live.has(lease.owner)).map((lease) => lease.owner))].sort();
-      if (holders.length === 0) await pause(10);
-    }
-    if (holders.length === 0) break;
-    const victim = holders[Math.floor(draw() * holders.length)];
-    live.get(victim).child.kill('SIGKILL');
-    await live.get(victim)?.exited;
-    killed.push(victim);
-    log(`killed ${victim} with SIGKILL; starting another`);
-    start();
-  }
-  await approving;
-  await Promise.race([Promise.all([...live.values()].map((worker) => worker.exited)), pause(Math.max(0, timeoutMs - (Date.now() - started)))]);
-  for (const worker of live.values()) worker.child.kill('SIGKILL');
+    await approving;
+    await Promise.race([Promise.all([...live.values()].map((worker) => worker.exited)), pause(Math.max(0, timeoutMs - (Date.now() - started)))]);
+    for (const worker of live.values()) worker.child.kill('SIGKILL');
 
-  // The invariants, read from the journal and the outbox.
-  const violations = [...failures];
-  const drives = readFileSync(join(dir, 'drives.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  // A run more than one worker drove: one was killed driving it, and another took it over.
-  const takenOver = runIds.filter((runId) => new Set(drives.filter((drive) => drive.runId === runId).map((drive) => drive.worker)).size > 1).length;
-  const sends = readFileSync(effects, 'utf8')
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  const results = [];
-  for (const runId of runIds) {
-    const run = await store.getRun(runId);
-    results.push(run);
-    if (run.status !== 'completed' || run.result !== ANSWER)
-      violations.push(`1. ${runId} is ${run.status} (${JSON.stringify(run.result)}), not completed with the answer`);
-    const approvals = await store.approvals(runId);
-    for (const approval of approvals)
-      if (approval.decision === 'pending' || approval.decision === 'approved') violations.push(`3. ${approval.approvalId} is left ${approval.decision}`);
-    const journal = await store.read(runId);
-    for (const start of journal.filter((record) => record.type === 'start' && record.effectKey.endsWith('.tool'))) {
-      const operationId = `${runId}/${start.effectKey}`;
-      const ran = sends.filter((send) => send.operationId === operationId).length;
-      const rerunsApproved = approvals.filter((approval) => approval.effectKey === start.effectKey && approval.decision === 'consumed').length;
-      if (ran > 1 + rerunsApproved) violations.push(`2. ${operationId} was sent ${ran} times with ${rerunsApproved} approval(s) to send again`);
+    // The invariants, read from the journal and the outbox.
+    const violations = [...failures];
+    const drives = readFileSync(join(dir, 'drives.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    // A run more than one worker drove: one was killed driving it, and another took it over.
+    const takenOver = runIds.filter((runId) => new Set(drives.filter((drive) => drive.runId === runId).map((drive) => drive.worker)).size > 1).length;
+    const sends = readFileSync(effects, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    const results = [];
+    for (const runId of runIds) {
+      const run = await store.getRun(runId);
+      results.push(run);
+      if (run.status !== 'completed' || run.result !== ANSWER)
+        violations.push(`1. ${runId} is ${run.status} (${JSON.stringify(run.result)}), not completed with the answer`);
+      const approvals = await store.approvals(runId);
+      for (const approval of approvals)
+        if (approval.decision === 'pending' || approval.decision === 'approved') violations.push(`3. ${approval.approvalId} is left ${approval.decision}`);
+      const journal = await store.read(runId);
+      for (const start of journal.filter((record) => record.type === 'start' && record.effectKey.endsWith('.tool'))) {
+        const operationId = `${runId}/${start.effectKey}`;
+        const ran = sends.filter((send) => send.operationId === operationId).length;
+        const rerunsApproved = approvals.filter((approval) => approval.effectKey === start.effectKey && approval.decision === 'consumed').length;
+        if (ran > 1 + rerunsApproved) violations.push(`2. ${operationId} was sent ${ran} times with ${rerunsApproved} approval(s) to send again`);
+      }
+      if ((await store.getLease(runId)) !== undefined) violations.push(`4. ${runId} still has a lease`);
+      const rejected = await store.backstopRejections(runId);
+      if (rejected > 0) violations.push(`5. the backstop refused ${rejected} start(s) of ${runId}`);
     }
-    if ((await store.getLease(runId)) !== undefined) violations.push(`4. ${runId} still has a lease`);
-    const rejected = await store.backstopRejections(runId);
-    if (rejected > 0) violations.push(`5. the backstop refused ${rejected} start(s) of ${runId}`);
+    return { runs: results, sends: sends.length, approved, killed, takenOver, workers: spawned, elapsedMs: Date.now() - started, violations };
+  } finally {
+    // Whatever failed, no worker, pool or folder is left behind.
+    for (const worker of live.values()) worker.child.kill('SIGKILL');
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-  return { runs: results, sends: sends.length, approved, killed, takenOver, workers: spawned, elapsedMs: Date.now() - started, violations };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

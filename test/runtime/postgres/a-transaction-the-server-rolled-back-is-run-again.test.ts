@@ -3,8 +3,8 @@ import { PostgresJournalStore, type PgPool } from 'modeltape/runtime';
 import { freshSchema, pgPool, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
 
 // A statement the server aborted for a serialization failure (40001) or a deadlock (40P01) was
-// rolled back, so the store runs it again, up to `retries` times; past them, or for any other
-// error, the error is the caller's.
+// rolled back, so the store runs it again, up to `retries` times, backing off; past them it is a
+// retryable storage error (journal_busy), and any other error is the caller's.
 const postgres = postgresAvailability();
 if (!postgres.available) process.stderr.write(`skipping the PostgreSQL journal store tests: ${postgres.reason}\n`);
 
@@ -50,9 +50,9 @@ describe.runIf(postgres.available)('a transaction the server rolled back', () =>
     }
   });
 
-  test('past its retries, or for another error, the error is the caller’s', async () => {
+  test('past its retries it is a retryable journal_busy, and another error is the caller’s', async () => {
     const store = await PostgresJournalStore.open({ connection: aborting(pool, '40001', 10), schema: freshSchema('rolled_back'), retries: 2 });
-    await expect(store.acquireLease('r', 'w', 10, 0)).rejects.toMatchObject({ code: '40001' });
+    await expect(store.acquireLease('r', 'w', 10, 0)).rejects.toMatchObject({ code: 'journal_busy', retryable: true, sqliteCode: '40001' });
     const other = await PostgresJournalStore.open({ connection: aborting(pool, '23514', 1), schema: freshSchema('rolled_back') });
     await expect(other.acquireLease('r', 'w', 10, 0)).rejects.toMatchObject({ code: '23514' });
     expect(await other.acquireLease('r', 'w', 10, 0)).toEqual({ acquired: true, lease: { owner: 'w', expiresAt: 10 } });
