@@ -1,24 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { postgresAvailability, type PostgresServer } from '../support/postgres.js';
+import { expect, test } from 'vitest';
+import { describeOnPostgres } from '../support/postgres.js';
 
 // `npm run example:workers` as a user runs it: its summary, and exit 0 only when every invariant held.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the workers demo: ${postgres.reason}\n`);
 const DEMO = fileURLToPath(new URL('../../examples/postgres-workers/workers.mjs', import.meta.url));
 
-describe.runIf(postgres.available)('npm run example:workers', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    if (postgres.available) server = await postgres.start();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
+describeOnPostgres('npm run example:workers', (server) => {
   test('completes every run while workers are killed, and says every invariant held', () => {
-    const result = spawnSync(process.execPath, [DEMO], { env: { ...process.env, MODELTAPE_PG_URL: server.url, SEED: '7' }, encoding: 'utf8', timeout: 90_000 });
+    const result = spawnSync(process.execPath, [DEMO], {
+      env: { ...process.env, MODELTAPE_PG_URL: server().url, SEED: '7' },
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
       /^12 of 12 runs completed by 12 worker processes \(8 killed with SIGKILL, \d+ runs? taken over from a killed one\), \d+ sends, \d+ approved re-sends, in \d+ ms \(seed 7\)$/m,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { PgPool } from 'modeltape/runtime';
 import { postgresBin, startLocalPostgres } from '../../examples/postgres-workers/local-postgres.mjs';
 
@@ -51,4 +52,27 @@ export function pgPool(url: string, options: { max?: number; applicationName?: s
   });
   pool.on('error', () => undefined);
   return pool;
+}
+
+/**
+ * A describe block on a real PostgreSQL server: started before its tests (or `MODELTAPE_PG_URL`'s),
+ * stopped after them. Without a server it is skipped, saying why; under CI that is a failure.
+ * `server()` is the running server, inside the tests and hooks.
+ */
+export function describeOnPostgres(name: string, body: (server: () => PostgresServer) => void): void {
+  const postgres = postgresAvailability();
+  if (!postgres.available) process.stderr.write(`skipping "${name}": ${postgres.reason}\n`);
+  describe.runIf(postgres.available)(name, () => {
+    let server: PostgresServer | undefined;
+    beforeAll(async () => {
+      if (postgres.available) server = await postgres.start();
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+    body(() => {
+      if (server === undefined) throw new Error('the PostgreSQL server did not start');
+      return server;
+    });
+  });
 }

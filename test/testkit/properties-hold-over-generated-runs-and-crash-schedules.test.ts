@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import {
   ForwardingJournalStore,
@@ -14,7 +14,7 @@ import {
 } from 'modeltape/runtime';
 import { CRASH_POINTS, crashAt, runScenario, type Crash, type OperatorAnswer } from 'modeltape/testkit';
 import { parcelAgent, parcelRules, parcelTools } from '../support/parcel-agent.js';
-import { freshSchema, postgresAvailability, type PostgresServer } from '../support/postgres.js';
+import { describeOnPostgres, freshSchema } from '../support/postgres.js';
 
 interface Observed {
   statuses: RunStatus[];
@@ -167,22 +167,12 @@ describe('properties over generated runs and crash schedules', () => {
 });
 
 // The same properties with every scenario's journal on PostgreSQL, each in a schema of its own.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the properties on PostgreSQL: ${postgres.reason}\n`);
 
-describe.runIf(postgres.available)('properties over generated runs and crash schedules, on PostgreSQL', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    if (postgres.available) server = await postgres.start();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
+describeOnPostgres('properties over generated runs and crash schedules, on PostgreSQL', (server) => {
   test('hold with the journal on PostgreSQL', async () => {
     const { crashed, resumed } = await checkProperties(30, () => {
       const schema = freshSchema('properties');
-      return () => PostgresJournalStore.open({ connection: server.url, schema, maxConnections: 2 });
+      return () => PostgresJournalStore.open({ connection: server().url, schema, maxConnections: 2 });
     });
     expect(crashed).toBeGreaterThan(8);
     expect(resumed).toBeGreaterThan(4);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   ForwardingJournalStore,
   PostgresJournalStore,
@@ -8,15 +8,13 @@ import {
   type PgPool,
 } from 'modeltape/runtime';
 import { parcelRuntime } from '../../support/parcel-agent.js';
-import { freshSchema, pgPool, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema, pgPool } from '../../support/postgres.js';
 
 // The server ends the store's connection while an append is in flight, as a restart or a failover
 // does: the runtime is told it failed (a retryable storage error), reads back what was stored,
 // appends the rest, and the run completes with each effect journaled once; the strict replay that
 // follows reads every effect back. (A write that committed and was reported lost is the
 // battery's CommittedThenLost check.)
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL failover test: ${postgres.reason}\n`);
 
 /**
  * Ends the store's connection while each chosen append is under way: the test holds the run's
@@ -58,21 +56,17 @@ class FailingOver extends ForwardingJournalStore {
   }
 }
 
-describe.runIf(postgres.available)('a PostgreSQL failover during a run', () => {
-  let server: PostgresServer;
+describeOnPostgres('a PostgreSQL failover during a run', (server) => {
   let admin: PgPool;
   beforeAll(async () => {
-    if (!postgres.available) return;
-    server = await postgres.start();
-    admin = pgPool(server.url, { applicationName: 'failover-admin' });
-  }, 60_000);
+    admin = pgPool(server().url, { applicationName: 'failover-admin' });
+  });
   afterAll(async () => {
     await admin?.end();
-    await server?.stop();
   });
 
   test('an append whose connection the server ends is retried, and the run journals each effect once', async () => {
-    const inner = await PostgresJournalStore.open({ connection: server.url, schema: freshSchema('failover') });
+    const inner = await PostgresJournalStore.open({ connection: server().url, schema: freshSchema('failover') });
     const store = new FailingOver(inner, admin, new Set([2, 5, 9]));
     const { runtime, runs } = parcelRuntime({ store });
     try {

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { PostgresJournalStore, type PgPool } from 'modeltape/runtime';
-import { freshSchema, pgPool, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema, pgPool } from '../../support/postgres.js';
 
 // A statement the server aborted for a serialization failure (40001) or a deadlock (40P01) was
 // rolled back, so the store runs it again, up to `retries` times, backing off; past them it is a
 // retryable storage error (journal_busy), and any other error is the caller's.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL journal store tests: ${postgres.reason}\n`);
 
 /** A pool whose next `failures` queries on the journal's tables fail with `code`, as the server would abort them. */
 function aborting(pool: PgPool, code: string, failures: number): PgPool & { failed: number } {
@@ -26,17 +24,13 @@ function aborting(pool: PgPool, code: string, failures: number): PgPool & { fail
   return wrapped as PgPool & { failed: number };
 }
 
-describe.runIf(postgres.available)('a transaction the server rolled back', () => {
-  let server: PostgresServer;
+describeOnPostgres('a transaction the server rolled back', (server) => {
   let pool: PgPool;
   beforeAll(async () => {
-    if (!postgres.available) return;
-    server = await postgres.start();
-    pool = pgPool(server.url, { max: 4 });
-  }, 60_000);
+    pool = pgPool(server().url, { max: 4 });
+  });
   afterAll(async () => {
     await pool?.end();
-    await server?.stop();
   });
 
   test('is run again after a serialization failure or a deadlock, and lands once', async () => {

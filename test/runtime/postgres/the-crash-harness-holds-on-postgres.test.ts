@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { FaultSchedule, Faulty, PostgresJournalStore, sequentialIds, steppingClock, type Json } from 'modeltape/runtime';
 import { crashAt, CRASH_POINTS, runScenario, type Scenario } from 'modeltape/testkit';
 import { parcelAgent, parcelRules, parcelTools } from '../../support/parcel-agent.js';
-import { freshSchema, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema } from '../../support/postgres.js';
 
 // The crash harness with its journal on PostgreSQL: each runtime it starts after a crash opens its
 // own pool, as a new process would, and every invariant holds at every crash point. The journal
 // it leaves is the one the SQLite store leaves, record for record.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL crash harness: ${postgres.reason}\n`);
 
-describe.runIf(postgres.available)('the crash harness on PostgreSQL', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    if (postgres.available) server = await postgres.start();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
+describeOnPostgres('the crash harness on PostgreSQL', (server) => {
   function scenario(onPostgres: boolean, overrides: Partial<Scenario> = {}): Scenario & { runs: { lookup: Json[]; send: Json[] } } {
     const runs = { lookup: [] as Json[], send: [] as Json[] };
     const schema = freshSchema('crash');
@@ -30,7 +20,7 @@ describe.runIf(postgres.available)('the crash harness on PostgreSQL', () => {
       goal: 'Where is parcel P-1?',
       now: steppingClock(),
       newId: sequentialIds('run'),
-      ...(onPostgres ? { journal: () => PostgresJournalStore.open({ connection: server.url, schema, maxConnections: 2 }) } : {}),
+      ...(onPostgres ? { journal: () => PostgresJournalStore.open({ connection: server().url, schema, maxConnections: 2 }) } : {}),
       ...overrides,
       runs,
     };

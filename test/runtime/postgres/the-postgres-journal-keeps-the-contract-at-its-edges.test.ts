@@ -1,31 +1,25 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { PostgresJournalStore, type PgPool } from 'modeltape/runtime';
-import { freshSchema, pgPool, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema, pgPool } from '../../support/postgres.js';
 
 // Where a PostgreSQL server differs from a SQLite file, the store keeps the contract all the same:
 // a server whose default isolation is above READ COMMITTED, clock readings that are not whole
 // milliseconds, a role that may only read and write the journal's tables, ids with spaces.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL journal store tests: ${postgres.reason}\n`);
 
 const start = (id: string, runId: string, effectKey: string, at = 1) => ({ id, runId, effectKey, type: 'start' as const, data: { id }, at });
 
-describe.runIf(postgres.available)('the PostgreSQL journal at its edges', () => {
-  let server: PostgresServer;
+describeOnPostgres('the PostgreSQL journal at its edges', (server) => {
   let admin: PgPool;
   beforeAll(async () => {
-    if (!postgres.available) return;
-    server = await postgres.start();
-    admin = pgPool(server.url);
-  }, 60_000);
+    admin = pgPool(server().url);
+  });
   afterAll(async () => {
     await admin?.end();
-    await server?.stop();
   });
 
   test('eight writers on a server whose default isolation is REPEATABLE READ append every distinct start, at consecutive positions', async () => {
     const schema = freshSchema('repeatable');
-    const url = `${server.url}?options=${encodeURIComponent('-c default_transaction_isolation=repeatable\\ read')}`;
+    const url = `${server().url}?options=${encodeURIComponent('-c default_transaction_isolation=repeatable\\ read')}`;
     const stores = await Promise.all(Array.from({ length: 8 }, () => PostgresJournalStore.open({ connection: url, schema, maxConnections: 1 })));
     try {
       const outcomes = (
@@ -47,7 +41,7 @@ describe.runIf(postgres.available)('the PostgreSQL journal at its edges', () => 
   });
 
   test('clock readings that are not whole milliseconds read back exactly, as on SQLite', async () => {
-    const store = await PostgresJournalStore.open({ connection: server.url, schema: freshSchema('fractions') });
+    const store = await PostgresJournalStore.open({ connection: server().url, schema: freshSchema('fractions') });
     try {
       await store.createRun({ runId: 'r', agent: 'a', input: null, status: 'running', result: null, createdAt: 1_700_000_000_000.5, updatedAt: 0.25 });
       await store.append([start('s1', 'r', '0.0.now', 1_700_000_000_001.75)]);
@@ -77,11 +71,11 @@ describe.runIf(postgres.available)('the PostgreSQL journal at its edges', () => 
   test('a role that may only read and write the journal (no CREATE) opens a current journal and appends to it', async () => {
     const schema = freshSchema('granted');
     const role = freshSchema('journal_user');
-    await (await PostgresJournalStore.open({ connection: server.url, schema })).close();
+    await (await PostgresJournalStore.open({ connection: server().url, schema })).close();
     await admin.query(`CREATE ROLE "${role}" LOGIN`);
     // A new role has no CREATE on the database (PostgreSQL grants PUBLIC only CONNECT and TEMP).
     await admin.query(`GRANT USAGE ON SCHEMA "${schema}" TO "${role}"; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
-    const url = new URL(server.url);
+    const url = new URL(server().url);
     url.username = role;
     const store = await PostgresJournalStore.open({ connection: url.toString(), schema });
     try {
@@ -94,7 +88,7 @@ describe.runIf(postgres.available)('the PostgreSQL journal at its edges', () => 
   });
 
   test('a record id another run holds is a collision naming that run exactly, spaces and all; nothing of the batch is stored', async () => {
-    const store = await PostgresJournalStore.open({ connection: server.url, schema: freshSchema('collision') });
+    const store = await PostgresJournalStore.open({ connection: server().url, schema: freshSchema('collision') });
     try {
       await store.append([start('same-id', 'run with spaces', '0.0.tool')]);
       const error = await store

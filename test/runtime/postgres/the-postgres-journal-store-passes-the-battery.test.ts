@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, expect, test } from 'vitest';
 import { checkJournalStore, FaultSchedule, Faulty, Latency, PostgresJournalStore, type JournalStore } from 'modeltape/runtime';
-import { freshSchema, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema } from '../../support/postgres.js';
 
 // The PostgreSQL journal store against a real server (.ci/run's, or one started from this
 // machine's PostgreSQL binaries), held to the same battery as the SQLite store, unchanged.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL journal store tests: ${postgres.reason}\n`);
 
-describe.runIf(postgres.available)('PostgresJournalStore', () => {
-  let server: PostgresServer;
+describeOnPostgres('PostgresJournalStore', (server) => {
   const opened: JournalStore[] = [];
-  beforeAll(async () => {
-    if (postgres.available) server = await postgres.start();
-  }, 60_000);
   afterAll(async () => {
     for (const store of opened.splice(0)) await store.close().catch(() => undefined);
-    await server?.stop();
   });
   // Each store the battery opens is a fresh, empty journal: its own schema.
   const fresh = async (): Promise<PostgresJournalStore> => {
-    const store = await PostgresJournalStore.open({ connection: server.url, schema: freshSchema('battery') });
+    const store = await PostgresJournalStore.open({ connection: server().url, schema: freshSchema('battery') });
     opened.push(store);
     return store;
   };

@@ -1,35 +1,25 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { PostgresJournalStore } from 'modeltape/runtime';
-import { freshSchema, postgresAvailability, type PostgresServer } from '../../support/postgres.js';
+import { describeOnPostgres, freshSchema } from '../../support/postgres.js';
 
 // Four processes, each with its own connections, appending to one run at once: every batch lands
 // at its own consecutive positions, each process's in its order; of four starts of one effect one
 // lands and three are counted; of four takes of one lease one wins.
-const postgres = postgresAvailability();
-if (!postgres.available) process.stderr.write(`skipping the PostgreSQL journal store tests: ${postgres.reason}\n`);
 
 const WORKER = fileURLToPath(new URL('../../support/postgres-append-worker.mjs', import.meta.url));
 
-describe.runIf(postgres.available)('writers in several processes on one PostgreSQL journal', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    if (postgres.available) server = await postgres.start();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
+describeOnPostgres('writers in several processes on one PostgreSQL journal', (server) => {
   test('put every batch at consecutive positions, let one start and one lease through, and count every second start', async () => {
     const schema = freshSchema('processes');
-    await (await PostgresJournalStore.open({ connection: server.url, schema })).close();
+    await (await PostgresJournalStore.open({ connection: server().url, schema })).close();
     const batches = 100;
     const results = await Promise.all(
       [0, 1, 2, 3].map(
         (index) =>
           new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-            const child = spawn(process.execPath, [WORKER, server.url, schema, String(index), String(batches)]);
+            const child = spawn(process.execPath, [WORKER, server().url, schema, String(index), String(batches)]);
             let out = '';
             let err = '';
             child.stdout.on('data', (chunk) => (out += chunk));
@@ -43,7 +33,7 @@ describe.runIf(postgres.available)('writers in several processes on one PostgreS
     expect(races.map((race) => race.raced).sort()).toEqual(['appended', 'rejected', 'rejected', 'rejected']);
     expect(races.filter((race) => race.acquired)).toHaveLength(1);
 
-    const store = await PostgresJournalStore.open({ connection: server.url, schema });
+    const store = await PostgresJournalStore.open({ connection: server().url, schema });
     try {
       const records = await store.read('shared-run');
       expect(records).toHaveLength(4 * batches * 2);
