@@ -1,6 +1,7 @@
 import { ModeltapeError } from '../core/internal.js';
 import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
 import { JournalFileError, JournalStorageError, type JournalStorageProblem } from './errors.js';
+import { approvalOf, approvalValues, recordOf, runOf, runValues, type ApprovalRow, type RecordRow, type RunRow } from './journal-rows.js';
 import { openPgPool, type PgClient, type PgPool } from './pg-driver.js';
 import { RunExistsError } from './sqlite-journal-store.js';
 
@@ -230,15 +231,7 @@ export class PostgresJournalStore implements JournalStore {
 
   async createRun(run: RunRecord): Promise<void> {
     await this.#query('createRun', async () => {
-      const inserted = await this.#pool.query(this.#q.insertRun, [
-        run.runId,
-        run.agent,
-        JSON.stringify(run.input),
-        run.status,
-        JSON.stringify(run.result),
-        run.createdAt,
-        run.updatedAt,
-      ]);
+      const inserted = await this.#pool.query(this.#q.insertRun, runValues(run));
       if (inserted.rowCount === 0) throw new RunExistsError(run.runId);
     });
   }
@@ -246,17 +239,7 @@ export class PostgresJournalStore implements JournalStore {
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.#query('getRun', async () => {
       const row = (await this.#pool.query<RunRow>(this.#q.getRun, [runId])).rows[0];
-      return row === undefined
-        ? undefined
-        : {
-            runId: row.run_id,
-            agent: row.agent,
-            input: JSON.parse(row.input) as Json,
-            status: row.status as RunStatus,
-            result: JSON.parse(row.result) as Json,
-            createdAt: Number(row.created_at),
-            updatedAt: Number(row.updated_at),
-          };
+      return row === undefined ? undefined : runOf(row);
     });
   }
 
@@ -299,17 +282,7 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   async read(runId: string): Promise<StoredRecord[]> {
-    return this.#query('read', async () =>
-      (await this.#pool.query<RecordRow>(this.#q.readRecords, [runId])).rows.map((row) => ({
-        id: row.id,
-        runId: row.run_id,
-        position: row.position,
-        effectKey: row.effect_key,
-        type: row.type as StoredRecord['type'],
-        data: JSON.parse(row.data) as Json,
-        at: Number(row.at),
-      })),
-    );
+    return this.#query('read', async () => (await this.#pool.query<RecordRow>(this.#q.readRecords, [runId])).rows.map(recordOf));
   }
 
   async backstopRejections(runId: string): Promise<number> {
@@ -327,7 +300,7 @@ export class PostgresJournalStore implements JournalStore {
       const held = (await this.#pool.query<LeaseRow>(this.#q.getLease, [runId])).rows[0];
       // Released between the two statements: try once more.
       if (held === undefined) return this.acquireLease(runId, owner, expiresAt, now);
-      return { acquired: false, lease: { owner: held.owner, expiresAt: Number(held.expires_at) } };
+      return { acquired: false, lease: { owner: held.owner, expiresAt: held.expires_at } };
     });
   }
 
@@ -342,23 +315,13 @@ export class PostgresJournalStore implements JournalStore {
   async getLease(runId: string): Promise<Lease | undefined> {
     return this.#query('getLease', async () => {
       const held = (await this.#pool.query<LeaseRow>(this.#q.getLease, [runId])).rows[0];
-      return held === undefined ? undefined : { owner: held.owner, expiresAt: Number(held.expires_at) };
+      return held === undefined ? undefined : { owner: held.owner, expiresAt: held.expires_at };
     });
   }
 
   async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
     return this.#query('requestApproval', async () => {
-      await this.#pool.query(this.#q.insertApproval, [
-        approval.approvalId,
-        approval.runId,
-        approval.effectKey,
-        approval.kind,
-        approval.reason,
-        JSON.stringify(approval.request),
-        approval.decision,
-        approval.createdAt,
-        approval.decidedAt,
-      ]);
+      await this.#pool.query(this.#q.insertApproval, approvalValues(approval));
       return approvalOf((await this.#pool.query<ApprovalRow>(this.#q.getApproval, [approval.approvalId])).rows[0]!);
     });
   }
@@ -503,41 +466,9 @@ function collision(record: JournalRecord, held: { run_id: string; effect_key: st
   );
 }
 
-interface RunRow {
-  run_id: string;
-  agent: string;
-  input: string;
-  status: string;
-  result: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface RecordRow {
-  id: string;
-  run_id: string;
-  position: number;
-  effect_key: string;
-  type: string;
-  data: string;
-  at: string;
-}
-
 interface LeaseRow {
   owner: string;
-  expires_at: string;
-}
-
-interface ApprovalRow {
-  approval_id: string;
-  run_id: string;
-  effect_key: string;
-  kind: string;
-  reason: string;
-  request: string;
-  decision: string;
-  created_at: string;
-  decided_at: string | null;
+  expires_at: number;
 }
 
 function statements(s: string) {
@@ -560,19 +491,5 @@ function statements(s: string) {
     decideApproval: `UPDATE ${s}.approvals SET decision = $1, decided_at = $2 WHERE approval_id = $3 AND decision = 'pending'`,
     approvalsOf: `SELECT * FROM ${s}.approvals WHERE run_id = $1 ORDER BY created_at, approval_id COLLATE "C"`,
     consumeApproval: `UPDATE ${s}.approvals SET decision = 'consumed', decided_at = $1 WHERE approval_id = $2 AND decision = 'approved'`,
-  };
-}
-
-function approvalOf(row: ApprovalRow): ApprovalRecord {
-  return {
-    approvalId: row.approval_id,
-    runId: row.run_id,
-    effectKey: row.effect_key,
-    kind: row.kind,
-    reason: row.reason,
-    request: JSON.parse(row.request) as Json,
-    decision: row.decision as ApprovalRecord['decision'],
-    createdAt: Number(row.created_at),
-    decidedAt: row.decided_at === null ? null : Number(row.decided_at),
   };
 }

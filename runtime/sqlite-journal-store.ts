@@ -1,7 +1,8 @@
 import { ModeltapeError } from '../core/internal.js';
 import type { AppendOutcome, ApprovalRecord, JournalRecord, JournalStore, Json, Lease, RunRecord, RunStatus, StoredRecord } from './journal-store.js';
 import { checkJournalSchema, inspectJournalFile, journalFailure, JOURNAL_SCHEMA_VERSION } from './journal-file.js';
-import { immediateTransaction, openSqlite, uniqueViolation, type SqliteConnection, type SqliteDriverName } from './sqlite-driver.js';
+import { approvalOf, approvalValues, recordOf, runOf, runValues, type ApprovalRow, type RecordRow, type RunRow } from './journal-rows.js';
+import { immediateTransaction, openSqlite, uniqueViolation, type SqliteConnection, type SqliteDriverName, type SqliteValue } from './sqlite-driver.js';
 
 export interface SqliteJournalStoreOptions {
   /** A database file (created when missing), or `':memory:'` for a store that lives as long as the handle. */
@@ -68,38 +69,6 @@ CREATE TABLE IF NOT EXISTS approvals (
 );
 CREATE INDEX IF NOT EXISTS approvals_by_run ON approvals (run_id);
 `;
-
-interface RunRow {
-  run_id: string;
-  agent: string;
-  input: string;
-  status: string;
-  result: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface RecordRow {
-  id: string;
-  run_id: string;
-  position: number;
-  effect_key: string;
-  type: string;
-  data: string;
-  at: number;
-}
-
-interface ApprovalRow {
-  approval_id: string;
-  run_id: string;
-  effect_key: string;
-  kind: string;
-  reason: string;
-  request: string;
-  decision: string;
-  created_at: number;
-  decided_at: number | null;
-}
 
 /** Thrown when a run is created twice. */
 export class RunExistsError extends ModeltapeError {
@@ -240,7 +209,7 @@ export class SqliteJournalStore implements JournalStore {
   async createRun(run: RunRecord): Promise<void> {
     return this.#guard('createRun', () => {
       try {
-        this.#statements.insertRun.run(run.runId, run.agent, JSON.stringify(run.input), run.status, JSON.stringify(run.result), run.createdAt, run.updatedAt);
+        this.#statements.insertRun.run(...(runValues(run) as SqliteValue[]));
       } catch (error) {
         if (uniqueViolation(error) === 'runs.run_id') throw new RunExistsError(run.runId);
         throw error;
@@ -251,17 +220,7 @@ export class SqliteJournalStore implements JournalStore {
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.#guard('getRun', () => {
       const row = this.#statements.getRun.get(runId) as RunRow | undefined;
-      return row === undefined
-        ? undefined
-        : {
-            runId: row.run_id,
-            agent: row.agent,
-            input: JSON.parse(row.input) as Json,
-            status: row.status as RunStatus,
-            result: JSON.parse(row.result) as Json,
-            createdAt: row.created_at,
-            updatedAt: row.updated_at,
-          };
+      return row === undefined ? undefined : runOf(row);
     });
   }
 
@@ -280,15 +239,7 @@ export class SqliteJournalStore implements JournalStore {
 
   async read(runId: string): Promise<StoredRecord[]> {
     return this.#guard('read', () => {
-      return (this.#statements.readRecords.all(runId) as RecordRow[]).map((row) => ({
-        id: row.id,
-        runId: row.run_id,
-        position: row.position,
-        effectKey: row.effect_key,
-        type: row.type as StoredRecord['type'],
-        data: JSON.parse(row.data) as Json,
-        at: row.at,
-      }));
+      return (this.#statements.readRecords.all(runId) as RecordRow[]).map(recordOf);
     });
   }
 
@@ -326,17 +277,7 @@ export class SqliteJournalStore implements JournalStore {
 
   async requestApproval(approval: ApprovalRecord): Promise<ApprovalRecord> {
     return this.#guard('requestApproval', () => {
-      this.#statements.insertApproval.run(
-        approval.approvalId,
-        approval.runId,
-        approval.effectKey,
-        approval.kind,
-        approval.reason,
-        JSON.stringify(approval.request),
-        approval.decision,
-        approval.createdAt,
-        approval.decidedAt,
-      );
+      this.#statements.insertApproval.run(...(approvalValues(approval) as SqliteValue[]));
       return approvalOf(this.#statements.getApproval.get(approval.approvalId) as ApprovalRow);
     });
   }
@@ -403,19 +344,5 @@ function prepare(db: SqliteConnection) {
     decideApproval: db.prepare("UPDATE approvals SET decision = ?, decided_at = ? WHERE approval_id = ? AND decision = 'pending'"),
     approvalsOf: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at, approval_id'),
     consumeApproval: db.prepare("UPDATE approvals SET decision = 'consumed', decided_at = ? WHERE approval_id = ? AND decision = 'approved'"),
-  };
-}
-
-function approvalOf(row: ApprovalRow): ApprovalRecord {
-  return {
-    approvalId: row.approval_id,
-    runId: row.run_id,
-    effectKey: row.effect_key,
-    kind: row.kind,
-    reason: row.reason,
-    request: JSON.parse(row.request) as Json,
-    decision: row.decision as ApprovalRecord['decision'],
-    createdAt: row.created_at,
-    decidedAt: row.decided_at,
   };
 }
