@@ -58,6 +58,11 @@ export function ageLimitFrom(parsed: ParsedArguments, config: { maxAge?: string;
   return ageLimitOf(maxAge, (parsed.flags.stale as string | undefined) ?? config.stale, flag === undefined ? 'maxAge in the config' : '--max-age');
 }
 
+/** The day ages are counted to: the one SOURCE_DATE_EPOCH pins (reproducible output), else today, in UTC. */
+export function ageDay(env: Readonly<Record<string, string | undefined>>): Date {
+  return pinnedDate(env) ?? new Date();
+}
+
 export async function reportCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
   const parsed = parseArguments(argv, FLAGS, 'report');
   if (parsed.flags.help === true) {
@@ -79,7 +84,7 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
     // A tape named twice (a.jsonl and ./a.jsonl, or by a glob too) counts once.
     [...new Set(files.map((file) => resolve(io.cwd, file)))],
     {
-      now: pinnedDate(io.env) ?? new Date(),
+      now: ageDay(io.env),
       cwd: io.cwd,
       ...(config.prices === undefined ? {} : { prices: config.prices }),
       ...(ageLimit === undefined ? {} : { ageLimit }),

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import { runUnderProxy, runVerdict } from '../proxy/internal.js';
+import { loadConfig, runUnderProxy, runVerdict } from '../proxy/internal.js';
+import { recordedAtOf } from '../recordings/internal.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
-import { loadConfig, pinnedDate } from '../proxy/internal.js';
 import { staleVerdict, tapeDatesOf, type AgeLimit } from '../tape-report/internal.js';
-import { AGE_FLAGS, ageLimitFrom } from './report-command.js';
+import { AGE_FLAGS, ageDay, ageLimitFrom } from './report-command.js';
 
 /** The tape `run` uses when no --tape is given. */
 export const DEFAULT_RUN_TAPE = 'tapes/modeltape.jsonl';
@@ -83,10 +83,13 @@ function staleTapes(
 ): ReturnType<typeof staleVerdict> {
   const files = new Set<string>();
   if (mode === 'replay' && existsSync(tape)) files.add(tape);
-  for (const session of report.sessions) if (session.mode === 'replay' && existsSync(session.path ?? session.tape)) files.add(session.path ?? session.tape);
+  for (const session of report.sessions) {
+    const read = session.path ?? session.tape;
+    if (session.mode === 'replay' && existsSync(read)) files.add(read);
+  }
   return staleVerdict(
     [...files].map((file) => tapeDatesOf(file)),
     limit,
-    (pinnedDate(env) ?? new Date()).toISOString().slice(0, 10),
+    recordedAtOf(ageDay(env)),
   );
 }

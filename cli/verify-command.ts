@@ -4,6 +4,7 @@ import {
   decodeBody,
   exchangeKey,
   readTape,
+  recordedAtOf,
   serializeLine,
   type CompiledKeyRules,
   type DuplicateMember,
@@ -15,9 +16,9 @@ import {
 import { ModeltapeError, findSecrets } from '../core/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { progressReporter, type ResolvedCommandIo } from './io.js';
-import { loadConfig, pinnedDate } from '../proxy/internal.js';
+import { loadConfig } from '../proxy/internal.js';
 import { addDate, staleVerdict, type TapeDates } from '../tape-report/internal.js';
-import { AGE_FLAGS, ageLimitFrom } from './report-command.js';
+import { AGE_FLAGS, ageDay, ageLimitFrom } from './report-command.js';
 
 const FLAGS: readonly FlagSpec[] = [
   ...AGE_FLAGS,
@@ -105,10 +106,7 @@ export async function verifyCommand(argv: readonly string[], io: ResolvedCommand
   progress.end();
   for (const warning of warnings) io.stderr.write(`${warning}\n`);
   for (const problem of problems) io.stdout.write(`${problem.file}:${problem.line}: ${problem.message}\n`);
-  const stale =
-    ageLimit === undefined || dates.exchanges === 0
-      ? undefined
-      : staleVerdict([dates], ageLimit, (pinnedDate(io.env) ?? new Date()).toISOString().slice(0, 10));
+  const stale = ageLimit === undefined || dates.exchanges === 0 ? undefined : staleVerdict([dates], ageLimit, recordedAtOf(ageDay(io.env)));
   for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);
   if (problems.length > 0) {
     io.stdout.write(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${contents.lineCount} lines\n`);

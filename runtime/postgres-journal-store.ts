@@ -260,25 +260,22 @@ export class PostgresJournalStore implements JournalStore {
       records.map((record) => JSON.stringify(record.data)),
       records.map((record) => record.at),
     ];
+    // A record id stored for another run, effect or type: the batch is not stored.
+    const outcomesOf = async (query: PgClient['query']): Promise<AppendOutcome[]> => {
+      try {
+        return (await query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, values)).rows[0]!.outcomes;
+      } catch (error) {
+        if (sqlState(error) !== 'MT001') throw error;
+        const record = records.find((candidate) => candidate.id === (error as Error).message)!;
+        const [run_id = '', effect_key = '', type = ''] = JSON.parse(String((error as { detail?: unknown }).detail ?? '[]')) as string[];
+        throw collision(record, { run_id, effect_key, type });
+      }
+    };
     // One statement where the server's default isolation is READ COMMITTED; under another, one
     // transaction that asks for it (the function's reads must see what committed before its lock).
-    const call = async (): Promise<AppendOutcome[]> =>
-      this.#readCommitted
-        ? (await this.#pool.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, values)).rows[0]!.outcomes
-        : this.#transaction('append', async (client) => (await client.query<{ outcomes: AppendOutcome[] }>(this.#q.appendRecords, values)).rows[0]!.outcomes);
-    return this.#query('append', async () => {
-      try {
-        return await call();
-      } catch (error) {
-        // A record id stored for another run, effect or type: the batch is not stored.
-        if (sqlState(error) === 'MT001') {
-          const record = records.find((candidate) => candidate.id === (error as Error).message)!;
-          const [run_id = '', effect_key = '', type = ''] = JSON.parse(String((error as { detail?: unknown }).detail ?? '[]')) as string[];
-          throw collision(record, { run_id, effect_key, type });
-        }
-        throw error;
-      }
-    });
+    return this.#readCommitted
+      ? this.#query('append', () => outcomesOf((text, params) => this.#pool.query(text, params)))
+      : this.#transaction('append', (client) => outcomesOf((text, params) => client.query(text, params)));
   }
 
   async read(runId: string): Promise<StoredRecord[]> {

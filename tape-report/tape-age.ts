@@ -74,12 +74,13 @@ export function staleVerdict(tapes: readonly TapeDates[], limit: AgeLimit, today
     const why = staleness(dates, limit, today);
     if (why !== undefined) lines.push(`modeltape: ${limit.stale === 'fail' ? 'stale' : 'warning: stale'} tape ${dates.file}: ${why}.`);
   }
-  if (lines.length > 0) {
+  const stale = lines.length;
+  if (stale > 0) {
     lines.push(
-      `modeltape: re-record ${lines.length === 1 ? 'it' : 'them'} (modeltape run --tape FILE --mode record -- CMD, with a real key) to keep what the tests replay close to what the providers answer today${limit.stale === 'fail' ? '' : '; --stale fail makes this fail the run'}.`,
+      `modeltape: re-record ${stale === 1 ? 'it' : 'them'} (modeltape run --tape FILE --mode record -- CMD, with a real key) to keep what the tests replay close to what the providers answer today${limit.stale === 'fail' ? '' : '; --stale fail makes this fail the run'}.`,
     );
   }
-  return { lines, failed: limit.stale === 'fail' && lines.length > 0, stale: lines.length === 0 ? 0 : lines.length - 1 };
+  return { lines, failed: limit.stale === 'fail' && stale > 0, stale };
 }
 
 /** The recording dates of a tape, read a line at a time. */

@@ -3,7 +3,7 @@
 import { basename, dirname, relative } from 'node:path';
 import { ModeltapeError } from '../core/internal.js';
 import { TURN_APIS, guessProvider } from '../providers/internal.js';
-import { describeExchange, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
+import { describeExchange, readTape, recordedAtOf, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
 import { addDate, daysBetween, staleness, type AgeLimit, type TapeDates } from './tape-age.js';
@@ -138,7 +138,7 @@ const WHERE_KEPT = 3;
 /** Reads the tapes and reports what they cover, cost and how old they are. Throws a TapeFormatError naming file, line and field for a tape that is not valid. */
 export function reportTapes(files: readonly string[], options: ReportOptions = {}): TapeReport {
   if (files.length === 0) throw new ModeltapeError('usage', 'reportTapes needs at least one tape.');
-  const today = (options.now ?? new Date()).toISOString().slice(0, 10);
+  const today = recordedAtOf(options.now ?? new Date());
   const cwd = options.cwd ?? process.cwd();
   const overrides = options.prices ?? {};
   const counters = new Counters();
