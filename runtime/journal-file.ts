@@ -18,13 +18,27 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  */
 export function inspectJournalFile(path: string): void {
   if (path === ':memory:' || path === '') return;
+  // Another connection may be checkpointing while this looks: the header can already count pages
+  // the file is still being extended with, and the WAL can be emptied in between. A truncated file
+  // stays truncated, so only one that looks truncated several times over is refused.
+  for (let look = 1; ; look++) {
+    const truncated = truncation(path);
+    if (truncated === undefined) return;
+    if (look === 5) throw new JournalFileError(path, 'corrupt', truncated);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * look);
+  }
+}
+
+// What the file's first bytes say is wrong with it as a truncated file, or undefined when nothing is;
+// a file that is not SQLite at all is refused here.
+function truncation(path: string): string | undefined {
   let size: number;
   try {
     size = statSync(path).size;
   } catch {
-    return; // absent: SQLite creates it (or says why it cannot)
+    return undefined; // absent: SQLite creates it (or says why it cannot)
   }
-  if (size === 0) return;
+  if (size === 0) return undefined;
   const head = Buffer.alloc(Math.min(size, 65536));
   const descriptor = openSync(path, 'r');
   try {
@@ -48,13 +62,8 @@ export function inspectJournalFile(path: string): void {
       return false;
     }
   });
-  if (countValid && !pending && pages * pageSize > size) {
-    throw new JournalFileError(
-      path,
-      'corrupt',
-      `a truncated SQLite file: its header declares ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes) and the file holds ${size}`,
-    );
-  }
+  if (!countValid || pending || pages * pageSize <= size) return undefined;
+  return `a truncated SQLite file: its header declares ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes) and the file holds ${size}`;
 }
 
 /**
