@@ -27,18 +27,23 @@ export interface CommandIo {
    * @default process
    */
   signals?: NodeJS.EventEmitter;
+  /**
+   * What the command reads: `mcp` bridges it to an MCP server's stdin.
+   * @default process.stdin
+   */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** A command's io with every default filled in, as the commands take it. */
 export type ResolvedCommandIo = Required<CommandIo>;
 
 export function processIo(): ResolvedCommandIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signals: process };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signals: process, stdin: process.stdin };
 }
 
 /** The io given to `main`, with the process's directory and signals where none are given. */
 export function resolveCommandIo(io: CommandIo): ResolvedCommandIo {
-  return { ...io, cwd: io.cwd ?? process.cwd(), signals: io.signals ?? process };
+  return { ...io, cwd: io.cwd ?? process.cwd(), signals: io.signals ?? process, stdin: io.stdin ?? process.stdin };
 }
 
 /**

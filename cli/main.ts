@@ -10,16 +10,19 @@ import { fakeCommand } from './fake-command.js';
 import { rekeyCommand } from './rekey-command.js';
 import { inspectCommand } from './inspect-command.js';
 import { mutateCommand } from './mutate-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { maskedIo, processIo, resolveCommandIo, type CommandIo, type ResolvedCommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { verifyCommand } from './verify-command.js';
 
-const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: ResolvedCommandIo) => Promise<number> }> = {
+const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: ResolvedCommandIo) => Promise<number>; protocolOnStdout?: true }> = {
   proxy: { summary: 'run the recording proxy until stopped', run: proxyCommand },
   run: { summary: 'run a command with the proxy in front of its SDKs', run: runCommand },
   fake: { summary: 'serve the FakeProvider over HTTP until stopped', run: fakeCommand },
+  // Its stdout is an MCP client's: the server's messages pass unmasked, as the server wrote them.
+  mcp: { summary: 'record or replay an MCP server over stdio, where its command stood', run: mcpCommand, protocolOnStdout: true },
   drift: { summary: 'run a command against a replay and report every drifted request', run: driftCommand },
   inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
   mutate: { summary: 'run a command once per mutated answer and report what its tests never notice', run: mutateCommand },
@@ -79,7 +82,7 @@ export async function main(argv: readonly string[], unmaskedIo: CommandIo = proc
         `Unknown command ${JSON.stringify(name)}.${nearest ? ` Did you mean "${nearest}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See modeltape --help.`,
       );
     }
-    return await command.run(rest, io);
+    return await command.run(rest, command.protocolOnStdout === true ? { ...io, stdout: resolveCommandIo(unmaskedIo).stdout } : io);
   } catch (error) {
     if (error instanceof ModeltapeError) {
       io.stderr.write(`modeltape: ${error.message}\n`);

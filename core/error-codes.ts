@@ -59,6 +59,8 @@ export const ERROR_CODES = [
   'options_on_parallel_call',
   'rule_answer_twice',
   'script_unreadable',
+  'mcp_sdk_missing',
+  'invalid_fake_mcp',
   // runtime/
   'effect_failed',
   'effect_in_doubt',

@@ -735,6 +735,7 @@ const INVALID_REQUEST: Record<Provider, string> = {
   anthropic: 'invalid_request_error',
   gemini: 'INVALID_ARGUMENT',
   ollama: 'invalid_request_error',
+  mcp: 'invalid_request',
 };
 
 /** What each provider answers a body that is not JSON with. */
@@ -744,6 +745,7 @@ const NOT_JSON: Record<Provider, string> = {
   anthropic: 'There was an issue with the request body: it is not valid JSON.',
   gemini: 'Invalid JSON payload received.',
   ollama: 'invalid character in request body: it is not JSON',
+  mcp: 'Parse error',
 };
 
 function withoutSecrets(headers: Record<string, string>): Record<string, string> {

@@ -19,3 +19,15 @@ export { checkOpenAiStrictSchema, checkAnthropicStrictSchema, OPENAI_STRICT_LIMI
 export { embed } from './openai-embeddings.js';
 export { type TapeFake, type TapeFakeOptions, type TapeFakeSummary } from './tape-fake.js';
 export { readFakeScript, parseFakeScript, type ScriptLine, type ScriptEntry } from './script-file.js';
+export {
+  FakeMcpServer,
+  FAKE_MCP_META,
+  type FakeMcpServerOptions,
+  type FakeMcpTool,
+  type FakeMcpAnswer,
+  type FakeMcpResource,
+  type FakeMcpPrompt,
+  type FakeMcpCall,
+  type FakeMcpHttpServer,
+} from './mcp/fake-mcp-server.js';
+export type { McpTransport } from './mcp/mcp-sdk.js';

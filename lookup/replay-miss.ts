@@ -60,7 +60,8 @@ export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--r
 /**
  * Builds the error for a lookup that did not hit, with the evidence and the next step:
  * the tape, the key, the nearest recording (file:line) and the first differing JSON paths.
- * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`).
+ * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`); `describe`
+ * names what a request calls where its path does not (an MCP server's `tools/call get_weather`).
  */
 export function explainMiss(
   engine: ReplayEngine,
@@ -70,10 +71,12 @@ export function explainMiss(
   result: Exclude<LookupResult, { kind: 'hit' }>,
   displayPath: string,
   advise: MissAdvice = CLI_MISS_ADVICE,
+  describe?: (request: RecordedRequest) => string | undefined,
 ): ReplayMissError {
   // Masked before it is compared: a key split across strings is one marker in every difference.
   const request = maskValue(unmasked);
-  const head = `Failed to replay ${request.method} ${displayPath}`;
+  const call = describe?.(request);
+  const head = `Failed to replay ${call === undefined ? '' : `${call} (`}${request.method} ${displayPath}${call === undefined ? '' : ')'}`;
   const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
   if (result.kind === 'exhausted') {
     const lines = result.entries.map((entry) => lineOf(engine, entry)).join(', ');
@@ -101,7 +104,8 @@ export function explainMiss(
     const routes = engine.routes().map(({ route, count }) => `${count}× ${route}`);
     evidence = `  tape: ${tape})\n  key: ${key}\n  nothing was recorded for ${request.method} ${request.path} (${upstream}); the tape holds ${routes.length > 0 ? routes.slice(0, 5).join(', ') : 'no exchanges'}`;
   } else {
-    evidence = `  tape: ${tape}, nearest at ${lineOf(engine, nearest.entry)})\n  key: ${key}\n`;
+    const nearestCall = describe?.(nearest.entry.exchange.request);
+    evidence = `  tape: ${tape}, nearest at ${lineOf(engine, nearest.entry)}${nearestCall === undefined ? '' : `: ${nearestCall}`})\n  key: ${key}\n`;
     if (nearest.total === 0) {
       evidence += `  the nearest recording has the same method, path, headers and body, but its stored key (${nearest.entry.exchange.key.slice(0, 12)}…) differs: the tape was edited by hand or keyed with other rules.`;
       advice = `Run modeltape verify ${engine.file} to find the stale keys.`;

@@ -43,6 +43,7 @@ const FEW_MEMBERS = 24;
 const TRUE_BYTES = Buffer.from('true');
 const FALSE_BYTES = Buffer.from('false');
 const NULL_BYTES = Buffer.from('null');
+const JSONRPC_NAME = Buffer.from('"jsonrpc"');
 
 // A sink outside read(): nothing.
 const NO_SINK: LeafSink & ContainerSink = { leaf: () => undefined, container: () => undefined };
@@ -70,6 +71,7 @@ export class RequestTokenReader implements TokenReader {
   #at = 0;
   #end = 0;
   #plain = false;
+  #jsonRpc = false;
   #leaves: LeafSink = NO_SINK;
   #containers: ContainerSink = NO_SINK;
   // The member hashes of the objects being read, innermost last (#top of them), to find a repeated name.
@@ -90,13 +92,16 @@ export class RequestTokenReader implements TokenReader {
     this.#buffer = buffer;
     this.#at = start;
     this.#end = end;
+    const request = buffer.subarray(start, end);
     // Most requests hold no escape: their strings are then read without looking for one.
-    this.#plain = buffer.subarray(start, end).indexOf(BACKSLASH) < 0;
+    this.#plain = request.indexOf(BACKSLASH) < 0;
+    // A JSON-RPC message keys without its id (see keyInputs): read parsed.
+    this.#jsonRpc = request.indexOf(JSONRPC_NAME) >= 0;
     return this;
   }
 
   read(leaves: LeafSink, containers: ContainerSink): boolean {
-    if (this.#rules.normalizers.length > 0) return false;
+    if (this.#rules.normalizers.length > 0 || this.#jsonRpc) return false;
     this.#leaves = leaves;
     this.#containers = containers;
     this.#top = 0;

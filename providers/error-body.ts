@@ -1,5 +1,6 @@
 import { anthropicErrorBody } from './anthropic/error-body.js';
 import { geminiErrorBody } from './gemini/error-body.js';
+import { mcpErrorBody } from './mcp/json-rpc.js';
 import { ollamaErrorBody } from './ollama/error-body.js';
 import { openaiErrorBody } from './openai/error-body.js';
 import type { ProviderError } from './provider-error.js';
@@ -11,7 +12,8 @@ export type { ProviderError };
  * An error body in the provider's own shape, so its SDK raises a readable error: OpenAI
  * `{"error":{"message","type","param","code"}}`, Anthropic
  * `{"type":"error","error":{"type","message"},"request_id"}`, Gemini's Google RPC
- * `{"error":{"code","message","status"}}` and Ollama's `{"error":"…"}`.
+ * `{"error":{"code","message","status"}}`, Ollama's `{"error":"…"}`, and on an MCP route a
+ * JSON-RPC error (`id` null: the proxy answers a request with its own id).
  */
 export function errorBody(provider: Provider, error: ProviderError): Record<string, unknown> {
   switch (provider) {
@@ -23,6 +25,8 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
       return ollamaErrorBody(error);
     case 'openai':
       return openaiErrorBody(error);
+    case 'mcp':
+      return mcpErrorBody(error);
   }
 }
 

@@ -75,3 +75,15 @@ export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.j
 export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';
 export { checkGenerateStreamGrammar } from './gemini/stream-grammar.js';
 export { checkOllamaChatStreamGrammar, checkOllamaGenerateStreamGrammar } from './ollama/stream-grammar.js';
+export {
+  MODELTAPE_RPC_ERROR,
+  isJsonRpcMessage,
+  isJsonRpcRequest,
+  isJsonRpcResponse,
+  jsonRpcIdOf,
+  describeJsonRpc,
+  mcpErrorBody,
+  renumberResponse,
+  renumberSseEvent,
+  type JsonRpcId,
+} from './mcp/json-rpc.js';

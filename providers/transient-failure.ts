@@ -60,4 +60,11 @@ const words = (by: string): Record<Provider, Record<TransientFailure, Omit<Provi
     overloaded: { status: 503, type: 'unavailable', message: `server busy, please try again. maximum pending requests exceeded (${by})` },
     'server-error': { status: 500, type: 'server_error', message: `an internal error occurred (${by})` },
   },
+  // An MCP server behind a gateway: the HTTP status, with a JSON-RPC error body.
+  mcp: {
+    'rate-limited': { status: 429, type: 'rate_limited', message: `Too many requests (${by})` },
+    unavailable: { status: 503, type: 'unavailable', message: `Service unavailable (${by})` },
+    overloaded: { status: 503, type: 'unavailable', message: `Server overloaded, try again later (${by})` },
+    'server-error': { status: 500, type: 'internal_error', message: `Internal error (${by})` },
+  },
 });

@@ -4,8 +4,11 @@
  * answers it), the runtime (which API it renders) and the drift report (how it reads a body).
  */
 
-/** Whose conventions a server follows: error shapes, credential headers, path quirks. */
-export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
+/**
+ * Whose conventions a server follows: error shapes, credential headers, path quirks. `mcp` is a
+ * Model Context Protocol server over Streamable HTTP: JSON-RPC on one endpoint.
+ */
+export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /**
@@ -33,6 +36,8 @@ export const WIRE_APIS = [
   'ollama-embed',
   'ollama-tags',
   'ollama-models',
+  // A Model Context Protocol server's JSON-RPC endpoint (any path: the upstream says it is one).
+  'mcp',
 ] as const;
 export type WireApi = (typeof WIRE_APIS)[number];
 
@@ -61,9 +66,11 @@ export interface Route {
  * here has. Anthropic's two clients build `/v1/messages` (@anthropic-ai/sdk) and `/messages`
  * (@ai-sdk/anthropic) from one base URL, and OpenAI's clients `/v1/…` or `/…`; both are read.
  * `hint` settles the paths two providers share (`/v1/models`, OpenAI-compatible `/v1/…` on an
- * Ollama server): the provider an upstream or header says it is.
+ * Ollama server): the provider an upstream or header says it is. An `mcp` hint is an MCP
+ * server's endpoint, whatever its path.
  */
 export function routeOf(method: string, path: string, hint?: Provider): Route | undefined {
+  if (hint === 'mcp') return { api: 'mcp', provider: 'mcp' };
   const verb = method.toUpperCase();
   const gemini = /^\/(v1|v1beta|v1alpha)\/(models|tunedModels)\/([^/:]+):([A-Za-z]+)$/.exec(path);
   if (gemini !== null && verb === 'POST') {

@@ -324,3 +324,61 @@ describe('replay mode', () => {
     expect(kinds).toEqual(['hit', 'miss', 'miss', 'miss', 'miss', 'refuse', 'refuse']);
   });
 });
+
+describe('an MCP upstream', () => {
+  const upstreams = { docs: 'mcp+http://127.0.0.1:3000/mcp' };
+  const call = (id: number | string, city = 'Paris'): ProxyRequest => {
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_weather', arguments: { city } } }));
+    return { method: 'POST', url: '/docs', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body };
+  };
+
+  test('is routed to its endpoint as given, without a slash added', () => {
+    const context = contextFor('record', [], { upstreams });
+    const decision = decideRequest(context, call(1));
+    expect(decision).toMatchObject({
+      kind: 'forward',
+      record: true,
+      route: { path: '/', forwardPath: '/mcp', upstream: { provider: 'mcp', baseUrl: 'http://127.0.0.1:3000/mcp' } },
+    });
+    expect(decideRequest(context, { ...call(1), url: '/docs/' })).toMatchObject({ route: { forwardPath: '/mcp' } });
+  });
+
+  test("answers a client's GET for a server stream itself (405) outside passthrough, and forwards it in passthrough", () => {
+    const get: ProxyRequest = { method: 'GET', url: '/docs', headers: { accept: 'text/event-stream' }, body: Buffer.alloc(0) };
+    for (const mode of ['replay', 'record', 'auto'] as const) {
+      expect(decideRequest(contextFor(mode, [], { upstreams }), get)).toMatchObject({
+        kind: 'refuse',
+        reason: 'no_server_stream',
+        response: { status: 405, provider: 'mcp' },
+      });
+    }
+    expect(decideRequest(contextFor('passthrough', [], { upstreams }), get)).toMatchObject({ kind: 'forward', record: false });
+  });
+
+  test("carries the JSON-RPC request's id with a hit and a miss, whatever id the recording had", () => {
+    const context = contextFor('replay', [], { upstreams });
+    const route = admitRequest(context, call(0));
+    if (route.kind !== 'admit') throw new Error('not admitted');
+    const recorded = context.keys.capture(route.route, call(0));
+    const engine = new ReplayEngine({ file: TAPE, keyRules: context.keys.rules }, [
+      {
+        exchange: {
+          key: exchangeKey('docs', recorded, context.keys.rules),
+          ordinal: 0,
+          upstream: 'docs',
+          source: 'live',
+          request: recorded,
+          response: { status: 200, headers: {}, body: { json: { jsonrpc: '2.0', id: 0, result: {} } } },
+        },
+        line: 2,
+      },
+    ]);
+    const replaying = { ...context, engine };
+    expect(decideRequest(replaying, call('call-9'))).toMatchObject({ kind: 'hit', rpcId: 'call-9' });
+    const miss = decideRequest(replaying, call(4, 'Lyon'));
+    expect(miss).toMatchObject({ kind: 'miss', rpcId: 4, response: { status: 400, provider: 'mcp', rpcId: 4 } });
+    expect(miss.kind === 'miss' && miss.message).toMatch(
+      /^Failed to replay tools\/call get_weather \(POST \/docs\).*\n.*nearest at tapes\/checkout\.jsonl:2: tools\/call get_weather\)/,
+    );
+  });
+});

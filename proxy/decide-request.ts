@@ -1,4 +1,4 @@
-import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, redactPathQuery, type Exchange } from '../recordings/internal.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, redactPathQuery, type Exchange, type RecordedRequest } from '../recordings/internal.js';
 import { explainMiss, type ReplayEngine, type ReplayEntry, type ReplayMissError } from '../lookup/internal.js';
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
@@ -7,6 +7,7 @@ import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
 import type { Provider } from './upstream-table.js';
+import { describeJsonRpc, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
 export interface DecisionContext {
@@ -22,6 +23,8 @@ export interface ErrorResponse {
   /** The error's type, also sent as `x-modeltape-error`: `modeltape_replay_miss`. */
   type: string;
   provider: Provider;
+  /** On an MCP route, the id of the JSON-RPC request it answers: the error is then a JSON-RPC error under it. */
+  rpcId?: JsonRpcId;
 }
 
 /** Answer with a recorded exchange. */
@@ -32,6 +35,8 @@ export interface HitDecision {
   /** The engine's entry the lookup took, and the request's key: to give it back when a chaos fault answers instead. */
   entry: ReplayEntry;
   key: string;
+  /** On an MCP route, the id of the JSON-RPC request: the recorded response is renumbered to it. */
+  rpcId?: JsonRpcId;
 }
 
 /** Send the request to its upstream. */
@@ -71,6 +76,8 @@ export interface MissDecision {
   response: ErrorResponse | { nearest: Exchange };
   /** The lookup miss explained (request, key, nearest recording, differences): `unrecorded` and `exhausted` only. */
   missError?: ReplayMissError;
+  /** On an MCP route, the id of the JSON-RPC request. */
+  rpcId?: JsonRpcId;
 }
 
 /** Why a request was not taken as a request to an upstream. */
@@ -81,6 +88,12 @@ export const REFUSE_REASONS = [
   'unknown_upstream',
   /** Its body is over `limits.requestBodyBytes`. */
   'request_too_large',
+  /**
+   * A `GET` on an MCP route outside passthrough: the stream a server may push on does not end,
+   * so it can be neither recorded nor replayed. Answered 405, as servers without one answer, and
+   * not counted as a refusal (clients carry on without it).
+   */
+  'no_server_stream',
 ] as const;
 export type RefuseReason = (typeof REFUSE_REASONS)[number];
 
@@ -139,6 +152,14 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
     };
   }
   if (Number(head.headers['content-length'] ?? 0) > limits.requestBodyBytes) return refuseTooLarge(context, route, head.method);
+  if (route.upstream.provider === 'mcp' && head.method === 'GET' && context.options.mode !== 'passthrough') {
+    return {
+      kind: 'refuse',
+      reason: 'no_server_stream',
+      message: `GET ${route.path} (${route.upstream.name}) asks the MCP server for a stream of its own messages, which has no end to record or replay: answered 405, and the client goes on without it.`,
+      response: { status: 405, type: 'modeltape_no_server_stream', provider: 'mcp' },
+    };
+  }
   return { kind: 'admit', route };
 }
 
@@ -167,6 +188,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     return { kind: 'forward', route, record: mode === 'record' };
   }
   const engine = context.engine!;
+  const rpc = route.upstream.provider === 'mcp' ? readRpc(request.body) : undefined;
   let key: string;
   try {
     key = context.keys.keyOf(route, request);
@@ -175,7 +197,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     return tooDeepToKey(route, request, mode, tape, error);
   }
   const result = engine.lookup(key);
-  if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange, entry: result.entry, key };
+  if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange, entry: result.entry, key, ...rpcIdOf(rpc) };
   if (mode === 'auto') {
     if (carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: true };
@@ -188,6 +210,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     result,
     request.url.split('?')[0] ?? route.path,
     advice,
+    rpc === undefined ? undefined : describeRecordedCall,
   );
   return {
     kind: 'miss',
@@ -197,9 +220,29 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     response:
       onMiss === 'nearest' && missError.nearestExchange !== undefined
         ? { nearest: missError.nearestExchange }
-        : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider },
+        : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider, ...rpcIdOf(rpc) },
     missError,
+    ...rpcIdOf(rpc),
   };
+}
+
+// An MCP request's JSON-RPC message, read for its id and what it calls; undefined when the body is no JSON.
+function readRpc(body: Buffer): { message: unknown } | undefined {
+  try {
+    return { message: JSON.parse(body.toString('utf8')) };
+  } catch {
+    return undefined;
+  }
+}
+
+function rpcIdOf(rpc: { message: unknown } | undefined): { rpcId?: JsonRpcId } {
+  const id = rpc === undefined ? undefined : jsonRpcIdOf(rpc.message);
+  return id === undefined ? {} : { rpcId: id };
+}
+
+// What a recorded MCP request calls (`tools/call get_weather`), for a miss to name.
+function describeRecordedCall(request: RecordedRequest): string | undefined {
+  return request.body !== undefined && 'json' in request.body ? describeJsonRpc(request.body.json) : undefined;
 }
 
 // A request that must be recorded but carries the placeholder key would reach the provider

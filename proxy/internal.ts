@@ -16,3 +16,4 @@ export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-an
 export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
 export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
 export { runVerdict, type RunVerdict } from './run-verdict.js';
+export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';

@@ -12,7 +12,8 @@ import {
   type TapeWriteFailure,
 } from '../recordings/internal.js';
 import { maskSecrets } from '../core/internal.js';
-import { errorBody, modeltapeErrorBody, transientFailure, type TransientFailure } from '../providers/internal.js';
+import { errorBody, jsonRpcIdOf, mcpErrorBody, modeltapeErrorBody, transientFailure, type JsonRpcId, type TransientFailure } from '../providers/internal.js';
+import { renumberPrepared } from './mcp-answer.js';
 import { ChaosPlan, type ChaosFault, type ChaosKind, type ResolvedChaos } from './chaos.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
 import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
@@ -101,6 +102,13 @@ export interface ErrorAnswer {
   status: number;
   type: string;
   message: string;
+  /** On an MCP route, the JSON-RPC request's id (see {@link errorReply}). */
+  rpcId?: JsonRpcId;
+}
+
+// The JSON-RPC id of the request a miss answers, if it has one.
+function rpcIdAsked(decision: MissDecision): JsonRpcId | undefined {
+  return 'nearest' in decision.response ? decision.rpcId : decision.response.rpcId;
 }
 
 /** A chaos fault instead of a recorded answer, and what it does to the connection. */
@@ -122,11 +130,20 @@ export interface FaultAnswer {
 /** What the proxy answers by itself, without an upstream. */
 export type OwnAnswer = RecordedAnswer | ErrorAnswer | FaultAnswer;
 
-/** The status, headers and body of an error answer, as the proxy sends it over either path. */
+/**
+ * The status, headers and body of an error answer, as the proxy sends it over either path. On an
+ * MCP route, a request's error is a JSON-RPC error under its id, with status 200 as a server
+ * answers a call it cannot serve: the client raises it as `McpError` with the message.
+ */
 export function errorReply(answer: ErrorAnswer, retry: boolean): { status: number; headers: Record<string, string>; body: string } {
-  const body = JSON.stringify(modeltapeErrorBody(answer.provider, answer.status, answer.type, answer.message));
+  const rpc = answer.provider === 'mcp';
+  const body = JSON.stringify(
+    rpc
+      ? mcpErrorBody({ status: answer.status, type: answer.type, message: answer.message, fromModeltape: true }, answer.rpcId ?? null)
+      : modeltapeErrorBody(answer.provider, answer.status, answer.type, answer.message),
+  );
   return {
-    status: answer.status,
+    status: rpc && answer.rpcId !== undefined ? 200 : answer.status,
     headers: {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),
@@ -249,18 +266,21 @@ export class ProxyCore {
         return { kind: 'fault', fault, effect: this.#faultEffect(decision, fault) };
       }
       counts.hits++;
-      return { kind: 'recorded', prepared: this.prepared(decision.exchange), pace: this.options.pace };
+      return { kind: 'recorded', prepared: this.#answering(decision.exchange, decision.rpcId), pace: this.options.pace };
     }
     if (decision.kind === 'miss') {
       counts.misses++;
       if (decision.missError !== undefined && counts.missErrors.length < MAX_MISSES_KEPT) counts.missErrors.push(decision.missError);
       this.problem(decision.message);
       // Drift collection: answer as the nearest recording did, so the run reaches its next request.
-      if ('nearest' in decision.response) return { kind: 'recorded', prepared: this.prepared(decision.response.nearest), pace: 'instant' };
+      if ('nearest' in decision.response)
+        return { kind: 'recorded', prepared: this.#answering(decision.response.nearest, rpcIdAsked(decision)), pace: 'instant' };
       return { kind: 'error', ...decision.response, message: decision.message };
     }
-    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): its 404 names the configured upstreams.
-    if (decision.reason !== 'unknown_upstream') {
+    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): its
+    // 404 names the configured upstreams. Nor is an MCP client's GET for a server stream, which it
+    // opens on its own and goes on without.
+    if (decision.reason !== 'unknown_upstream' && decision.reason !== 'no_server_stream') {
       counts.refused++;
       this.problem(decision.message);
     }
@@ -295,6 +315,16 @@ export class ProxyCore {
     this.counts.internalErrors++;
     this.problem(message);
     return { kind: 'error', provider, status: 500, type: 'modeltape_internal_error', message };
+  }
+
+  // The recorded response to send, its JSON-RPC response renumbered to the request's id where the
+  // client numbered this call otherwise than the recording's client did.
+  #answering(exchange: Exchange, rpcId: JsonRpcId | undefined): PreparedResponse {
+    const prepared = this.prepared(exchange);
+    if (rpcId === undefined) return prepared;
+    const body = exchange.request.body;
+    const recorded = body !== undefined && 'json' in body ? jsonRpcIdOf(body.json) : undefined;
+    return recorded === undefined || recorded === rpcId ? prepared : renumberPrepared(prepared, recorded, rpcId);
   }
 
   /** A recorded response made ready to serve, once per exchange. */

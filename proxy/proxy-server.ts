@@ -27,6 +27,13 @@ export interface RunningProxy {
    * takes `${ollama}/api`).
    */
   readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
+  /**
+   * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
+   * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
+   * a name the proxy does not route.
+   * @example new StreamableHTTPClientTransport(new URL(proxy.urlOf('docs')))
+   */
+  urlOf(upstream: string): string;
   readonly options: ResolvedProxyOptions;
   /** The replay engine (undefined in passthrough mode): what was recorded and what was used. */
   readonly engine: ReplayEngine | undefined;
@@ -192,6 +199,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     url,
     port,
     baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
+    urlOf: (name) => {
+      if (!resolved.upstreams.has(name)) {
+        throw new ModeltapeError(
+          'invalid_upstream',
+          `No upstream named ${JSON.stringify(name)}: this proxy routes ${[...resolved.upstreams.keys()].join(', ')}. Add it with the upstreams option (--upstream name=url).`,
+        );
+      }
+      return `${url}/${name}`;
+    },
     options: resolved,
     engine,
     summary,

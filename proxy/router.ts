@@ -40,7 +40,9 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
     };
   }
   const path = providerPath(upstream.provider, rest);
-  const forwardPath = `${upstream.basePath}${path}${query === '' ? '' : `?${query}`}`;
+  // An MCP endpoint is its URL itself (`…/mcp`): the client's `/<name>` reaches it without a slash added.
+  const forwarded = upstream.provider === 'mcp' && path === '/' && upstream.basePath !== '' ? '' : path;
+  const forwardPath = `${upstream.basePath}${forwarded}${query === '' ? '' : `?${query}`}`;
   return { upstream, path, query, forwardPath };
 }
 

@@ -29,16 +29,23 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
 /**
  * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
  * provider; a new name takes the provider its name or host suggests (`…anthropic…`, `…gemini…`,
- * `…ollama…`), else OpenAI's, which most compatible servers follow.
+ * `…ollama…`), else OpenAI's, which most compatible servers follow. A URL whose scheme is
+ * `mcp+http:` or `mcp+https:` is an MCP server's Streamable HTTP endpoint
+ * (`docs=mcp+https://mcp.example.com/mcp`), reached at the URL without `mcp+`.
  */
 export function buildUpstreamTable(overrides: Readonly<Record<string, string>> = {}): Map<string, Upstream> {
   const table = new Map<string, Upstream>(BUILT_IN_TABLE);
-  for (const [name, baseUrl] of Object.entries(overrides)) {
-    const provider = BUILT_IN_UPSTREAMS[name]?.provider ?? guessProvider(name, baseUrl);
+  for (const [name, given] of Object.entries(overrides)) {
+    const mcp = MCP_SCHEME.test(given);
+    const baseUrl = mcp ? given.slice('mcp+'.length) : given;
+    const provider = mcp ? 'mcp' : (BUILT_IN_UPSTREAMS[name]?.provider ?? guessProvider(name, baseUrl));
     table.set(name, makeUpstream(name, baseUrl, provider));
   }
   return table;
 }
+
+// An MCP server's endpoint: its URL behind `mcp+`.
+const MCP_SCHEME = /^mcp\+https?:/i;
 
 // The built-ins, parsed once: every session's table starts from them (read-only, shared).
 const BUILT_IN_TABLE: ReadonlyArray<[string, Upstream]> = Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl, provider }]) => [
@@ -75,7 +82,10 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} is not http or https`);
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} is not http or https (an MCP server's is mcp+http or mcp+https)`,
+    );
   }
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new ModeltapeError(

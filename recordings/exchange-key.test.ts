@@ -379,3 +379,22 @@ describe("Gemini's function call ids", () => {
     );
   });
 });
+
+describe('JSON-RPC messages (MCP calls)', () => {
+  const call = (id: unknown, city = 'Paris') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_weather', arguments: { city } } });
+
+  test('key without their id, which a client numbers per connection, and the stored request keeps it', () => {
+    const first = keyOf(raw({ path: '/', json: call(3) }), compileKeyRules(), 'docs');
+    expect(keyOf(raw({ path: '/', json: call('call-77') }), compileKeyRules(), 'docs')).toBe(first);
+    expect(keyOf(raw({ path: '/', json: call(3, 'Lyon') }), compileKeyRules(), 'docs')).not.toBe(first);
+    const request = captureRequest(raw({ path: '/', json: call(3) }), compileKeyRules());
+    expect(request.body).toEqual({ json: call(3) });
+    expect(keyInputs('docs', request, compileKeyRules()).body).toEqual({ json: { jsonrpc: '2.0', method: 'tools/call', params: call(3).params } });
+  });
+
+  test('a body that is not JSON-RPC 2.0 keeps its id in the key', () => {
+    const body = (id: number) => ({ jsonrpc: '1.0', id, method: 'x' });
+    expect(keyOf(raw({ json: body(1) }))).not.toBe(keyOf(raw({ json: body(2) })));
+    expect(keyOf(raw({ json: { id: 1, model: 'x' } }))).not.toBe(keyOf(raw({ json: { id: 2, model: 'x' } })));
+  });
+});

@@ -68,7 +68,7 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
   if (request.body !== undefined) {
     body =
       'json' in request.body
-        ? { json: withCallIdsInOrder(request.path, normalizeBody(request.body.json, rules.normalizers)) }
+        ? { json: withCallIdsInOrder(request.path, normalizeBody(withoutJsonRpcId(request.body.json), rules.normalizers)) }
         : withoutBoundary(request.body, request.headers['content-type']);
   }
   return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
@@ -93,7 +93,11 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 // response answers which call still counts, and an id the provider gave keys the same way.
 const GEMINI_TURN = /:(generateContent|streamGenerateContent)$/;
 
-/** Whether {@link keyInputs} keys a JSON body sent to `path` as it is after normalizers (everywhere but a Gemini turn, whose call ids it renumbers). */
+/**
+ * Whether {@link keyInputs} keys a JSON body sent to `path` as it is after normalizers: everywhere
+ * but a Gemini turn, whose call ids it renumbers (and a JSON-RPC message, whose id it drops
+ * wherever it is sent).
+ */
 export function keysJsonBodyAsIs(path: string): boolean {
   return !GEMINI_TURN.test(path);
 }
@@ -119,6 +123,15 @@ function withCallIdsInOrder(path: string, json: unknown): unknown {
     return { ...content, parts };
   });
   return order.size === 0 ? json : { ...json, contents };
+}
+
+// A JSON-RPC 2.0 message (an MCP server's) carries an `id` its client numbers per connection
+// (the SDKs count from 0): the same call under another id is the same call. The response's id is
+// renumbered to the request's when it is served.
+function withoutJsonRpcId(json: unknown): unknown {
+  if (!isRecord(json) || json.jsonrpc !== '2.0' || !Object.hasOwn(json, 'id')) return json;
+  const { id: _id, ...rest } = json;
+  return rest;
 }
 
 // Multipart bodies (file, audio and image uploads) are framed by a random boundary the client

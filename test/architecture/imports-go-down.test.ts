@@ -25,6 +25,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   'better-sqlite3': 'runtime/better-sqlite3-driver.ts',
   pg: 'runtime/pg-driver.ts',
   ulid: 'runtime/ids.ts',
+  '@modelcontextprotocol/sdk': 'fake-provider/mcp/mcp-sdk.ts',
 };
 
 function sourceFiles(): string[] {

@@ -1,0 +1,117 @@
+import { isRecord } from '../../core/internal.js';
+import type { ProviderError } from '../provider-error.js';
+
+/**
+ * The Model Context Protocol's messages: JSON-RPC 2.0, one message per POST over Streamable HTTP
+ * (batching left the protocol in 2025-06-18) and one per line over stdio. A request has a
+ * `method` and an `id`, a notification a `method` and no `id`, a response an `id` and a
+ * `result` or an `error`.
+ */
+export type JsonRpcId = string | number;
+
+/** A JSON-RPC 2.0 message: an object whose `jsonrpc` is `"2.0"`. */
+export function isJsonRpcMessage(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && value.jsonrpc === '2.0';
+}
+
+/** The `id` of a JSON-RPC request, or of a response, or undefined for a notification (or anything else). */
+export function jsonRpcIdOf(value: unknown): JsonRpcId | undefined {
+  if (!isJsonRpcMessage(value)) return undefined;
+  const id = value.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** Whether the message is a request: a `method` and an `id`, so a response must answer it. */
+export function isJsonRpcRequest(value: unknown): boolean {
+  return isJsonRpcMessage(value) && typeof value.method === 'string' && jsonRpcIdOf(value) !== undefined;
+}
+
+/** Whether the message is a response (a `result` or an `error` under an `id`). */
+export function isJsonRpcResponse(value: unknown): boolean {
+  return isJsonRpcMessage(value) && value.method === undefined && ('result' in value || 'error' in value);
+}
+
+/**
+ * What a message is, for people: `tools/call get_weather`, `resources/read file:///a.md`,
+ * `notifications/initialized`, `the response to request 3`.
+ */
+export function describeJsonRpc(value: unknown): string {
+  if (!isJsonRpcMessage(value)) return 'a message that is not JSON-RPC 2.0';
+  if (typeof value.method === 'string') {
+    const params = isRecord(value.params) ? value.params : {};
+    const what = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+    return what === undefined ? value.method : `${value.method} ${what}`;
+  }
+  const id = jsonRpcIdOf(value);
+  return id === undefined ? 'a JSON-RPC response' : `the response to request ${JSON.stringify(id)}`;
+}
+
+/**
+ * The JSON-RPC error code of a replay miss (and of modeltape's other errors on an MCP route):
+ * one of the codes JSON-RPC leaves to servers (-32000 to -32099), none of which MCP or its SDKs
+ * take. A client raises it as `McpError` with the message, which names the nearest recorded call.
+ */
+export const MODELTAPE_RPC_ERROR = -32090;
+
+/**
+ * modeltape's error on an MCP route as JSON-RPC error: `{"jsonrpc":"2.0","id":…,"error":{"code",
+ * "message","data":{"type","status"}}}`. `id` is the request's, or null when the message was not
+ * a request (a notification, or one JSON-RPC cannot read).
+ */
+export function mcpErrorBody(error: ProviderError, id: JsonRpcId | null = null): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: error.fromModeltape === true ? MODELTAPE_RPC_ERROR : rpcCodeOf(error.status),
+      message: error.message,
+      data: { type: error.type, status: error.status },
+    },
+  };
+}
+
+// A transient failure played on an MCP route keeps its HTTP status; its JSON-RPC code is
+// JSON-RPC's internal error for a server error, and a server-defined one otherwise.
+function rpcCodeOf(status: number): number {
+  return status >= 500 && status !== 503 ? -32603 : -32000;
+}
+
+/**
+ * A JSON text of one message (or a batch of them) with the response to `recorded` renumbered to
+ * answer `sent`, or undefined when it holds no such response. Only responses are renumbered: a
+ * request the server sends its client (sampling, elicitation) keeps the server's own id.
+ */
+export function renumberResponse(text: string, recorded: JsonRpcId, sent: JsonRpcId): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  let changed = false;
+  const renumber = (message: unknown): unknown => {
+    if (!isJsonRpcResponse(message) || jsonRpcIdOf(message) !== recorded) return message;
+    changed = true;
+    return { ...(message as Record<string, unknown>), id: sent };
+  };
+  const renumbered = Array.isArray(parsed) ? parsed.map(renumber) : renumber(parsed);
+  return changed ? JSON.stringify(renumbered) : undefined;
+}
+
+/**
+ * An SSE event of an MCP stream with the response to `recorded` renumbered to answer `sent` (see
+ * {@link renumberResponse}); every other line stays byte for byte. Returns the event as it was
+ * when it holds no such response.
+ */
+export function renumberSseEvent(event: string, recorded: JsonRpcId, sent: JsonRpcId): string {
+  if (!event.includes('data:')) return event;
+  return event
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('data:')) return line;
+      const space = line.startsWith('data: ') ? 6 : 5;
+      const renumbered = renumberResponse(line.slice(space).replace(/\r$/, ''), recorded, sent);
+      return renumbered === undefined ? line : `${line.slice(0, space)}${renumbered}${line.endsWith('\r') ? '\r' : ''}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,297 @@
+// An MCP server over stdio, recorded and replayed: `modeltape mcp --tape F -- SERVER_CMD…` stands
+// where the agent's config names the server command. Each message the client writes is a request
+// to the proxy's one decision path (keyed, counted and explained as an MCP call over HTTP is);
+// what the server writes back until the next client message is its answer, as NDJSON lines.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { appendRunReport, describeThisProcess, RUN_VARIABLES } from '../guard/internal.js';
+import { isJsonRpcMessage, isJsonRpcRequest, isJsonRpcResponse, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
+import { decideRequest } from './decide-request.js';
+import { ProxyCore, errorReply, type OwnAnswer, type ProxySummary } from './proxy-core.js';
+import type { ProxyOptions } from './proxy-options.js';
+import type { ProxyRequest } from './proxy-request.js';
+import { ResponseRecording } from './response-recording.js';
+import type { Route } from './router.js';
+
+/** The upstream name a stdio server's exchanges are kept under unless `name` says otherwise. */
+export const STDIO_MCP_UPSTREAM = 'mcp-stdio';
+
+export interface McpStdioOptions extends Omit<ProxyOptions, 'upstreams' | 'port' | 'host' | 'chaos' | 'pace'> {
+  /** The server's command and arguments, as the agent's config names them. Not started in replay. */
+  command: readonly string[];
+  /** The upstream name on the tape (one tape can hold several servers). @default 'mcp-stdio' */
+  name?: string;
+  /** Where the client writes (the agent's end of the pipe). */
+  stdin: Readable;
+  /** Where the client reads. Only protocol messages are written here; everything else goes to `log`. */
+  stdout: Writable;
+  /** The server's environment. @default the `env` option, else process.env */
+  serverEnv?: NodeJS.ProcessEnv;
+  /** The server's working directory. @default process.cwd() */
+  cwd?: string;
+}
+
+export interface McpStdioResult {
+  summary: ProxySummary;
+  /** The server's exit status (128 + its signal's number), or undefined when none was started. */
+  serverStatus: number | undefined;
+}
+
+// A stdio answer as the tape holds it: the server's lines, one NDJSON frame each.
+const NDJSON = { 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked' };
+// How long a server gets to exit once its stdin is closed, before it is sent SIGTERM.
+const EXIT_GRACE_MS = 2000;
+// How long a server gets to answer what it was asked once the client has closed its end.
+const ANSWER_GRACE_MS = 10_000;
+
+// A message sent to the server, collecting what the server writes until it is complete.
+interface Slot {
+  route: Route;
+  request: ProxyRequest;
+  recording: ResponseRecording;
+  record: boolean;
+  /** A request's id: complete once its response came. */
+  awaiting: JsonRpcId | undefined;
+}
+
+/**
+ * Bridges a client's stdio to an MCP server's, through the tape, until the client closes its end
+ * (or `stop()` is called: a signal). Replay answers from the tape and starts nothing; record starts
+ * the server and records every message both ways; auto replays what the tape has and, at the
+ * first miss, starts the server, shows it the session's handshake, and records from there;
+ * passthrough forwards and writes nothing. A miss of a request is answered as a JSON-RPC error
+ * naming the nearest recorded call.
+ */
+export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStdioResult>; stop(): void } {
+  const name = options.name ?? STDIO_MCP_UPSTREAM;
+  const core = ProxyCore.open({ ...options, upstreams: { [name]: `mcp+http://${name}.stdio.invalid` } });
+  const { mode } = core;
+  const clock = (): number => performance.now();
+  const open: Slot[] = [];
+  // What the server must see first when auto mode starts it after replaying the handshake.
+  const handshake: string[] = [];
+  let server: ChildProcess | undefined;
+  let serverStatus: number | undefined;
+  let starts = 0;
+  // Auto mode's late start: the server's answer to the replayed initialize is not the client's.
+  let warmingFor: JsonRpcId | undefined;
+  let inputEnded = false;
+  const awaitingAnswers = (): boolean => open.some((slot) => slot.awaiting !== undefined);
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+
+  const write = (text: string): void => {
+    if (!options.stdout.writableEnded) options.stdout.write(text);
+  };
+
+  const startServer = (): ChildProcess => {
+    const [command, ...args] = options.command;
+    starts++;
+    const child = spawn(command!, args, {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: options.serverEnv ?? options.env ?? process.env,
+      cwd: options.cwd ?? process.cwd(),
+    });
+    child.on('error', (error) => {
+      core.counts.upstreamErrors++;
+      core.problem(`Could not start the MCP server ${JSON.stringify(options.command.join(' '))}: ${error.message}`);
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      serverStatus = code ?? 128 + signalNumber(signal);
+      const unanswered = open.filter((slot) => slot.awaiting !== undefined).length;
+      if (unanswered > 0) {
+        core.counts.upstreamErrors += unanswered;
+        core.problem(`The MCP server exited (status ${serverStatus}) with ${unanswered} request${unanswered === 1 ? '' : 's'} unanswered.`);
+      }
+      finish();
+    });
+    child.stdin!.on('error', () => undefined);
+    createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', onServerLine);
+    if (warmingFor === undefined && handshake.length > 0) {
+      const initialize = handshake.find((line) => parsed(line)?.method === 'initialize');
+      warmingFor = initialize === undefined ? undefined : jsonRpcIdOf(parsed(initialize));
+      for (const line of handshake) child.stdin!.write(`${line}\n`);
+    }
+    return child;
+  };
+
+  const onServerLine = (line: string): void => {
+    const message = parsed(line);
+    if (warmingFor !== undefined) {
+      // The replayed handshake's answer: the client had its answer from the tape.
+      if (isJsonRpcResponse(message) && jsonRpcIdOf(message) === warmingFor) warmingFor = undefined;
+      return;
+    }
+    const id = isJsonRpcResponse(message) ? jsonRpcIdOf(message) : undefined;
+    const answered = id === undefined ? undefined : open.find((slot) => slot.awaiting === id);
+    if (answered !== undefined) answered.awaiting = undefined;
+    if (answered !== undefined && inputEnded && !awaitingAnswers()) setImmediate(finish);
+    // A notification or a request of the server's belongs to the message the client sent last.
+    (answered ?? open[open.length - 1])?.recording.data(Buffer.from(`${line}\n`, 'utf8'));
+    write(`${line}\n`);
+  };
+
+  // Every slot that is complete is recorded, in order; one still waiting for its response stays.
+  const settle = (): void => {
+    for (let index = 0; index < open.length; ) {
+      const slot = open[index]!;
+      if (slot.awaiting !== undefined) {
+        index++;
+        continue;
+      }
+      open.splice(index, 1);
+      if (slot.record) core.recorder!.recordAfterSend(slot.route, slot.request, slot.recording);
+      else core.counts.passthrough++;
+    }
+  };
+
+  const onClientLine = (line: string): void => {
+    if (line.trim() === '') return;
+    settle();
+    const message = parsed(line);
+    const method = isJsonRpcMessage(message) ? message.method : undefined;
+    if (method === 'initialize' || method === 'notifications/initialized') handshake.push(line);
+    const body = Buffer.from(line, 'utf8');
+    const request: ProxyRequest = {
+      method: 'POST',
+      url: `/${name}`,
+      headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+      body,
+    };
+    const decision = decideRequest(core.context, request);
+    if (decision.kind === 'forward') {
+      core.noteUnrecorded(decision);
+      server ??= startServer();
+      const recording = new ResponseRecording(clock, core.options.limits.responseBodyBytes);
+      const awaiting = isJsonRpcRequest(message) ? jsonRpcIdOf(message) : undefined;
+      recording.start(awaiting === undefined ? 202 : 200, NDJSON);
+      open.push({ route: decision.route, request, recording, record: decision.record, awaiting });
+      server.stdin!.write(`${line}\n`);
+      return;
+    }
+    answer(core.answer(decision));
+  };
+
+  const answer = (own: OwnAnswer): void => {
+    if (own.kind === 'recorded') {
+      for (const line of linesOf(own.prepared)) write(line);
+    } else if (own.kind === 'error' && own.rpcId !== undefined) {
+      write(`${errorReply(own, false).body}\n`);
+    }
+    // A notification that missed has no answer to carry its error: the log and the summary do.
+  };
+
+  const lines = createInterface({ input: options.stdin, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    try {
+      onClientLine(line);
+    } catch (error) {
+      const own = core.internalError('mcp', 'POST', `/${name}`, error as Error);
+      const id = jsonRpcIdOf(parsed(line));
+      if (id !== undefined) answer({ ...own, rpcId: id });
+    }
+  });
+  // The client is done writing: the server gets a while to answer what it was asked.
+  lines.on('close', () => {
+    inputEnded = true;
+    if (!awaitingAnswers()) finish();
+    else setTimeout(finish, ANSWER_GRACE_MS).unref();
+  });
+
+  const done = (async (): Promise<McpStdioResult> => {
+    await finished;
+    lines.close();
+    settle();
+    for (const slot of open.splice(0)) {
+      if (slot.awaiting !== undefined && serverStatus === undefined) core.counts.aborted++;
+    }
+    if (server !== undefined && serverStatus === undefined) await stopServer(server);
+    await core.finish(options.prune);
+    const summary: ProxySummary = {
+      tape: core.options.tape,
+      mode,
+      ...core.counts,
+      problems: [...core.counts.problems],
+      missErrors: [...core.counts.missErrors],
+      escapes: [...core.counts.escapes],
+      upstreamConnections: starts,
+      outside: [],
+    };
+    reportToRun(summary, core, options.env ?? process.env);
+    return { summary, serverStatus };
+  })();
+  return { done, stop: () => finish() };
+}
+
+// Closes the server's stdin and waits for it to exit, as the SDK's client does; then SIGTERM.
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  server.stdin?.end();
+  const timer = setTimeout(() => server.kill('SIGTERM'), EXIT_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+// The lines a recorded answer gives the client: NDJSON frames as they are, the data of SSE events
+// (an answer recorded over HTTP), or a JSON body.
+function linesOf(prepared: { body: Buffer; frames: Array<{ bytes: Buffer }> | undefined; format: string | undefined }): string[] {
+  if (prepared.frames === undefined) return prepared.body.length === 0 ? [] : [`${prepared.body.toString('utf8').trimEnd()}\n`];
+  if (prepared.format === 'sse') {
+    return prepared.frames.flatMap(({ bytes }) =>
+      bytes
+        .toString('utf8')
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => `${line.slice(line.startsWith('data: ') ? 6 : 5)}\n`),
+    );
+  }
+  return prepared.frames.map(({ bytes }) => {
+    const text = bytes.toString('utf8');
+    return text.endsWith('\n') ? text : `${text}\n`;
+  });
+}
+
+function parsed(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isJsonRpcMessage(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal === 'SIGKILL' ? 9 : signal === 'SIGINT' ? 2 : 15;
+}
+
+// Under `modeltape run`, the run's verdict counts this server's misses as a tape session's.
+function reportToRun(summary: ProxySummary, core: ProxyCore, env: NodeJS.ProcessEnv): void {
+  const file = env[RUN_VARIABLES.report];
+  if (file === undefined || file === '') return;
+  appendRunReport(file, {
+    kind: 'session',
+    session: {
+      tape: summary.tape,
+      mode: summary.mode,
+      process: describeThisProcess(),
+      hits: summary.hits,
+      misses: summary.misses,
+      recorded: summary.recorded,
+      passthrough: summary.passthrough,
+      refused: summary.refused,
+      writeErrors: summary.writeErrors,
+      upstreamErrors: summary.upstreamErrors,
+      internalErrors: summary.internalErrors,
+      upstreamConnections: summary.upstreamConnections,
+      problems: summary.problems.slice(0, 5),
+      drifts: [],
+      closed: true,
+      used: core.engine?.usedLines() ?? [],
+    },
+  });
+}
