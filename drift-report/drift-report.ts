@@ -2,6 +2,7 @@ import type { SessionReport } from '../guard/internal.js';
 import { type RecordedRequest } from '../recordings/internal.js';
 import { type Difference, formatDifferences, maskSecrets, maskValue } from '../core/internal.js';
 import type { ProxySummary } from '../proxy/internal.js';
+import { describeJsonRpc, isJsonRpcMessage } from '../providers/internal.js';
 
 /**
  * What `modeltape drift` found: every request of a run that the tape did not hold, each beside
@@ -71,6 +72,14 @@ export interface DriftItem {
 
 const MAX_DIFFERENCES_KEPT = 50;
 
+// Where a request went: its method and path, or for an MCP call what it calls
+// (`MCP tools/call get_weather (docs)`), whose path is the one endpoint of its server.
+function endpointOf(upstream: string, request: RecordedRequest): string {
+  const json = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
+  if (isJsonRpcMessage(json)) return `MCP ${describeJsonRpc(json)} (${upstream})`;
+  return `${request.method} ${request.path} (${upstream})`;
+}
+
 /**
  * The drift report of a run, from what its proxy saw and what the tape sessions opened inside
  * its command (openTape in a test) reported.
@@ -78,7 +87,7 @@ const MAX_DIFFERENCES_KEPT = 50;
 export function buildDriftReport(summary: ProxySummary, command: string[], sessions: readonly SessionReport[] = []): DriftReport {
   const own: DriftItem[] = summary.missErrors.map((miss, index) => ({
     index,
-    endpoint: `${miss.request.method} ${miss.request.path} (${miss.upstream})`,
+    endpoint: endpointOf(miss.upstream, miss.request),
     reason: miss.reason,
     key: miss.key,
     sent: driftRequest(miss.upstream, miss.request),

@@ -2,6 +2,7 @@ import { indexPath, isRecord, propertyPath } from '../core/internal.js';
 import {
   base64Bytes,
   guessProvider,
+  isJsonRpcMessage,
   readTurnAs,
   routeOf,
   withoutProviderPrefix,
@@ -117,6 +118,8 @@ function readJsonBody(view: View, json: unknown): void {
       view.entries = turn.items.map(entryOf);
       return;
     }
+    // An MCP call shows its method, its id and its params as fields.
+    if (isJsonRpcMessage(json)) view.format = 'MCP (JSON-RPC)';
     view.fields = Object.entries(json).map(([name, value]) => ({ name, leaf: { path: propertyPath('', name), value, mode: 'json' } }));
     return;
   }
