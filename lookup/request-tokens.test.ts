@@ -138,6 +138,8 @@ describe('RequestTokenReader', () => {
     expect(attempt(request('{"json":{"contents":[]}}', '/v1beta/models/gemini-2.0-flash:generateContent'))).toBe(-1);
     expect(attempt(request('{"json": {"a":1}}'))).toBe(-1);
     expect(attempt(`{"body":{"json":{}},"headers":{"openai-beta":"a","openai-beta":"b"},"method":"POST","path":"/v1/x","query":[]}`)).toBe(-1);
+    // A Realtime client event keys without its event id.
+    expect(attempt('{"body":{"json":{"event_id":"e1","type":"response.create"}},"headers":{},"method":"WS","path":"/v1/realtime","query":[]}')).toBe(-1);
     // A JSON-RPC message (an MCP call) keys without its id.
     expect(attempt(request('{"json":{"id":3,"jsonrpc":"2.0","method":"tools/list"}}', '/'))).toBe(-1);
     // Normalizers change what is keyed: such requests are read parsed.

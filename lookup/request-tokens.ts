@@ -8,6 +8,7 @@ import {
   OPEN_BRACKET,
   QUOTE,
   keysJsonBodyAsIs,
+  WEBSOCKET_MESSAGE_METHOD,
   type CompiledKeyRules,
 } from '../recordings/internal.js';
 import type { ContainerSink, LeafSink, TokenReader } from './nearest-index.js';
@@ -44,6 +45,7 @@ const TRUE_BYTES = Buffer.from('true');
 const FALSE_BYTES = Buffer.from('false');
 const NULL_BYTES = Buffer.from('null');
 const JSONRPC_NAME = Buffer.from('"jsonrpc"');
+const WEBSOCKET_METHOD = Buffer.from(`"method":"${WEBSOCKET_MESSAGE_METHOD}"`);
 
 // A sink outside read(): nothing.
 const NO_SINK: LeafSink & ContainerSink = { leaf: () => undefined, container: () => undefined };
@@ -95,8 +97,8 @@ export class RequestTokenReader implements TokenReader {
     const request = buffer.subarray(start, end);
     // Most requests hold no escape: their strings are then read without looking for one.
     this.#plain = request.indexOf(BACKSLASH) < 0;
-    // A JSON-RPC message keys without its id (see keyInputs): read parsed.
-    this.#jsonRpc = request.indexOf(JSONRPC_NAME) >= 0;
+    // A JSON-RPC message keys without its id, a WebSocket message without its event id (see keyInputs): read parsed.
+    this.#jsonRpc = request.indexOf(JSONRPC_NAME) >= 0 || request.indexOf(WEBSOCKET_METHOD) >= 0;
     return this;
   }
 

@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   onRequest(request: IncomingMessage, response: ServerResponse): void;
   /** A `CONNECT` request. */
   onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void;
+  /** A WebSocket upgrade (a Realtime session). */
+  onUpgrade?(request: IncomingMessage, socket: Socket, head: Buffer): void;
 }
 
 /** A listening server. */
@@ -80,6 +82,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       socket.destroy();
       return;
     }
+    // A TLS hello on this plain-HTTP port: most often the openai SDK's realtime client, which
+    // makes every base URL wss:.
+    if ((error as { rawPacket?: Buffer }).rawPacket?.[0] === 0x16) {
+      log(
+        `modeltape: a client from ${socket.remoteAddress ?? 'this machine'} spoke TLS to the proxy, which speaks plain HTTP on loopback. For the openai SDK's realtime client (it always opens wss:), pass options: loopbackWebSocket() from modeltape/proxy.`,
+      );
+      socket.destroy();
+      return;
+    }
     socket.end(
       error.code === 'HPE_HEADER_OVERFLOW'
         ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'
@@ -87,6 +98,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     );
   });
   server.on('connect', options.onConnect);
+  if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade);
   // The proxy never keeps a process alive by itself: a test that fails before close() still
   // lets its runner exit (node:test waits for the event loop to empty).
   server.unref();

@@ -10,6 +10,7 @@ import { readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpSer
 import { answerInProcess } from './in-process-answer.js';
 import { ProxyCore, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from './proxy-options.js';
+import { handleRealtimeUpgrade, type RealtimeSessions } from './realtime-session.js';
 import { ResponseRecording } from './response-recording.js';
 import { UpstreamClient } from './upstream.js';
 import { providerHosts, type Upstream } from './upstream-table.js';
@@ -69,6 +70,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
   const stalled = new Set<ServerResponse>();
+  const realtimeSessions: RealtimeSessions = new Set();
   const send = (response: ServerResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
     else if (answer.kind === 'error') sendError(response, answer, false);
@@ -163,6 +165,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     log,
     onRequest,
     onConnect: forwardProxy.onConnect,
+    onUpgrade: (request, socket, head) => handleRealtimeUpgrade(core, upstreamClient, realtimeSessions, request, socket, head),
   });
   const { url, port } = server;
   self = server.authority;
@@ -187,6 +190,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     closing ??= (async () => {
       warming?.stop();
       for (const response of stalled) response.socket?.destroy();
+      for (const session of realtimeSessions) session.close();
       await server.close();
       await core.finish(options.prune);
       await upstreamClient?.close();

@@ -1,8 +1,12 @@
 // The one file in modeltape that opens sockets to providers. Replay never reaches it: undici is
 // loaded only when a proxy that forwards starts (it also costs ~150 ms of startup).
+import type { ClientRequestArgs } from 'node:http';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import type { Dispatcher, Pool } from 'undici';
 import { asProxyConnection } from '../guard/internal.js';
 import type { Upstream } from './upstream-table.js';
+import { connectWebSocket, type UpstreamWebSocket } from './websocket.js';
 
 export type UpstreamHandler = Dispatcher.DispatchHandler;
 
@@ -49,6 +53,24 @@ export class UpstreamClient {
       { method: request.method as Dispatcher.HttpMethod, path: request.path, headers: request.headers, body: request.body },
       handler,
     );
+  }
+
+  /**
+   * Opens a WebSocket to the upstream (a Realtime session): `wss:` for an https upstream, `ws:`
+   * for an http one, over a connection counted and marked as this proxy's own.
+   */
+  openWebSocket(upstream: Upstream, path: string, headers: Record<string, string>): Promise<UpstreamWebSocket> {
+    const url = `${upstream.origin.replace(/^http/, 'ws')}${path}`;
+    return connectWebSocket(url, headers, (options: ClientRequestArgs) => {
+      this.#connections++;
+      const host = String(options.hostname ?? options.host ?? new URL(upstream.origin).hostname).replace(/^\[|\]$/g, '');
+      const port = Number(options.port ?? new URL(url).port) || (url.startsWith('wss:') ? 443 : 80);
+      const socket = asProxyConnection(() =>
+        url.startsWith('wss:') ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }) : (netConnect({ host, port }) as Socket),
+      );
+      UPSTREAM_SOCKETS.add(socket);
+      return socket;
+    });
   }
 
   /** Closes every pool, letting in-flight requests finish. */

@@ -398,3 +398,23 @@ describe('JSON-RPC messages (MCP calls)', () => {
     expect(keyOf(raw({ json: { id: 1, model: 'x' } }))).not.toBe(keyOf(raw({ json: { id: 2, model: 'x' } })));
   });
 });
+
+describe('WebSocket messages (Realtime client events)', () => {
+  const event = (eventId: string, audio = 'UklGRiQAAABXQVZF') => ({ type: 'input_audio_buffer.append', event_id: eventId, audio });
+  const ws = (json: unknown) => raw({ method: 'WS', path: '/v1/realtime', json });
+
+  test('key without their event id, and audio by its digest, while the stored event keeps both', () => {
+    const first = keyOf(ws(event('3f2c…uuid-a')));
+    expect(keyOf(ws(event('another-id')))).toBe(first);
+    expect(keyOf(ws(event('3f2c…uuid-a', 'Zm10IBAAAAABAAEA')))).not.toBe(first);
+    const request = captureRequest(ws(event('3f2c…uuid-a')), compileKeyRules());
+    expect(request.body).toEqual({ json: event('3f2c…uuid-a') });
+    const keyed = keyInputs('openai', request, compileKeyRules()).body as { json: Record<string, unknown> };
+    expect(keyed.json.event_id).toBeUndefined();
+    expect(keyed.json.audio).toMatch(/^<audio sha256:[0-9a-f]{64} 16 chars>$/);
+  });
+
+  test('an HTTP request with an event_id keeps it in its key', () => {
+    expect(keyOf(raw({ json: { event_id: 'a', model: 'x' } }))).not.toBe(keyOf(raw({ json: { event_id: 'b', model: 'x' } })));
+  });
+});

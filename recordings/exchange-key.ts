@@ -68,7 +68,12 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
   if (request.body !== undefined) {
     body =
       'json' in request.body
-        ? { json: withCallIdsInOrder(request.path, normalizeBody(withoutJsonRpcId(request.body.json), rules.normalizers)) }
+        ? {
+            json: withCallIdsInOrder(
+              request.path,
+              normalizeBody(withoutVolatileEventParts(request.method, withoutJsonRpcId(request.body.json)), rules.normalizers),
+            ),
+          }
         : withoutBoundary(request.body, request.headers['content-type']);
   }
   return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
@@ -96,7 +101,7 @@ const GEMINI_TURN = /:(generateContent|streamGenerateContent)$/;
 /**
  * Whether {@link keyInputs} keys a JSON body sent to `path` as it is after normalizers: everywhere
  * but a Gemini turn, whose call ids it renumbers (and a JSON-RPC message, whose id it drops
- * wherever it is sent).
+ * wherever it is sent, and a WebSocket message, whose event id and audio it leaves out).
  */
 export function keysJsonBodyAsIs(path: string): boolean {
   return !GEMINI_TURN.test(path);
@@ -132,6 +137,27 @@ function withoutJsonRpcId(json: unknown): unknown {
   if (!isRecord(json) || json.jsonrpc !== '2.0' || !Object.hasOwn(json, 'id')) return json;
   const { id: _id, ...rest } = json;
   return rest;
+}
+
+/** The method a tape gives a message a client sent on a WebSocket (a Realtime session's client event). */
+export const WEBSOCKET_MESSAGE_METHOD = 'WS';
+
+// A Realtime client event: its `event_id` is the client's own, made up per run (a uuid, a
+// counter), and audio is keyed by its digest and length (the bytes stay on the tape as sent).
+function withoutVolatileEventParts(method: string, json: unknown): unknown {
+  if (method !== WEBSOCKET_MESSAGE_METHOD || !isRecord(json)) return json;
+  const { event_id: _eventId, ...rest } = json;
+  return withAudioDigests(rest);
+}
+
+function withAudioDigests(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withAudioDigests);
+  if (!isRecord(value)) return value;
+  const result: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) {
+    result[name] = name === 'audio' && typeof item === 'string' ? `<audio sha256:${sha256Hex(item)} ${item.length} chars>` : withAudioDigests(item);
+  }
+  return result;
 }
 
 // Multipart bodies (file, audio and image uploads) are framed by a random boundary the client

@@ -26,6 +26,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   pg: 'runtime/pg-driver.ts',
   ulid: 'runtime/ids.ts',
   '@modelcontextprotocol/sdk': 'fake-provider/mcp/mcp-sdk.ts',
+  ws: 'proxy/websocket.ts',
 };
 
 function sourceFiles(): string[] {
