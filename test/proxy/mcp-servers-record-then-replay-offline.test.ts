@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -5,6 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
 import { forecastOf, startMcpUpstream, type McpUpstream } from '../support/mcp-upstream.js';
+import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // What an agent does with a tool server: connect, list its tools, call one, read a resource.
@@ -103,6 +105,27 @@ describe('an MCP server over Streamable HTTP through the proxy', () => {
     expect(miss?.message).toContain('at .params.arguments.city: recorded "Paris" sent "Lyon"');
     expect(summary).toMatchObject({ hits: 3, misses: 1, upstreamConnections: 0 });
     expect(upstream.received).toHaveLength(5);
+  });
+
+  test('the credential a client sends its server never reaches the tape, nor does an answer holding a key', async () => {
+    upstream = await startMcpUpstream();
+    const tape = `${dir}/mcp-secrets.jsonl`;
+    const token = fakeOpenAiKey('MCPTOKEN'.repeat(4));
+    proxy = await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { docs: `mcp+${upstream.url}` } });
+    const client = new Client({ name: 'weather-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.urlOf('docs')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    const leaked = await client.callTool({ name: 'show_config', arguments: {} });
+    await client.close();
+    const summary = await proxy.close();
+    // The server got the token and the client got its answer; the tape got neither.
+    expect(upstream.received.every((request) => request.headers.authorization === `Bearer ${token}`)).toBe(true);
+    expect(JSON.stringify(leaked.content)).toContain('LEAK');
+    expect(summary).toMatchObject({ recorded: 3, refused: 1 });
+    const text = readFileSync(tape, 'utf8');
+    expect(text).not.toContain('MCPTOKEN');
+    expect(text).not.toContain('LEAK');
+    expect(summary.problems.join('\n')).not.toContain('LEAK');
   });
 
   test("a client that numbers its calls otherwise gets each recorded answer under its own request's id", async () => {

@@ -39,6 +39,10 @@ function mcpServer(): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(forecast) }], structuredContent: forecast };
     },
   );
+  // A tool whose answer holds a credential (a misconfigured server echoing its own key).
+  server.registerTool('show_config', { description: 'The server config' }, async () => ({
+    content: [{ type: 'text', text: `api_key=${['sk', 'proj'].join('-')}-${'LEAK'.repeat(8)}0000` }],
+  }));
   server.registerResource('readme', 'docs://readme', { mimeType: 'text/markdown' }, async (uri) => ({
     contents: [{ uri: uri.href, text: '# Weather\nAsk for a city.' }],
   }));
