@@ -7,7 +7,7 @@ import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
 import type { Provider } from './upstream-table.js';
-import { describeJsonRpc, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
+import { describeJsonRpc, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
 export interface DecisionContext {
@@ -15,6 +15,11 @@ export interface DecisionContext {
   /** The replay engine; undefined only in passthrough mode. */
   engine: ReplayEngine | undefined;
   keys: RequestKeys;
+  /**
+   * The `Mcp-Session-Id`s of MCP sessions answered from the tape: a live server never issued
+   * them, so auto mode cannot send a miss of theirs upstream.
+   */
+  replayedMcpSessions?: ReadonlySet<string>;
 }
 
 /** A provider-shaped error response (see `providerErrorBody`), answered with the decision's `message`. */
@@ -198,7 +203,8 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
   }
   const result = engine.lookup(key);
   if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange, entry: result.entry, key, ...rpcIdOf(rpc) };
-  if (mode === 'auto') {
+  const replayedSession = mode === 'auto' && route.upstream.provider === 'mcp' && fromReplayedSession(context, request);
+  if (mode === 'auto' && !replayedSession) {
     if (carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: true };
   }
@@ -216,7 +222,9 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     kind: 'miss',
     route,
     reason: missError.reason,
-    message: missError.message,
+    message: replayedSession
+      ? `${missError.message}\nAuto mode cannot record it: its MCP session was answered from the tape (its Mcp-Session-Id is the recorded server's), and the live server does not know it. Record the server's session whole: --mode record, or delete its exchanges from the tape.`
+      : missError.message,
     response:
       onMiss === 'nearest' && missError.nearestExchange !== undefined
         ? { nearest: missError.nearestExchange }
@@ -224,6 +232,11 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     missError,
     ...rpcIdOf(rpc),
   };
+}
+
+function fromReplayedSession(context: DecisionContext, request: ProxyRequest): boolean {
+  const session = request.headers['mcp-session-id'];
+  return typeof session === 'string' && context.replayedMcpSessions?.has(session) === true;
 }
 
 // An MCP request's JSON-RPC message, read for its id and what it calls; undefined when the body is no JSON.
@@ -235,8 +248,10 @@ function readRpc(body: Buffer): { message: unknown } | undefined {
   }
 }
 
+// Only a request has an id a response answers: a client's answer to the server's own request
+// (roots/list, sampling) carries the server's id, which no error may be sent under.
 function rpcIdOf(rpc: { message: unknown } | undefined): { rpcId?: JsonRpcId } {
-  const id = rpc === undefined ? undefined : jsonRpcIdOf(rpc.message);
+  const id = rpc === undefined || !isJsonRpcRequest(rpc.message) ? undefined : jsonRpcIdOf(rpc.message);
   return id === undefined ? {} : { rpcId: id };
 }
 

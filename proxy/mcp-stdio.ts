@@ -3,6 +3,7 @@
 // to the proxy's one decision path (keyed, counted and explained as an MCP call over HTTP is);
 // what the server writes back until the next client message is its answer, as NDJSON lines.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { appendRunReport, describeThisProcess, RUN_VARIABLES } from '../guard/internal.js';
@@ -53,6 +54,8 @@ interface Slot {
   record: boolean;
   /** A request's id: complete once its response came. */
   awaiting: JsonRpcId | undefined;
+  /** The server exited before answering it: not recorded. */
+  failed?: boolean;
 }
 
 /**
@@ -74,6 +77,8 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
   let server: ChildProcess | undefined;
   let serverStatus: number | undefined;
   let starts = 0;
+  // The server is being stopped by modeltape: its status then is not the server's failure.
+  let stopping = false;
   // Auto mode's late start: the server's answer to the replayed initialize is not the client's.
   let warmingFor: JsonRpcId | undefined;
   let inputEnded = false;
@@ -83,9 +88,15 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     finish = resolve;
   });
 
+  let clientGone = false;
   const write = (text: string): void => {
-    if (!options.stdout.writableEnded) options.stdout.write(text);
+    if (!clientGone && !options.stdout.writableEnded && !options.stdout.destroyed) options.stdout.write(text);
   };
+  // The client closed its end of our stdout (EPIPE): nothing more reaches it; the session ends.
+  options.stdout.on('error', () => {
+    clientGone = true;
+    finish();
+  });
 
   const startServer = (): ChildProcess => {
     const [command, ...args] = options.command;
@@ -100,12 +111,21 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       core.problem(`Could not start the MCP server ${JSON.stringify(options.command.join(' '))}: ${error.message}`);
       finish();
     });
-    child.on('exit', (code, signal) => {
-      serverStatus = code ?? 128 + signalNumber(signal);
-      const unanswered = open.filter((slot) => slot.awaiting !== undefined).length;
-      if (unanswered > 0) {
-        core.counts.upstreamErrors += unanswered;
-        core.problem(`The MCP server exited (status ${serverStatus}) with ${unanswered} request${unanswered === 1 ? '' : 's'} unanswered.`);
+    // 'close', not 'exit': what the server wrote before it exited is read to the end first.
+    child.on('close', (code, signal) => {
+      serverStatus = stopping ? 0 : (code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0)));
+      const unanswered = open.filter((slot) => slot.awaiting !== undefined);
+      if (unanswered.length > 0) {
+        core.counts.upstreamErrors += unanswered.length;
+        const message = `The MCP server ${JSON.stringify(options.command.join(' '))} exited (status ${serverStatus}) with ${unanswered.length} request${unanswered.length === 1 ? '' : 's'} unanswered.`;
+        core.problem(message);
+        for (const slot of unanswered) {
+          write(
+            `${errorReply({ kind: 'error', provider: 'mcp', status: 502, type: 'modeltape_upstream_error', message, rpcId: slot.awaiting! }, false).body}\n`,
+          );
+          slot.awaiting = undefined;
+          slot.failed = true;
+        }
       }
       finish();
     });
@@ -144,6 +164,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
         continue;
       }
       open.splice(index, 1);
+      if (slot.failed === true) continue;
       if (slot.record) core.recorder!.recordAfterSend(slot.route, slot.request, slot.recording);
       else core.counts.passthrough++;
     }
@@ -154,7 +175,6 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     settle();
     const message = parsed(line);
     const method = isJsonRpcMessage(message) ? message.method : undefined;
-    if (method === 'initialize' || method === 'notifications/initialized') handshake.push(line);
     const body = Buffer.from(line, 'utf8');
     const request: ProxyRequest = {
       method: 'POST',
@@ -173,16 +193,20 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       server.stdin!.write(`${line}\n`);
       return;
     }
-    answer(core.answer(decision));
+    // Answered from the tape: a server auto mode starts later must see the handshake it missed.
+    if (decision.kind === 'hit' && (method === 'initialize' || method === 'notifications/initialized')) handshake.push(line);
+    answer(core.answer(decision), message);
   };
 
-  const answer = (own: OwnAnswer): void => {
+  const answer = (own: OwnAnswer, message: unknown): void => {
     if (own.kind === 'recorded') {
       for (const line of linesOf(own.prepared)) write(line);
-    } else if (own.kind === 'error' && own.rpcId !== undefined) {
-      write(`${errorReply(own, false).body}\n`);
+      return;
     }
-    // A notification that missed has no answer to carry its error: the log and the summary do.
+    // A request gets its error under its id, whatever refused it; a notification, or a client's
+    // answer to the server, has nothing to carry it: the log and the summary do.
+    const id = isJsonRpcRequest(message) ? jsonRpcIdOf(message) : undefined;
+    if (own.kind === 'error' && id !== undefined) write(`${errorReply({ ...own, rpcId: id }, false).body}\n`);
   };
 
   const lines = createInterface({ input: options.stdin, crlfDelay: Infinity });
@@ -190,9 +214,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     try {
       onClientLine(line);
     } catch (error) {
-      const own = core.internalError('mcp', 'POST', `/${name}`, error as Error);
-      const id = jsonRpcIdOf(parsed(line));
-      if (id !== undefined) answer({ ...own, rpcId: id });
+      answer(core.internalError('mcp', 'POST', `/${name}`, error as Error), parsed(line));
     }
   });
   // The client is done writing: the server gets a while to answer what it was asked.
@@ -209,7 +231,10 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     for (const slot of open.splice(0)) {
       if (slot.awaiting !== undefined && serverStatus === undefined) core.counts.aborted++;
     }
-    if (server !== undefined && serverStatus === undefined) await stopServer(server);
+    if (server !== undefined && serverStatus === undefined) {
+      stopping = true;
+      await stopServer(server);
+    }
     await core.finish(options.prune);
     const summary: ProxySummary = {
       tape: core.options.tape,
@@ -230,11 +255,13 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
 // Closes the server's stdin and waits for it to exit, as the SDK's client does; then SIGTERM.
 async function stopServer(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => server.once('close', () => resolve()));
   server.stdin?.end();
-  const timer = setTimeout(() => server.kill('SIGTERM'), EXIT_GRACE_MS);
+  const terminate = setTimeout(() => server.kill('SIGTERM'), EXIT_GRACE_MS);
+  const kill = setTimeout(() => server.kill('SIGKILL'), 2 * EXIT_GRACE_MS);
   await exited;
-  clearTimeout(timer);
+  clearTimeout(terminate);
+  clearTimeout(kill);
 }
 
 // The lines a recorded answer gives the client: NDJSON frames as they are, the data of SSE events
@@ -263,10 +290,6 @@ function parsed(line: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === 'SIGKILL' ? 9 : signal === 'SIGINT' ? 2 : 15;
 }
 
 // Under `modeltape run`, the run's verdict counts this server's misses as a tape session's.

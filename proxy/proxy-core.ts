@@ -186,6 +186,7 @@ export class ProxyCore {
     problems: [],
   };
   readonly #prepared = new WeakMap<Exchange, PreparedResponse>();
+  readonly #replayedMcpSessions = new Set<string>();
   /** Chaos replay's faults, planned on the tape as it opened. */
   readonly chaos: ChaosPlan | undefined;
 
@@ -195,7 +196,7 @@ export class ProxyCore {
     this.options = options;
     this.engine = engine;
     this.keys = new RequestKeys(keyRules);
-    this.context = { options, engine, keys: this.keys };
+    this.context = { options, engine, keys: this.keys, replayedMcpSessions: this.#replayedMcpSessions };
     this.chaos =
       options.chaos !== undefined && engine !== undefined
         ? new ChaosPlan(options.chaos, engine, (entry) => this.prepared(entry.exchange).frames?.length ?? 0)
@@ -266,6 +267,10 @@ export class ProxyCore {
         return { kind: 'fault', fault, effect: this.#faultEffect(decision, fault) };
       }
       counts.hits++;
+      if (decision.route.upstream.provider === 'mcp') {
+        const session = decision.exchange.response.headers['mcp-session-id'];
+        if (typeof session === 'string') this.#replayedMcpSessions.add(session);
+      }
       return { kind: 'recorded', prepared: this.#answering(decision.exchange, decision.rpcId), pace: this.options.pace };
     }
     if (decision.kind === 'miss') {

@@ -12,7 +12,7 @@ import type { ProxyRequest } from './proxy-request.js';
 import { ResponseRecording } from './response-recording.js';
 import type { Route } from './router.js';
 import type { UpstreamClient } from './upstream.js';
-import { acceptWebSocket } from './websocket.js';
+import { acceptWebSocket, type MessageSocket } from './websocket.js';
 
 const NDJSON = { 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked' };
 // What is not forwarded of the client's upgrade: this hop's framing and the WebSocket handshake, which the upstream end makes anew.
@@ -29,7 +29,7 @@ const NOT_FORWARDED = new Set([
 const REALTIME_PATH = /^(?:\/v1)?\/realtime$/;
 
 /** The Realtime sessions a proxy has open, closed with it. */
-export type RealtimeSessions = Set<{ close(): void }>;
+export type RealtimeSessions = Set<RealtimeSession>;
 
 /** Answers a client's WebSocket upgrade: a Realtime session from the tape, or relayed and recorded. */
 export function handleRealtimeUpgrade(
@@ -46,37 +46,83 @@ export function handleRealtimeUpgrade(
   const admitted = admitRequest(core.context, handshake);
   if (admitted.kind === 'refuse') return refuseUpgrade(socket, core.answer(admitted));
   const { route } = admitted;
-  if (route.upstream.provider !== 'openai' || !REALTIME_PATH.test(route.path)) {
+  const refusal = notARealtimeUpgrade(route, request);
+  if (refusal !== undefined) {
     return refuseUpgrade(socket, {
       kind: 'error',
       provider: route.upstream.provider,
-      status: 404,
+      status: refusal.status,
       type: 'modeltape_no_websocket_route',
-      message: `modeltape proxies WebSocket upgrades for OpenAI Realtime (/openai/v1/realtime?model=…) only, not GET ${redactPathQuery(url)}.`,
+      message: refusal.message,
     });
   }
   const decision = decideAdmitted(core.context, route, handshake);
-  if (decision.kind === 'forward') {
-    void relay(core, upstreams!, sessions, route, handshake, request, socket, head, decision.record);
-    return;
+  // Registered before anything opens, so that a proxy closing meanwhile ends it too.
+  const session: RealtimeSession = {
+    closing: false,
+    close: () => undefined,
+    ended: () => {
+      session.closing = true;
+      sessions.delete(session);
+    },
+  };
+  sessions.add(session);
+  const opened =
+    decision.kind === 'forward'
+      ? relay(core, upstreams!, session, route, handshake, request, socket, head, decision.record)
+      : replay(core, session, route, request, socket, head, core.answer(decision));
+  opened.catch(() => {
+    socket.destroy();
+    session.ended();
+  });
+}
+
+/** An open (or opening) Realtime session, as the proxy closes it. */
+export interface RealtimeSession {
+  /** Set once it ended, or the proxy closed it. */
+  closing: boolean;
+  close(): void;
+  /** It is over: the proxy forgets it. */
+  ended(): void;
+}
+
+// Only OpenAI's Realtime route, and only a handshake ws can complete: checked before anything is
+// opened upstream (a live session is billed).
+function notARealtimeUpgrade(route: Route, request: IncomingMessage): { status: number; message: string } | undefined {
+  if (route.upstream.provider !== 'openai' || !REALTIME_PATH.test(route.path)) {
+    return {
+      status: 404,
+      message: `modeltape proxies WebSocket upgrades for OpenAI Realtime (/openai/v1/realtime?model=…) only, not GET ${redactPathQuery(request.url ?? '/')}.`,
+    };
   }
-  void replay(core, sessions, route, request, socket, head, core.answer(decision));
+  const upgrade = String(request.headers.upgrade ?? '').toLowerCase();
+  if (upgrade !== 'websocket' || typeof request.headers['sec-websocket-key'] !== 'string' || request.headers['sec-websocket-version'] !== '13') {
+    return {
+      status: 400,
+      message: `GET ${redactPathQuery(request.url ?? '/')} asked to upgrade to ${JSON.stringify(upgrade)}, not to a WebSocket (version 13).`,
+    };
+  }
+  return undefined;
 }
 
 // The session from the tape: the upgrade's recorded events, then each client event's.
 async function replay(
   core: ProxyCore,
-  sessions: RealtimeSessions,
+  session: RealtimeSession,
   route: Route,
   request: IncomingMessage,
   socket: Duplex,
   head: Buffer,
   opening: OwnAnswer,
 ): Promise<void> {
-  const client = await acceptWebSocket(request, socket, head);
-  const session = { close: () => client.close(1001, 'modeltape proxy closing') };
-  sessions.add(session);
-  client.onClose(() => sessions.delete(session));
+  const { requestBodyBytes } = core.options.limits;
+  const client = await acceptWebSocket(request, socket, head, requestBodyBytes);
+  session.close = () => {
+    session.closing = true;
+    client.terminate();
+  };
+  if (session.closing) return session.close();
+  client.onClose(() => session.ended());
   client.onError(() => undefined);
   // A session replayed from the tape stays on it: a client event it does not hold is a miss, even in auto mode.
   const replaying: DecisionContext = { ...core.context, options: { ...core.context.options, mode: 'replay' } };
@@ -86,23 +132,29 @@ async function replay(
       for (const event of eventsOf(answer.prepared.frames, answer.prepared.body)) client.send(event);
     } else if (answer.kind === 'error') {
       client.send(JSON.stringify(errorEvent(answer.message, answer.type, ++misses, eventId)));
+    } else if (answer.effect.kind === 'reply') {
+      // A chaos status fault: the API's error event for it (the socket stays open, as after a rate limit).
+      client.send(JSON.stringify(errorEvent(`${answer.fault.kind} (modeltape chaos)`, answer.fault.kind, ++misses, eventId)));
+    } else {
+      // A dropped, cut or stalled connection: the socket drops.
+      client.terminate();
     }
   };
   send(opening, undefined);
-  if (opening.kind === 'error') {
-    client.close(1008, 'no recorded session');
+  if (opening.kind === 'error' || opening.kind === 'fault') {
+    client.close(1008, opening.kind === 'error' ? 'no recorded session' : 'modeltape chaos');
     return;
   }
-  client.onMessage((text) => {
+  client.onMessage((data, binary) => {
     const message: ProxyRequest = {
       method: WEBSOCKET_MESSAGE_METHOD,
       url: request.url ?? '/',
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.from(text, 'utf8'),
+      headers: { 'content-type': binary ? 'application/octet-stream' : 'application/json' },
+      body: data,
     };
     const decision = decideAdmitted(replaying, route, message);
     if (decision.kind === 'forward') return;
-    send(core.answer(decision), eventIdOf(text));
+    send(core.answer(decision), eventIdOf(data));
   });
 }
 
@@ -110,7 +162,7 @@ async function replay(
 async function relay(
   core: ProxyCore,
   upstreams: UpstreamClient,
-  sessions: RealtimeSessions,
+  session: RealtimeSession,
   route: Route,
   handshake: ProxyRequest,
   request: IncomingMessage,
@@ -118,6 +170,7 @@ async function relay(
   head: Buffer,
   record: boolean,
 ): Promise<void> {
+  const { requestBodyBytes, responseBodyBytes } = core.options.limits;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith('sec-websocket-')) continue;
@@ -125,22 +178,23 @@ async function relay(
   }
   let upstream: Awaited<ReturnType<UpstreamClient['openWebSocket']>>;
   try {
-    upstream = await upstreams.openWebSocket(route.upstream, route.forwardPath, headers);
+    upstream = await upstreams.openWebSocket(route.upstream, route.forwardPath, headers, responseBodyBytes);
   } catch (error) {
     const status = (error as { status?: number }).status;
     core.counts.upstreamErrors++;
     const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for the Realtime session ${route.path}: ${(error as Error).message}`;
     core.problem(message);
+    session.ended();
     return refuseUpgrade(socket, { kind: 'error', provider: route.upstream.provider, status: status ?? 502, type: 'modeltape_upstream_error', message });
   }
   // The upstream speaks first (session.created), maybe before the client's end is open: held till then.
-  let client: Awaited<ReturnType<typeof acceptWebSocket>> | undefined;
-  const held: string[] = [];
-  let current: { message: ProxyRequest; recording: ResponseRecording };
+  let client: MessageSocket | undefined;
+  const held: Array<[Buffer, boolean]> = [];
+  let current: { message: ProxyRequest; recording: ResponseRecording } | undefined;
   let unrecordable: string | undefined;
   const clock = (): number => performance.now();
   const start = (message: ProxyRequest, responseHeaders: Record<string, string | string[] | undefined>) => {
-    const recording = new ResponseRecording(clock, core.options.limits.responseBodyBytes);
+    const recording = new ResponseRecording(clock, responseBodyBytes);
     recording.start(200, { ...responseHeaders, ...NDJSON });
     return { message, recording };
   };
@@ -148,53 +202,64 @@ async function relay(
   const opened: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(upstream.headers)) if (!name.startsWith('sec-websocket-')) opened[name] = value;
   current = start(handshake, opened);
-  upstream.socket.onMessage((text, binary) => {
-    if (binary)
-      unrecordable = `A binary message from the upstream of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
-    current.recording.data(Buffer.from(`${text}\n`, 'utf8'));
-    if (client === undefined) held.push(text);
-    else client.send(text);
-  });
-  client = await acceptWebSocket(request, socket, head);
-  for (const text of held.splice(0)) client.send(text);
-  const accepted = client;
-  // Closed with the proxy: what the session holds is recorded before the tape is.
-  const session = { close: () => end(1001) };
-  sessions.add(session);
   const settle = (): void => {
+    if (current === undefined) return;
     if (!record) core.counts.passthrough++;
     else if (unrecordable !== undefined) {
       core.counts.refused++;
       core.problem(unrecordable);
     } else core.recorder!.recordAfterSend(route, current.message, current.recording);
+    current = undefined;
     unrecordable = undefined;
   };
-  accepted.onMessage((text, binary) => {
-    settle();
-    current = start(
-      { method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: Buffer.from(text, 'utf8') },
-      {},
-    );
-    if (binary) unrecordable = `A binary message of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
-    upstream.socket.send(text);
-  });
   let ended = false;
-  function end(code = 1000): void {
+  const end = (code = 1000): void => {
     if (ended) return;
     ended = true;
-    sessions.delete(session);
+    session.ended();
     settle();
-    accepted.close(code);
+    client?.close(code);
     upstream.socket.close(code);
-  }
-  accepted.onClose(() => end());
+  };
+  session.close = () => {
+    end(1001);
+    client?.terminate();
+    upstream.socket.terminate();
+  };
+  upstream.socket.onMessage((data, binary) => {
+    if (ended) return;
+    if (binary)
+      unrecordable = `A binary message from the upstream of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
+    current?.recording.data(binary ? data : Buffer.concat([data, NEWLINE]));
+    if (client === undefined) held.push([data, binary]);
+    else client.send(data, binary);
+  });
   upstream.socket.onClose(() => end());
-  accepted.onError(() => undefined);
   upstream.socket.onError((error) => {
     core.counts.upstreamErrors++;
     core.problem(`The Realtime session ${route.path} with upstream "${route.upstream.name}" failed: ${error.message}`);
   });
+  try {
+    client = await acceptWebSocket(request, socket, head, requestBodyBytes);
+  } catch (error) {
+    // The client's handshake failed or it left while the upstream opened: the live session goes too.
+    session.close();
+    throw error;
+  }
+  if (session.closing) return session.close();
+  for (const [data, binary] of held.splice(0)) client.send(data, binary);
+  client.onMessage((data, binary) => {
+    if (ended) return;
+    settle();
+    current = start({ method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: data }, {});
+    if (binary) unrecordable = `A binary message of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
+    upstream.socket.send(data, binary);
+  });
+  client.onClose(() => end());
+  client.onError(() => undefined);
 }
+
+const NEWLINE = Buffer.from('\n');
 
 // An error the upgrade cannot carry as an event: an HTTP answer on the raw socket.
 function refuseUpgrade(socket: Duplex, answer: OwnAnswer): void {
@@ -224,9 +289,9 @@ function eventsOf(frames: Array<{ bytes: Buffer }> | undefined, body: Buffer): s
   return frames.map(({ bytes }) => bytes.toString('utf8').replace(/\r?\n$/, ''));
 }
 
-function eventIdOf(text: string): unknown {
+function eventIdOf(data: Buffer): unknown {
   try {
-    return (JSON.parse(text) as { event_id?: unknown }).event_id;
+    return (JSON.parse(data.toString('utf8')) as { event_id?: unknown }).event_id;
   } catch {
     return undefined;
   }

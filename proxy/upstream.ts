@@ -59,18 +59,23 @@ export class UpstreamClient {
    * Opens a WebSocket to the upstream (a Realtime session): `wss:` for an https upstream, `ws:`
    * for an http one, over a connection counted and marked as this proxy's own.
    */
-  openWebSocket(upstream: Upstream, path: string, headers: Record<string, string>): Promise<UpstreamWebSocket> {
+  openWebSocket(upstream: Upstream, path: string, headers: Record<string, string>, maxPayload: number): Promise<UpstreamWebSocket> {
     const url = `${upstream.origin.replace(/^http/, 'ws')}${path}`;
-    return connectWebSocket(url, headers, (options: ClientRequestArgs) => {
-      this.#connections++;
-      const host = String(options.hostname ?? options.host ?? new URL(upstream.origin).hostname).replace(/^\[|\]$/g, '');
-      const port = Number(options.port ?? new URL(url).port) || (url.startsWith('wss:') ? 443 : 80);
-      const socket = asProxyConnection(() =>
-        url.startsWith('wss:') ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }) : (netConnect({ host, port }) as Socket),
-      );
-      UPSTREAM_SOCKETS.add(socket);
-      return socket;
-    });
+    return connectWebSocket(
+      url,
+      headers,
+      (options: ClientRequestArgs) => {
+        this.#connections++;
+        const host = String(options.hostname ?? options.host ?? new URL(upstream.origin).hostname).replace(/^\[|\]$/g, '');
+        const port = Number(options.port ?? new URL(url).port) || (url.startsWith('wss:') ? 443 : 80);
+        const socket = asProxyConnection(() =>
+          url.startsWith('wss:') ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }) : (netConnect({ host, port }) as Socket),
+        );
+        UPSTREAM_SOCKETS.add(socket);
+        return socket;
+      },
+      maxPayload,
+    );
   }
 
   /** Closes every pool, letting in-flight requests finish. */

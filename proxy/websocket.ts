@@ -5,11 +5,13 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ClientRequestArgs } from 'node:http';
 
-/** One end of a WebSocket, as the Realtime bridge uses it: text messages, and a close. */
+/** One end of a WebSocket, as the Realtime bridge uses it: messages (text or binary), and a close. */
 export interface MessageSocket {
-  send(text: string): void;
+  send(data: string | Buffer, binary?: boolean): void;
   close(code?: number, reason?: string): void;
-  onMessage(listener: (text: string, binary: boolean) => void): void;
+  /** Drops the connection at once (a proxy closing, a chaos fault). */
+  terminate(): void;
+  onMessage(listener: (data: Buffer, binary: boolean) => void): void;
   onClose(listener: (code: number, reason: string) => void): void;
   onError(listener: (error: Error) => void): void;
 }
@@ -22,15 +24,24 @@ function loadWs(): Promise<Ws> {
   return loading;
 }
 
-/** Completes a client's upgrade on this server: the client's end of the session. */
-export async function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: Buffer, headers: Record<string, string> = {}): Promise<MessageSocket> {
+/**
+ * Completes a client's upgrade on this server: the client's end of the session. Rejects when the
+ * handshake is not a WebSocket one ws accepts (it has answered the client 400) or the client left.
+ */
+export async function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: Buffer, maxPayload: number): Promise<MessageSocket> {
   const ws = await loadWs();
-  const server = new ws.WebSocketServer({ noServer: true, perMessageDeflate: false });
-  server.on('headers', (lines: string[]) => {
-    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  });
-  return new Promise((resolve) => {
-    server.handleUpgrade(request, socket, head, (client) => resolve(wrap(client)));
+  const server = new ws.WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
+  return new Promise((resolve, reject) => {
+    const gone = (): void => reject(new Error('the client closed the connection before its WebSocket opened'));
+    socket.once('close', gone);
+    server.on('wsClientError', (error, clientSocket) => {
+      clientSocket.destroy();
+      reject(error);
+    });
+    server.handleUpgrade(request, socket, head, (client) => {
+      socket.off('close', gone);
+      resolve(wrap(client));
+    });
   });
 }
 
@@ -49,15 +60,18 @@ export async function connectWebSocket(
   url: string,
   headers: Record<string, string>,
   connect: (options: ClientRequestArgs) => Socket,
+  maxPayload: number,
 ): Promise<UpstreamWebSocket> {
   const ws = await loadWs();
   return new Promise((resolve, reject) => {
-    const upstream = new ws.WebSocket(url, { headers, perMessageDeflate: false, createConnection: connect as never, handshakeTimeout: 30_000 });
+    const upstream = new ws.WebSocket(url, { headers, perMessageDeflate: false, createConnection: connect as never, handshakeTimeout: 30_000, maxPayload });
     let answered: IncomingMessage | undefined;
     upstream.once('upgrade', (response) => {
       answered = response;
     });
-    upstream.once('open', () => resolve({ socket: wrap(upstream), status: answered?.statusCode ?? 101, headers: answered?.headers ?? {} }));
+    // Wrapped at once: the upstream's first message may come with its 101.
+    const wrapped = wrap(upstream);
+    upstream.once('open', () => resolve({ socket: wrapped, status: answered?.statusCode ?? 101, headers: answered?.headers ?? {} }));
     upstream.once('unexpected-response', (_request, response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -65,7 +79,9 @@ export async function connectWebSocket(
         reject(
           Object.assign(
             new Error(`the upstream refused the WebSocket upgrade with ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`),
-            { status: response.statusCode },
+            {
+              status: response.statusCode,
+            },
           ),
         ),
       );
@@ -74,32 +90,29 @@ export async function connectWebSocket(
   });
 }
 
-// Messages are taken from the moment the socket opens: a server that speaks first (a Realtime
-// session.created in the same packet as its 101) is heard before anyone has asked to listen.
+// Messages are taken from the moment the socket is wrapped: a server that speaks first (a
+// Realtime session.created in the same packet as its 101) is heard before anyone listens.
 function wrap(socket: import('ws').WebSocket): MessageSocket {
-  let listener: ((text: string, binary: boolean) => void) | undefined;
-  const held: Array<[string, boolean]> = [];
+  let listener: ((data: Buffer, binary: boolean) => void) | undefined;
+  const held: Array<[Buffer, boolean]> = [];
   socket.on('message', (data, binary) => {
-    const text = Buffer.isBuffer(data)
-      ? data.toString('utf8')
-      : Array.isArray(data)
-        ? Buffer.concat(data).toString('utf8')
-        : Buffer.from(data).toString('utf8');
-    if (listener === undefined) held.push([text, binary]);
-    else listener(text, binary);
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (listener === undefined) held.push([bytes, binary]);
+    else listener(bytes, binary);
   });
   return {
-    send: (text) => {
-      if (socket.readyState === socket.OPEN) socket.send(text);
+    send: (data, binary = false) => {
+      if (socket.readyState === socket.OPEN) socket.send(data, { binary });
     },
     close: (code, reason) => {
       if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.close(code, reason);
     },
+    terminate: () => socket.terminate(),
     onMessage: (given) => {
       listener = given;
-      for (const [text, binary] of held.splice(0)) given(text, binary);
+      for (const [bytes, binary] of held.splice(0)) given(bytes, binary);
     },
-    onClose: (listener) => socket.on('close', (code, reason) => listener(code, reason.toString('utf8'))),
-    onError: (listener) => socket.on('error', listener),
+    onClose: (given) => socket.on('close', (code, reason) => given(code, reason.toString('utf8'))),
+    onError: (given) => socket.on('error', given),
   };
 }

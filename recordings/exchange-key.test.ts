@@ -392,6 +392,12 @@ describe('JSON-RPC messages (MCP calls)', () => {
     expect(keyInputs('docs', request, compileKeyRules()).body).toEqual({ json: { jsonrpc: '2.0', method: 'tools/call', params: call(3).params } });
   });
 
+  test('key without the progress token the SDKs make of the id', () => {
+    const withProgress = (id: number) => ({ ...call(id), params: { ...call(id).params, _meta: { progressToken: id, other: 1 } } });
+    expect(keyOf(raw({ path: '/', json: withProgress(3) }))).toBe(keyOf(raw({ path: '/', json: withProgress(8) })));
+    expect(keyOf(raw({ path: '/', json: withProgress(3) }))).not.toBe(keyOf(raw({ path: '/', json: call(3) })));
+  });
+
   test('a body that is not JSON-RPC 2.0 keeps its id in the key', () => {
     const body = (id: number) => ({ jsonrpc: '1.0', id, method: 'x' });
     expect(keyOf(raw({ json: body(1) }))).not.toBe(keyOf(raw({ json: body(2) })));

@@ -131,12 +131,16 @@ function withCallIdsInOrder(path: string, json: unknown): unknown {
 }
 
 // A JSON-RPC 2.0 message (an MCP server's) carries an `id` its client numbers per connection
-// (the SDKs count from 0): the same call under another id is the same call. The response's id is
-// renumbered to the request's when it is served.
+// (the SDKs count from 0), and a request that asks for progress a `params._meta.progressToken`
+// the SDKs set to that id: the same call under another id is the same call. The response (and
+// the progress notifications) are renumbered to the request's id when they are served.
 function withoutJsonRpcId(json: unknown): unknown {
-  if (!isRecord(json) || json.jsonrpc !== '2.0' || !Object.hasOwn(json, 'id')) return json;
+  if (!isRecord(json) || json.jsonrpc !== '2.0') return json;
   const { id: _id, ...rest } = json;
-  return rest;
+  const meta = isRecord(rest.params) && isRecord(rest.params._meta) ? rest.params._meta : undefined;
+  if (meta === undefined || !Object.hasOwn(meta, 'progressToken')) return rest;
+  const { progressToken: _token, ...kept } = meta;
+  return { ...rest, params: { ...(rest.params as Record<string, unknown>), _meta: kept } };
 }
 
 /** The method a tape gives a message a client sent on a WebSocket (a Realtime session's client event). */

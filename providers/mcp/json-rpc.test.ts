@@ -36,6 +36,10 @@ describe('renumbering a recorded response', () => {
     expect(renumberResponse('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"}', 3, 9)).toBeUndefined();
     expect(renumberResponse('{"jsonrpc":"2.0","id":4,"result":{}}', 3, 9)).toBeUndefined();
     expect(renumberResponse('not json', 3, 9)).toBeUndefined();
+    // A progress notification whose token was the request's id (as the SDKs make it).
+    expect(renumberResponse('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1}}', 3, 9)).toBe(
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":1}}',
+    );
   });
 
   test('in an SSE event, changes only the data line of the response', () => {

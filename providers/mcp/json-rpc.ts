@@ -78,8 +78,8 @@ function rpcCodeOf(status: number): number {
 
 /**
  * A JSON text of one message (or a batch of them) with the response to `recorded` renumbered to
- * answer `sent`, or undefined when it holds no such response. Only responses are renumbered: a
- * request the server sends its client (sampling, elicitation) keeps the server's own id.
+ * answer `sent` (and a progress notification whose token was `recorded`), or undefined when it
+ * holds neither. A request the server sends its client (sampling, elicitation) keeps its own id.
  */
 export function renumberResponse(text: string, recorded: JsonRpcId, sent: JsonRpcId): string | undefined {
   let parsed: unknown;
@@ -90,9 +90,16 @@ export function renumberResponse(text: string, recorded: JsonRpcId, sent: JsonRp
   }
   let changed = false;
   const renumber = (message: unknown): unknown => {
-    if (!isJsonRpcResponse(message) || jsonRpcIdOf(message) !== recorded) return message;
-    changed = true;
-    return { ...(message as Record<string, unknown>), id: sent };
+    if (isJsonRpcResponse(message) && jsonRpcIdOf(message) === recorded) {
+      changed = true;
+      return { ...(message as Record<string, unknown>), id: sent };
+    }
+    // The SDKs' progress token is the request's id: its notifications follow the renumbering.
+    if (isJsonRpcMessage(message) && message.method === 'notifications/progress' && isRecord(message.params) && message.params.progressToken === recorded) {
+      changed = true;
+      return { ...message, params: { ...message.params, progressToken: sent } };
+    }
+    return message;
   };
   const renumbered = Array.isArray(parsed) ? parsed.map(renumber) : renumber(parsed);
   return changed ? JSON.stringify(renumbered) : undefined;

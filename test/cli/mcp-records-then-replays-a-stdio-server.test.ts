@@ -108,8 +108,13 @@ describe('modeltape mcp in front of a stdio MCP server', () => {
 
   test('replays for a client that numbers its calls otherwise, and fails on a call not recorded, naming the nearest', async () => {
     const tape = `${dir}/raw.jsonl`;
-    const recorded = await bridge(['--tape', tape, '--mode', 'record', '--allow-record-in-ci'], [...HANDSHAKE(0), weather(1, 'Paris')]);
+    const heard = `${dir}/heard-raw`;
+    const recorded = await bridge(['--tape', tape, '--mode', 'record', '--allow-record-in-ci'], [...HANDSHAKE(0), weather(1, 'Paris')], {
+      MCP_HEARD_FILE: heard,
+    });
     expect(recorded.code, recorded.stderr).toBe(0);
+    // The server heard each message once: the handshake is replayed to it only when the tape answered it.
+    expect(readFileSync(heard, 'utf8').trim().split('\n')).toEqual([...HANDSHAKE(0), weather(1, 'Paris')]);
     expect(answers(recorded.stdout).map((message) => message.id ?? message.method)).toEqual([0, 'notifications/message', 1]);
 
     const replayed = await bridge(['--tape', tape], [...HANDSHAKE(40), weather(41, 'Paris'), weather(42, 'Lyon')], { CI: 'true' });
@@ -121,6 +126,12 @@ describe('modeltape mcp in front of a stdio MCP server', () => {
     expect(messages[3]!.error!.message).toContain('Failed to replay tools/call get_weather (POST /mcp-stdio)');
     expect(messages[3]!.error!.message).toContain('at .params.arguments.city: recorded "Paris" sent "Lyon"');
     expect(replayed.stderr).toContain('3 hits, 1 miss');
+
+    // A request refused before any lookup (over --max-request-body) still gets its error, under its id.
+    const refused = await bridge(['--tape', tape, '--max-request-body', '400'], [...HANDSHAKE(7), weather(8, 'x'.repeat(500))]);
+    expect(refused.code).toBe(1);
+    const refusal = answers(refused.stdout).find((message) => message.id === 8);
+    expect(refusal?.error?.message).toContain('limit');
   });
 
   test('auto replays what the tape has and, at the first miss, starts the server behind the handshake and records the call', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -154,6 +155,25 @@ describe('an OpenAI Realtime session over WebSocket through the proxy', () => {
     const realtime = new OpenAIRealtimeWS({ model: 'gpt-realtime' }, new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai }));
     await new Promise<Error>((resolve) => realtime.on('error', resolve));
     await expect.poll(() => logged.join('\n')).toContain('pass options: loopbackWebSocket() from modeltape/proxy');
+  });
+
+  test('an upgrade that is not a WebSocket one is refused before anything is opened upstream', async () => {
+    upstream = await startRealtimeUpstream();
+    proxy = await startProxy({ tape: `${dir}/h2c.jsonl`, mode: 'record', allowRecordInCi: true, upstreams: { openai: upstream.url } });
+    const { port } = new URL(proxy.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /openai/v1/realtime?model=gpt-realtime HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toContain('not to a WebSocket');
+    expect(upstream.upgrades).toHaveLength(0);
+    expect((await proxy.close()).upstreamConnections).toBe(0);
   });
 
   test('a session the tape does not hold is an error event, then the socket closes; nothing is opened upstream', async () => {

@@ -6,6 +6,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import * as z from 'zod';
 
 if (process.env.MCP_STARTED_FILE) appendFileSync(process.env.MCP_STARTED_FILE, `${process.pid}\n`);
+// Every line the server is sent, for a test to count.
+if (process.env.MCP_HEARD_FILE) process.stdin.on('data', (chunk) => appendFileSync(process.env.MCP_HEARD_FILE, chunk));
 const server = new McpServer({ name: 'weather-stdio', version: '1.0.0' }, { capabilities: { logging: {} } });
 server.registerTool(
   'get_weather',
