@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { bridgeMcpStdio, formatSummary, STDIO_MCP_UPSTREAM, summaryFailed } from '../proxy/internal.js';
+import { buildDriftReport } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
@@ -52,6 +53,7 @@ export async function mcpCommand(argv: readonly string[], io: ResolvedCommandIo)
     env: io.env,
     cwd: io.cwd,
     log: (message) => io.stderr.write(`${message}\n`),
+    driftsOf: (summary) => buildDriftReport(summary, []).drifts.map((drift) => ({ ...drift, tape: summary.tape })),
   });
   const stop = (): void => bridge.stop();
   io.signals.once('SIGINT', stop);

@@ -17,6 +17,6 @@ export {
   type OutsideConnection,
 } from './escape.js';
 export { appendRunReport, readRunReport, describeThisProcess, type RunReport, type RunReportRecord, type SessionReport } from './run-report.js';
-export { RUN_VARIABLES, runEnvironment, type RunEnvironment, type TapeSwap } from './run-environment.js';
+export { RUN_VARIABLES, runEnvironment, ancestorRunVariables, type RunEnvironment, type TapeSwap } from './run-environment.js';
 export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';
 export { watchProviderRequests, type ProviderRequest, type RequestWatch } from './request-hook.js';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * The variables `modeltape run` (and `drift`) set for every process it starts, read once here:
  * the guard's preload, `openTape` and the command itself agree on them.
@@ -71,4 +72,33 @@ function readTapeSwap(value: string | undefined): ReadonlyMap<string, TapeSwap> 
     if (typeof tape === 'string') swaps.set(real, { tape, repeatLine: Number.isInteger(repeatLine) ? (repeatLine as number) : undefined });
   }
   return swaps;
+}
+
+/**
+ * The run's variables as the nearest ancestor process that has them holds them: for a process
+ * started with a stripped environment (the MCP SDKs' stdio clients pass a server only PATH, HOME
+ * and a few others), so that it still reports to the run it is under. Linux only (/proc); empty
+ * elsewhere, and when no ancestor within a few generations runs under modeltape.
+ */
+export function ancestorRunVariables(parent = process.ppid): Record<string, string> {
+  const names = new Set<string>(Object.values(RUN_VARIABLES));
+  let pid = parent;
+  for (let generation = 0; generation < 4 && pid > 1; generation++) {
+    let environ: string;
+    let status: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch {
+      return {};
+    }
+    const found: Record<string, string> = {};
+    for (const entry of environ.split('\u0000')) {
+      const equals = entry.indexOf('=');
+      if (equals > 0 && names.has(entry.slice(0, equals))) found[entry.slice(0, equals)] = entry.slice(equals + 1);
+    }
+    if (found[RUN_VARIABLES.report] !== undefined) return found;
+    pid = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return {};
 }

@@ -3,14 +3,15 @@
 // to the proxy's one decision path (keyed, counted and explained as an MCP call over HTTP is);
 // what the server writes back until the next client message is its answer, as NDJSON lines.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { appendRunReport, describeThisProcess, RUN_VARIABLES } from '../guard/internal.js';
+import { ancestorRunVariables, appendRunReport, describeThisProcess, runEnvironment, RUN_VARIABLES } from '../guard/internal.js';
 import { isJsonRpcMessage, isJsonRpcRequest, isJsonRpcResponse, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
 import { decideRequest } from './decide-request.js';
 import { ProxyCore, errorReply, type OwnAnswer, type ProxySummary } from './proxy-core.js';
-import type { ProxyOptions } from './proxy-options.js';
+import type { ProxyMode, ProxyOptions } from './proxy-options.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { ResponseRecording } from './response-recording.js';
 import type { Route } from './router.js';
@@ -31,6 +32,11 @@ export interface McpStdioOptions extends Omit<ProxyOptions, 'upstreams' | 'port'
   serverEnv?: NodeJS.ProcessEnv;
   /** The server's working directory. @default process.cwd() */
   cwd?: string;
+  /**
+   * Under `modeltape drift`: the drift items of a summary, for the run's report (the drift
+   * report is built above the proxy).
+   */
+  driftsOf?: (summary: ProxySummary) => unknown[];
 }
 
 export interface McpStdioResult {
@@ -68,7 +74,17 @@ interface Slot {
  */
 export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStdioResult>; stop(): void } {
   const name = options.name ?? STDIO_MCP_UPSTREAM;
-  const core = ProxyCore.open({ ...options, upstreams: { [name]: `mcp+http://${name}.stdio.invalid` } });
+  const given = options.env ?? process.env;
+  // Under `modeltape run` (or `drift`) the bridge follows the run, as a tape session does; an MCP
+  // client that started it with a stripped environment left the run's variables with its parent.
+  const env = given[RUN_VARIABLES.report] ? given : { ...ancestorRunVariables(), ...given };
+  const run = runEnvironment(env);
+  const core = ProxyCore.open({
+    ...options,
+    ...(options.mode === undefined && env[RUN_VARIABLES.mode] ? { mode: env[RUN_VARIABLES.mode] as ProxyMode } : {}),
+    ...(options.onMiss === undefined && run.onMiss !== undefined ? { onMiss: run.onMiss } : {}),
+    upstreams: { [name]: `mcp+http://${name}.stdio.invalid` },
+  });
   const { mode } = core;
   const clock = (): number => performance.now();
   const open: Slot[] = [];
@@ -246,7 +262,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       upstreamConnections: starts,
       outside: [],
     };
-    reportToRun(summary, core, options.env ?? process.env);
+    reportToRun(summary, core, run.reportFile, options.driftsOf);
     return { summary, serverStatus };
   })();
   return { done, stop: () => finish() };
@@ -293,8 +309,7 @@ function parsed(line: string): Record<string, unknown> | undefined {
 }
 
 // Under `modeltape run`, the run's verdict counts this server's misses as a tape session's.
-function reportToRun(summary: ProxySummary, core: ProxyCore, env: NodeJS.ProcessEnv): void {
-  const file = env[RUN_VARIABLES.report];
+function reportToRun(summary: ProxySummary, core: ProxyCore, file: string | undefined, driftsOf: McpStdioOptions['driftsOf']): void {
   if (file === undefined || file === '') return;
   appendRunReport(file, {
     kind: 'session',
@@ -312,9 +327,18 @@ function reportToRun(summary: ProxySummary, core: ProxyCore, env: NodeJS.Process
       internalErrors: summary.internalErrors,
       upstreamConnections: summary.upstreamConnections,
       problems: summary.problems.slice(0, 5),
-      drifts: [],
+      drifts: summary.missErrors.length > 0 && driftsOf !== undefined ? driftsOf(summary) : [],
       closed: true,
+      path: realPath(summary.tape),
       used: core.engine?.usedLines() ?? [],
     },
   });
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }

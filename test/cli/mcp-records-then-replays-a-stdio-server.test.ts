@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { loadTape } from 'modeltape/recordings';
-import { CLI } from '../support/cli.js';
+import { CLI, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const SERVER = fileURLToPath(new URL('../support/mcp-stdio-upstream.mjs', import.meta.url));
@@ -104,6 +104,21 @@ describe('modeltape mcp in front of a stdio MCP server', () => {
     expect(replayed).toEqual(recorded);
     expect(existsSync(`${dir}/started-replay`)).toBe(false);
     await expect.poll(() => replayStderr.join('')).toMatch(/modeltape mcp: .*: 5 hits, 0 misses, 0 recorded, 0 passthrough, 0 refused, 0 upstream connections/);
+  });
+
+  test('under modeltape run, a stdio miss fails the run though the agent carried on, and modeltape drift lists it as an MCP call', async () => {
+    const tape = `${dir}/under-run.jsonl`;
+    await session(tape, 'record', `${dir}/started-under-run`);
+    const agent = fileURLToPath(new URL('../support/mcp-stdio-agent.mjs', import.meta.url));
+    const passed = await runCli(['run', '--tape', tape, '--', process.execPath, agent, tape, 'Paris'], { env: { CI: 'true' } });
+    expect(passed.code, passed.stdout + passed.stderr).toBe(0);
+    expect(passed.stdout).toContain('{"city":"Paris","tempC":15}');
+    const failed = await runCli(['run', '--tape', tape, '--', process.execPath, agent, tape, 'Lyon'], { env: { CI: 'true' } });
+    expect(failed.stdout).toContain('tool failed: MCP error -32090: Failed to replay tools/call get_weather');
+    expect(failed.code).toBe(1);
+    const drift = await runCli(['drift', '--tape', tape, '--', process.execPath, agent, tape, 'Lyon'], { env: { CI: 'true' } });
+    expect(drift.stdout + drift.stderr).toContain('MCP tools/call get_weather (mcp-stdio)');
+    expect(drift.stdout + drift.stderr).toContain('.params.arguments.city');
   });
 
   test('replays for a client that numbers its calls otherwise, and fails on a call not recorded, naming the nearest', async () => {
