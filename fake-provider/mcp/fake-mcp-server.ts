@@ -213,7 +213,20 @@ export class FakeMcpServer {
           .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: `Session not found: ${asked} (modeltape FakeMcpServer)` } }));
         return;
       }
+      let body: unknown;
       if (transport === undefined) {
+        // Only an initialize opens a session: anything else without one is refused before a server is made for it.
+        body = request.method === 'POST' ? await readJson(request) : undefined;
+        if (!isRecord(body) || body.method !== 'initialize') {
+          response.writeHead(400, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: 'Bad Request: no session; send initialize first (modeltape FakeMcpServer)' },
+            }),
+          );
+          return;
+        }
         const created = new sdk.StreamableHTTPServerTransport({
           sessionIdGenerator: () => `fake-mcp-session-${++numbered}`,
           enableJsonResponse: options.json === true,
@@ -228,7 +241,7 @@ export class FakeMcpServer {
         await mcp.connect(created);
         transport = created;
       }
-      await transport.handleRequest(request, response);
+      await transport.handleRequest(request, response, body);
     };
     const http = createServer((request, response) => {
       handle(request, response).catch((error: unknown) => {
@@ -413,6 +426,17 @@ export class FakeMcpServer {
 }
 
 type Fail = (code: number, message: string, data?: unknown) => never;
+
+// A request's JSON body, or undefined when it is none.
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
 
 function toolError(message: string): Record<string, unknown> {
   return { content: [{ type: 'text', text: message }], isError: true };
