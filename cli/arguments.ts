@@ -40,6 +40,7 @@ export const USAGE_ERROR_CODES = [
   'invalid_port',
   'tape_required',
   'prune_needs_auto',
+  'append_needs_record',
   'invalid_chaos',
   'invalid_max_age',
 ] as const;
@@ -73,9 +74,9 @@ export function parseArguments(argv: readonly string[], specs: readonly FlagSpec
     const name = argument.slice(2, equals < 0 ? undefined : equals);
     const spec = byName.get(name);
     if (spec === undefined) {
-      const nearest = nearestName(name, byName.keys());
+      const nearest = nearestFlag(name, specs);
       throw new UsageError(
-        `Unknown flag --${name} for "${commandName}".${nearest ? ` Did you mean --${nearest}?` : ''} Valid flags: ${specs.map((flag) => `--${flag.name}`).join(', ')}`,
+        `Unknown flag --${name} for "${commandName}".${nearest ? ` Did you mean ${nearest}?` : ''} Valid flags: ${specs.map((flag) => `--${flag.name}`).join(', ')}`,
       );
     }
     if (spec.kind === 'boolean') {
@@ -103,6 +104,21 @@ export function parseArguments(argv: readonly string[], specs: readonly FlagSpec
     }
   }
   return parsed;
+}
+
+/**
+ * The flag nearest an unknown one, among every flag of the command, each also read with its value
+ * (`--chaos-seed` is `--chaos SEED`, nearer than `--chaos-rate`), or undefined when none is near.
+ */
+function nearestFlag(name: string, specs: readonly FlagSpec[]): string | undefined {
+  const spelled = new Map<string, string>();
+  for (const spec of specs) {
+    if (spec.value !== undefined) spelled.set(`${spec.name}-${spec.value.toLowerCase()}`, `--${spec.name} ${spec.value}`);
+  }
+  // Plain names win a tie: they are what was most likely meant.
+  for (const spec of specs) spelled.set(spec.name, `--${spec.name}`);
+  const nearest = nearestName(name, [...specs.map((spec) => spec.name), ...spelled.keys()]);
+  return nearest === undefined ? undefined : spelled.get(nearest);
 }
 
 /** Help text for a command's flags, one per line. */

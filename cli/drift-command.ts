@@ -7,8 +7,11 @@ import type { ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
 
+// Drift only replays: the flags of recording are not its own, and it writes nothing to the tape.
 const FLAGS: readonly FlagSpec[] = [
-  ...PROXY_FLAGS.filter((flag) => !['mode', 'prune', 'allow-record-in-ci'].includes(flag.name)),
+  ...PROXY_FLAGS.filter((flag) => !['mode', 'prune', 'append', 'allow-record-in-ci', 'max-response-body'].includes(flag.name)).map((flag) =>
+    flag.name === 'tape' ? { ...flag, description: 'the tape to replay; drift never writes to it' } : flag,
+  ),
   { name: 'json', kind: 'boolean', description: 'print the report as JSON on stdout' },
   { name: 'html', kind: 'string', value: 'FILE', description: 'also write the report as a self-contained HTML page' },
 ];

@@ -85,7 +85,8 @@ export async function main(argv: readonly string[], unmaskedIo: CommandIo = proc
     return await command.run(rest, command.protocolOnStdout === true ? { ...io, stdout: resolveCommandIo(unmaskedIo).stdout } : io);
   } catch (error) {
     if (error instanceof ModeltapeError) {
-      io.stderr.write(`modeltape: ${error.message}\n`);
+      // A message that names its command already (`modeltape report: …`) gets no second prefix.
+      io.stderr.write(`${/^modeltape[ :]/.test(error.message) ? '' : 'modeltape: '}${error.message}\n`);
       return exitStatusOf(error);
     }
     throw error;

@@ -61,7 +61,7 @@ export async function mcpCommand(argv: readonly string[], io: ResolvedCommandIo)
   const { summary, serverStatus } = await bridge.done;
   io.signals.off('SIGINT', stop);
   io.signals.off('SIGTERM', stop);
-  io.stderr.write(`modeltape mcp: ${formatSummary(summary)}\n`);
+  io.stderr.write(`${formatSummary(summary)}\n`);
   const traffic = summary.hits + summary.misses + summary.recorded + summary.passthrough + summary.refused;
   if (traffic + summary.upstreamErrors === 0) {
     io.stderr.write(`modeltape mcp: no message reached ${summary.tape}: the client never spoke to the server, so nothing was checked.\n`);

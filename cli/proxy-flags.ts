@@ -44,6 +44,11 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'chaos-rate', kind: 'string', value: 'R', description: 'with --chaos: the share of exchanges to fault, above 0 and at most 1 (default 0.25)' },
   { name: 'chaos-kinds', kind: 'string', value: 'KINDS', description: `with --chaos: a comma list of ${CHAOS_KINDS.join(', ')} (default all but stall)` },
   { name: 'prune', kind: 'boolean', description: 'with --mode auto: drop from the tape the exchanges this run did not use' },
+  {
+    name: 'append',
+    kind: 'boolean',
+    description: 'with --mode record: keep the recordings of a request the tape holds and add new ones after them (default: replace them in place)',
+  },
   { name: 'max-request-body', kind: 'integer', value: 'BYTES', description: 'refuse a request body over this size with a 413 (default 33554432, 32 MiB)' },
   {
     name: 'max-response-body',
@@ -84,6 +89,14 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
   if (parsed.flags['allow-record-in-ci'] === true) options.allowRecordInCi = true;
   if (parsed.flags['require-live'] === true) options.requireLive = true;
   if (parsed.flags.prune === true) options.prune = true;
+  if (parsed.flags.append === true) {
+    if ((options.mode ?? 'replay') !== 'record')
+      throw new ModeltapeError(
+        'append_needs_record',
+        `--append keeps the recordings a record run would replace, so it needs --mode record; got --mode ${options.mode ?? 'replay'}. (Auto mode only records what the tape cannot answer, and always adds it.)`,
+      );
+    options.append = true;
+  } else if (config.append === true) options.append = true;
   const chaos = parsed.flags.chaos as string | undefined;
   if (chaos === undefined && (parsed.flags['chaos-rate'] !== undefined || parsed.flags['chaos-kinds'] !== undefined)) {
     throw new ModeltapeError('invalid_chaos', '--chaos-rate and --chaos-kinds shape a chaos replay: give its seed too (--chaos SEED).');

@@ -60,8 +60,8 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
   // default tape is then an empty one, and any request that reaches it misses.
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
-  const { summary, report, commandStatus } = await runUnderProxy(options, parsed.command, io);
-  const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true });
+  const { summary, report, commandStatus, started, unused } = await runUnderProxy(options, parsed.command, io);
+  const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true, unused, commandStarted: started });
   io.stderr.write(`${verdict.lines.join('\n')}\n`);
   const stale = ageLimit === undefined ? undefined : staleTapes(options.mode ?? 'replay', resolve(io.cwd, options.tape), report, ageLimit, io.env);
   for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);

@@ -5,6 +5,7 @@ import {
   exchangeKey,
   readTape,
   recordedAtOf,
+  sha256Hex,
   serializeLine,
   type CompiledKeyRules,
   type DuplicateMember,
@@ -80,7 +81,7 @@ export async function verifyCommand(argv: readonly string[], io: ResolvedCommand
     const previous = seen.get(id);
     if (previous !== undefined)
       warnings.push(
-        `${file}:${line}: warning: ordinal ${exchange.ordinal} of key ${exchange.key.slice(0, 12)}… is also at line ${previous} (two writers recorded the same request); replay uses tape order`,
+        `${file}:${line}: warning: ordinal ${exchange.ordinal} of key ${exchange.key.slice(0, 12)}… is also at line ${previous} (two writers recorded the same request, or a re-recording was stopped before it replaced line ${previous}); replay answers with line ${previous} first. modeltape rekey ${file} keeps the later one in its place`,
       );
     else seen.set(id, line);
     if (`${text}\n` !== serializeLine(exchange)) {
@@ -128,11 +129,17 @@ function checkExchange(exchange: Exchange, line: number, rules: CompiledKeyRules
   if (rules !== undefined) {
     const computed = exchangeKey(exchange.upstream, exchange.request, rules);
     if (computed !== exchange.key) {
+      // The fingerprint of the bytes a client sent, against the body as the line now reads: a
+      // body that no longer gives them back was edited by hand (the usual case of a stale key).
+      const body = exchange.request.body;
+      const edited = body !== undefined && sha256Hex(decodeBody(body)) !== exchange.request.bodySha256;
       problems.push({
         file,
         line,
-        field: '.key',
-        message: `stored key ${exchange.key.slice(0, 12)}… does not match its request (computed ${computed.slice(0, 12)}…): the line was edited by hand or keyed with other rules. Record it again, or set "key" to ${computed}.`,
+        field: edited ? '.request.body' : '.key',
+        message: edited
+          ? `the request body was edited by hand: its stored key (${exchange.key.slice(0, 12)}…) and .request.bodySha256 were made from the bytes a client sent, and no longer match the body as it reads (its key is now ${computed.slice(0, 12)}…), so replay would never match this line. Run modeltape rekey ${file} to derive both from the body as it reads, or record the exchange again.`
+          : `stored key ${exchange.key.slice(0, 12)}… does not match its request (computed ${computed.slice(0, 12)}…): the line was edited by hand or keyed with other rules, so replay would never match it. Run modeltape rekey ${file} to re-derive every key (or record it again).`,
       });
     }
   }

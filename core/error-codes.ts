@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'invalid_limit',
   'invalid_upstream',
   'prune_needs_auto',
+  'append_needs_record',
   'invalid_chaos',
   'response_too_large',
   'incomplete_stream',

@@ -11,6 +11,8 @@ export interface SessionReport {
   hits: number;
   misses: number;
   recorded: number;
+  /** Of `recorded`, the re-recordings that replaced a recording of the same request. Absent in reports before 0.3. */
+  replaced?: number;
   passthrough: number;
   refused: number;
   /** Exchanges the session could not write to its tape (a full disk, an I/O error). */
@@ -29,6 +31,8 @@ export interface SessionReport {
   path?: string;
   /** The tape lines of the exchanges the session answered from. Absent in reports before 0.2. */
   used?: number[];
+  /** How many recordings the tape held when the session opened (replay and auto). Absent in reports before 0.3. */
+  recordings?: number;
 }
 
 /** One line of a run's report file. */

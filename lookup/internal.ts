@@ -15,5 +15,5 @@ export {
   type NearestRecording,
   type ReplayEngineOptions,
 } from './replay-engine.js';
-export { ReplayMissError, explainMiss, CLI_MISS_ADVICE, type MissAdvice } from './replay-miss.js';
+export { ReplayMissError, explainMiss, CLI_MISS_ADVICE, ciRecordAdvice, type MissAdvice } from './replay-miss.js';
 export { prepareResponse, type PreparedResponse } from './recorded-response.js';

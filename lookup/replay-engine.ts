@@ -74,6 +74,8 @@ export interface KeyChange {
    * or `header openai-beta (no longer keyed)`.
    */
   causes: string[];
+  /** No rule difference explains the change: the line was edited by hand (its stored key did not match its request). */
+  editedByHand?: boolean;
 }
 
 /**
@@ -236,19 +238,29 @@ export class ReplayEngine {
    * added, 50–75 ms for an added pattern, 250–500 ms when every key must be derived again in full
    * (normalizers removed or reordered); loading that tape takes 150–300 ms.
    */
-  static keyChanges(exchanges: Iterable<LoadedExchange>, keyRules: CompiledKeyRules, previous: CompiledKeyRules): KeyChange[] {
+  static keyChanges(
+    exchanges: Iterable<LoadedExchange>,
+    keyRules: CompiledKeyRules,
+    previous: CompiledKeyRules,
+    how: {
+      /** Derive every key in full, as `modeltape rekey` does: a line edited by hand changes its key under the same rules. */
+      full?: boolean;
+    } = {},
+  ): KeyChange[] {
     const changes: KeyChange[] = [];
-    const mayChange = changeFilter(keyRules, previous);
+    const mayChange = how.full === true ? undefined : changeFilter(keyRules, previous);
     for (const { exchange, line } of exchanges) {
       if (mayChange !== undefined && !mayChange(exchange)) continue;
       const key = exchangeKey(exchange.upstream, exchange.request, keyRules);
       if (key === exchange.key) continue;
+      const causes = causesOfChange(exchange, keyRules, previous);
       changes.push({
         line,
         endpoint: routeOf(exchange.upstream, exchange.request.method, exchange.request.path),
         from: exchange.key,
         to: key,
-        causes: causesOfChange(exchange, keyRules, previous),
+        causes: causes ?? [HAND_EDIT_CAUSE],
+        ...(causes === undefined ? { editedByHand: true } : {}),
       });
     }
     return changes;
@@ -291,6 +303,12 @@ export class ReplayEngine {
     return (this.#byKey.get(key)?.entries.length ?? 0) + (this.#countedOnly.get(key) ?? 0);
   }
 
+  /** Whether the tape this engine was loaded from holds a recording of `key` with `ordinal`. */
+  holdsRecording(key: string, ordinal: number): boolean {
+    const slot = this.#byKey.get(key);
+    return slot !== undefined && slot.entries.some((entry) => entry.line !== undefined && ReplayEngine.identity(entry).ordinal === ordinal);
+  }
+
   /**
    * Counts an exchange this run recorded without keeping it (record mode never replays, so
    * holding every exchange would only grow the heap). Later ordinals for its key follow it.
@@ -323,6 +341,11 @@ export class ReplayEngine {
     return entry instanceof LazyEntry ? entry.loaded : entry.exchange;
   }
 
+  /** An entry's upstream, read without parsing a lazily loaded line. */
+  static upstreamOf(entry: ReplayEntry): string {
+    return entry instanceof LazyEntry ? entry.loaded.upstream : entry.exchange.upstream;
+  }
+
   /** The upstreams the recordings name, read without parsing a lazily loaded line. */
   upstreams(): Set<string> {
     const names = new Set<string>();
@@ -336,6 +359,27 @@ export class ReplayEngine {
     const lines: number[] = [];
     for (const entry of this.entries()) if (entry.uses > 0 && entry.line !== undefined) lines.push(entry.line);
     return lines;
+  }
+
+  /**
+   * How many of the tape's recordings no call used, of how many, and the first of their lines:
+   * what a replay's summary says it left unused. Cheaper than {@link unused} on a large tape.
+   */
+  unusedCount(firstLines = 5): { count: number; total: number; lines: number[] } {
+    let count = 0;
+    let total = 0;
+    const lines: number[] = [];
+    for (const slot of this.#byKey.values()) {
+      for (const entry of slot.entries) {
+        if (entry.line === undefined) continue;
+        total++;
+        if (entry.uses > 0) continue;
+        count++;
+        lines.push(entry.line);
+      }
+    }
+    lines.sort((a, b) => a - b);
+    return { count, total, lines: lines.slice(0, firstLines) };
   }
 
   /** Entries that never answered a call. */
@@ -660,8 +704,13 @@ function touches(value: unknown, normalizer: CompiledKeyRules['normalizers'][num
   return at(value, 0);
 }
 
-/** Which rule differences change an exchange's key: the normalizers added or removed that touch its body, the key headers it carries. */
-function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: CompiledKeyRules): string[] {
+const HAND_EDIT_CAUSE = 'no rule difference explains it: the line was edited by hand (its stored key did not match its request)';
+
+/**
+ * Which rule differences change an exchange's key: the normalizers added or removed that touch
+ * its body, the key headers it carries; undefined when none does (the line was edited by hand).
+ */
+function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: CompiledKeyRules): string[] | undefined {
   const { request } = exchange;
   const causes: string[] = [];
   for (const name of Object.keys(request.headers).sort()) {
@@ -685,8 +734,7 @@ function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: C
     if (!touched && !isDeepStrictEqual(normalizeBody(body, rules.normalizers), normalizeBody(body, previous.normalizers)))
       causes.push('the normalizers apply in another order');
   }
-  if (causes.length === 0) causes.push('no rule difference explains it: its stored key does not match its request (modeltape verify lists such lines)');
-  return causes;
+  return causes.length === 0 ? undefined : causes;
 }
 
 // Body paths read as the request does (`.messages[1].content`); headers and query are named.

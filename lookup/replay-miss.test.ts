@@ -125,7 +125,7 @@ describe('explainMiss for a request never recorded', () => {
     expect(error.message).toContain(
       'the nearest recording has the same method, path, headers and body, but its stored key (abcdef012345…) differs: the tape was edited by hand or keyed with other rules.',
     );
-    expect(error.message.endsWith(`Run modeltape verify ${FILE} to find the stale keys.`)).toBe(true);
+    expect(error.message.endsWith(`Run modeltape rekey ${FILE} to re-derive its keys (modeltape verify ${FILE} names the stale ones).`)).toBe(true);
   });
 
   test('names a recording made by this run instead of a line', () => {

@@ -1,5 +1,5 @@
 import { type Exchange, type RecordedRequest } from '../recordings/internal.js';
-import { type Difference, formatDifferences, maskValue, ModeltapeError } from '../core/internal.js';
+import { type Difference, displayPath, formatDifferences, maskValue, ModeltapeError } from '../core/internal.js';
 import type { LookupResult, NearestRecording, ReplayEngine, ReplayEntry } from './replay-engine.js';
 
 /** A request that replay could not answer: never recorded, or called more often than recorded. */
@@ -53,14 +53,24 @@ export interface MissAdvice {
   record: string;
   /** @example '--repeat last' or "openTape(file, { repeat: 'last' })" */
   repeat: string;
+  /** The environment says CI, which only replays: the advice says to record on the developer's machine. */
+  ci?: boolean;
 }
 
 export const CLI_MISS_ADVICE: MissAdvice = { record: '--mode auto', repeat: '--repeat last' };
 
 /**
+ * The one sentence every miss, missing tape and matcher under CI ends with, so CI says it one way:
+ * `CI only replays: record it on your machine with …, then commit the tape.`
+ */
+export function ciRecordAdvice(record: string): string {
+  return `CI only replays: record it on your machine with ${record}, then commit the tape.`;
+}
+
+/**
  * Builds the error for a lookup that did not hit, with the evidence and the next step:
  * the tape, the key, the nearest recording (file:line) and the first differing JSON paths.
- * `displayPath` is the path the client used (e.g. `/openai/v1/chat/completions`); `describe`
+ * `requestPath` is the path the client used (e.g. `/openai/v1/chat/completions`); `describe`
  * names what a request calls where its path does not (an MCP server's `tools/call get_weather`).
  */
 export function explainMiss(
@@ -69,15 +79,15 @@ export function explainMiss(
   unmasked: RecordedRequest,
   key: string,
   result: Exclude<LookupResult, { kind: 'hit' }>,
-  displayPath: string,
+  requestPath: string,
   advise: MissAdvice = CLI_MISS_ADVICE,
   describe?: (request: RecordedRequest) => string | undefined,
 ): ReplayMissError {
   // Masked before it is compared: a key split across strings is one marker in every difference.
   const request = maskValue(unmasked);
   const call = describe?.(request);
-  const head = `Failed to replay ${call === undefined ? '' : `${call} (`}${request.method} ${displayPath}${call === undefined ? '' : ')'}`;
-  const tape = `${engine.file} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
+  const head = `Failed to replay ${call === undefined ? '' : `${call} (`}${request.method} ${requestPath}${call === undefined ? '' : ')'}`;
+  const tape = `${displayPath(engine.file)} (${engine.size} exchange${engine.size === 1 ? '' : 's'}`;
   if (result.kind === 'exhausted') {
     const lines = result.entries.map((entry) => lineOf(engine, entry)).join(', ');
     const count = result.entries.length;
@@ -86,7 +96,11 @@ export function explainMiss(
         `${head}: this request was recorded ${count === 1 ? 'once' : `${count} times`} and this is call ${result.call + 1} (ordinal ${result.call}).\n` +
         `  tape: ${tape}; recorded at ${lines})\n` +
         `  key: ${key}\n` +
-        `Identical requests replay their recorded answers in order. Pass ${advise.repeat} to reuse the last answer, or record the extra call with ${advise.record}.`,
+        `Identical requests replay their recorded answers in order. ${
+          advise.ci === true
+            ? `Pass ${advise.repeat} to reuse the last answer. ${ciRecordAdvice(advise.record)}`
+            : `Pass ${advise.repeat} to reuse the last answer, or record the extra call with ${advise.record}.`
+        }`,
       tape: engine.file,
       upstream,
       request,
@@ -99,7 +113,10 @@ export function explainMiss(
   }
   const nearest = engine.nearest(upstream, request);
   let evidence: string;
-  let advice = `Record it with ${advise.record}, or declare a normalizer if the differing field is volatile.`;
+  let advice =
+    advise.ci === true
+      ? `${ciRecordAdvice(advise.record)} If the differing field is volatile, declare a normalizer instead.`
+      : `Record it with ${advise.record}, or declare a normalizer if the differing field is volatile.`;
   if (nearest === undefined) {
     const routes = engine.routes().map(({ route, count }) => `${count}× ${route}`);
     evidence = `  tape: ${tape})\n  key: ${key}\n  nothing was recorded for ${request.method} ${request.path} (${upstream}); the tape holds ${routes.length > 0 ? routes.slice(0, 5).join(', ') : 'no exchanges'}`;
@@ -108,7 +125,7 @@ export function explainMiss(
     evidence = `  tape: ${tape}, nearest at ${lineOf(engine, nearest.entry)}${nearestCall === undefined ? '' : `: ${nearestCall}`})\n  key: ${key}\n`;
     if (nearest.total === 0) {
       evidence += `  the nearest recording has the same method, path, headers and body, but its stored key (${nearest.entry.exchange.key.slice(0, 12)}…) differs: the tape was edited by hand or keyed with other rules.`;
-      advice = `Run modeltape verify ${engine.file} to find the stale keys.`;
+      advice = `Run modeltape rekey ${displayPath(engine.file)} to re-derive its keys (modeltape verify ${displayPath(engine.file)} names the stale ones).`;
     } else {
       evidence += formatDifferences(nearest.differences, nearest.total)
         .map((line) => `  ${line}`)
@@ -127,5 +144,6 @@ export function explainMiss(
 }
 
 function lineOf(engine: ReplayEngine, entry: ReplayEntry): string {
-  return entry.line === undefined ? `${engine.file} (recorded by this run)` : `${engine.file}:${entry.line}`;
+  const file = displayPath(engine.file);
+  return entry.line === undefined ? `${file} (recorded by this run)` : `${file}:${entry.line}`;
 }

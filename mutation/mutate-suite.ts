@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ModeltapeError, maskSecrets } from '../core/internal.js';
 import { RUN_VARIABLES } from '../guard/internal.js';
-import { runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
+import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
 import { loadTape, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
 import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
@@ -100,7 +100,11 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const baseline = await runCaptured(proxyOptions, options.command, io, {});
   const baselineMs = performance.now() - started;
   signal?.throwIfAborted();
-  const verdict = runVerdict(baseline.run.summary, baseline.run.report, { allowEmpty: false });
+  const verdict = runVerdict(baseline.run.summary, baseline.run.report, {
+    allowEmpty: false,
+    unused: baseline.run.unused,
+    commandStarted: baseline.run.started,
+  });
   if (baseline.run.commandStatus !== 0 || baseline.run.timedOut || verdict.failed) {
     const status = baseline.run.commandStatus;
     throw new SuiteFailsOnTapesError(
@@ -136,7 +140,11 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const timeoutMs = options.timeoutMs ?? Math.round(5 * baselineMs + 10_000);
   const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), mutants.length));
   log(
-    `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
+    [
+      `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
+      // What the suite never read is never mutated: said here, as every replay says it.
+      ...baseline.run.unused.flatMap((tape) => formatUnused(tape.tape, tape.unused, tape.mode)),
+    ].join('\n'),
   );
 
   const folder = mkdtempSync(join(tmpdir(), 'modeltape-mutate-'));

@@ -54,6 +54,8 @@ export interface ChaosFault {
   /** `stream-cut`: how many of the recorded frames are sent before the connection drops (at least one, never all). */
   afterFrames?: number;
   fired: boolean;
+  /** After it fired, a request for its exchange came again (the client retried) and was answered from the tape. */
+  retried?: boolean;
 }
 
 export function resolveChaos(options: ChaosOptions | undefined): ResolvedChaos | undefined {
@@ -130,7 +132,11 @@ export class ChaosPlan {
   /** The fault that answers this request for `entry` instead of its recording, once; undefined after it fired. */
   take(entry: ReplayEntry): ChaosFault | undefined {
     const fault = this.#byEntry.get(entry);
-    if (fault === undefined || fault.fired) return undefined;
+    if (fault === undefined) return undefined;
+    if (fault.fired) {
+      fault.retried = true;
+      return undefined;
+    }
     fault.fired = true;
     return fault;
   }
@@ -145,12 +151,20 @@ export class ChaosPlan {
 export function describeChaos(chaos: Pick<ResolvedChaos, 'seed' | 'rate' | 'kinds'>, faults: readonly ChaosFault[], tape: string): string {
   const lines = faults.map(
     (fault) =>
-      `  ${tape}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal}): ${fault.kind}${fault.afterFrames === undefined ? '' : ` after ${fault.afterFrames} frame${fault.afterFrames === 1 ? '' : 's'}`}${fault.fired ? '' : ' (never requested)'}`,
+      `  ${tape}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal}): ${fault.kind}${fault.afterFrames === undefined ? '' : ` after ${fault.afterFrames} frame${fault.afterFrames === 1 ? '' : 's'}`}${fault.fired ? (fault.retried === true ? ', retried' : ', never retried') : ' (never requested)'}`,
   );
   return [
     `modeltape: chaos seed ${chaos.seed} (rate ${chaos.rate}, kinds ${chaos.kinds.join(', ')}): ${faults.length} fault${faults.length === 1 ? '' : 's'}, ${faults.filter((fault) => fault.fired).length} fired`,
     ...lines,
   ].join('\n');
+}
+
+/**
+ * The faults that fired and whose exchange was never asked for again: a client that retries gets
+ * the recording on its retry, so each is a fault the client did not survive.
+ */
+export function unretriedFaults(faults: readonly ChaosFault[]): ChaosFault[] {
+  return faults.filter((fault) => fault.fired && fault.retried !== true);
 }
 
 export type { TransientFailure };

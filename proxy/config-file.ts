@@ -24,6 +24,7 @@ export const CONFIG_FILE_NAME = 'modeltape.config.json';
  *   "limits": { "requestBodyBytes": 33554432, "responseBodyBytes": 268435456 },
  *   "maxAge": "90d",
  *   "stale": "fail",
+ *   "append": false,
  *   "prices": { "my-finetune": { "input": 0.4, "cachedInput": 0.1, "output": 1.6 } }
  * }
  * ```
@@ -41,6 +42,11 @@ export interface ModeltapeConfig {
   maxAge?: string;
   /** What a stale tape does: `warn` on stderr, or `fail` (exit 1). @default "warn" */
   stale?: 'warn' | 'fail';
+  /**
+   * Record mode keeps the tape's recordings of a request and adds the run's after them, instead
+   * of replacing them in place; `--append` sets it for one run. @default false
+   */
+  append?: boolean;
   /** USD per million tokens by model name, for `modeltape report`: they add to the shipped price table and win over it. */
   prices?: Record<string, { input: number; cachedInput?: number; cacheWrite?: number; output: number }>;
 }
@@ -70,6 +76,7 @@ const configSchema = {
     upstreams: { type: 'object', additionalProperties: { type: 'string' } },
     maxAge: { type: 'string', pattern: '^[0-9]{1,5}[dw]?$' },
     stale: { enum: ['warn', 'fail'] },
+    append: { type: 'boolean' },
     prices: {
       type: 'object',
       patternProperties: notes,
@@ -165,7 +172,7 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
       text,
       problems,
       `has ${problems.length} problem${problems.length === 1 ? '' : 's'}:`,
-      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits, maxAge, stale, prices; fields starting with "_" are notes), or pass another file with --config.',
+      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits, maxAge, stale, append, prices; fields starting with "_" are notes), or pass another file with --config.',
     );
   }
   return { config: value as ModeltapeConfig, file: path };

@@ -152,7 +152,9 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
     return {
       kind: 'refuse',
       reason: 'unknown_upstream',
-      message: `No upstream named ${JSON.stringify(route.unknown)}. Send requests to /<upstream>/<path>; configured upstreams: ${known}. Add one with --upstream name=url.`,
+      message:
+        `No upstream named ${JSON.stringify(route.unknown)}. Send requests to /<upstream>/<path>; configured upstreams: ${known}. ` +
+        `Declare it with --upstream ${route.unknown}=URL (an MCP server: --upstream ${route.unknown}=mcp+URL), or under "upstreams" in modeltape.config.json.`,
       response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     };
   }

@@ -25,6 +25,6 @@ export { formatSummary, summaryFailed } from './summary.js';
 export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
 export { pruneTape } from './prune-tape.js';
 export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './chaos.js';
-export { CHAOS_HEADER, type ChaosSummary } from './proxy-core.js';
+export { CHAOS_HEADER, type ChaosSummary, type UnusedRecordings } from './proxy-core.js';
 export { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';
 export { loopbackWebSocket, type LoopbackWebSocketOptions } from './loopback-websocket.js';

@@ -8,7 +8,7 @@ export * from './index.js';
 export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './proxy-options.js';
 export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
-export { formatEscapes } from './summary.js';
+export { formatEscapes, formatUnused, describeRecorded } from './summary.js';
 export { UPSTREAM_SOCKETS } from './upstream.js';
 export { inProcessAnswerer } from './proxy-server.js';
 export { ProxyCore, errorReply, type OwnAnswer } from './proxy-core.js';
@@ -16,4 +16,5 @@ export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-an
 export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
 export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
 export { runVerdict, type RunVerdict } from './run-verdict.js';
+export type { UnusedOnTape } from './unused-recordings.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';

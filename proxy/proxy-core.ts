@@ -11,12 +11,21 @@ import {
   type Exchange,
   type TapeWriteFailure,
 } from '../recordings/internal.js';
-import { maskSecrets } from '../core/internal.js';
-import { errorBody, jsonRpcIdOf, mcpErrorBody, modeltapeErrorBody, transientFailure, type JsonRpcId, type TransientFailure } from '../providers/internal.js';
+import { displayPath, maskSecrets } from '../core/internal.js';
+import {
+  errorBody,
+  isJsonRpcMessage,
+  jsonRpcIdOf,
+  mcpErrorBody,
+  modeltapeErrorBody,
+  transientFailure,
+  type JsonRpcId,
+  type TransientFailure,
+} from '../providers/internal.js';
 import { renumberPrepared } from './mcp-answer.js';
 import { ChaosPlan, type ChaosFault, type ChaosKind, type ResolvedChaos } from './chaos.js';
 import type { Escape, OutsideConnection } from '../guard/internal.js';
-import { ReplayEngine, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
+import { ReplayEngine, ciRecordAdvice, prepareResponse, type PreparedResponse, type ReplayMissError } from '../lookup/internal.js';
 import type { ForwardDecision, HitDecision, MissDecision, RefuseDecision, DecisionContext } from './decide-request.js';
 import { pruneTape } from './prune-tape.js';
 import { TAPE_FILE_SYSTEM, resolveProxyOptions, type Pace, type ProxyMode, type ProxyOptions, type ResolvedProxyOptions } from './proxy-options.js';
@@ -32,8 +41,10 @@ export interface ProxySummary {
   hits: number;
   /** Requests the tape could not answer (in replay mode: each was an error response). */
   misses: number;
-  /** Exchanges appended to the tape. */
+  /** Exchanges recorded to the tape (new ones and re-recordings). */
   recorded: number;
+  /** Of the exchanges recorded, those that replaced a recording of the same request the tape held (record mode). */
+  replaced: number;
   /** Requests forwarded without being written (passthrough mode). */
   passthrough: number;
   /**
@@ -57,6 +68,11 @@ export interface ProxySummary {
   internalErrors: number;
   /** Requests the client abandoned before the response ended (not recorded). */
   aborted: number;
+  /**
+   * Requests whose first path segment names no upstream of the run (answered 404, naming the
+   * configured ones and where to declare it). Fails the run. Absent in summaries before 0.3.
+   */
+  unrouted?: number;
   /** TCP connections opened to any upstream. Always 0 in replay mode. */
   upstreamConnections: number;
   /** The messages of the first misses and refusals, in order. */
@@ -75,6 +91,21 @@ export interface ProxySummary {
   outside: OutsideConnection[];
   /** Chaos replay only: the seed, and every fault planned on the tape with whether a request met it. */
   chaos?: ChaosSummary;
+  /**
+   * Replay and auto mode: how many of the recordings the tape held when the run began no request
+   * used, of how many, and the tape lines of the first few. Not a failure by itself; the strict
+   * assertions (`assertReplayedStrictly`) fail on it.
+   */
+  unused?: UnusedRecordings;
+}
+
+/** Recordings a run left unused (see {@link ProxySummary.unused}). */
+export interface UnusedRecordings {
+  count: number;
+  /** How many recordings the tape held when the run began. */
+  total: number;
+  /** The tape lines of the first unused recordings, at most 5. */
+  lines: number[];
 }
 
 /** What a chaos replay planned and injected. */
@@ -86,7 +117,7 @@ export interface ChaosSummary {
 }
 
 /** What a proxy counted: its summary without what only its sockets know. */
-export type ProxyCounts = Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside' | 'chaos'>;
+export type ProxyCounts = Omit<ProxySummary, 'tape' | 'mode' | 'upstreamConnections' | 'outside' | 'chaos' | 'unused'>;
 
 /** A recorded response to send: a hit, or the nearest recording when drift is collected. */
 export interface RecordedAnswer {
@@ -177,12 +208,14 @@ export class ProxyCore {
     hits: 0,
     misses: 0,
     recorded: 0,
+    replaced: 0,
     passthrough: 0,
     refused: 0,
     writeErrors: 0,
     upstreamErrors: 0,
     internalErrors: 0,
     aborted: 0,
+    unrouted: 0,
     problems: [],
   };
   readonly #prepared = new WeakMap<Exchange, PreparedResponse>();
@@ -192,7 +225,10 @@ export class ProxyCore {
 
   private constructor(resolved: ResolvedProxyOptions, upstreamsFromTape: boolean) {
     const { engine, keyRules } = openEngine(resolved, (message) => resolved.log(maskSecrets(message)));
-    const options = upstreamsFromTape && engine !== undefined ? { ...resolved, upstreams: withTapeUpstreams(resolved.upstreams, engine) } : resolved;
+    // A replay never forwards, so every upstream its tape names is routed, configured or not (an
+    // MCP server recorded with --upstream docs=mcp+… replays with no flag).
+    const fromTape = upstreamsFromTape || resolved.mode === 'replay';
+    const options = fromTape && engine !== undefined ? { ...resolved, upstreams: withTapeUpstreams(resolved.upstreams, engine) } : resolved;
     this.options = options;
     this.engine = engine;
     this.keys = new RequestKeys(keyRules);
@@ -206,22 +242,31 @@ export class ProxyCore {
       mode === 'record' || mode === 'auto'
         ? new ExchangeRecorder({
             mode,
+            rerecord: options.append ? 'append' : 'replace',
             engine: engine!,
             keys: this.keys,
             now: options.now,
             writer: TapeWriter.open(options.tape, {
               keyRules,
               headerNotes: options.tapeNotes,
+              // A run whose every recording is refused (a key in each) leaves no header-only tape.
+              createOnFirstWrite: true,
               onWriteError: (failure: TapeWriteFailure) => {
                 this.counts.recorded -= failure.exchanges.length;
                 this.counts.writeErrors += failure.exchanges.length;
                 this.problem(failure.error.message);
               },
+              onReplaceError: (error) => {
+                // On the tape, but not in place: the run fails, saying how to finish it.
+                this.counts.writeErrors++;
+                this.problem(error.message);
+              },
               ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
               ...(options.tapeFileSystem === undefined ? {} : { [TAPE_FILE_SYSTEM]: options.tapeFileSystem }),
             }),
-            onRecorded: () => {
+            onRecorded: (replacing) => {
               this.counts.recorded++;
+              if (replacing) this.counts.replaced++;
             },
             onRefused: (message) => {
               this.counts.refused++;
@@ -282,10 +327,13 @@ export class ProxyCore {
         return { kind: 'recorded', prepared: this.#answering(decision.response.nearest, rpcIdAsked(decision)), pace: 'instant' };
       return { kind: 'error', ...decision.response, message: decision.message };
     }
-    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): its
-    // 404 names the configured upstreams. Nor is an MCP client's GET for a server stream, which it
-    // opens on its own and goes on without.
-    if (decision.reason !== 'unknown_upstream' && decision.reason !== 'no_server_stream') {
+    // An unknown upstream is not among the refusals a summary counts (see ProxySummary.refused): it
+    // is counted apart, its 404 naming the configured upstreams. Nor is an MCP client's GET for a
+    // server stream, which it opens on its own and goes on without.
+    if (decision.reason === 'unknown_upstream') {
+      counts.unrouted = (counts.unrouted ?? 0) + 1;
+      this.problem(decision.message);
+    } else if (decision.reason !== 'no_server_stream') {
       counts.refused++;
       this.problem(decision.message);
     }
@@ -298,6 +346,12 @@ export class ProxyCore {
     if (fault.kind === 'drop-after-headers') return { kind: 'cut', prepared: this.prepared(decision.exchange), afterFrames: 0 };
     if (fault.kind === 'stall') return { kind: 'stall' };
     return { kind: 'reply', ...faultReply(decision.route.upstream.provider, fault.kind, this.chaos!.chaos) };
+  }
+
+  /** The recordings no request used, for the summary: replay and auto mode only. */
+  unusedSummary(): UnusedRecordings | undefined {
+    if (this.engine === undefined || (this.mode !== 'replay' && this.mode !== 'auto')) return undefined;
+    return this.engine.unusedCount();
   }
 
   /** Chaos replay's seed and faults, for the summary; undefined without chaos. */
@@ -352,6 +406,7 @@ export class ProxyCore {
       counts.upstreamErrors === 0 &&
       counts.internalErrors === 0 &&
       counts.aborted === 0 &&
+      (counts.unrouted ?? 0) === 0 &&
       counts.escapes.length === 0
     );
   }
@@ -384,15 +439,34 @@ function faultReply(provider: Provider, kind: TransientFailure, chaos: ResolvedC
 /** The header on every chaos fault's answer: its kind. */
 export const CHAOS_HEADER = 'x-modeltape-chaos';
 
-// The upstream table with every upstream the tape names; the ones it did not have point nowhere.
+// The upstream table with every upstream the tape names; the ones it did not have point nowhere,
+// as MCP servers where their recordings are JSON-RPC.
 function withTapeUpstreams(table: ReadonlyMap<string, Upstream>, engine: ReplayEngine): ReadonlyMap<string, Upstream> {
   const missing: Record<string, string> = {};
-  for (const name of engine.upstreams()) if (!table.has(name)) missing[name] = `https://${name.replaceAll('_', '-')}.tape.invalid`;
+  for (const name of engine.upstreams()) {
+    if (table.has(name)) continue;
+    const nowhere = `https://${name.replaceAll('_', '-')}.tape.invalid`;
+    missing[name] = recordsJsonRpc(engine, name) ? `mcp+${nowhere}` : nowhere;
+  }
   if (Object.keys(missing).length === 0) return table;
   const added = buildUpstreamTable(missing);
   const widened = new Map(table);
   for (const name of Object.keys(missing)) widened.set(name, added.get(name)!);
   return widened;
+}
+
+// Whether the first recording of an upstream is a JSON-RPC message (an MCP server's).
+function recordsJsonRpc(engine: ReplayEngine, upstream: string): boolean {
+  for (const entry of engine.entries()) {
+    if (ReplayEngine.upstreamOf(entry) !== upstream) continue;
+    try {
+      const body = entry.exchange.request.body;
+      return body !== undefined && 'json' in body && isJsonRpcMessage(body.json);
+    } catch {
+      // An invalid line says so where it is used.
+    }
+  }
+  return false;
 }
 
 // The engine a run replays from and numbers its recordings with (none in passthrough), and the
@@ -420,12 +494,17 @@ function openEngine(resolved: ResolvedProxyOptions, log: (message: string) => vo
     for (const warning of loaded.warnings) log(`modeltape: warning: ${warning.file}:${warning.line}: ${warning.message}`);
     if (mode === 'record' && engine.size > 0) {
       log(
-        `modeltape: ${resolved.tape} already holds ${engine.size} exchanges; record mode appends (repeated requests get later ordinals). Delete the tape to record from scratch.`,
+        resolved.append
+          ? `modeltape: ${resolved.tape} holds ${engine.size} exchange${engine.size === 1 ? '' : 's'}; recording appends (--append): a request it holds gets another recording after its own, replayed in turn.`
+          : `modeltape: ${resolved.tape} holds ${engine.size} exchange${engine.size === 1 ? '' : 's'}; a request recorded again replaces its recording in place, and the rest stay. To keep both recordings of a request instead, pass --append ("append": true in modeltape.config.json).`,
       );
     }
     return { engine, keyRules: engine.keyRules };
   }
-  if (mode === 'replay' && resolved.missingTape === 'error') throw new TapeNotFoundError(resolved.tape);
+  if (mode === 'replay' && resolved.missingTape === 'error') {
+    const record = `modeltape run --tape ${displayPath(resolved.tape)} --mode record -- <your command>`;
+    throw new TapeNotFoundError(resolved.tape, undefined, resolved.advice.ci === true ? ciRecordAdvice(record) : `Record it first: ${record}`);
+  }
   return { engine: new ReplayEngine({ file: resolved.tape, keyRules, repeat: resolved.repeat }), keyRules };
 }
 

@@ -10,7 +10,8 @@ import { buildUpstreamTable, type Upstream } from './upstream-table.js';
 /**
  * - `replay`: answers only from the tape; a request that was not recorded is an error, and no
  *   socket to any upstream is ever opened.
- * - `record`: everything goes upstream and is appended to the tape.
+ * - `record`: everything goes upstream and is recorded; a request the tape already holds replaces
+ *   its recording in place (see {@link ProxyOptions.append}).
  * - `auto`: replays what the tape holds and records the rest.
  * - `passthrough`: forwards everything and writes nothing.
  */
@@ -111,6 +112,14 @@ export interface ProxyOptions {
   missingTape?: MissingTapePolicy;
   /** In auto mode: when the proxy closes, drop from the tape every exchange this run did not use. @default false */
   prune?: boolean;
+  /**
+   * In record mode: keep the tape's recordings of a request and add this run's after them, so the
+   * request replays each in turn (`--append`, `"append": true` in the config file). Without it, a
+   * run's recordings of a request replace the tape's, one for one and in place, and the rest of
+   * the tape stays byte for byte. Other modes never replace a recording.
+   * @default false
+   */
+  append?: boolean;
   /** Refuse to replay a tape holding exchanges a FakeProvider answered (`source: "fake"`). @default false */
   requireLive?: boolean;
   /**
@@ -165,6 +174,7 @@ export interface ResolvedProxyOptions {
   advice: MissAdvice;
   configFile: string | undefined;
   prune: boolean;
+  append: boolean;
   clock: () => number;
   now: () => Date;
   log: (message: string) => void;
@@ -239,9 +249,10 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     chaos,
     onMiss: checkChoice('miss policy', options.onMiss ?? 'error', MISS_POLICIES),
     missingTape: checkChoice('missing tape policy', options.missingTape ?? 'error', MISSING_TAPE_POLICIES),
-    advice: options.advice ?? CLI_MISS_ADVICE,
+    advice: options.advice ?? { ...CLI_MISS_ADVICE, ci: isCi(env) },
     configFile: options.configFile,
     prune: options.prune === true,
+    append: options.append === true,
     clock: options.clock ?? (() => performance.now()),
     // Only a recording carries a date: a replay never reads SOURCE_DATE_EPOCH.
     now: options.now ?? (mode === 'record' || mode === 'auto' ? wallClock(env) : () => new Date()),

@@ -8,7 +8,7 @@ import type { ProxyRequest } from './proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
 import { readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
 import { answerInProcess } from './in-process-answer.js';
-import { ProxyCore, type OwnAnswer, type ProxySummary } from './proxy-core.js';
+import { ProxyCore, type OwnAnswer, type ProxySummary, type UnusedRecordings } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from './proxy-options.js';
 import { handleRealtimeUpgrade, type RealtimeSessions } from './realtime-session.js';
 import { ResponseRecording } from './response-recording.js';
@@ -184,6 +184,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     outside: [...outside.values()].map((connection) => ({ ...connection })),
     upstreamConnections: upstreamClient?.connections ?? 0,
     ...(core.chaos === undefined ? {} : { chaos: core.chaosSummary()! }),
+    ...withUnused(core.unusedSummary()),
   });
   let closing: Promise<ProxySummary> | undefined;
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
@@ -229,6 +230,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   }
   return proxy;
+}
+
+function withUnused(unused: UnusedRecordings | undefined): { unused?: UnusedRecordings } {
+  return unused === undefined ? {} : { unused };
 }
 
 function isLoopback(host: string): boolean {

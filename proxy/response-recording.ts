@@ -140,16 +140,27 @@ export class ResponseRecording {
 export interface ExchangeRecorderOptions {
   /** `auto` replays what it recorded to later identical requests; `record` only counts it. */
   mode: 'record' | 'auto';
+  /**
+   * Record mode: `replace` (the default) numbers a run's recordings of a request from 0, and one
+   * whose key and ordinal the tape holds replaces that recording in place; `append` numbers them
+   * after the tape's, keeping every recording. Auto mode records only what the tape cannot
+   * answer, so it always appends.
+   */
+  rerecord: RerecordPolicy;
   engine: ReplayEngine;
   writer: TapeWriter;
   keys: RequestKeys;
   /** The wall clock whose UTC date an exchange carries as `recordedAt`. */
   now: () => Date;
-  /** An exchange was appended (a failed write is reported by the writer). */
-  onRecorded(): void;
+  /** An exchange was appended (a failed write is reported by the writer); `replacing` when it re-records one the tape holds. */
+  onRecorded(replacing: boolean): void;
   /** An exchange was not recorded: a secret in it, or a response that cannot be recorded faithfully. */
   onRefused(message: string): void;
 }
+
+/** What record mode does with a request the tape already holds (see {@link ExchangeRecorderOptions.rerecord}). */
+export const RERECORD_POLICIES = ['replace', 'append'] as const;
+export type RerecordPolicy = (typeof RERECORD_POLICIES)[number];
 
 /**
  * Turns forwarded responses into exchanges on the tape, each after its response has gone to the
@@ -160,6 +171,8 @@ export class ExchangeRecorder {
   // Responses ended in this turn of the event loop, recorded in order at the next one.
   #queue: Array<[Route, ProxyRequest, ResponseRecording]> = [];
   #settled: (() => void) | undefined;
+  // Record mode, replacing: how many recordings of each key this run made.
+  #runOrdinals = new Map<string, number>();
 
   constructor(options: ExchangeRecorderOptions) {
     this.#options = options;
@@ -207,21 +220,25 @@ export class ExchangeRecorder {
     try {
       const recordedRequest = keys.capture(route, request);
       const key = exchangeKey(route.upstream.name, recordedRequest, keys.rules);
+      const replacing = mode === 'record' && this.#options.rerecord === 'replace';
+      const ordinal = replacing ? (this.#runOrdinals.get(key) ?? 0) : engine.nextOrdinal(key);
       const exchange: Exchange = {
         key,
-        ordinal: engine.nextOrdinal(key),
+        ordinal,
         upstream: route.upstream.name,
         source: recording.fromFake ? 'fake' : 'live',
         recordedAt: recordedAtOf(this.#options.now()),
         request: recordedRequest,
         response: recording.finish(),
       };
-      writer.append(exchange);
+      const replaces = replacing && engine.holdsRecording(key, ordinal);
+      writer.append(exchange, { replacing: replaces });
       // Auto mode replays what it recorded to later identical requests; record mode only
       // needs the ordinals.
       if (mode === 'auto') engine.addRecorded(exchange);
+      else if (replacing) this.#runOrdinals.set(key, ordinal + 1);
       else engine.countRecorded(exchange);
-      this.#options.onRecorded();
+      this.#options.onRecorded(replaces);
     } catch (error) {
       this.#options.onRefused(
         error instanceof SecretInTapeError ? error.message : `Could not record ${request.method} ${route.path}: ${(error as Error).message}`,

@@ -8,6 +8,7 @@ import type { ProxySummary } from './proxy-core.js';
 import type { ProxyOptions } from './proxy-options.js';
 import { startProxy, type RunningProxy } from './proxy-server.js';
 import { providerHosts } from './upstream-table.js';
+import { unusedAcrossRun, type UnusedOnTape } from './unused-recordings.js';
 
 /**
  * Where a command run under the proxy writes and what it reads of its process (the CLI's io):
@@ -33,6 +34,10 @@ export interface ProxiedRun {
   commandStatus: number;
   /** The command ran past `timeoutMs` and its process group was killed. */
   timedOut: boolean;
+  /** False when the command could not be started (not found, not executable): it ran nothing. */
+  started: boolean;
+  /** The recordings the run left unused, per tape: its own proxy's and its tape sessions' together. */
+  unused: UnusedOnTape[];
 }
 
 /** How `mutate` runs a command many times: bounded in time, its process group killed at the bound. */
@@ -137,7 +142,8 @@ export async function runUnderProxy(
     io.stderr.write(`modeltape: the command (${file}) exited with status ${exit.code}\n`);
     commandStatus = exit.code ?? 1;
   }
-  return { proxy, summary, report, commandStatus, timedOut };
+  const unused = unusedAcrossRun({ tape: proxy.options.tape, mode: proxy.options.mode, engine: proxy.engine }, report.sessions, io.cwd);
+  return { proxy, summary, report, commandStatus, timedOut, started: exit.error === undefined, unused };
 }
 
 /**

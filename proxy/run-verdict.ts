@@ -1,10 +1,14 @@
+import { displayPath } from '../core/internal.js';
 import type { RunReport, SessionReport } from '../guard/internal.js';
+import { unretriedFaults } from './chaos.js';
 import type { ProxySummary } from './proxy-core.js';
-import { formatSummary, summaryFailed } from './summary.js';
+import { describeRecorded, formatSummary, formatUnused, summaryFailed } from './summary.js';
+import type { UnusedOnTape } from './unused-recordings.js';
 
-/** Requests a session or a proxy saw, of any kind. */
-function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'>): number {
-  return counts.hits + counts.misses + counts.recorded + counts.passthrough;
+/** Requests a session or a proxy saw, of any kind: a chaos fault answered one too. */
+function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'> & Pick<Partial<ProxySummary>, 'chaos' | 'unrouted'>): number {
+  const faults = counts.chaos?.faults.filter((fault) => fault.fired).length ?? 0;
+  return counts.hits + counts.misses + counts.recorded + counts.passthrough + faults + (counts.unrouted ?? 0);
 }
 
 // Under a replay run a session that recorded or passed through reached a provider.
@@ -32,8 +36,30 @@ export interface RunVerdict {
  * (`openTape`), whose traffic counts toward the run, then what left the machine. A replay that
  * no request reached fails unless `allowEmpty`: it proved nothing.
  */
-export function runVerdict(summary: ProxySummary, report: RunReport, options: { allowEmpty: boolean }): RunVerdict {
-  const lines = [formatSummary(summary)];
+export function runVerdict(
+  summary: ProxySummary,
+  report: RunReport,
+  options: {
+    allowEmpty: boolean;
+    /** The recordings the run left unused, the run's own tape and its sessions' together (see unusedAcrossRun); its own proxy's alone when not given. */
+    unused?: readonly UnusedOnTape[];
+    /** False when the command could not be started (exit 127): nothing ran, and that is what the run says. */
+    commandStarted?: boolean;
+  },
+): RunVerdict {
+  const { unused: _own, ...withoutUnused } = summary;
+  const lines = [formatSummary(options.unused === undefined ? summary : withoutUnused)];
+  for (const tape of options.unused ?? []) lines.push(...formatUnused(tape.tape, tape.unused, tape.mode));
+  // A fault the client never retried is what a chaos run fails on: say it before anything else does.
+  const unretried = summary.chaos === undefined ? [] : unretriedFaults(summary.chaos.faults);
+  if (unretried.length > 0) {
+    lines.push(
+      `  the command did not survive ${unretried.length === 1 ? 'a chaos fault' : `${unretried.length} chaos faults`}: ${unretried.length === 1 ? 'its request was' : 'their requests were'} never sent again, so the client did not retry (a retry is answered from the tape):`,
+    );
+    for (const fault of unretried.slice(0, 10))
+      lines.push(`    ${fault.kind} at ${displayPath(summary.tape)}:${fault.line ?? '?'} ${fault.endpoint} (ordinal ${fault.ordinal})`);
+    lines.push('  Give the client retries (the official SDKs retry twice by default; maxRetries: 0 turns that off), or choose other --chaos-kinds.');
+  }
   const sessions = report.sessions;
   if (sessions.length > 0) {
     const total = sessions.reduce((sum, session) => sum + traffic(session), 0);
@@ -44,13 +70,13 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
       const parts = [
         `${session.hits} hit${session.hits === 1 ? '' : 's'}`,
         `${session.misses} miss${session.misses === 1 ? '' : 'es'}`,
-        `${session.recorded} recorded`,
+        describeRecorded(session),
       ];
       if (session.refused > 0) parts.push(`${session.refused} refused`);
       if (session.writeErrors > 0) parts.push(`${session.writeErrors} lost to write errors`);
       if (session.upstreamErrors > 0) parts.push(`${session.upstreamErrors} upstream errors`);
       if ((session.internalErrors ?? 0) > 0) parts.push(`${session.internalErrors} requests modeltape failed on`);
-      lines.push(`    ${session.mode} ${session.tape}: ${parts.join(', ')}${session.closed ? '' : ' (its process exited before close())'}`);
+      lines.push(`    ${session.mode} ${displayPath(session.tape)}: ${parts.join(', ')}${session.closed ? '' : ' (its process exited before close())'}`);
       for (const problem of session.problems.slice(0, 3)) lines.push(`      - ${problem.split('\n')[0]}`);
     }
     if (sessions.length > 30) lines.push(`    … and ${sessions.length - 30} more`);
@@ -65,8 +91,12 @@ export function runVerdict(summary: ProxySummary, report: RunReport, options: { 
     );
   const seen = traffic(summary) + sessions.reduce((sum, session) => sum + traffic(session), 0);
   const empty = summary.mode === 'replay' && seen === 0;
+  const started = options.commandStarted !== false;
   let failed = summaryFailed(summary) || sessions.some((session) => sessionFailed(session, summary.mode === 'replay')) || report.lost === true;
-  if (empty) {
+  if (empty && !started) {
+    // The command never ran: its own error says why, and no advice about clients applies.
+    failed = true;
+  } else if (empty) {
     if (options.allowEmpty) lines.push('  no request reached a tape; accepted (--allow-empty).');
     else {
       failed = true;

@@ -1,6 +1,8 @@
 import { describeChaos } from './chaos.js';
 import { describeEscape, sideChannelOf } from '../guard/internal.js';
+import { displayPath } from '../core/internal.js';
 import type { ProxySummary } from './proxy-server.js';
+import type { UnusedRecordings } from './proxy-core.js';
 
 /**
  * The summary a proxy prints when it stops, e.g.
@@ -8,11 +10,10 @@ import type { ProxySummary } from './proxy-server.js';
  * followed by one line per problem kept.
  */
 export function formatSummary(summary: ProxySummary): string {
-  const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
   const parts = [
     count(summary.hits, 'hit'),
     count(summary.misses, 'miss', 'misses'),
-    `${summary.recorded} recorded`,
+    describeRecorded(summary),
     `${summary.passthrough} passthrough`,
     `${summary.refused} refused`,
     count(summary.upstreamConnections, 'upstream connection'),
@@ -21,18 +22,51 @@ export function formatSummary(summary: ProxySummary): string {
   if (summary.upstreamErrors > 0) parts.push(count(summary.upstreamErrors, 'upstream error'));
   if (summary.internalErrors > 0) parts.push(`${count(summary.internalErrors, 'request')} modeltape failed on`);
   if (summary.aborted > 0) parts.push(`${summary.aborted} aborted`);
+  if ((summary.unrouted ?? 0) > 0) parts.push(`${count(summary.unrouted!, 'request')} to no upstream`);
   if (summary.escapes.length > 0) parts.push(count(summary.escapes.length, 'escape'));
-  const lines = [`modeltape ${summary.mode} ${summary.tape}: ${parts.join(', ')}`];
+  const lines = [`modeltape ${summary.mode} ${displayPath(summary.tape)}: ${parts.join(', ')}`];
+  if (summary.unused !== undefined) lines.push(...formatUnused(summary.tape, summary.unused, summary.mode));
   // The same problem many times (a full disk refuses every write alike) is one line, counted.
   const times = new Map<string, number>();
   for (const problem of summary.problems) times.set(problem, (times.get(problem) ?? 0) + 1);
   for (const [problem, count] of times) lines.push(`  - ${problem.split('\n').join('\n    ')}${count > 1 ? ` (${count}×)` : ''}`);
-  const hidden = summary.misses + summary.refused + summary.writeErrors + summary.upstreamErrors + summary.internalErrors - summary.problems.length;
+  const hidden =
+    summary.misses +
+    summary.refused +
+    summary.writeErrors +
+    summary.upstreamErrors +
+    summary.internalErrors +
+    (summary.unrouted ?? 0) -
+    summary.problems.length;
   if (hidden > 0) lines.push(`  … and ${hidden} more`);
   lines.push(...formatEscapes(summary));
   // The chaos schedule, so a failing seed reproduces: every fault, its exchange and whether it fired.
   if (summary.chaos !== undefined) lines.push(describeChaos(summary.chaos, summary.chaos.faults, summary.tape));
   return lines.join('\n');
+}
+
+/** `2 recorded`, and in record mode which of them replaced a recording: `2 recorded (1 replaced, 1 new)`. */
+export function describeRecorded(counts: { mode: string; recorded: number; replaced?: number }): string {
+  if (counts.mode !== 'record' || counts.recorded === 0) return `${counts.recorded} recorded`;
+  const replaced = counts.replaced ?? 0;
+  return `${counts.recorded} recorded (${replaced} replaced, ${counts.recorded - replaced} new)`;
+}
+
+/**
+ * The line that says which recordings a replay left unused, or none when it used them all:
+ * `  1 of 2 recordings unused: tapes/agent.jsonl:3`. Not a failure: the strict assertions fail on it.
+ */
+export function formatUnused(tape: string, unused: UnusedRecordings, mode: string): string[] {
+  if (unused.count === 0) return [];
+  const shown = unused.lines.map((line) => `${displayPath(tape)}:${line}`);
+  const more = unused.count - shown.length;
+  const where = `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  const next = mode === 'auto' ? '--prune drops them' : `modeltape inspect ${displayPath(tape)} --unused -- CMD lists them`;
+  return [`  ${unused.count} of ${count(unused.total, 'recording')} unused: ${where} (${next})`];
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 /**
@@ -77,6 +111,7 @@ export function summaryFailed(summary: ProxySummary): boolean {
     summary.writeErrors > 0 ||
     summary.upstreamErrors > 0 ||
     summary.internalErrors > 0 ||
+    (summary.unrouted ?? 0) > 0 ||
     summary.escapes.length > 0
   );
 }

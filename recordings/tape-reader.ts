@@ -118,20 +118,20 @@ export function parseTape(text: string, file: string, options: ReadTapeOptions =
 
 // Lines are read a chunk at a time, so a tape of any size loads; only one line must fit in a
 // string (Node's limit is 512 MiB).
-const CHUNK_BYTES = 1 << 20;
+export const CHUNK_BYTES = 1 << 20;
 const MIN_READ_BYTES = 4096;
 
 type LineText = string | { unterminated: string } | { tooLong: number; unterminated: boolean };
 
 // A line is `buffer[start, end)`: no view is made of a line that lies in one chunk.
-type LineBytes = { buffer: Buffer; start: number; end: number; unterminated: boolean } | { tooLong: number; unterminated: boolean };
+export type LineBytes = { buffer: Buffer; start: number; end: number; unterminated: boolean } | { tooLong: number; unterminated: boolean };
 
 /**
  * The lines of a file as bytes, the last one flagged when no newline ends it. Each chunk is read
  * into a buffer of its own and lines are views of it, so lines kept by lazy exchanges cost what
  * they weigh on disk.
  */
-function* fileLines(descriptor: number, chunkBytes: number, file: string, size: number): Generator<{ bytes: LineBytes; bytesDone: number }> {
+export function* fileLines(descriptor: number, chunkBytes: number, file: string, size: number): Generator<{ bytes: LineBytes; bytesDone: number }> {
   let parts: Buffer[] = [];
   let partBytes = 0;
   let position = 0;
@@ -489,6 +489,22 @@ function canonicalIndex(buffer: Buffer, start: number, end: number): CanonicalIn
     upstream: buffer.toString('latin1', upstreamStart, end - 2),
     requestStart,
   };
+}
+
+/**
+ * The key and ordinal of an exchange line, read from its ends when it is canonical, else parsed;
+ * undefined for a line that is no exchange (a header, a hand edit that broke it).
+ */
+export function lineIdentity(buffer: Buffer, start: number, end: number): { key: string; ordinal: number } | undefined {
+  const found = canonicalIndex(buffer, start, end);
+  if (found !== undefined) return found;
+  try {
+    const value = JSON.parse(buffer.toString('utf8', start, end)) as { key?: unknown; ordinal?: unknown } | null;
+    if (typeof value?.key === 'string' && typeof value.ordinal === 'number') return { key: value.key, ordinal: value.ordinal };
+  } catch {
+    // Not JSON: no exchange of anyone's.
+  }
+  return undefined;
 }
 
 function bytesAt(buffer: Buffer, at: number, bytes: Buffer): boolean {

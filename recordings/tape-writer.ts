@@ -1,5 +1,7 @@
 import {
+  accessSync,
   closeSync,
+  constants,
   fstatSync,
   ftruncateSync,
   linkSync,
@@ -22,6 +24,8 @@ import type { Exchange, TapeHeader } from './tape-format.js';
 import { createHeader, describeExchange, serializeLine } from './tape-line.js';
 import { parseTape, readTape } from './tape-reader.js';
 import { checkExchangeLine } from './tape-schema.js';
+import { withTapeLock } from './tape-lock.js';
+import { recordingId, replaceRecordings } from './replace-recordings.js';
 
 export interface TapeWriterOptions {
   /**
@@ -41,6 +45,18 @@ export interface TapeWriterOptions {
    * {@link TapeWriter.flush} throws.
    */
   onWriteError?: (failure: TapeWriteFailure) => void;
+  /**
+   * Create a tape that does not exist when the first exchange is written, not at open, so a
+   * writer that writes nothing (every exchange refused) leaves no header-only tape behind.
+   * @default false
+   */
+  createOnFirstWrite?: boolean;
+  /**
+   * Called at {@link TapeWriter.close} when the re-recordings appended with `replacing` could not
+   * be put in place of the recordings they replace (a full disk): the tape keeps both lines, the
+   * older first. Without it, close throws the error (`tape_write_failed`).
+   */
+  onReplaceError?: (error: ModeltapeError) => void;
   /** Internal: the file operations a write goes through (a test injects faults here). */
   [TAPE_FILE_SYSTEM]?: TapeFileSystem;
 }
@@ -88,60 +104,53 @@ const NODE_FILE_SYSTEM: TapeFileSystem = {
  */
 export class TapeWriter {
   readonly file: string;
-  readonly header: TapeHeader;
+  #header: TapeHeader;
+  #options: TapeWriterOptions;
+  // Undefined before a deferred tape is made (createOnFirstWrite) and after close.
   #descriptor: number | undefined;
-  #pending: string[] = [];
-  #pendingExchanges: Exchange[] = [];
+  #closed = false;
+  #pending: Array<{ line: string; exchange: Exchange; replacing: boolean }> = [];
   #scheduled = false;
   #needsNewline: boolean;
   #written = 0;
   #failed = 0;
+  // Lines written to replace a recording already on the tape, by identity, put in place at close.
+  #replacements = new Map<string, string>();
   #fileSystem: TapeFileSystem;
   #onWriteError: ((failure: TapeWriteFailure) => void) | undefined;
 
-  private constructor(file: string, header: TapeHeader, descriptor: number, needsNewline: boolean, options: TapeWriterOptions) {
+  private constructor(file: string, header: TapeHeader, descriptor: number | undefined, needsNewline: boolean, options: TapeWriterOptions) {
     this.file = file;
-    this.header = header;
+    this.#header = header;
+    this.#options = options;
     this.#descriptor = descriptor;
     this.#needsNewline = needsNewline;
     this.#fileSystem = options[TAPE_FILE_SYSTEM] ?? NODE_FILE_SYSTEM;
     this.#onWriteError = options.onWriteError;
   }
 
+  /** The tape's header: the one it has, or the one a tape not made yet will get. */
+  get header(): TapeHeader {
+    return this.#header;
+  }
+
   /**
-   * Opens a tape for appending, creating it with a header if it does not exist. A tape keyed with
-   * other rules is taken over when none of its keys changes under `keyRules`: its header is
-   * rewritten once to name them (atomically, under a lock, every other byte kept), so every line
-   * stays keyed by the rules its header names. When some keys change, throws `key_rules_mismatch`
-   * naming them, and writes nothing.
+   * Opens a tape for appending, creating it with a header if it does not exist (with
+   * `createOnFirstWrite`, when the first exchange is written). A tape keyed with other rules is
+   * taken over when none of its keys changes under `keyRules`: its header is rewritten once to
+   * name them (atomically, under a lock, every other byte kept), so every line stays keyed by the
+   * rules its header names. When some keys change, throws `key_rules_mismatch` naming them, and
+   * writes nothing.
    */
   static open(file: string, options: TapeWriterOptions): TapeWriter {
-    mkdirSync(dirname(file), { recursive: true });
-    const header = createHeader(options.keyRules.rules, options.headerNotes);
-    createAtomically(file, serializeLine(header));
-    for (let attempt = 1; ; attempt++) {
-      const descriptor = openSync(file, 'a+');
-      let existing: TapeHeader;
-      try {
-        existing = readHeader(file, descriptor);
-      } catch (error) {
-        closeSync(descriptor);
-        throw error;
-      }
-      if (sameRules(existing, options.keyRules)) {
-        // A writer that took the tape over renamed a new file into place: append to that one,
-        // never to the file this descriptor opened before the rename.
-        if (isStillAt(descriptor, file)) return new TapeWriter(file, existing, descriptor, lastLineIsTorn(descriptor), options);
-      }
-      closeSync(descriptor);
-      if (attempt === MAX_OPEN_ATTEMPTS) {
-        throw new ModeltapeError(
-          'tape_contended',
-          `Tape ${file} kept changing while it was being opened: another process is recording into it under other key rules (line 1 now: ${canonicalJson(existing.keyRules)}). Record into one tape under one set of rules at a time.`,
-        );
-      }
-      if (!sameRules(existing, options.keyRules)) takeOver(file, options);
+    if (options.createOnFirstWrite === true && statSync(file, { throwIfNoEntry: false }) === undefined) {
+      // Nothing is made yet, but a place that could never take the tape (a read-only file system,
+      // a folder without write permission) is refused now, before any request.
+      accessSync(nearestFolder(dirname(file)), constants.W_OK);
+      return new TapeWriter(file, createHeader(options.keyRules.rules, options.headerNotes), undefined, false, options);
     }
+    const { header, descriptor, torn } = attach(file, options);
+    return new TapeWriter(file, header, descriptor, torn, options);
   }
 
   /** How many exchanges this writer has written to disk. */
@@ -154,12 +163,19 @@ export class TapeWriter {
     return this.#failed;
   }
 
+  /** How many recordings the re-recordings written so far replace (see {@link append}'s `replacing`). */
+  get replacing(): number {
+    return this.#replacements.size;
+  }
+
   /**
    * Queues an exchange. Throws {@link SecretInTapeError}, writing nothing, when the exchange
-   * holds a string shaped like a credential.
+   * holds a string shaped like a credential. With `replacing`, it re-records a request whose
+   * recording of the same key and ordinal the tape holds: it is appended like any other (so
+   * it is on disk as soon as it is written), and {@link close} puts it in place of that one.
    */
-  append(exchange: Exchange): void {
-    if (this.#descriptor === undefined) throw new ModeltapeError('tape_closed', `Tape ${this.file} is closed; no more exchanges can be written.`);
+  append(exchange: Exchange, how: { replacing?: boolean } = {}): void {
+    if (this.#closed) throw new ModeltapeError('tape_closed', `Tape ${this.file} is closed; no more exchanges can be written.`);
     const line = serializeLine(exchange);
     // Structural, with the line as a pre-filter: a key split across array items ("githu",
     // "b_pat_…") or stream deltas, or in a base64 payload, shows no anchor in the line.
@@ -173,8 +189,7 @@ export class TapeWriter {
         `Refused to write ${describeExchange(exchange)} to ${this.file}: it does not follow the tape schema.\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`,
       );
     }
-    this.#pending.push(line);
-    this.#pendingExchanges.push(exchange);
+    this.#pending.push({ line, exchange, replacing: how.replacing === true });
     if (!this.#scheduled) {
       this.#scheduled = true;
       // The scheduled flush runs outside any caller: a write error there is reported, never thrown.
@@ -201,15 +216,31 @@ export class TapeWriter {
 
   #write(): TapeWriteFailure | undefined {
     this.#scheduled = false;
-    if (this.#pending.length === 0 || this.#descriptor === undefined) return undefined;
-    const exchanges = this.#pendingExchanges;
-    let text = this.#pending.join('');
+    if (this.#pending.length === 0 || this.#closed) return undefined;
+    const batch = this.#pending;
     this.#pending = [];
-    this.#pendingExchanges = [];
+    const exchanges = batch.map((pending) => pending.exchange);
+    let descriptor = this.#descriptor;
+    if (descriptor === undefined) {
+      // A deferred tape is made now, by its first write.
+      try {
+        const attached = attach(this.file, this.#options);
+        this.#header = attached.header;
+        this.#needsNewline = attached.torn;
+        this.#descriptor = descriptor = attached.descriptor;
+      } catch (cause) {
+        this.#failed += exchanges.length;
+        const error = ModeltapeError.isInstance(cause)
+          ? cause
+          : new ModeltapeError('tape_write_failed', `Could not create the tape ${this.file}: ${(cause as Error).message}`, { cause });
+        return { exchanges, error };
+      }
+    }
+    let text = '';
+    for (const pending of batch) text += pending.line;
     const newline = this.#needsNewline;
     if (newline) text = `\n${text}`;
     const bytes = Buffer.from(text, 'utf8');
-    const descriptor = this.#descriptor;
     let before: number | undefined;
     let offset = 0;
     try {
@@ -223,6 +254,7 @@ export class TapeWriter {
     }
     this.#needsNewline = false;
     this.#written += exchanges.length;
+    for (const pending of batch) if (pending.replacing) this.#replacements.set(recordingId(pending.exchange), pending.line);
     return undefined;
   }
 
@@ -262,15 +294,78 @@ export class TapeWriter {
     );
   }
 
-  /** Flushes and closes. Safe to call twice. */
+  /**
+   * Flushes, closes, and puts the re-recordings in place of the recordings they replace (see
+   * {@link append}). Safe to call twice.
+   */
   close(): void {
-    if (this.#descriptor === undefined) return;
+    if (this.#closed) return;
     try {
       this.flush();
     } finally {
-      closeSync(this.#descriptor);
+      this.#closed = true;
+      if (this.#descriptor !== undefined) closeSync(this.#descriptor);
       this.#descriptor = undefined;
     }
+    if (this.#replacements.size === 0) return;
+    const replacements = this.#replacements;
+    this.#replacements = new Map();
+    try {
+      replaceRecordings(this.file, replacements);
+    } catch (cause) {
+      const count = replacements.size;
+      const error = new ModeltapeError(
+        'tape_write_failed',
+        `Could not put ${count} re-recorded exchange${count === 1 ? '' : 's'} in place of the recording${count === 1 ? '' : 's'} they replace in ${this.file}: ${(cause as Error).message}. ` +
+          `The tape holds both, the older first, so replay answers with the older. Free space, then run modeltape rekey ${this.file} to put them in place (it keeps the later of two recordings of a request).`,
+        { cause },
+      );
+      if (this.#options.onReplaceError === undefined) throw error;
+      this.#options.onReplaceError(error);
+    }
+  }
+}
+
+/**
+ * Opens a tape for appending (see {@link TapeWriter.open}): made with its header if it does not
+ * exist, taken over when its header names other rules no key of it changes under.
+ */
+function attach(file: string, options: TapeWriterOptions): { header: TapeHeader; descriptor: number; torn: boolean } {
+  mkdirSync(dirname(file), { recursive: true });
+  const header = createHeader(options.keyRules.rules, options.headerNotes);
+  createAtomically(file, serializeLine(header));
+  for (let attempt = 1; ; attempt++) {
+    const descriptor = openSync(file, 'a+');
+    let existing: TapeHeader;
+    try {
+      existing = readHeader(file, descriptor);
+    } catch (error) {
+      closeSync(descriptor);
+      throw error;
+    }
+    if (sameRules(existing, options.keyRules)) {
+      // A writer that took the tape over renamed a new file into place: append to that one,
+      // never to the file this descriptor opened before the rename.
+      if (isStillAt(descriptor, file)) return { header: existing, descriptor, torn: lastLineIsTorn(descriptor) };
+    }
+    closeSync(descriptor);
+    if (attempt === MAX_OPEN_ATTEMPTS) {
+      throw new ModeltapeError(
+        'tape_contended',
+        `Tape ${file} kept changing while it was being opened: another process is recording into it under other key rules (line 1 now: ${canonicalJson(existing.keyRules)}). Record into one tape under one set of rules at a time.`,
+      );
+    }
+    if (!sameRules(existing, options.keyRules)) takeOver(file, options);
+  }
+}
+
+// The folder a tape would be made in, or the nearest one above it that exists.
+function nearestFolder(folder: string): string {
+  for (let current = folder; ; ) {
+    if (statSync(current, { throwIfNoEntry: false }) !== undefined) return current;
+    const parent = dirname(current);
+    if (parent === current) return current;
+    current = parent;
   }
 }
 
@@ -297,9 +392,6 @@ function isStillAt(descriptor: number, file: string): boolean {
 }
 
 const MAX_OPEN_ATTEMPTS = 20;
-const LOCK_WAIT_MS = 10_000;
-// A take-over reads and writes the tape once; a lock older than this was left by a killed process.
-const LOCK_STALE_MS = 60_000;
 
 /**
  * Rewrites the header of a tape keyed with other rules to name `options.keyRules`, if no key of
@@ -307,9 +399,7 @@ const LOCK_STALE_MS = 60_000;
  * the same time wait on the lock, then find the new header.
  */
 function takeOver(file: string, options: TapeWriterOptions): void {
-  const lock = `${file}.lock`;
-  acquireLock(lock);
-  try {
+  withTapeLock(file, () => {
     const contents = readTape(file);
     if (contents.header === undefined || contents.problems.length > 0) throw new TapeFormatError(contents.problems);
     // Another writer took it over while this one waited.
@@ -338,9 +428,7 @@ function takeOver(file: string, options: TapeWriterOptions): void {
       rmSync(temporary, { force: true });
       throw error;
     }
-  } finally {
-    unlinkSync(lock);
-  }
+  });
 }
 
 // Every byte after the header stays as it is, a torn last line included; copied a chunk at a
@@ -369,30 +457,6 @@ function replaceFirstLine(file: string, temporary: string, firstLine: string): v
   } finally {
     closeSync(source);
     closeSync(target);
-  }
-}
-
-function acquireLock(lock: string): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let waited = 0; ; waited += 10) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-    if (age > LOCK_STALE_MS) {
-      rmSync(lock, { force: true });
-      continue;
-    }
-    if (waited >= LOCK_WAIT_MS) {
-      throw new ModeltapeError(
-        'tape_locked',
-        `Tape lock ${lock} has been held for ${Math.round(age / 1000)} s: another modeltape process is rewriting the tape's header. Wait for it, or delete the lock if no modeltape process is running.`,
-      );
-    }
-    Atomics.wait(pause, 0, 0, 10);
   }
 }
 

@@ -61,11 +61,12 @@ export function replayProblems(
   }
   if (checks.consumed && !recording) {
     const unused = session.unused();
-    // A tape recorded twice (record mode appends) fails here on its next replay: say how out.
+    // Recording a request again replaces its recording, so what is unused is what the code no
+    // longer asks (or asks fewer times): say how to drop it.
     if (unused.length > 0)
       problems.push(
         `${unused.length} recorded exchange${unused.length === 1 ? ' was' : 's were'} never used:\n${unusedTable(unused)}\n` +
-          'Recording appends to a tape, so a tape recorded twice holds each exchange twice. Drop what nothing used with ' +
+          'The code no longer sends these requests (or sends them fewer times). Drop what nothing used with ' +
           'session.close({ prune: true }) in auto mode (modeltape run --mode auto --prune around a command), or delete the tape and record it anew.',
       );
   }

@@ -20,6 +20,7 @@ import {
   loadConfig,
   providerHosts,
   inProcessAnswerer,
+  formatUnused,
   startProxy,
   type ModeltapeConfig,
   type ProxyMode,
@@ -61,7 +62,10 @@ export interface UnusedExchange {
   /** e.g. `POST /v1/chat/completions (openai)` */
   endpoint: string;
   ordinal: number;
-  /** The first line of the prompt it recorded (system or first message), for recognising it. */
+  /**
+   * The first line of the last user message it recorded (what tells the turns of a conversation
+   * apart: they share a system prompt), else of its last message or system prompt, for recognising it.
+   */
   prompt: string;
 }
 
@@ -152,7 +156,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       tape: file,
       mode,
       ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
-      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })" },
+      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
       ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
       upstreams: { ...config.upstreams, ...options.upstreams },
       ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
@@ -238,6 +242,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         hits: seen.hits,
         misses: seen.misses,
         recorded: seen.recorded,
+        replaced: seen.replaced,
         passthrough: seen.passthrough,
         refused: seen.refused,
         writeErrors: seen.writeErrors,
@@ -249,6 +254,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         closed,
         path: proxy.options.swappedFrom ?? realPath(file),
         used: proxy.engine?.usedLines() ?? [],
+        ...(seen.unused === undefined ? {} : { recordings: seen.unused.total }),
       },
     });
     // The run's own guard, when this process has it, has reported each escape already.
@@ -274,6 +280,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         process.off('exit', onExit);
         report(true);
         const result = summary();
+        // A run prints what its sessions left unused, together; a session on its own says it here.
+        if (reportFile === undefined && mode === 'replay' && result.unused !== undefined)
+          for (const line of formatUnused(file, result.unused, mode)) proxy.options.log(`modeltape: tape session:${line.slice(1)}`);
         if (result.escapes.length > 0) throw new EscapeError(file, result.escapes);
         return result;
       })();
@@ -297,8 +306,10 @@ const loopbackFetch: typeof fetch = globalThis.fetch.bind(globalThis);
 /** How a recorded exchange reads in a table: endpoint, ordinal, and the first line of its prompt. */
 export function unusedExchange(exchange: Exchange, line: number | undefined): UnusedExchange {
   const body = exchange.request.body !== undefined && 'json' in exchange.request.body ? exchange.request.body.json : undefined;
-  const prompt = askedTurnOf(exchange.request.path, body)?.prompt.split('\n', 1)[0] ?? '';
-  return { line, endpoint: describeExchange(exchange), ordinal: exchange.ordinal, prompt };
+  const turn = askedTurnOf(exchange.request.path, body);
+  const told = turn?.messages.findLast((message) => message.role === 'user' && message.text.trim() !== '') ?? turn?.messages.at(-1);
+  const text = told?.text ?? turn?.system ?? '';
+  return { line, endpoint: describeExchange(exchange), ordinal: exchange.ordinal, prompt: text.trim().split('\n', 1)[0] ?? '' };
 }
 
 // The real path of a tape, as `modeltape mutate` names it; the resolved path when it is not there.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { basename, dirname, extname, join, relative } from 'node:path';
-import { ModeltapeError } from '../core/internal.js';
+import { basename, dirname, extname, join } from 'node:path';
+import { ModeltapeError, displayPath } from '../core/internal.js';
+import { ciRecordAdvice } from '../lookup/internal.js';
 
 /** The running test, as Vitest's and Jest's `expect.getState()` tell it. */
 export interface CurrentTest {
@@ -38,7 +39,8 @@ export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}
     );
   }
   const base = options.dir ?? (test ? join(dirname(test.file), '__tapes__', basename(test.file, extname(test.file))) : '__tapes__');
-  return join(base, `${safeFileName(name)}.jsonl`);
+  // Relative to the working directory when inside it: every message and summary names the tape so.
+  return displayPath(join(base, `${safeFileName(name)}.jsonl`));
 }
 
 /**
@@ -62,6 +64,8 @@ export function safeFileName(name: string): string {
 export interface TestCommandAdvice {
   /** Completes "Record it with …": the variable and the command, e.g. `MODELTAPE_MODE=auto npx vitest run test/chat.test.ts (with a real key set)`. */
   record: string;
+  /** The environment says CI, which only replays (the advice then says to record elsewhere). */
+  ci: boolean;
   /** The whole advice for a tape that does not exist yet. */
   recordTape: string;
 }
@@ -74,7 +78,7 @@ export interface TestCommandAdvice {
 export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?: Readonly<Record<string, string | undefined>> }): TestCommandAdvice {
   const env = where.env ?? process.env;
   const test = currentTest();
-  const file = test ? relativeToCwd(test.file) : process.argv[1] !== undefined ? relativeToCwd(process.argv[1]) : undefined;
+  const file = test ? displayPath(test.file) : process.argv[1] !== undefined ? displayPath(process.argv[1]) : undefined;
   let command: string;
   // The innermost runner first: a node:test or Jest process started from a Vitest test inherits VITEST.
   if (env.NODE_TEST_CONTEXT) command = `node --test${file ? ` ${file}` : ''}`;
@@ -85,12 +89,8 @@ export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?:
     ? `the run's mode: modeltape run --mode auto -- <the same command> (sessions inside a run follow it), with a real key set`
     : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
   return {
-    record: where.ci ? `${record} on your machine (CI only replays)` : record,
-    recordTape: `${where.ci ? 'CI only replays, so on your machine: record' : 'Record'} it with ${record}, then commit the tape.`,
+    record,
+    ci: where.ci,
+    recordTape: where.ci ? ciRecordAdvice(record) : `Record it with ${record}, then commit the tape.`,
   };
-}
-
-function relativeToCwd(file: string): string {
-  const path = relative(process.cwd(), file);
-  return path.startsWith('..') ? file : path;
 }

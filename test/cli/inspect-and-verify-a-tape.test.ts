@@ -56,8 +56,8 @@ describe('modeltape inspect and verify', () => {
     const result = await runMain(['verify', broken]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`${broken}:2: unknown field ".request.bodySha265" in exchange; did you mean ".request.bodySha256"?`);
-    expect(result.stdout).toContain(`${broken}:3: stored key`);
-    expect(result.stdout).toContain('does not match its request');
+    expect(result.stdout).toContain(`${broken}:3: the request body was edited by hand`);
+    expect(result.stdout).toContain(`Run modeltape rekey ${broken} to derive both from the body as it reads`);
     expect(result.stdout).toContain(`${broken}:4: holds a credential at .request.body.json.messages[0].content`);
     expect(result.stdout).not.toContain('leaked');
   });

@@ -90,7 +90,7 @@ describe('keeping tapes fresh', () => {
     const unused = await runMain(['inspect', tape, '--unused', '--', process.execPath, script], { cwd: process.cwd() });
     expect(unused.code).toBe(0);
     expect(unused.stdout).toContain(`${tape}: 1 of 2 exchanges unused by`);
-    expect(unused.stdout).toMatch(/3\s+POST \/v1\/chat\/completions \(openai\)\s+0\s+user: stale/);
+    expect(unused.stdout).toMatch(/3\s+POST \/v1\/chat\/completions \(openai\)\s+0\s+stale\n/);
 
     const before = readFileSync(tape, 'utf8').split('\n');
     // Auto mode may go upstream for a miss, so it gets no placeholder key: the script brings one.

@@ -31,13 +31,15 @@ console.log(completion.choices[0].message.content);
     const passed = await runMain(['run', '--tape', tape, ...chaos, '--', process.execPath, `${dir}/retrying.mjs`]);
     expect(passed.code, passed.stderr).toBe(0);
     const schedule =
-      /modeltape: chaos seed 42 \(rate 0\.25, kinds rate-limited, server-error\): 1 fault, 1 fired\n {2}\S+chaos\.jsonl:2 POST \/v1\/chat\/completions \(openai\) \(ordinal 0\): (rate-limited|server-error)\n/;
+      /modeltape: chaos seed 42 \(rate 0\.25, kinds rate-limited, server-error\): 1 fault, 1 fired\n {2}\S+chaos\.jsonl:2 POST \/v1\/chat\/completions \(openai\) \(ordinal 0\): (rate-limited|server-error), (retried|never retried)\n/;
     expect(passed.stderr).toMatch(schedule);
+    expect(schedule.exec(passed.stderr)?.[2]).toBe('retried');
 
     const failed = await runMain(['run', '--tape', tape, ...chaos, '--', process.execPath, `${dir}/fragile.mjs`]);
     expect(failed.code).not.toBe(0);
     expect(failed.stderr).toMatch(/modeltape: chaos seed 42 .*: 1 fault, 1 fired/);
     expect(schedule.exec(failed.stderr)?.[1]).toBe(schedule.exec(passed.stderr)?.[1]);
+    expect(schedule.exec(failed.stderr)?.[2]).toBe('never retried');
 
     const unseeded = await runMain(['run', '--tape', tape, '--chaos-rate', '0.5', '--', process.execPath, `${dir}/retrying.mjs`]);
     expect(unseeded.code).toBe(2);

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { startProxy } from 'modeltape/proxy';
-import { findSecrets, loadTape } from 'modeltape/recordings';
+import { findSecrets } from 'modeltape/recordings';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -37,7 +38,7 @@ describe('a compressed body that inflates past the limit', () => {
       const summary = await proxy.close();
       expect(summary).toMatchObject({ recorded: 0, refused: 1 });
       expect(summary.problems[0]).toContain('decodes to more than the 1 MiB (1048576 bytes) limit');
-      expect(loadTape(`${dir}/bomb.jsonl`).exchanges).toHaveLength(0);
+      expect(existsSync(`${dir}/bomb.jsonl`)).toBe(false); // nothing recorded, so no tape was made
     });
   }
 

@@ -10,6 +10,7 @@ function summary(problems: string[], writeErrors: number): ProxySummary {
     hits: 0,
     misses: 0,
     recorded: 2,
+    replaced: 0,
     passthrough: 0,
     refused: 0,
     writeErrors,

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startProxy, type RunningProxy } from 'modeltape/proxy';
-import { loadTape } from 'modeltape/recordings';
 import { proxyOptionsFrom } from '../../dist/cli/proxy-flags.js';
 import { parseArguments } from '../../dist/cli/arguments.js';
 import { startStandInUpstream, type StandInUpstream } from '../support/stand-in-upstream.js';
@@ -131,7 +130,7 @@ describe('a response body over the limit', () => {
     expect(summary.problems[0]).toMatch(
       /Could not record POST \/v1\/chat\/completions: the response body is over the 100000 bytes limit, so it reached the client but is not on the tape\. Raise the limit with --max-response-body/,
     );
-    expect(loadTape(tape).exchanges).toHaveLength(0);
+    expect(existsSync(tape)).toBe(false);
   });
 
   // In a child process, so its RSS is the proxy's (and the stand-ins') alone.

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
@@ -201,7 +202,7 @@ describe('a stream that ends early', () => {
     expect(summary.recorded).toBe(0);
     expect(summary.refused).toBe(1);
     expect(summary.problems.join('\n')).toMatch(/closed a stream without a length or chunked framing before its terminating event \(data: \[DONE\]/);
-    expect(loadTape(tape).exchanges).toHaveLength(0);
+    expect(existsSync(tape)).toBe(false); // nothing recorded, so no tape was made
   });
 
   for (const [name, ending] of [
@@ -248,6 +249,6 @@ describe('a stream that ends early', () => {
     const summary = await proxy.close();
     expect(summary.upstreamErrors).toBe(1);
     expect(summary.recorded).toBe(0);
-    expect(loadTape(tape).exchanges).toHaveLength(0);
+    expect(existsSync(tape)).toBe(false); // nothing recorded, so no tape was made
   });
 });

@@ -23,7 +23,7 @@ describe('errors inside a test', () => {
 
   test('under CI it says that CI only replays, and where to record', async () => {
     const error = (await openTape(`${dir}/missing.jsonl`, { config: false, env: { CI: 'true' } }).catch((caught: unknown) => caught)) as Error;
-    expect(error.message).toContain('CI only replays, so on your machine: record it with MODELTAPE_MODE=auto npx vitest run');
+    expect(error.message).toContain('CI only replays: record it on your machine with MODELTAPE_MODE=auto npx vitest run');
     const tape = `${dir}/ci-miss.jsonl`;
     await recordTape(tape, async ({ openai }) => {
       await new OpenAI({ apiKey: 'k', baseURL: openai, maxRetries: 0 }).chat.completions.create({
@@ -37,7 +37,7 @@ describe('errors inside a test', () => {
       .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Ship to Lyon' }] })
       .catch((caught: unknown) => caught)) as Error;
     expect(drifted.message).toContain(
-      `Record it with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set) on your machine (CI only replays), or declare a normalizer`,
+      `CI only replays: record it on your machine with MODELTAPE_MODE=auto npx vitest run ${THIS_FILE} (with a real key set), then commit the tape. If the differing field is volatile, declare a normalizer instead.`,
     );
   });
 
