@@ -41,7 +41,7 @@ const BEHAVIOUR_WORDS: Record<Behaviour, string> = {
   'finish-length': 'an answer cut at its token limit (length, max_tokens, MAX_TOKENS, max_output_tokens)',
   'finish-content-filter': 'an answer filtered (content_filter, SAFETY, RECITATION)',
   refusal: 'a refusal (OpenAI refusal, stop_reason refusal, a blocked prompt)',
-  'stream-error': 'a stream that ends in an error event',
+  'stream-error': "a stream that ends in the provider's error event (a recorded failure)",
   'status-4xx': 'a 4xx error other than 429 (400, 401, 404…)',
   'status-429': 'a 429 rate limit',
   'status-5xx': 'a 5xx error (500, 503, 529 overloaded)',
@@ -94,6 +94,12 @@ export interface TapeReport {
     unpriced: string[];
     /** Live model answers that recorded no usage (an OpenAI stream without `stream_options.include_usage`): their tokens are not counted. */
     unmetered: number;
+    /**
+     * Live model turns that are the provider's failure under a 2xx status (a stream that ended in
+     * its error event, a Responses object `failed`): recorded failures, not answers. The usage they
+     * report is counted; one that reports none is not unmetered, and leaves a budget checkable.
+     */
+    recordedFailures: number;
     oldest: string | undefined;
     newest: string | undefined;
     undated: number;
@@ -146,6 +152,7 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
   const unpricedAll = new Set<string>();
   let unpricedTokens = 0;
   const unmetered: string[] = [];
+  let recordedFailures = 0;
   const usedConfig = new Set<string>();
   for (const file of files) {
     const name = relative(cwd, file) || file;
@@ -176,8 +183,11 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
       if (facts.model !== undefined) models.add(facts.model);
       if (exchange.source === 'fake') summary.fake++;
       addDate(dates, exchange.recordedAt);
+      const liveTurn = exchange.source === 'live' && isTurn(facts) && facts.status >= 200 && facts.status < 300;
+      if (liveTurn && facts.failed) recordedFailures++;
       if (facts.usage === undefined) {
-        if (exchange.source === 'live' && isTurn(facts) && facts.status >= 200 && facts.status < 300) unmetered.push(where);
+        // A failure the provider sent (its stream's error event) bills nothing it reports: not an unmetered answer.
+        if (liveTurn && !facts.failed) unmetered.push(where);
         return;
       }
       addTokens(summary.tokens, facts.usage);
@@ -213,6 +223,7 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     unpricedTokens,
     unpriced: [...unpricedAll].sort(),
     unmetered: unmetered.length,
+    recordedFailures,
     oldest: tapes
       .map((tape) => tape.oldest)
       .filter((day) => day !== undefined)
@@ -343,11 +354,16 @@ class Counters {
     if (!isTurn(facts)) return;
     if (facts.structured) seen('structured-output');
     if (facts.status < 200 || facts.status > 299) return;
+    if (facts.failed) {
+      // A recorded failure: what it shows is the failure, not a model turn that succeeded.
+      if (facts.streamError) seen('stream-error');
+      if (facts.rawFinish !== undefined) count(this.#finishes, `${facts.api} ${facts.rawFinish}`, where);
+      return;
+    }
     seen(facts.streamed ? 'streamed' : 'not-streamed');
     if (facts.toolCalls === 1) seen('tool-call');
     if (facts.toolCalls > 1) seen('parallel-tool-calls');
     if (facts.refused) seen('refusal');
-    if (facts.streamError) seen('stream-error');
     if (facts.rawFinish !== undefined) count(this.#finishes, `${facts.api} ${facts.rawFinish}`, where);
     if (facts.finish === 'stop') seen('finish-stop');
     if (facts.finish === 'tool-calls') seen('finish-tool-calls');
