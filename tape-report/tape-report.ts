@@ -296,9 +296,17 @@ function judge(report: TapeReport, unmetered: readonly string[]): void {
   }
 }
 
-/** `$0.0123`: cents and below shown to four places. */
+/**
+ * An amount of US dollars for people: `$123.45`, `$0.0123`, and under a cent at least two
+ * significant digits (`$0.0013`, `$0.000042`), never a `$0.0000` that hides a real cost. JSON
+ * keeps the number as it is.
+ */
 export function usd(amount: number): string {
-  return `$${amount >= 100 ? amount.toFixed(2) : amount.toFixed(4)}`;
+  if (amount >= 100) return `$${amount.toFixed(2)}`;
+  if (amount <= 0 || !Number.isFinite(amount)) return `$${amount === 0 ? '0' : String(amount)}`;
+  // Four places, or as many as put two significant digits after the leading zeros.
+  const places = Math.min(20, Math.max(4, 1 - Math.floor(Math.log10(amount))));
+  return `$${amount.toFixed(places)}`;
 }
 
 // Whose prices apply: an Ollama upstream is local whichever API it speaks (its OpenAI-compatible /v1 too).
