@@ -1,6 +1,6 @@
 // The tape report for a terminal (aligned tables) and as a page (one HTML file, no scripts).
 import { escapeHtml } from '../core/internal.js';
-import { usd, type Seen, type TapeReport, type TapeSummary, type TokenTotals } from './tape-report.js';
+import { testLabel, usd, type Seen, type TapeReport, type TapeSummary, type TokenTotals } from './tape-report.js';
 
 /** Rows as aligned columns, two spaces apart. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
@@ -62,9 +62,9 @@ export function formatTapeReport(report: TapeReport): string {
   const perTest = report.tapes.some((tape) => tape.test !== undefined);
   out.push(
     ...table(
-      [perTest ? 'tape (test)' : 'tape', 'exchanges', 'tokens', 'cost', 'age'],
+      [perTest ? 'tape or test' : 'tape', 'exchanges', 'tokens', 'cost', 'age'],
       report.tapes.map((tape) => [
-        tape.test === undefined ? tape.file : `${tape.file} (${tape.test.file} › ${tape.test.name})`,
+        tape.test === undefined ? tape.file : testLabel(tape.test),
         String(tape.exchanges),
         String(tape.tokens.total),
         `${usd(tape.costUsd)}${tape.unpriced.length > 0 ? '*' : ''}`,
@@ -107,7 +107,7 @@ export function renderTapeReportHtml(report: TapeReport): string {
   const tapeRows = report.tapes
     .map(
       (tape) =>
-        `<tr class="${tape.stale === undefined ? '' : 'stale'}">${cell(tape.file)}${cell(tape.test === undefined ? '' : `${tape.test.file} › ${tape.test.name}`)}${cell(String(tape.exchanges))}${cell(String(tape.tokens.total))}${cell(usd(tape.costUsd) + (tape.unpriced.length > 0 ? ` + unpriced (${tape.unpriced.join(', ')})` : ''))}${cell(tape.oldest === undefined ? (tape.undated > 0 ? 'undated' : '') : `${tape.ageDays} days (${tape.oldest})`)}${cell(tape.stale ?? '')}</tr>`,
+        `<tr class="${tape.stale === undefined ? '' : 'stale'}">${cell(tape.file)}${cell(tape.test === undefined ? '' : testLabel(tape.test))}${cell(String(tape.exchanges))}${cell(String(tape.tokens.total))}${cell(usd(tape.costUsd) + (tape.unpriced.length > 0 ? ` + unpriced (${tape.unpriced.join(', ')})` : ''))}${cell(tape.oldest === undefined ? (tape.undated > 0 ? 'undated' : '') : `${tape.ageDays} days (${tape.oldest})`)}${cell(tape.stale ?? '')}</tr>`,
     )
     .join('\n');
   const notes = [

@@ -126,7 +126,9 @@ describe('reportTapes', () => {
     expect(report.tapes[0]!.test).toEqual({ name: 'refunds twice', file: 'checkout.test' });
     expect(report.tapes[0]!.undated).toBe(1);
     expect(report.failures).toEqual([
-      expect.stringMatching(/^stale tape __tapes__\/checkout\.test\/refunds twice\.jsonl: 1 of its 2 exchanges carries no recording date/),
+      expect.stringMatching(
+        /^stale tape __tapes__\/checkout\.test\/refunds twice\.jsonl \(checkout\.test › refunds twice\): 1 of its 2 exchanges carries no recording date/,
+      ),
     ]);
   });
 

@@ -1,12 +1,12 @@
 // `modeltape report`: what a suite's tapes cover of the providers' behaviour, what they would cost
 // to record again, and how old they are. Built from the tapes alone: nothing is run.
-import { basename, dirname, relative } from 'node:path';
 import { ModeltapeError } from '../core/internal.js';
 import { TURN_APIS, guessProvider } from '../providers/internal.js';
 import { describeExchange, readTape, recordedAtOf, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
 import { addDate, daysBetween, staleness, type AgeLimit, type TapeDates } from './tape-age.js';
+import { displayPath, testOfTape, type TapeTest } from './test-of-tape.js';
 
 /**
  * The provider behaviours a suite can exercise. Each is counted over the model turns (and, for
@@ -52,9 +52,13 @@ export type TokenTotals = TokenCounts & { total: number };
 
 /** One tape's part of the report. */
 export interface TapeSummary {
+  /** The tape, relative to the working directory (absolute outside it). */
   file: string;
-  /** In the tape-per-test layout (`__tapes__/FILE/NAME.jsonl`): the test's tape name and its test file's folder. */
-  test: { name: string; file: string } | undefined;
+  /**
+   * In the tape-per-test layout of `tapeForCurrentTest()` (`__tapes__/FILE/NAME.jsonl`): its test
+   * file and the test's name, read back with the titles the test file holds.
+   */
+  test: TapeTest | undefined;
   exchanges: number;
   fake: number;
   models: string[];
@@ -135,7 +139,7 @@ export interface ReportOptions {
   maxCostUsd?: number;
   /** Fail when the tapes' tokens sum to more than this. */
   maxTokens?: number;
-  /** File names in the report are relative to this folder. @default process.cwd() */
+  /** File names in the report are relative to this folder (absolute outside it). @default process.cwd() */
   cwd?: string;
 }
 
@@ -154,11 +158,12 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
   const unmetered: string[] = [];
   let recordedFailures = 0;
   const usedConfig = new Set<string>();
+  const titles = new Map<string, readonly string[]>();
   for (const file of files) {
-    const name = relative(cwd, file) || file;
+    const name = displayPath(file, cwd);
     const summary: TapeSummary = {
       file: name,
-      test: testOf(file),
+      test: testOfTape(file, cwd, titles),
       exchanges: 0,
       fake: 0,
       models: [],
@@ -290,7 +295,7 @@ function judge(report: TapeReport, unmetered: readonly string[]): void {
   }
   const stale = report.tapes.filter((tape) => tape.stale !== undefined);
   if (stale.length > 0) {
-    const lines = stale.map((tape) => `stale tape ${tape.file}: ${tape.stale}.`);
+    const lines = stale.map((tape) => `stale tape ${tape.file}${tape.test === undefined ? '' : ` (${testLabel(tape.test)})`}: ${tape.stale}.`);
     if (limits.stale === 'fail') report.failures.push(...lines);
     else report.warnings.push(...lines);
   }
@@ -309,18 +314,16 @@ export function usd(amount: number): string {
   return `$${amount.toFixed(places)}`;
 }
 
+/** A tape's test as the report shows it: `test/checkout.test.ts › checkout › pays with a card`. */
+export function testLabel(test: TapeTest): string {
+  return `${test.file} › ${test.name.split(' > ').join(' › ')}`;
+}
+
 // Whose prices apply: an Ollama upstream is local whichever API it speaks (its OpenAI-compatible /v1 too).
 function providerOfExchange(exchange: Exchange, facts: AnswerFacts): string {
   const upstream = guessProvider(exchange.upstream);
   if (upstream === 'ollama' || facts.api === undefined) return upstream;
   return facts.api.slice(0, facts.api.indexOf('-'));
-}
-
-// `…/__tapes__/checkout.test/refunds-twice.jsonl` is the tape of test "refunds-twice" in checkout.test.
-function testOf(file: string): TapeSummary['test'] {
-  const folder = dirname(file);
-  if (basename(dirname(folder)) !== '__tapes__') return undefined;
-  return { name: basename(file).replace(/\.jsonl$/, ''), file: basename(folder) };
 }
 
 function isTurn(facts: AnswerFacts): boolean {
