@@ -23,7 +23,8 @@ modeltape says goes to stderr.
     request that was not recorded gets a JSON-RPC error naming the nearest recorded call.
   record: starts SERVER_CMD and records every message both ways.
   auto: replays what the tape has; at the first miss it starts SERVER_CMD, shows it the session's
-    handshake, and records from there.
+    handshake and the client's answers to what the recorded server asked there (roots/list), and
+    records from there.
   passthrough: starts SERVER_CMD and writes nothing.
 It ends when the client closes stdin (or on SIGINT or SIGTERM) and prints a summary to stderr; the
 exit status is 1 if any message missed or was refused, or nothing reached it at all. Under

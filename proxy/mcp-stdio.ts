@@ -8,8 +8,9 @@ import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ancestorRunVariables, appendRunReport, describeThisProcess, runEnvironment, RUN_VARIABLES } from '../guard/internal.js';
-import { isJsonRpcMessage, isJsonRpcRequest, isJsonRpcResponse, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
+import { describeJsonRpc, isJsonRpcMessage, isJsonRpcRequest, isJsonRpcResponse, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
 import { decideRequest } from './decide-request.js';
+import { LateStart, isErrorAnswer } from './mcp-late-start.js';
 import { ProxyCore, errorReply, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions } from './proxy-options.js';
 import type { ProxyRequest } from './proxy-request.js';
@@ -62,13 +63,16 @@ interface Slot {
   awaiting: JsonRpcId | undefined;
   /** The server exited before answering it: not recorded. */
   failed?: boolean;
+  /** The server's answer to it is an error (a JSON-RPC error, a tool result with isError). */
+  errorAnswer?: boolean;
 }
 
 /**
  * Bridges a client's stdio to an MCP server's, through the tape, until the client closes its end
  * (or `stop()` is called: a signal). Replay answers from the tape and starts nothing; record starts
  * the server and records every message both ways; auto replays what the tape has and, at the
- * first miss, starts the server, shows it the session's handshake, and records from there;
+ * first miss, starts the server, shows it the session's handshake and the client's answers to what
+ * the recorded server asked of it there (see {@link LateStart}), and records from there;
  * passthrough forwards and writes nothing. A miss of a request is answered as a JSON-RPC error
  * naming the nearest recorded call.
  */
@@ -88,15 +92,13 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
   const { mode } = core;
   const clock = (): number => performance.now();
   const open: Slot[] = [];
-  // What the server must see first when auto mode starts it after replaying the handshake.
-  const handshake: string[] = [];
+  // What a server auto mode starts after replaying part of the session must see first.
+  const late = new LateStart();
   let server: ChildProcess | undefined;
   let serverStatus: number | undefined;
   let starts = 0;
   // The server is being stopped by modeltape: its status then is not the server's failure.
   let stopping = false;
-  // Auto mode's late start: the server's answer to the replayed initialize is not the client's.
-  let warmingFor: JsonRpcId | undefined;
   let inputEnded = false;
   const awaitingAnswers = (): boolean => open.some((slot) => slot.awaiting !== undefined);
   let finish: () => void = () => undefined;
@@ -147,24 +149,21 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     });
     child.stdin!.on('error', () => undefined);
     createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', onServerLine);
-    if (warmingFor === undefined && handshake.length > 0) {
-      const initialize = handshake.find((line) => parsed(line)?.method === 'initialize');
-      warmingFor = initialize === undefined ? undefined : jsonRpcIdOf(parsed(initialize));
-      for (const line of handshake) child.stdin!.write(`${line}\n`);
-    }
+    late.start((line) => child.stdin!.write(`${line}\n`));
     return child;
   };
 
   const onServerLine = (line: string): void => {
     const message = parsed(line);
-    if (warmingFor !== undefined) {
-      // The replayed handshake's answer: the client had its answer from the tape.
-      if (isJsonRpcResponse(message) && jsonRpcIdOf(message) === warmingFor) warmingFor = undefined;
-      return;
-    }
+    // The late start's own traffic: the replayed handshake's answers, the server's requests the
+    // replayed part answered. The client had those from the tape.
+    if (late.serverMessage(message)) return;
     const id = isJsonRpcResponse(message) ? jsonRpcIdOf(message) : undefined;
     const answered = id === undefined ? undefined : open.find((slot) => slot.awaiting === id);
-    if (answered !== undefined) answered.awaiting = undefined;
+    if (answered !== undefined) {
+      answered.awaiting = undefined;
+      answered.errorAnswer = isErrorAnswer(message);
+    }
     if (answered !== undefined && inputEnded && !awaitingAnswers()) setImmediate(finish);
     // A notification or a request of the server's belongs to the message the client sent last.
     (answered ?? open[open.length - 1])?.recording.data(Buffer.from(`${line}\n`, 'utf8'));
@@ -181,6 +180,14 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       }
       open.splice(index, 1);
       if (slot.failed === true) continue;
+      if (slot.record && slot.errorAnswer === true && late.incomplete !== undefined) {
+        // A server that did not get where the recorded one was answers as it would not have: not a recording.
+        core.counts.upstreamErrors++;
+        core.problem(
+          `The MCP server ${JSON.stringify(options.command.join(' '))}, started behind the replayed part of the session, answered ${describeJsonRpc(parsed(slot.request.body.toString('utf8')))} with an error, and the handshake it was shown was not complete (${late.incomplete}): the answer is not recorded. Record the session whole with --mode record.`,
+        );
+        continue;
+      }
       if (slot.record) core.recorder!.recordAfterSend(slot.route, slot.request, slot.recording);
       else core.counts.passthrough++;
     }
@@ -190,7 +197,6 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     if (line.trim() === '') return;
     settle();
     const message = parsed(line);
-    const method = isJsonRpcMessage(message) ? message.method : undefined;
     const body = Buffer.from(line, 'utf8');
     const request: ProxyRequest = {
       method: 'POST',
@@ -198,6 +204,8 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
       body,
     };
+    // A client's answer to a server's request: kept for a server started later, or the live server's.
+    const route = late.clientAnswer(message);
     const decision = decideRequest(core.context, request);
     if (decision.kind === 'forward') {
       core.noteUnrecorded(decision);
@@ -206,17 +214,22 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       const awaiting = isJsonRpcRequest(message) ? jsonRpcIdOf(message) : undefined;
       recording.start(awaiting === undefined ? 202 : 200, NDJSON);
       open.push({ route: decision.route, request, recording, record: decision.record, awaiting });
-      server.stdin!.write(`${line}\n`);
+      if (route !== 'kept') late.send(line);
       return;
     }
-    // Answered from the tape: a server auto mode starts later must see the handshake it missed.
-    if (decision.kind === 'hit' && (method === 'initialize' || method === 'notifications/initialized')) handshake.push(line);
+    // Answered from the tape: a server auto mode starts later must see the handshake it missed;
+    // the live server must have the client's answer to its own request.
+    if (decision.kind === 'hit') late.replayedClientLine(line, message);
+    if (decision.kind === 'hit' && route === 'to-server') late.send(line);
     answer(core.answer(decision), message);
   };
 
   const answer = (own: OwnAnswer, message: unknown): void => {
     if (own.kind === 'recorded') {
-      for (const line of linesOf(own.prepared)) write(line);
+      for (const line of linesOf(own.prepared)) {
+        late.replayedServerLine(line);
+        write(line);
+      }
       return;
     }
     // A request gets its error under its id, whatever refused it; a notification, or a client's
@@ -242,6 +255,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
 
   const done = (async (): Promise<McpStdioResult> => {
     await finished;
+    late.dispose();
     lines.close();
     settle();
     for (const slot of open.splice(0)) {

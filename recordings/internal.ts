@@ -32,3 +32,4 @@ export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';
 export { sseFields, splitSse, streamEventsOf, type StreamEvent } from './stream-events.js';
 export { recordedAtOf } from './tape-line.js';
+export { TEST_TAPES_FOLDER, safeFileName, testNameOf } from './test-tape-name.js';

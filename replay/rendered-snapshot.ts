@@ -6,13 +6,14 @@ import {
   isSecretHeader,
   isSecretQueryParameter,
   redactPathQuery,
+  safeFileName,
   sortKeys,
   type RecordedRequest,
 } from '../recordings/internal.js';
 import { diffJson, formatDifferences, maskValue } from '../core/internal.js';
 import { isCi } from '../proxy/internal.js';
 import { ReplayAssertionError } from './assertions.js';
-import { currentTest, safeFileName } from './test-context.js';
+import { currentTest } from './test-context.js';
 
 export interface RenderedSnapshotOptions {
   /** The folder that holds `__snapshots__/`. @default the running test file's folder, else the working directory */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
 import { ModeltapeError, displayPath } from '../core/internal.js';
 import { ciRecordAdvice } from '../lookup/internal.js';
+import { safeFileName, TEST_TAPES_FOLDER } from '../recordings/internal.js';
 
 /** The running test, as Vitest's and Jest's `expect.getState()` tell it. */
 export interface CurrentTest {
@@ -38,26 +38,9 @@ export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}
       'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, or pass { name }.',
     );
   }
-  const base = options.dir ?? (test ? join(dirname(test.file), '__tapes__', basename(test.file, extname(test.file))) : '__tapes__');
+  const base = options.dir ?? (test ? join(dirname(test.file), TEST_TAPES_FOLDER, basename(test.file, extname(test.file))) : TEST_TAPES_FOLDER);
   // Relative to the working directory when inside it: every message and summary names the tape so.
   return displayPath(join(base, `${safeFileName(name)}.jsonl`));
-}
-
-/**
- * A test name as a file name: letters and digits of any script kept, everything else turned to
- * `-`. When anything was replaced or the name was cut, a short hash of the whole name is added,
- * so two different names never share a file ("refund €10" and "refund $10" stay apart).
- */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .replace(/\s+>\s+/g, '--')
-    .replace(/[^\p{L}\p{N}._-]+/gu, '-')
-    .replace(/-{3,}/g, '--')
-    .replace(/^[-.]+|[-.]+$/g, '');
-  const readable = cleaned.slice(0, 120);
-  const lossless = readable === name;
-  if (lossless && readable !== '') return readable;
-  return `${readable || 'test'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 /** How to record from where a session was opened, for its errors to say. */

@@ -54,7 +54,7 @@ describe('what a recorded answer shows, per wire API', () => {
     expect(refusal).toMatchObject({ refused: true, finish: 'refusal', rawFinish: 'stop', usage: { input: 20, cachedInput: 80, cacheWrite: 0, output: 7 } });
   });
 
-  test('OpenAI Responses: function calls, and an incomplete answer is a length finish', () => {
+  test('OpenAI Responses: function calls, an incomplete answer is a length finish, a failed one a recorded failure', () => {
     const responses = { upstream: 'openai', path: '/v1/responses', request: { model: 'gpt-5', input: 'hi' } };
     expect(answerFacts(recordedExchange({ ...responses, body: fixture('openai/responses-function-call-parallel.json') }))).toMatchObject({
       toolCalls: 2,
@@ -82,7 +82,15 @@ describe('what a recorded answer shows, per wire API', () => {
         }),
       }),
     );
-    expect(incomplete).toMatchObject({ rawFinish: 'max_output_tokens', finish: 'length' });
+    expect(incomplete).toMatchObject({ rawFinish: 'max_output_tokens', finish: 'length', failed: false });
+    // A background response polled to its end: failed, with no usage, and not a stream.
+    const failed = answerFacts(
+      recordedExchange({
+        ...responses,
+        body: JSON.stringify({ object: 'response', status: 'failed', error: { code: 'server_error', message: 'x' }, output: [], usage: null }),
+      }),
+    );
+    expect(failed).toMatchObject({ failed: true, streamError: false, usage: undefined });
   });
 
   test('Anthropic: tool_use blocks of a stream, cache reads and writes, max_tokens, a refusal and an error event', () => {
@@ -117,7 +125,7 @@ describe('what a recorded answer shows, per wire API', () => {
         },
       }),
     );
-    expect(broken).toMatchObject({ streamError: true, usage: { input: 9, output: 1 } });
+    expect(broken).toMatchObject({ streamError: true, failed: true, usage: { input: 9, output: 1 } });
     // A server tool (web search) ran at Anthropic: the answer finished normally, with no call for the code.
     const searched = answerFacts(
       recordedExchange({

@@ -37,6 +37,13 @@ export interface AnswerFacts {
   refused: boolean;
   /** A streamed answer carried an error event. */
   streamError: boolean;
+  /**
+   * The answer is the provider's failure sent under a 2xx status: a stream that ended in its error
+   * event (Anthropic's `error`, Responses' `error` or `response.failed`, an `{"error":…}` chunk), or
+   * a Responses object whose status is `failed`. A recorded failure, not an answer: it may report no
+   * usage, and is not an unmetered answer for that.
+   */
+  failed: boolean;
   /** The usage the answer reports; undefined when it reports none. */
   usage: TokenCounts | undefined;
 }
@@ -58,6 +65,7 @@ export function answerFacts(exchange: Exchange): AnswerFacts {
     finish: undefined,
     refused: false,
     streamError: false,
+    failed: false,
     usage: undefined,
   };
   if (facts.model === '') facts.model = undefined;
@@ -99,6 +107,7 @@ class Reading {
   }
   finish(): void {
     this.facts.toolCalls = this.calls.size;
+    this.facts.failed ||= this.facts.streamError;
     if (this.facts.refused && this.facts.finish !== 'content-filter') this.facts.finish = 'refusal';
     else if (this.facts.toolCalls > 0 && this.facts.finish === 'stop') this.facts.finish = 'tool-calls';
   }
@@ -178,6 +187,7 @@ function responsesObject(reading: Reading, response: unknown): void {
   } else if (status === 'completed') reading.finishWith('completed', 'stop');
   else if (status === 'failed') {
     reading.finishWith('failed', 'other');
+    reading.facts.failed = true;
     reading.facts.streamError ||= reading.facts.streamed;
   }
   const usage = response.usage;

@@ -1,6 +1,6 @@
 // The tape report for a terminal (aligned tables) and as a page (one HTML file, no scripts).
 import { escapeHtml } from '../core/internal.js';
-import { usd, type Seen, type TapeReport, type TapeSummary, type TokenTotals } from './tape-report.js';
+import { testLabel, usd, type Seen, type TapeReport, type TapeSummary, type TokenTotals } from './tape-report.js';
 
 /** Rows as aligned columns, two spaces apart. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
@@ -62,9 +62,9 @@ export function formatTapeReport(report: TapeReport): string {
   const perTest = report.tapes.some((tape) => tape.test !== undefined);
   out.push(
     ...table(
-      [perTest ? 'tape (test)' : 'tape', 'exchanges', 'tokens', 'cost', 'age'],
+      [perTest ? 'tape or test' : 'tape', 'exchanges', 'tokens', 'cost', 'age'],
       report.tapes.map((tape) => [
-        tape.test === undefined ? tape.file : `${tape.file} (${tape.test.file} › ${tape.test.name})`,
+        tape.test === undefined ? tape.file : testLabel(tape.test),
         String(tape.exchanges),
         String(tape.tokens.total),
         `${usd(tape.costUsd)}${tape.unpriced.length > 0 ? '*' : ''}`,
@@ -77,12 +77,17 @@ export function formatTapeReport(report: TapeReport): string {
     `Suite: ${tokens(totals.tokens)} tokens; re-recording costs ${usd(totals.costUsd)}${totals.unpricedTokens > 0 ? ` plus ${totals.unpricedTokens} tokens without a price (* ${totals.unpriced.join(', ')})` : ''}.`,
     `Prices: USD per million tokens from the providers' pricing pages as of ${report.prices.asOf} (--json names them)${report.prices.fromConfig.length > 0 ? `; from the config: ${report.prices.fromConfig.join(', ')}` : '; "prices" in modeltape.config.json adds or overrides models'}.`,
   );
+  if (totals.recordedFailures > 0) out.push(recordedFailures(totals.recordedFailures));
   if (totals.oldest !== undefined)
     out.push(`Recorded between ${totals.oldest} and ${totals.newest}${totals.undated > 0 ? `; ${totals.undated} exchanges undated` : ''}.`);
   else if (totals.undated > 0) out.push(`No exchange carries a recording date (tapes from before tape schema 3).`);
   for (const warning of report.warnings) out.push(`modeltape: warning: ${warning}`);
   for (const failure of report.failures) out.push(`modeltape: ${failure}`);
   return `${out.join('\n')}\n`;
+}
+
+function recordedFailures(count: number): string {
+  return `Recorded failures: ${count} model turn${count === 1 ? '' : 's'} ended in the provider's error event (see stream-error): failures, not answers; the usage they report is counted, and none is not unmetered.`;
 }
 
 /** The report as one HTML page. */
@@ -102,7 +107,7 @@ export function renderTapeReportHtml(report: TapeReport): string {
   const tapeRows = report.tapes
     .map(
       (tape) =>
-        `<tr class="${tape.stale === undefined ? '' : 'stale'}">${cell(tape.file)}${cell(tape.test === undefined ? '' : `${tape.test.file} › ${tape.test.name}`)}${cell(String(tape.exchanges))}${cell(String(tape.tokens.total))}${cell(usd(tape.costUsd) + (tape.unpriced.length > 0 ? ` + unpriced (${tape.unpriced.join(', ')})` : ''))}${cell(tape.oldest === undefined ? (tape.undated > 0 ? 'undated' : '') : `${tape.ageDays} days (${tape.oldest})`)}${cell(tape.stale ?? '')}</tr>`,
+        `<tr class="${tape.stale === undefined ? '' : 'stale'}">${cell(tape.file)}${cell(tape.test === undefined ? '' : testLabel(tape.test))}${cell(String(tape.exchanges))}${cell(String(tape.tokens.total))}${cell(usd(tape.costUsd) + (tape.unpriced.length > 0 ? ` + unpriced (${tape.unpriced.join(', ')})` : ''))}${cell(tape.oldest === undefined ? (tape.undated > 0 ? 'undated' : '') : `${tape.ageDays} days (${tape.oldest})`)}${cell(tape.stale ?? '')}</tr>`,
     )
     .join('\n');
   const notes = [
@@ -137,6 +142,7 @@ ${behaviourRows}
 <table id="tapes"><thead><tr><th>tape</th><th>test</th><th>exchanges</th><th>tokens</th><th>cost</th><th>age</th><th>stale</th></tr></thead><tbody>
 ${tapeRows}
 </tbody></table>
+${totals.recordedFailures > 0 ? `<p id="recorded-failures">${escapeHtml(recordedFailures(totals.recordedFailures))}</p>` : ''}
 </body></html>
 `;
 }

@@ -17,6 +17,7 @@ export {
 export {
   BEHAVIOURS,
   reportTapes,
+  testLabel,
   usd,
   type Behaviour,
   type ReportOptions,
@@ -26,3 +27,4 @@ export {
   type TokenTotals,
 } from './tape-report.js';
 export { formatTapeReport, renderTapeReportHtml } from './format-report.js';
+export { type TapeTest } from './test-of-tape.js';

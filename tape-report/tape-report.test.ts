@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { recordedExchange } from '../mutation/operators/check-mutation.js';
 import { createHeader, defaultKeyRules, serializeTape, type Exchange } from '../recordings/internal.js';
-import { reportTapes } from './tape-report.js';
+import { reportTapes, usd } from './tape-report.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'modeltape-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,7 +126,9 @@ describe('reportTapes', () => {
     expect(report.tapes[0]!.test).toEqual({ name: 'refunds twice', file: 'checkout.test' });
     expect(report.tapes[0]!.undated).toBe(1);
     expect(report.failures).toEqual([
-      expect.stringMatching(/^stale tape __tapes__\/checkout\.test\/refunds twice\.jsonl: 1 of its 2 exchanges carries no recording date/),
+      expect.stringMatching(
+        /^stale tape __tapes__\/checkout\.test\/refunds twice\.jsonl \(checkout\.test › refunds twice\): 1 of its 2 exchanges carries no recording date/,
+      ),
     ]);
   });
 
@@ -148,5 +150,21 @@ describe('reportTapes', () => {
     line.recordedAt = '2026-13-01';
     writeFileSync(file, `${serializeTape(createHeader(defaultKeyRules()), []).trim()}\n${JSON.stringify(line)}\n`);
     expect(() => reportTapes([file], { cwd: dir })).toThrow(/broken\.jsonl:2: .*\.recordedAt/);
+  });
+});
+
+describe('usd', () => {
+  test('keeps two significant digits under a cent, four places up to $100, cents above', () => {
+    expect([0, 0.000027, 0.0000876, 0.0013, 0.001, 0.5, 12.3456, 1234.5, 1e-9].map(usd)).toEqual([
+      '$0',
+      '$0.000027',
+      '$0.000088',
+      '$0.0013',
+      '$0.0010',
+      '$0.5000',
+      '$12.3456',
+      '$1234.50',
+      '$0.0000000010',
+    ]);
   });
 });

@@ -1,12 +1,12 @@
 // `modeltape report`: what a suite's tapes cover of the providers' behaviour, what they would cost
 // to record again, and how old they are. Built from the tapes alone: nothing is run.
-import { basename, dirname, relative } from 'node:path';
 import { ModeltapeError } from '../core/internal.js';
 import { TURN_APIS, guessProvider } from '../providers/internal.js';
 import { describeExchange, readTape, recordedAtOf, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
 import { addDate, daysBetween, staleness, type AgeLimit, type TapeDates } from './tape-age.js';
+import { displayPath, testOfTape, type TapeTest } from './test-of-tape.js';
 
 /**
  * The provider behaviours a suite can exercise. Each is counted over the model turns (and, for
@@ -41,7 +41,7 @@ const BEHAVIOUR_WORDS: Record<Behaviour, string> = {
   'finish-length': 'an answer cut at its token limit (length, max_tokens, MAX_TOKENS, max_output_tokens)',
   'finish-content-filter': 'an answer filtered (content_filter, SAFETY, RECITATION)',
   refusal: 'a refusal (OpenAI refusal, stop_reason refusal, a blocked prompt)',
-  'stream-error': 'a stream that ends in an error event',
+  'stream-error': "a stream that ends in the provider's error event (a recorded failure)",
   'status-4xx': 'a 4xx error other than 429 (400, 401, 404…)',
   'status-429': 'a 429 rate limit',
   'status-5xx': 'a 5xx error (500, 503, 529 overloaded)',
@@ -52,9 +52,13 @@ export type TokenTotals = TokenCounts & { total: number };
 
 /** One tape's part of the report. */
 export interface TapeSummary {
+  /** The tape, relative to the working directory (absolute outside it). */
   file: string;
-  /** In the tape-per-test layout (`__tapes__/FILE/NAME.jsonl`): the test's tape name and its test file's folder. */
-  test: { name: string; file: string } | undefined;
+  /**
+   * In the tape-per-test layout of `tapeForCurrentTest()` (`__tapes__/FILE/NAME.jsonl`): its test
+   * file and the test's name, read back with the titles the test file holds.
+   */
+  test: TapeTest | undefined;
   exchanges: number;
   fake: number;
   models: string[];
@@ -94,6 +98,12 @@ export interface TapeReport {
     unpriced: string[];
     /** Live model answers that recorded no usage (an OpenAI stream without `stream_options.include_usage`): their tokens are not counted. */
     unmetered: number;
+    /**
+     * Live model turns that are the provider's failure under a 2xx status (a stream that ended in
+     * its error event, a Responses object `failed`): recorded failures, not answers. The usage they
+     * report is counted; one that reports none is not unmetered, and leaves a budget checkable.
+     */
+    recordedFailures: number;
     oldest: string | undefined;
     newest: string | undefined;
     undated: number;
@@ -129,7 +139,7 @@ export interface ReportOptions {
   maxCostUsd?: number;
   /** Fail when the tapes' tokens sum to more than this. */
   maxTokens?: number;
-  /** File names in the report are relative to this folder. @default process.cwd() */
+  /** File names in the report are relative to this folder (absolute outside it). @default process.cwd() */
   cwd?: string;
 }
 
@@ -146,12 +156,14 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
   const unpricedAll = new Set<string>();
   let unpricedTokens = 0;
   const unmetered: string[] = [];
+  let recordedFailures = 0;
   const usedConfig = new Set<string>();
+  const titles = new Map<string, readonly string[]>();
   for (const file of files) {
-    const name = relative(cwd, file) || file;
+    const name = displayPath(file, cwd);
     const summary: TapeSummary = {
       file: name,
-      test: testOf(file),
+      test: testOfTape(file, cwd, titles),
       exchanges: 0,
       fake: 0,
       models: [],
@@ -176,8 +188,11 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
       if (facts.model !== undefined) models.add(facts.model);
       if (exchange.source === 'fake') summary.fake++;
       addDate(dates, exchange.recordedAt);
+      const liveTurn = exchange.source === 'live' && isTurn(facts) && facts.status >= 200 && facts.status < 300;
+      if (liveTurn && facts.failed) recordedFailures++;
       if (facts.usage === undefined) {
-        if (exchange.source === 'live' && isTurn(facts) && facts.status >= 200 && facts.status < 300) unmetered.push(where);
+        // A failure the provider sent (its stream's error event) bills nothing it reports: not an unmetered answer.
+        if (liveTurn && !facts.failed) unmetered.push(where);
         return;
       }
       addTokens(summary.tokens, facts.usage);
@@ -213,6 +228,7 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     unpricedTokens,
     unpriced: [...unpricedAll].sort(),
     unmetered: unmetered.length,
+    recordedFailures,
     oldest: tapes
       .map((tape) => tape.oldest)
       .filter((day) => day !== undefined)
@@ -279,15 +295,28 @@ function judge(report: TapeReport, unmetered: readonly string[]): void {
   }
   const stale = report.tapes.filter((tape) => tape.stale !== undefined);
   if (stale.length > 0) {
-    const lines = stale.map((tape) => `stale tape ${tape.file}: ${tape.stale}.`);
+    const lines = stale.map((tape) => `stale tape ${tape.file}${tape.test === undefined ? '' : ` (${testLabel(tape.test)})`}: ${tape.stale}.`);
     if (limits.stale === 'fail') report.failures.push(...lines);
     else report.warnings.push(...lines);
   }
 }
 
-/** `$0.0123`: cents and below shown to four places. */
+/**
+ * An amount of US dollars for people: `$123.45`, `$0.0123`, and under a cent at least two
+ * significant digits (`$0.0013`, `$0.000042`), never a `$0.0000` that hides a real cost. JSON
+ * keeps the number as it is.
+ */
 export function usd(amount: number): string {
-  return `$${amount >= 100 ? amount.toFixed(2) : amount.toFixed(4)}`;
+  if (amount >= 100) return `$${amount.toFixed(2)}`;
+  if (amount <= 0 || !Number.isFinite(amount)) return `$${amount === 0 ? '0' : String(amount)}`;
+  // Four places, or as many as put two significant digits after the leading zeros.
+  const places = Math.min(20, Math.max(4, 1 - Math.floor(Math.log10(amount))));
+  return `$${amount.toFixed(places)}`;
+}
+
+/** A tape's test as the report shows it: `test/checkout.test.ts › checkout › pays with a card`. */
+export function testLabel(test: TapeTest): string {
+  return `${test.file} › ${test.name.split(' > ').join(' › ')}`;
 }
 
 // Whose prices apply: an Ollama upstream is local whichever API it speaks (its OpenAI-compatible /v1 too).
@@ -295,13 +324,6 @@ function providerOfExchange(exchange: Exchange, facts: AnswerFacts): string {
   const upstream = guessProvider(exchange.upstream);
   if (upstream === 'ollama' || facts.api === undefined) return upstream;
   return facts.api.slice(0, facts.api.indexOf('-'));
-}
-
-// `…/__tapes__/checkout.test/refunds-twice.jsonl` is the tape of test "refunds-twice" in checkout.test.
-function testOf(file: string): TapeSummary['test'] {
-  const folder = dirname(file);
-  if (basename(dirname(folder)) !== '__tapes__') return undefined;
-  return { name: basename(file).replace(/\.jsonl$/, ''), file: basename(folder) };
 }
 
 function isTurn(facts: AnswerFacts): boolean {
@@ -343,11 +365,16 @@ class Counters {
     if (!isTurn(facts)) return;
     if (facts.structured) seen('structured-output');
     if (facts.status < 200 || facts.status > 299) return;
+    if (facts.failed) {
+      // A recorded failure: what it shows is the failure, not a model turn that succeeded.
+      if (facts.streamError) seen('stream-error');
+      if (facts.rawFinish !== undefined) count(this.#finishes, `${facts.api} ${facts.rawFinish}`, where);
+      return;
+    }
     seen(facts.streamed ? 'streamed' : 'not-streamed');
     if (facts.toolCalls === 1) seen('tool-call');
     if (facts.toolCalls > 1) seen('parallel-tool-calls');
     if (facts.refused) seen('refusal');
-    if (facts.streamError) seen('stream-error');
     if (facts.rawFinish !== undefined) count(this.#finishes, `${facts.api} ${facts.rawFinish}`, where);
     if (facts.finish === 'stop') seen('finish-stop');
     if (facts.finish === 'tool-calls') seen('finish-tool-calls');

@@ -89,6 +89,7 @@ export {
   type StalePolicy,
   type TapeReport,
   type TapeSummary,
+  type TapeTest,
   type TokenCounts,
   type TokenTotals,
 } from '../tape-report/internal.js';

@@ -159,10 +159,10 @@ describe('modeltape report', () => {
     expect(out).toContain('Never seen — the suite does not know how the code behaves on:\n  - an answer with parallel tool calls');
     expect(out).not.toMatch(/^\s+- a 429 rate limit$/m);
     expect(out).toMatch(/^\s+anthropic-messages max_tokens\s+1$/m);
-    // Per test: 120 tokens of gpt-4o-mini ($0.15 / $0.60 per million) …
-    expect(out).toMatch(/__tapes__\/agent\.test\/weather\.jsonl \(agent\.test › weather\)\s+2\s+120\s+\$0\.0000\s+91d \(2026-09-01\)/);
+    // Per test: 120 tokens of gpt-4o-mini ($0.15 / $0.60 per million), under a cent and shown with two significant digits …
+    expect(out).toMatch(/^\s+agent\.test › weather\s+2\s+120\s+\$0\.000027\s+91d \(2026-09-01\)/m);
     // … and 40 of gpt-4o-mini with 3008 of claude-haiku-4-5 (1000 × $1 + 2000 cached × $0.10 + 8 × $5).
-    expect(out).toMatch(/story\.jsonl \(agent\.test › story\)\s+2\s+3048\s+\$0\.0013\s+91d/);
+    expect(out).toMatch(/^\s+agent\.test › story\s+2\s+3048\s+\$0\.0013\s+91d/m);
     expect(out).toMatch(/Suite: 3168 \(in 1130 \+ cached 2000, out 38\) tokens; re-recording costs \$0\.0013\./);
   });
 
@@ -185,6 +185,8 @@ describe('modeltape report', () => {
     ]);
     expect(report.coverage.models.map((model: { name: string }) => model.name).sort()).toEqual(['claude-haiku-4-5', 'gpt-4o-mini']);
     expect(report.tapes[0].test).toEqual({ name: 'weather', file: 'agent.test' });
+    // The cost is the number, unrounded: $0.000027 for the weather tape.
+    expect(report.tapes[0].costUsd).toBeCloseTo((100 * 0.15 + 20 * 0.6) / 1e6, 15);
   });
 
   test('--max-cost and --max-tokens fail a suite whose re-recording would exceed them, and config prices change the cost', async () => {
@@ -215,7 +217,7 @@ describe('modeltape report', () => {
     const warned = await runMain(['report', weather, '--max-age', '90d'], { cwd: dir, env: later });
     expect(warned.code).toBe(0);
     expect(warned.stdout).toContain(
-      'warning: stale tape __tapes__/agent.test/weather.jsonl: its oldest exchange was recorded on 2026-09-01, 91 days ago (the limit is 90).',
+      'warning: stale tape __tapes__/agent.test/weather.jsonl (agent.test › weather): its oldest exchange was recorded on 2026-09-01, 91 days ago (the limit is 90).',
     );
     expect((await runMain(['report', weather, '--max-age', '13w', '--stale', 'fail'], { cwd: dir, env: later })).code).toBe(0);
     expect((await runMain(['report', weather, '--max-age', '90d', '--stale', 'fail'], { cwd: dir, env: later })).code).toBe(1);
@@ -260,6 +262,7 @@ describe('modeltape report', () => {
       expect(await tab.locator('#behaviours tr.never').count()).toBe(7);
       expect(await tab.locator('#behaviours tr[data-behaviour="status-429"] td').nth(2).textContent()).toBe('1');
       expect(await tab.locator('#cost').textContent()).toBe('$0.0013');
+      expect(await tab.locator('#tapes tbody tr').first().locator('td').nth(4).textContent()).toBe('$0.000027');
       expect(await tab.locator('#tapes tr.stale').count()).toBe(2);
       expect(await tab.locator('#never-seen li').first().textContent()).toBe('an answer with parallel tool calls');
     } finally {
