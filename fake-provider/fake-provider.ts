@@ -42,6 +42,7 @@ import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepA
 import { fetchResponse } from './fetch-adapter.js';
 import type { FakeRequest } from './fake-request.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
+import type { TurnDecision } from './turn-decision.js';
 import { readFakeScript } from './script-file.js';
 import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
@@ -473,48 +474,60 @@ export class FakeProvider {
     this.#asked.push(turn);
     if (served === 'ollama-chat' || served === 'ollama-generate') this.#ollamaModels.load(turn.model);
     context.promptTokens = promptTokens(turn);
+    const decision = this.#decide(turn, call);
+    if (decision.kind === 'refused') return this.#fail(surface.provider, decision.message, decision.type, context);
+    context.chunking = decision.step?.options.chunks;
+    let wire: WireResponse;
+    if (decision.kind === 'failure') wire = failTurn(surface, turn, decision.failure, decision.partial, context);
+    else {
+      if (decision.finish !== undefined) context.finish = decision.finish;
+      if (decision.answers.length > 1) context.choices = decision.answers;
+      wire = surface.respond(turn, decision.answers[0]!, context);
+    }
+    const delayMs = decision.step?.options.delayMs;
+    if (delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + delayMs };
+    return wire;
+  }
+
+  /**
+   * How a turn is answered, the same for every surface: a rule or the next
+   * step of the script, or an unscripted answer; the fake's refusal when the script ran out (it
+   * never cycles or repeats its last answer) or the step does not fit what the request allows.
+   */
+  #decide(turn: AskedTurn, call: Pick<FakeCall, 'index' | 'method' | 'path'>): TurnDecision {
+    const index = call.index;
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {
       const message =
         `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
         `  prompt: ${JSON.stringify(maskSecrets(turn.prompt).slice(0, 120))}${maskSecrets(turn.prompt).length > 120 ? '…' : ''}\n` +
         'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
-      return this.#fail(surface.provider, message, 'fake_script_exhausted', context);
+      return { kind: 'refused', type: 'fake_script_exhausted', message };
     }
     const step = pick?.step;
-    const doesNotFit = (reason: string): WireResponse =>
-      this.#fail(
-        surface.provider,
-        `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
-        'fake_answer_does_not_fit',
-        context,
-      );
-    context.chunking = step?.options.chunks;
+    const doesNotFit = (reason: string): TurnDecision => ({
+      kind: 'refused',
+      type: 'fake_answer_does_not_fit',
+      message: `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
+    });
     const choiceCount = requestedChoices(turn);
-    let wire: WireResponse;
     if (step === undefined) {
-      const answers = Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice));
-      if (choiceCount > 1) context.choices = answers;
-      wire = surface.respond(turn, answers[0]!, context);
-    } else if (step.answer.kind === 'failure') {
+      return { kind: 'answer', answers: Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice)), finish: undefined, step };
+    }
+    if (step.answer.kind === 'failure') {
       if (step.answer.failure.kind === 'stream-error' && !turn.stream)
         return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
-      wire = failTurn(surface, turn, step.answer.failure, this.#unscripted(turn), context);
-    } else {
-      const finish = resolveFinish(turn, step.options);
-      if (typeof finish === 'string') return doesNotFit(finish);
-      const answers = choicesOf(turn, step.answer, choiceCount);
-      if (typeof answers === 'string') return doesNotFit(answers);
-      for (const [choice, answer] of answers.entries()) {
-        const mismatch = this.#constrained ? this.#checkAnswer(turn, answer, finish) : undefined;
-        if (mismatch !== undefined) return doesNotFit(`${answers.length > 1 ? `  choice ${choice}:\n` : ''}${mismatch}`);
-      }
-      if (finish !== undefined) context.finish = finish;
-      if (answers.length > 1) context.choices = answers;
-      wire = surface.respond(turn, answers[0]!, context);
+      return { kind: 'failure', failure: step.answer.failure, partial: this.#unscripted(turn), step };
     }
-    if (step?.options.delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + step.options.delayMs };
-    return wire;
+    const finish = resolveFinish(turn, step.options);
+    if (typeof finish === 'string') return doesNotFit(finish);
+    const answers = choicesOf(turn, step.answer, choiceCount);
+    if (typeof answers === 'string') return doesNotFit(answers);
+    for (const [choice, answer] of answers.entries()) {
+      const mismatch = this.#constrained ? this.#checkAnswer(turn, answer, finish) : undefined;
+      if (mismatch !== undefined) return doesNotFit(`${answers.length > 1 ? `  choice ${choice}:\n` : ''}${mismatch}`);
+    }
+    return { kind: 'answer', answers, finish, step };
   }
 
   #push(answer: Step['answer'], options: StepOptions, origin: string): this {
@@ -525,13 +538,19 @@ export class FakeProvider {
   }
 
   #fail(provider: Provider, unmasked: string, type: string, context: RenderContext): WireResponse {
-    // Masked before anything is cut: a key cut at an edge would no longer look like one.
-    const message = maskSecrets(unmasked);
-    this.#problems.push(message);
+    const message = this.#problem(unmasked);
     // A 422, which no SDK retries (the Vercel SDK ignores x-should-retry on a 5xx): a retry
     // would take the next step and shift the whole script onto the wrong calls.
     const wire = fakeError(provider, 422, type, message, context);
     return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
+  }
+
+  /** Keeps one of the fake's own errors for `problems()`, masked, and gives it back as kept. */
+  #problem(unmasked: string): string {
+    // Masked before anything is cut: a key cut at an edge would no longer look like one.
+    const message = maskSecrets(unmasked);
+    this.#problems.push(message);
+    return message;
   }
 
   /**
