@@ -17,3 +17,4 @@ export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
 export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
 export { runVerdict, type RunVerdict } from './run-verdict.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';
+export { acceptWebSocket, type MessageSocket } from './websocket.js';

@@ -5,7 +5,7 @@
 // the server sent until the client's next one.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
+import { FAKE_RESPONSE_HEADER, WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
 import { isRealtimePath, realtimeErrorEvent } from '../providers/internal.js';
 import { admitRequest, decideAdmitted, type DecisionContext } from './decide-request.js';
 import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
@@ -202,6 +202,8 @@ async function relay(
   const opened: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(upstream.headers)) if (!name.startsWith('sec-websocket-')) opened[name] = value;
   current = start(handshake, opened);
+  // A FakeProvider marks its upgrade only: every event of its session is fake, and recorded so.
+  const eventHeaders = upstream.headers[FAKE_RESPONSE_HEADER] === undefined ? {} : { [FAKE_RESPONSE_HEADER]: '1' };
   const settle = (): void => {
     if (current === undefined) return;
     if (!record) core.counts.passthrough++;
@@ -251,7 +253,7 @@ async function relay(
   client.onMessage((data, binary) => {
     if (ended) return;
     settle();
-    current = start({ method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: data }, {});
+    current = start({ method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: data }, eventHeaders);
     if (binary) unrecordable = `A binary message of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
     upstream.socket.send(data, binary);
   });
