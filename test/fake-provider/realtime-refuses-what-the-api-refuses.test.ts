@@ -67,7 +67,10 @@ describe('a Realtime session refuses what the API refuses, as an error event', (
   });
 
   test('response.create while a response is in progress is refused, and does not take the next step of the script', async () => {
-    const fake = new FakeProvider().willSay('Slowly.', { delayMs: 200 }).willSay('Next.');
+    // The fake's waits are its own option: this one lasts until the test lets it end.
+    let release: () => void = () => undefined;
+    const waited = new Promise<void>((resolve) => (release = resolve));
+    const fake = new FakeProvider({ sleep: () => waited }).willSay('Slowly.', { delayMs: 1 }).willSay('Next.');
     const sdk = await sdkSession((server = await fake.listen({ port: 0 })).baseUrls.openai);
     try {
       const refused = sdk.nextError();
@@ -76,6 +79,7 @@ describe('a Realtime session refuses what the API refuses, as an error event', (
       await created;
       sdk.realtime.send({ type: 'response.create', event_id: 'second' });
       const error = await refused;
+      release();
       expect(error.error).toEqual({
         type: 'invalid_request_error',
         code: 'conversation_already_has_active_response',
