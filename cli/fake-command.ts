@@ -14,9 +14,9 @@ export const FAKE_USAGE = `Usage: modeltape fake [--port N] [--host HOST] [--scr
 
 Serves the FakeProvider over HTTP until SIGINT or SIGTERM: OpenAI chat completions, responses,
 embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, Gemini
-generateContent, countTokens and embeddings under /v1beta/models, Ollama under /api, and all of
-them under /openai/…, /anthropic/…, /gemini/… and /ollama/… so the fake can stand behind the
-proxy as an upstream. The first line on stdout is "modeltape fake listening on http://HOST:PORT";
+generateContent, countTokens and embeddings under /v1beta/models, Ollama under /api, OpenAI
+Realtime sessions over WebSocket at /v1/realtime?model=…, and all of them under /openai/…,
+/anthropic/…, /gemini/… and /ollama/… so the fake can stand behind the proxy as an upstream. The first line on stdout is "modeltape fake listening on http://HOST:PORT";
 then OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST for the clients.
 
 Without --script the fake is unscripted: a request for a schema gets a value made from it, the

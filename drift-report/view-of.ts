@@ -72,8 +72,14 @@ function rememberParts(leaves: Map<string, Leaf>, parts: Part[]): void {
   }
 }
 
+/**
+ * The wire APIs whose one request body holds a conversation. A Realtime session's conversation is
+ * spread over its events (each a body of its own), so the page shows each event as its JSON.
+ */
+type PagedApi = Exclude<TurnApi, 'openai-realtime'>;
+
 /** The conversations the page draws, by the wire API whose body it is: its name, the top-level fields it reads, and whether a body fits it. */
-const CONVERSATIONS: Record<TurnApi, { format: string; consumed: string[]; fits: (json: Record<string, unknown>) => boolean }> = {
+const CONVERSATIONS: Record<PagedApi, { format: string; consumed: string[]; fits: (json: Record<string, unknown>) => boolean }> = {
   'anthropic-messages': { format: 'Anthropic Messages', consumed: ['system', 'messages', 'tools'], fits: (json) => Array.isArray(json.messages) },
   'openai-chat': { format: 'OpenAI Chat Completions', consumed: ['messages', 'tools'], fits: (json) => Array.isArray(json.messages) },
   'openai-responses': {
@@ -97,7 +103,7 @@ const CONVERSATIONS: Record<TurnApi, { format: string; consumed: string[]; fits:
  */
 function turnOf(request: DriftRequest, json: Record<string, unknown>): AskedTurn | undefined {
   const route = routeOf(request.method, withoutProviderPrefix(request.path).path, guessProvider(request.upstream));
-  const api = route?.api as TurnApi | undefined;
+  const api = route?.api as PagedApi | undefined;
   if (api !== undefined && api in CONVERSATIONS && CONVERSATIONS[api].fits(json)) return readTurnAs(api, json, route);
   // A compatible server's own prefix (`/api/v1/messages`, `/llm/responses`) still names the API by its last segments.
   if (Array.isArray(json.messages))
@@ -111,7 +117,7 @@ function readJsonBody(view: View, json: unknown): void {
   if (isRecord(json)) {
     const turn = turnOf(view.request, json);
     if (turn !== undefined) {
-      const conversation = CONVERSATIONS[turn.api];
+      const conversation = CONVERSATIONS[turn.api as PagedApi];
       view.format = conversation.format;
       view.fields = fieldsOf(json, conversation.consumed);
       view.tools = turn.api === 'gemini-generate' ? geminiToolsOf(json.tools) : toolsOf(json.tools);

@@ -14,10 +14,10 @@ export type Answer = { kind: 'text'; text: string } | { kind: 'tool-calls'; call
 /**
  * How a turn ends, in words that hold for every provider:
  * - `stop`: the model finished (the default; a tool call ends as a tool call);
- * - `length`: it hit the token limit (OpenAI chat `length`, Responses `incomplete` with
+ * - `length`: it hit the token limit (OpenAI chat `length`, Responses and Realtime `incomplete` with
  *   `max_output_tokens`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`, Ollama `done_reason: "length"`);
  * - `content-filter`: a filter cut it, the text is what came before the cut (OpenAI chat
- *   `content_filter`, Responses `incomplete` with `content_filter`, Gemini `SAFETY` with the
+ *   `content_filter`, Responses and Realtime `incomplete` with `content_filter`, Gemini `SAFETY` with the
  *   candidate's `safetyRatings`, one of them `blocked`; Anthropic has none: it refuses);
  * - `refusal`: the model refused, the text is the refusal (OpenAI chat `message.refusal` with
  *   `finish_reason: "stop"`, a Responses `refusal` content part, Anthropic `refusal`). Gemini
@@ -71,6 +71,7 @@ export const FINISHES_BY_API: Partial<Record<TurnApi, readonly FinishReason[]>> 
   'gemini-generate': ['stop', 'length', 'content-filter', 'refusal', 'stop-sequence', ...GEMINI_FINISHES],
   'ollama-chat': ['stop', 'length', 'stop-sequence'],
   'ollama-generate': ['stop', 'length', 'stop-sequence'],
+  'openai-realtime': ['stop', 'length', 'content-filter', 'max_output_tokens', 'content_filter'],
 };
 
 /** A finish resolved for one request: the neutral name, the name as scripted, and the stop sequence hit, if any. */

@@ -1,4 +1,5 @@
-import { isSecretHeader } from '../recordings/internal.js';
+import { WEBSOCKET_MESSAGE_METHOD, isSecretHeader } from '../recordings/internal.js';
+import { acceptWebSocket } from '../proxy/internal.js';
 import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue, readFetchInput } from '../core/internal.js';
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
@@ -12,6 +13,7 @@ import { countTokensResponse } from './anthropic-messages/count-tokens.js';
 import { MessageThreads } from './anthropic-messages/message-threads.js';
 import {
   PROVIDER_PREFIX,
+  isRealtimePath,
   readToolChoice,
   readTurn,
   withoutProviderPrefix,
@@ -23,7 +25,9 @@ import {
 } from '../providers/internal.js';
 import { FINISH_REASONS, finishFor, finishesOf, type Answer, type ResolvedFinish, type ToolCallAnswer } from './answer.js';
 import type { Failure } from './failures.js';
-import { serveOverHttp, type FakeServer, type ListenOptions } from './http-listener.js';
+import { DEFAULT_MAX_BODY_BYTES, serveOverHttp, type FakeServer, type ListenOptions, type UpgradeRequest } from './http-listener.js';
+import { FakeRealtimeSession, type RealtimeHost } from './openai-realtime/realtime-session.js';
+import { refuseUpgrade } from './openai-realtime/refuse-upgrade.js';
 import { embeddingsResponse, modelsResponse } from './openai-embeddings.js';
 import { openaiChatSurface } from './openai-chat/chat-surface.js';
 import { ResponseStore } from './openai-responses/response-store.js';
@@ -42,6 +46,7 @@ import { Script, describeMatcher, type Matcher, type Rule, type Step, type StepA
 import { fetchResponse } from './fetch-adapter.js';
 import type { FakeRequest } from './fake-request.js';
 import { TapeFake, type TapeFakeOptions } from './tape-fake.js';
+import type { TurnDecision } from './turn-decision.js';
 import { readFakeScript } from './script-file.js';
 import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
@@ -74,9 +79,13 @@ export interface FakeProviderOptions {
   anthropicPlatform?: 'anthropic' | 'bedrock';
 }
 
-/** One HTTP call the fake received, whatever its endpoint. */
+/**
+ * One HTTP call the fake received, whatever its endpoint, or one client event of a Realtime
+ * session (method `WS`, on the path of the session's upgrade).
+ */
 export interface FakeCall {
   index: number;
+  /** `GET`, `POST`, …; `WS` for a client event of a Realtime session. */
   method: string;
   /** The path as received, e.g. `/v1/chat/completions` or `/anthropic/messages`. */
   path: string;
@@ -86,7 +95,11 @@ export interface FakeCall {
   headers: Record<string, string>;
   /** The parsed JSON body, or undefined. */
   body: unknown;
-  /** The status the fake answered with (0 for a dropped or hung connection). */
+  /**
+   * The status the fake answered with (0 for a dropped or hung connection; 101 for a Realtime
+   * upgrade). A Realtime client event has 200 when answered, 400 when the `error` event refuses it
+   * as the API does, 422 for the fake's own errors (the script ran out).
+   */
   status: number;
 }
 
@@ -99,7 +112,8 @@ const NEVER_ABORTED = new AbortController().signal;
 /**
  * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses, Anthropic
  * Messages, Gemini generateContent and Ollama chat and generate wire formats, plus OpenAI, Gemini and
- * Ollama embeddings, Gemini countTokens, and model lists. Script what it answers, then
+ * Ollama embeddings, Gemini countTokens, model lists, and (over `listen()`) OpenAI Realtime sessions
+ * over WebSocket. Script what it answers, then
  * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
  *
  * @example
@@ -333,10 +347,80 @@ export class FakeProvider {
     return fetchResponse(wire, signal ?? NEVER_ABORTED, this.#sleep);
   };
 
-  /** Serves the fake over HTTP on 127.0.0.1. `port: 0` (the default) picks a free port. */
+  /**
+   * Serves the fake over HTTP on 127.0.0.1. `port: 0` (the default) picks a free port. It also
+   * answers OpenAI Realtime sessions over WebSocket (`/v1/realtime?model=…`, also under
+   * `/openai/…`), from the same script.
+   */
   listen(options: ListenOptions = {}): Promise<FakeServer> {
-    return serveOverHttp((request) => this.answer(request), options, this.#sleep);
+    const maxPayload = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    return serveOverHttp(
+      (request) => this.answer(request),
+      options,
+      this.#sleep,
+      (upgrade) => this.#upgrade(upgrade, maxPayload),
+    );
   }
+
+  /**
+   * A connection asking to upgrade: an OpenAI Realtime session (its 101 carries the fake's marker,
+   * so a proxy recording it labels the session `source: "fake"`), each client event a call of
+   * method `WS`; any other upgrade is refused as OpenAI refuses a path it does not serve.
+   */
+  #upgrade({ request, headers, socket, head }: UpgradeRequest, maxPayload: number): void {
+    socket.on('error', () => undefined);
+    const requestId = this.#newId('req');
+    const url = request.url ?? '/';
+    const { method, path, prefixed, shownPath } = requestRoute(request.method ?? 'GET', url, headers);
+    const call: FakeCall = { index: this.#callCount++, method, path: shownPath, api: undefined, headers, body: undefined, status: 0 };
+    this.#calls.push(call);
+    const context = { requestId, headers: { [FAKE_HEADER]: '1', 'x-request-id': requestId } };
+    const refuse = (status: number, code: string, message: string, param: string | null = null): void => {
+      call.status = status;
+      refuseUpgrade(socket, errorResponse('openai', { status, type: 'invalid_request_error', code, message, param }, context));
+    };
+    if (method !== 'GET' || (prefixed !== undefined && prefixed !== 'openai') || !isRealtimePath(path))
+      return refuse(
+        404,
+        'unknown_url',
+        `Invalid URL (${method} ${shownPath}): the modeltape FakeProvider takes WebSocket upgrades for OpenAI Realtime only, GET /v1/realtime?model=… (also under /openai/…).`,
+      );
+    call.api = 'openai-realtime';
+    if (String(headers.upgrade ?? '').toLowerCase() !== 'websocket')
+      return refuse(400, 'invalid_upgrade', `GET ${shownPath} asked to upgrade to ${JSON.stringify(headers.upgrade ?? '')}, not to a WebSocket.`);
+    const model = new URLSearchParams(url.split('?')[1] ?? '').get('model');
+    if (!model)
+      return refuse(
+        400,
+        'missing_required_parameter',
+        "Missing required parameter: 'model'. (The modeltape FakeProvider answers Realtime sessions by model, not calls by call_id.)",
+        'model',
+      );
+    acceptWebSocket(request, socket, head, maxPayload, context.headers).then(
+      (client) => {
+        call.status = 101;
+        new FakeRealtimeSession(this.#realtimeHost, client, model, shownPath).open();
+      },
+      () => socket.destroy(),
+    );
+  }
+
+  /** What the fake's Realtime sessions use of it: its ids, clock, waits, history and script. */
+  readonly #realtimeHost: RealtimeHost = {
+    newId: (kind) => this.#newId(kind),
+    created: () => Math.floor(this.#now() / 1000),
+    sleep: (milliseconds) => this.#sleep(milliseconds),
+    call: (path, body) => {
+      const call: FakeCall = { index: this.#callCount++, method: WEBSOCKET_MESSAGE_METHOD, path, api: 'openai-realtime', headers: {}, body, status: 0 };
+      this.#calls.push(call);
+      return call;
+    },
+    decide: (turn, call) => {
+      this.#asked.push(turn);
+      return this.#decide(turn, call);
+    },
+    problem: (message) => this.#problem(message),
+  };
 
   /** Answers one request. Both `fetch` and `listen` go through here. */
   async handle(request: FakeRequest): Promise<WireResponse> {
@@ -473,48 +557,60 @@ export class FakeProvider {
     this.#asked.push(turn);
     if (served === 'ollama-chat' || served === 'ollama-generate') this.#ollamaModels.load(turn.model);
     context.promptTokens = promptTokens(turn);
+    const decision = this.#decide(turn, call);
+    if (decision.kind === 'refused') return this.#fail(surface.provider, decision.message, decision.type, context);
+    context.chunking = decision.step?.options.chunks;
+    let wire: WireResponse;
+    if (decision.kind === 'failure') wire = failTurn(surface, turn, decision.failure, decision.partial, context);
+    else {
+      if (decision.finish !== undefined) context.finish = decision.finish;
+      if (decision.answers.length > 1) context.choices = decision.answers;
+      wire = surface.respond(turn, decision.answers[0]!, context);
+    }
+    const delayMs = decision.step?.options.delayMs;
+    if (delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + delayMs };
+    return wire;
+  }
+
+  /**
+   * How a turn is answered, the same for every surface (HTTP and Realtime): a rule or the next
+   * step of the script, or an unscripted answer; the fake's refusal when the script ran out (it
+   * never cycles or repeats its last answer) or the step does not fit what the request allows.
+   */
+  #decide(turn: AskedTurn, call: Pick<FakeCall, 'index' | 'method' | 'path'>): TurnDecision {
+    const index = call.index;
     const pick = this.#script.next(turn);
     if (pick === undefined && this.#script.scripted) {
       const message =
         `FakeProvider script ran out at call ${index} (${call.method} ${call.path}, model ${turn.model}): it never cycles or repeats its last answer.\n` +
         `  prompt: ${JSON.stringify(maskSecrets(turn.prompt).slice(0, 120))}${maskSecrets(turn.prompt).length > 120 ? '…' : ''}\n` +
         'Script an answer for this call (willSay, willCallTool, willAnswer, willFail), or a rule with when(…).';
-      return this.#fail(surface.provider, message, 'fake_script_exhausted', context);
+      return { kind: 'refused', type: 'fake_script_exhausted', message };
     }
     const step = pick?.step;
-    const doesNotFit = (reason: string): WireResponse =>
-      this.#fail(
-        surface.provider,
-        `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
-        'fake_answer_does_not_fit',
-        context,
-      );
-    context.chunking = step?.options.chunks;
+    const doesNotFit = (reason: string): TurnDecision => ({
+      kind: 'refused',
+      type: 'fake_answer_does_not_fit',
+      message: `FakeProvider call ${index}: the scripted ${step!.origin}${pick?.rule ? ` (${describeMatcher(pick.rule.matcher)})` : ''} does not fit the request.\n${reason}`,
+    });
     const choiceCount = requestedChoices(turn);
-    let wire: WireResponse;
     if (step === undefined) {
-      const answers = Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice));
-      if (choiceCount > 1) context.choices = answers;
-      wire = surface.respond(turn, answers[0]!, context);
-    } else if (step.answer.kind === 'failure') {
+      return { kind: 'answer', answers: Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice)), finish: undefined, step };
+    }
+    if (step.answer.kind === 'failure') {
       if (step.answer.failure.kind === 'stream-error' && !turn.stream)
         return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
-      wire = failTurn(surface, turn, step.answer.failure, this.#unscripted(turn), context);
-    } else {
-      const finish = resolveFinish(turn, step.options);
-      if (typeof finish === 'string') return doesNotFit(finish);
-      const answers = choicesOf(turn, step.answer, choiceCount);
-      if (typeof answers === 'string') return doesNotFit(answers);
-      for (const [choice, answer] of answers.entries()) {
-        const mismatch = this.#constrained ? this.#checkAnswer(turn, answer, finish) : undefined;
-        if (mismatch !== undefined) return doesNotFit(`${answers.length > 1 ? `  choice ${choice}:\n` : ''}${mismatch}`);
-      }
-      if (finish !== undefined) context.finish = finish;
-      if (answers.length > 1) context.choices = answers;
-      wire = surface.respond(turn, answers[0]!, context);
+      return { kind: 'failure', failure: step.answer.failure, partial: this.#unscripted(turn), step };
     }
-    if (step?.options.delayMs) wire = { ...wire, delayMs: (wire.delayMs ?? 0) + step.options.delayMs };
-    return wire;
+    const finish = resolveFinish(turn, step.options);
+    if (typeof finish === 'string') return doesNotFit(finish);
+    const answers = choicesOf(turn, step.answer, choiceCount);
+    if (typeof answers === 'string') return doesNotFit(answers);
+    for (const [choice, answer] of answers.entries()) {
+      const mismatch = this.#constrained ? this.#checkAnswer(turn, answer, finish) : undefined;
+      if (mismatch !== undefined) return doesNotFit(`${answers.length > 1 ? `  choice ${choice}:\n` : ''}${mismatch}`);
+    }
+    return { kind: 'answer', answers, finish, step };
   }
 
   #push(answer: Step['answer'], options: StepOptions, origin: string): this {
@@ -525,13 +621,19 @@ export class FakeProvider {
   }
 
   #fail(provider: Provider, unmasked: string, type: string, context: RenderContext): WireResponse {
-    // Masked before anything is cut: a key cut at an edge would no longer look like one.
-    const message = maskSecrets(unmasked);
-    this.#problems.push(message);
+    const message = this.#problem(unmasked);
     // A 422, which no SDK retries (the Vercel SDK ignores x-should-retry on a 5xx): a retry
     // would take the next step and shift the whole script onto the wrong calls.
     const wire = fakeError(provider, 422, type, message, context);
     return { ...wire, headers: { ...wire.headers, 'x-should-retry': 'false' } };
+  }
+
+  /** Keeps one of the fake's own errors for `problems()`, masked, and gives it back as kept. */
+  #problem(unmasked: string): string {
+    // Masked before anything is cut: a key cut at an edge would no longer look like one.
+    const message = maskSecrets(unmasked);
+    this.#problems.push(message);
+    return message;
   }
 
   /**
@@ -727,7 +829,7 @@ const SERVED_APIS: readonly WireApi[] = [
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FakeRequest } from './fake-request.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -15,7 +16,15 @@ export interface ListenOptions {
   maxBodyBytes?: number;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** A client asking to upgrade its connection (a WebSocket), with its headers one string each. */
+export interface UpgradeRequest {
+  request: IncomingMessage;
+  headers: Record<string, string>;
+  socket: Duplex;
+  head: Buffer;
+}
 
 /** A fake serving over HTTP. */
 export interface FakeServer {
@@ -23,7 +32,8 @@ export interface FakeServer {
   url: string;
   port: number;
   /**
-   * The base URL for each SDK: `openai` and `@ai-sdk/openai` take `/v1`; `@anthropic-ai/sdk` the bare
+   * The base URL for each SDK: `openai` and `@ai-sdk/openai` take `/v1` (the `openai` SDK's
+   * `OpenAIRealtimeWS` too, with `loopbackWebSocket()` from `modeltape/proxy`); `@anthropic-ai/sdk` the bare
    * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
    * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`).
    */
@@ -32,11 +42,15 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says. */
+/**
+ * Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says.
+ * `upgrade` takes the connections that ask to be upgraded; without it they are closed.
+ */
 export async function serveOverHttp(
   handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>,
   options: ListenOptions,
   sleep: (milliseconds: number) => Promise<void>,
+  upgrade?: (upgrade: UpgradeRequest) => void,
 ): Promise<FakeServer> {
   const sockets = new Set<Socket>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -75,6 +89,11 @@ export async function serveOverHttp(
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+  });
+  // An upgraded connection stays in `sockets`, so close() ends its session too.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (upgrade === undefined) socket.destroy();
+    else upgrade({ request, headers: headersOf(request), socket, head });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

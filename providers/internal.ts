@@ -1,6 +1,6 @@
 /**
  * Internal barrel: what other parts import.
- * providers/: each wire API once (OpenAI chat, Responses and embeddings, Anthropic Messages, and
+ * providers/: each wire API once (OpenAI chat, Responses, Realtime and embeddings, Anthropic Messages, and
  * the names of Gemini's and Ollama's): the names, reading a request into turns, the refusals a
  * provider makes before any model runs, the error body of each provider, rendering a request and
  * reading an answer for the runtime.
@@ -15,6 +15,7 @@ export {
   withoutProviderPrefix,
   guessProvider,
   providerPath,
+  isRealtimePath,
   type Provider,
   type WireApi,
   type TurnApi,
@@ -75,6 +76,16 @@ export { checkResponsesStreamGrammar } from './openai/responses/stream-grammar.j
 export { checkMessagesStreamGrammar } from './anthropic/messages/stream-grammar.js';
 export { checkGenerateStreamGrammar } from './gemini/stream-grammar.js';
 export { checkOllamaChatStreamGrammar, checkOllamaGenerateStreamGrammar } from './ollama/stream-grammar.js';
+export {
+  REALTIME_CLIENT_EVENTS,
+  REALTIME_ITEM_TYPES,
+  readClientEvent,
+  type RealtimeClientEventType,
+  type ReadClientEvent,
+} from './openai/realtime/read-client-event.js';
+export { realtimeErrorEvent, type RealtimeError } from './openai/realtime/error-event.js';
+export { readRealtimeTurn, type RealtimeTurnRequest } from './openai/realtime/read-turn.js';
+export { checkRealtimeResponseGrammar } from './openai/realtime/event-grammar.js';
 export {
   MODELTAPE_RPC_ERROR,
   isJsonRpcMessage,

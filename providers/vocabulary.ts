@@ -38,11 +38,21 @@ export const WIRE_APIS = [
   'ollama-models',
   // A Model Context Protocol server's JSON-RPC endpoint (any path: the upstream says it is one).
   'mcp',
+  // OpenAI Realtime over WebSocket: the upgrade `GET /v1/realtime?model=…` and the session's events (see isRealtimePath).
+  'openai-realtime',
 ] as const;
 export type WireApi = (typeof WIRE_APIS)[number];
 
 /** The wire APIs whose request is a model turn (a conversation that a model answers). */
-export const TURN_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-generate', 'ollama-chat', 'ollama-generate'] as const;
+export const TURN_APIS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic-messages',
+  'gemini-generate',
+  'ollama-chat',
+  'ollama-generate',
+  'openai-realtime',
+] as const;
 export type TurnApi = (typeof TURN_APIS)[number];
 
 /** The provider whose format a wire API is in. */
@@ -96,6 +106,16 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
   if (/^(\/v1)?\/responses$/.test(path)) return { api: 'openai-responses', provider: 'openai' };
   if (/^(\/v1)?\/embeddings$/.test(path)) return { api: 'openai-embeddings', provider: 'openai' };
   return undefined;
+}
+
+/**
+ * Whether a path (without its query and provider prefix) is OpenAI Realtime's WebSocket endpoint,
+ * `/v1/realtime` (or `/realtime`, as OpenAI's clients build either from a base URL). It is an
+ * upgrade, not an HTTP route, so `routeOf` leaves it out: the proxy and the fake accept it on
+ * their upgrade path only.
+ */
+export function isRealtimePath(path: string): boolean {
+  return /^(?:\/v1)?\/realtime$/.test(path);
 }
 
 // A stored response: GET or DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel.

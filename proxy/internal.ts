@@ -18,3 +18,4 @@ export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from
 export { runVerdict, type RunVerdict } from './run-verdict.js';
 export type { UnusedOnTape } from './unused-recordings.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';
+export { acceptWebSocket, type MessageSocket } from './websocket.js';

@@ -5,7 +5,8 @@
 // the server sent until the client's next one.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
+import { FAKE_RESPONSE_HEADER, WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
+import { isRealtimePath, realtimeErrorEvent } from '../providers/internal.js';
 import { admitRequest, decideAdmitted, type DecisionContext } from './decide-request.js';
 import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
 import type { ProxyRequest } from './proxy-request.js';
@@ -26,7 +27,6 @@ const NOT_FORWARDED = new Set([
   'proxy-authorization',
   'proxy-connection',
 ]);
-const REALTIME_PATH = /^(?:\/v1)?\/realtime$/;
 
 /** The Realtime sessions a proxy has open, closed with it. */
 export type RealtimeSessions = Set<RealtimeSession>;
@@ -89,7 +89,7 @@ export interface RealtimeSession {
 // Only OpenAI's Realtime route, and only a handshake ws can complete: checked before anything is
 // opened upstream (a live session is billed).
 function notARealtimeUpgrade(route: Route, request: IncomingMessage): { status: number; message: string } | undefined {
-  if (route.upstream.provider !== 'openai' || !REALTIME_PATH.test(route.path)) {
+  if (route.upstream.provider !== 'openai' || !isRealtimePath(route.path)) {
     return {
       status: 404,
       message: `modeltape proxies WebSocket upgrades for OpenAI Realtime (/openai/v1/realtime?model=…) only, not GET ${redactPathQuery(request.url ?? '/')}.`,
@@ -202,6 +202,8 @@ async function relay(
   const opened: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(upstream.headers)) if (!name.startsWith('sec-websocket-')) opened[name] = value;
   current = start(handshake, opened);
+  // A FakeProvider marks its upgrade only: every event of its session is fake, and recorded so.
+  const eventHeaders = upstream.headers[FAKE_RESPONSE_HEADER] === undefined ? {} : { [FAKE_RESPONSE_HEADER]: '1' };
   const settle = (): void => {
     if (current === undefined) return;
     if (!record) core.counts.passthrough++;
@@ -251,7 +253,7 @@ async function relay(
   client.onMessage((data, binary) => {
     if (ended) return;
     settle();
-    current = start({ method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: data }, {});
+    current = start({ method: WEBSOCKET_MESSAGE_METHOD, url: request.url ?? '/', headers: { 'content-type': 'application/json' }, body: data }, eventHeaders);
     if (binary) unrecordable = `A binary message of the Realtime session ${route.path} was forwarded but not recorded: its events are JSON text.`;
     upstream.socket.send(data, binary);
   });
@@ -276,11 +278,7 @@ function refuseUpgrade(socket: Duplex, answer: OwnAnswer): void {
 // A Realtime `error` event for a miss, as the API sends one for an event it refuses: the SDK
 // raises it with its message and the client's event id.
 function errorEvent(message: string, type: string, index: number, eventId: unknown): Record<string, unknown> {
-  return {
-    type: 'error',
-    event_id: `event_modeltape_miss_${index}`,
-    error: { type: 'invalid_request_error', code: type, message, param: null, event_id: typeof eventId === 'string' ? eventId : null },
-  };
+  return realtimeErrorEvent(`event_modeltape_miss_${index}`, { type: 'invalid_request_error', code: type, message, param: null }, eventId);
 }
 
 // The server events of a recorded answer: its NDJSON lines (or a body, one event).

@@ -1,5 +1,6 @@
-// The one file that loads `ws`: the WebSocket framing of a proxied Realtime session, both ends. It
-// opens no socket itself: the upstream end is given its connection by proxy/upstream.ts.
+// The one file that loads `ws`: the WebSocket framing of a proxied Realtime session, both ends, and
+// of the FakeProvider's Realtime sessions (their server end). It opens no socket itself: the
+// upstream end is given its connection by proxy/upstream.ts.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -25,12 +26,22 @@ function loadWs(): Promise<Ws> {
 }
 
 /**
- * Completes a client's upgrade on this server: the client's end of the session. Rejects when the
- * handshake is not a WebSocket one ws accepts (it has answered the client 400) or the client left.
+ * Completes a client's upgrade on this server: the client's end of the session. `headers` go on
+ * the 101 answer (a FakeProvider's marker). Rejects when the handshake is not a WebSocket one ws
+ * accepts (it has answered the client 400) or the client left.
  */
-export async function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: Buffer, maxPayload: number): Promise<MessageSocket> {
+export async function acceptWebSocket(
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  maxPayload: number,
+  headers: Record<string, string> = {},
+): Promise<MessageSocket> {
   const ws = await loadWs();
   const server = new ws.WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
+  server.on('headers', (lines) => {
+    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  });
   return new Promise((resolve, reject) => {
     const gone = (): void => reject(new Error('the client closed the connection before its WebSocket opened'));
     socket.once('close', gone);

@@ -70,6 +70,9 @@ export function streamGrammarViolations(response: RecordedResponse, api: TurnApi
       return checkOllamaChatStreamGrammar(ndjsonLines(text));
     case 'ollama-generate':
       return checkOllamaGenerateStreamGrammar(ndjsonLines(text));
+    case 'openai-realtime':
+      // A Realtime session is not one stream but events per client event; no operator edits one.
+      return [`${api} sessions are not mutated`];
   }
 }
 

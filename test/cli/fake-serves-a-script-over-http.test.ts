@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { runMain, startMain } from '../support/cli.js';
+import { sdkSession } from '../support/realtime-client.js';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -44,6 +45,31 @@ describe('modeltape fake', () => {
     const result = await fake.stop('SIGTERM');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('modeltape fake: 3 calls, 3 model turns, 0 problems');
+  });
+
+  test('a script file answers an OpenAI Realtime session at OPENAI_BASE_URL, as it answers HTTP turns', async () => {
+    const script = `${dir}/realtime.jsonl`;
+    writeFileSync(script, ['{"schemaVersion":1,"kind":"modeltape-fake-script"}', '{"say":"Hello by WebSocket."}'].join('\n'));
+    const fake = running(await startMain(['fake', '--script', script]));
+    const openaiBaseUrl = fake
+      .output()
+      .stdout.split('\n')
+      .find((line) => line.startsWith('OPENAI_BASE_URL='))!
+      .slice('OPENAI_BASE_URL='.length);
+    const session = await sdkSession(openaiBaseUrl);
+    try {
+      session.realtime.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } });
+      const done = session.next('response.done');
+      session.realtime.send({ type: 'response.create' });
+      const output = ((await done).response as { output: Array<{ content: Array<{ text: string }> }> }).output;
+      expect(output[0]!.content[0]!.text).toBe('Hello by WebSocket.');
+    } finally {
+      await session.close();
+    }
+    const result = await fake.stop('SIGTERM');
+    expect(result.code).toBe(0);
+    // The upgrade and the two client events are its calls; the response.create its one model turn.
+    expect(result.stdout).toContain('modeltape fake: 3 calls, 1 model turns, 0 problems');
   });
 
   test('with no script it is unscripted', async () => {

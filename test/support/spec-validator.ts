@@ -35,6 +35,9 @@
 //   `inference_geo`, `service_tier`, `ErrorResponse.request_id`, …), so older real captures that
 //   omit them fail. The stream's `event: error` payload is not a `MessageStreamEvent` branch at
 //   all; validate it as `ErrorResponse`.
+// * Realtime: the wire sends `null` where the spec has an object or array (`usage` and
+//   `status_details` in `response.created`, a session's `include`, `audio.input.transcription` and
+//   `noise_reduction`, a user audio part's `transcript`); the fake leaves those fields out.
 // * Ollama (docs/openapi.yaml) marks almost no response field required and closes no object, so its
 //   schemas check the types of the fields an answer has (`done` a boolean, the counts integers,
 //   `message.role` "assistant"), not that they are there: the stream grammars check presence.
