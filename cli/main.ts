@@ -86,7 +86,7 @@ export async function main(argv: readonly string[], unmaskedIo: CommandIo = proc
   } catch (error) {
     if (error instanceof ModeltapeError) {
       // A message that names its command already (`modeltape report: …`) gets no second prefix.
-      io.stderr.write(`${/^modeltape[ :]/.test(error.message) ? '' : 'modeltape: '}${error.message}\n`);
+      io.stderr.write(`${/^modeltape [a-z]+: /.test(error.message) ? '' : 'modeltape: '}${error.message}\n`);
       return exitStatusOf(error);
     }
     throw error;

@@ -77,7 +77,7 @@ describe('modeltape rekey FILE…', () => {
     const result = await modeltape(['rekey', `${dir}/tapes/chat.jsonl`, `${dir}/tapes/*.jsnol`, '--config', config]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `modeltape: modeltape rekey: no tape matches "${dir}/tapes/*.jsnol" (the other arguments match 1 file; nothing was rekeyed). Check the path, or quote a glob: 'tapes/**/*.jsonl'.\n`,
+      `modeltape rekey: no tape matches "${dir}/tapes/*.jsnol" (the other arguments match 1 file; nothing was rekeyed). Check the path, or quote a glob: 'tapes/**/*.jsonl'.\n`,
     );
     expect(readFileSync(`${dir}/tapes/chat.jsonl`, 'utf8')).toBe(before);
     expect((await modeltape(['rekey', `${dir}/nowhere/*.jsonl`])).code).toBe(2);
