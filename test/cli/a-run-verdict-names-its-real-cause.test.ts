@@ -16,7 +16,10 @@ describe('modeltape run says why it failed', () => {
   test('a chaos fault the client did not retry is named with its tape line, not called an empty run', async () => {
     const tape = `${dir}/chaos.jsonl`;
     await recordTape(tape, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
     writeFileSync(
       `${dir}/fragile.mjs`,
@@ -75,7 +78,9 @@ await client.close();
     const misnamed = await runMain(['run', '--tape', tape, '--', process.execPath, `${dir}/agent.mjs`, 'wiki']);
     expect(misnamed.code).not.toBe(0);
     expect(misnamed.stderr).toContain('No upstream named "wiki"');
-    expect(misnamed.stderr).toContain('Declare it with --upstream wiki=URL (an MCP server: --upstream wiki=mcp+URL), or under "upstreams" in modeltape.config.json.');
+    expect(misnamed.stderr).toContain(
+      'Declare it with --upstream wiki=URL (an MCP server: --upstream wiki=mcp+URL), or under "upstreams" in modeltape.config.json.',
+    );
     expect(misnamed.stderr).toMatch(/\d+ requests? to no upstream/);
     expect(misnamed.stderr).not.toContain('no request reached a tape');
     expect(misnamed.stderr).not.toContain('OPENAI_BASE_URL');

@@ -103,7 +103,9 @@ describe('modeltape mcp in front of a stdio MCP server', () => {
     const replayed = await session(tape, 'replay', `${dir}/started-replay`, replayStderr);
     expect(replayed).toEqual(recorded);
     expect(existsSync(`${dir}/started-replay`)).toBe(false);
-    await expect.poll(() => replayStderr.join('')).toMatch(/modeltape replay .*: 5 hits, 0 misses, 0 recorded, 0 passthrough, 0 refused, 0 upstream connections/);
+    await expect
+      .poll(() => replayStderr.join(''))
+      .toMatch(/modeltape replay .*: 5 hits, 0 misses, 0 recorded, 0 passthrough, 0 refused, 0 upstream connections/);
   });
 
   test('under modeltape run, a stdio miss fails the run though the agent carried on, and modeltape drift lists it as an MCP call', async () => {

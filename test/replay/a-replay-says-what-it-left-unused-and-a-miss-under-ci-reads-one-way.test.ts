@@ -48,7 +48,10 @@ await new OpenAI({ apiKey: 'k', fetch: session.fetch, maxRetries: 0 }).chat.comp
 await session.close();
 `,
     );
-    writeFileSync(`${dir}/both.mjs`, `import { execFileSync } from 'node:child_process';\nexecFileSync(process.execPath, ['${dir}/asks.mjs', 'used'], { stdio: 'inherit' });\n`);
+    writeFileSync(
+      `${dir}/both.mjs`,
+      `import { execFileSync } from 'node:child_process';\nexecFileSync(process.execPath, ['${dir}/asks.mjs', 'used'], { stdio: 'inherit' });\n`,
+    );
     const one = await runMain(['run', '--', process.execPath, `${dir}/both.mjs`]);
     expect(one.code, one.stderr).toBe(0);
     expect(one.stderr).toContain(`  1 of 2 recordings unused: ${shown}:3`);
