@@ -45,6 +45,16 @@ describe('npm install modeltape', () => {
     expect(manifest.devDependencies['better-sqlite3']).toBe('12.11.1');
   });
 
+  test('takes Vitest and Jest only when asked: optional peers of their own entries, dev dependencies for our tests', () => {
+    for (const runner of ['vitest', 'jest']) {
+      expect(manifest.dependencies, runner).not.toHaveProperty(runner);
+      expect(manifest.peerDependencies[runner], runner).toMatch(/^\^\d+\.0\.0$/);
+      expect(manifest.peerDependenciesMeta[runner], runner).toEqual({ optional: true });
+      expect(manifest.devDependencies[runner], runner).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(lock.packages[`node_modules/${runner}`], runner).toMatchObject({ dev: true });
+    }
+  });
+
   test('pins every dependency and dev dependency to one version (an alias, npm:name@version, to one version of its package)', () => {
     const all = { ...manifest.dependencies, ...manifest.devDependencies };
     expect(Object.keys(all).length).toBeGreaterThan(10);
