@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'render_mismatch',
   'msw_missing',
   'no_current_test',
+  'concurrent_tape_per_test',
   'recording_in_replay_run',
   'unknown_provider_url',
   'session_closed',

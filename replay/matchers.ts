@@ -34,11 +34,8 @@ function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
  * Matchers for Vitest and Jest: `expect.extend(modeltapeMatchers)`, then
  * `expect(session).toHaveReplayedStrictly()`. Each fails when no request reached the session.
  *
- * For types in Vitest, add once (e.g. in a setup file):
- * ```ts
- * import type { ModeltapeMatchers } from 'modeltape/replay';
- * declare module 'vitest' { interface Assertion<T> extends ModeltapeMatchers<T> {} }
- * ```
+ * The setup files `modeltape/vitest` and `modeltape/jest` do this, with the types; by hand, merge
+ * {@link ModeltapeMatchers} into the runner's matchers.
  */
 export const modeltapeMatchers = {
   /** No miss, nothing upstream, every recording used. */

@@ -1,12 +1,14 @@
 // The one file that imports ajv. Every part that validates JSON gets its instance here.
 import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
-// ajv is CommonJS; under NodeNext its class arrives on `.default` of the module object.
-const Ajv2020 = (Ajv2020Module as unknown as { default: typeof Ajv2020Module.default }).default;
+// ajv is CommonJS; under NodeNext its class arrives on `.default` of the module object. The types
+// name the class by its named export, which reads the same under every moduleResolution: a type
+// reached through the default import would differ under `bundler`, in the published .d.ts too.
+const Ajv2020: typeof Ajv2020Class = (Ajv2020Module as unknown as { default: typeof Ajv2020Class }).default;
 
 export type { ErrorObject, ValidateFunction };
-export type Validator = InstanceType<typeof Ajv2020>;
+export type Validator = Ajv2020Class;
 
 /**
  * A fresh ajv instance for modeltape's own closed schemas: every error reported (not only the

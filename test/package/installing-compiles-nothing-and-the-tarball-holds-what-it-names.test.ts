@@ -3,12 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Manifest {
   license: string;
+  scripts: Record<string, string>;
   bin: Record<string, string>;
   exports: Record<string, string | { types: string; default: string }>;
   files: string[];
@@ -43,6 +45,16 @@ describe('npm install modeltape', () => {
     expect(manifest.devDependencies['better-sqlite3']).toBe('12.11.1');
   });
 
+  test('takes Vitest and Jest only when asked: optional peers of their own entries, dev dependencies for our tests', () => {
+    for (const runner of ['vitest', 'jest']) {
+      expect(manifest.dependencies, runner).not.toHaveProperty(runner);
+      expect(manifest.peerDependencies[runner], runner).toMatch(/^\^\d+\.0\.0$/);
+      expect(manifest.peerDependenciesMeta[runner], runner).toEqual({ optional: true });
+      expect(manifest.devDependencies[runner], runner).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(lock.packages[`node_modules/${runner}`], runner).toMatchObject({ dev: true });
+    }
+  });
+
   test('pins every dependency and dev dependency to one version (an alias, npm:name@version, to one version of its package)', () => {
     const all = { ...manifest.dependencies, ...manifest.devDependencies };
     expect(Object.keys(all).length).toBeGreaterThan(10);
@@ -52,12 +64,32 @@ describe('npm install modeltape', () => {
   });
 });
 
+// The lifecycle scripts npm runs when a package is installed (prepare too, for a git or local install).
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
+
 describe('the published tarball', () => {
-  test('holds the built JavaScript and its types, the README and the docs it links to, the LICENSE and the manifest; no source maps', async () => {
-    // --ignore-scripts: list what the current build would ship, without building again.
-    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
-    const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
-    const paths = pack!.files.map((file) => file.path);
+  const dir = tempDir({ scope: 'file' });
+  let paths: string[] = [];
+  let packed: Manifest;
+  beforeAll(async () => {
+    // --ignore-scripts: pack the current build (the suite runs after npm run build) without building again.
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT });
+    const [pack] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    paths = pack!.files.map((file) => file.path);
+    const { stdout: text } = await promisify(execFile)('tar', ['-xzOf', join(dir, pack!.filename), 'package/package.json'], { maxBuffer: 1 << 20 });
+    packed = JSON.parse(text) as Manifest;
+  });
+
+  test('runs no script where it is installed, and is built afresh whenever it is packed', () => {
+    expect(Object.keys(packed.scripts).length).toBeGreaterThan(5);
+    expect(Object.keys(packed.scripts).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
+    // npm pack and npm publish run prepack (and never on install): the tarball holds a fresh build.
+    expect(packed.scripts.prepack).toBe('npm run build');
+    expect(packed.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
+    expect(packed.exports).toEqual(manifest.exports);
+  });
+
+  test('holds the built JavaScript and its types, the README and the docs it links to, the LICENSE and the manifest; no source maps', () => {
     expect(paths.filter((path) => !path.startsWith('dist/') && !path.startsWith('docs/')).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
     // The README's links point into docs/: every page it links to ships with it.
     const linked = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/\]\((docs\/[a-z-]+\.md)/g)].map((match) => match[1]!);

@@ -20,8 +20,17 @@ async function probe(entry: string, ...flags: string[]): Promise<ProbeReport & {
 
 describe('the SQLite drivers', () => {
   // Users who only record, replay or use the fake never load (or need) a native module.
-  test('are requested by no entry of the package on import, the runtime and the testkit included', async () => {
-    const entries = ['modeltape/recordings', 'modeltape/replay', 'modeltape/proxy', 'modeltape/fake-provider', 'modeltape/runtime', 'modeltape/testkit'];
+  test("are requested by no entry of the package on import, the runtime, the testkit and the test runners' setup files included", async () => {
+    const entries = [
+      'modeltape/recordings',
+      'modeltape/replay',
+      'modeltape/proxy',
+      'modeltape/fake-provider',
+      'modeltape/runtime',
+      'modeltape/testkit',
+      'modeltape/vitest',
+      'modeltape/jest',
+    ];
     const reports = await Promise.all(entries.map((entry) => probe(entry)));
     expect(reports).toEqual(entries.map((entry) => ({ entry, requested: [], stderr: '' })));
   });
