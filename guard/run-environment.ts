@@ -20,6 +20,11 @@ export const RUN_VARIABLES = {
    * opens the tape replays the mutant, whose line N answers its request's retries too.
    */
   tapeSwap: 'MODELTAPE_TAPE_SWAP',
+  /**
+   * The upstreams the run was given (`--upstream`, the config file), as a JSON object from name to
+   * URL: sessions opened inside the command forward to them too, as the run's own proxy does.
+   */
+  upstreams: 'MODELTAPE_UPSTREAMS',
 } as const;
 
 /** What a process learns from its environment about the run it belongs to. */
@@ -31,6 +36,8 @@ export interface RunEnvironment {
   onMiss: 'nearest' | undefined;
   /** Under `modeltape mutate`: the tapes to replay another file in place of, by real path. */
   tapeSwap: ReadonlyMap<string, TapeSwap>;
+  /** The upstreams the run was given, by name (empty when none, or outside a run). */
+  upstreams: Readonly<Record<string, string>>;
 }
 
 /** A mutant replayed in place of a tape. */
@@ -53,7 +60,21 @@ export function runEnvironment(env: Readonly<Record<string, string | undefined>>
     reportFile: env[RUN_VARIABLES.report] || undefined,
     onMiss: env[RUN_VARIABLES.onMiss] === 'nearest' ? 'nearest' : undefined,
     tapeSwap: readTapeSwap(env[RUN_VARIABLES.tapeSwap]),
+    upstreams: readUpstreams(env[RUN_VARIABLES.upstreams]),
   };
+}
+
+// Upstreams that do not parse are none: the session then routes by its own options and config.
+function readUpstreams(value: string | undefined): Record<string, string> {
+  if (!value) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  return Object.fromEntries(Object.entries(parsed as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 // A swap that does not parse swaps nothing: the run that set it checks that its mutant was replayed.

@@ -48,7 +48,15 @@ const NO_PROXY = 'localhost,127.0.0.1,::1,[::1]';
  */
 export function childEnvironment(
   base: NodeJS.ProcessEnv,
-  run: { url: string; mode: ProxyMode; reportFile: string; guardHosts: readonly string[]; onMiss?: 'nearest' },
+  run: {
+    url: string;
+    mode: ProxyMode;
+    reportFile: string;
+    guardHosts: readonly string[];
+    onMiss?: 'nearest';
+    /** The upstreams the run was given (`--upstream`, the config file): sessions inside forward to them too. */
+    upstreams?: Readonly<Record<string, string>>;
+  },
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const { base: baseOf, names } of Object.values(BASE_URL_VARIABLES)) for (const name of names) env[name] = baseOf(run.url);
@@ -57,6 +65,8 @@ export function childEnvironment(
   env[RUN_VARIABLES.report] = run.reportFile;
   if (run.onMiss) env[RUN_VARIABLES.onMiss] = run.onMiss;
   else delete env[RUN_VARIABLES.onMiss];
+  if (run.upstreams !== undefined && Object.keys(run.upstreams).length > 0) env[RUN_VARIABLES.upstreams] = JSON.stringify(run.upstreams);
+  else delete env[RUN_VARIABLES.upstreams];
   if (run.mode === 'replay' || run.mode === 'auto') {
     // Auto replays what it can without a key; a miss that needs one says so (see the proxy).
     env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;

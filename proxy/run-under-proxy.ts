@@ -72,6 +72,7 @@ export async function runUnderProxy(
     reportFile,
     guardHosts: providerHosts(proxy.options.upstreams),
     ...(options.onMiss === 'nearest' ? { onMiss: 'nearest' as const } : {}),
+    ...(options.upstreams === undefined ? {} : { upstreams: options.upstreams }),
   });
   const [file, ...args] = command;
   let exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error };

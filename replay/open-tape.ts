@@ -158,7 +158,8 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
       advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
       ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
-      upstreams: { ...config.upstreams, ...options.upstreams },
+      // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
+      upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
       ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
       ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
     });

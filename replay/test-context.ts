@@ -69,7 +69,7 @@ export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?:
   else if (env.VITEST) command = `npx vitest run${file ? ` ${file}` : ''}`;
   else command = '<your test command>';
   const record = where.underRun
-    ? `the run's mode: modeltape run --mode auto -- <the same command> (sessions inside a run follow it), with a real key set`
+    ? 'modeltape run --mode auto -- <the same command> (with a real key set; sessions inside a run follow its mode)'
     : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
   return {
     record,
