@@ -13,7 +13,8 @@ import {
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
-import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
+import { loadConfig } from '../proxy/internal.js';
+import { NETWORK_FLAGS, PROXY_FLAGS, networkFrom, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
 
 const FLAGS: readonly FlagSpec[] = [
@@ -37,6 +38,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'json', kind: 'boolean', description: 'print the report as JSON on stdout' },
   { name: 'html', kind: 'string', value: 'FILE', description: 'also write the report as a self-contained HTML page' },
   ...PROXY_FLAGS.filter((flag) => ['upstream', 'config', 'help'].includes(flag.name)),
+  ...NETWORK_FLAGS,
 ];
 
 export const MUTATE_USAGE = `Usage: modeltape mutate --tape FILE… [--max N] [--seed SEED] [--jobs N] -- CMD [ARG]…
@@ -98,6 +100,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
       ...(options.operators === undefined ? {} : { operators: options.operators }),
       ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      network: networkFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config),
       proxy,
       onMutant: progress,
       log: (message) => io.stderr.write(`${message}\n`),

@@ -1,6 +1,7 @@
 import {
   CHAOS_KINDS,
   LIMIT_FLAGS,
+  NETWORK_ISOLATIONS,
   PACES,
   PROXY_MODES,
   loadConfig,
@@ -8,10 +9,12 @@ import {
   type ChaosKind,
   type ProxyLimits,
   type ProxyOptions,
+  type ModeltapeConfig,
+  type NetworkIsolation,
 } from '../proxy/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import { REPEAT_POLICIES } from '../lookup/internal.js';
-import type { FlagSpec, ParsedArguments } from './arguments.js';
+import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 
 /** The flags `proxy` and `run` share. */
 export const PROXY_FLAGS: readonly FlagSpec[] = [
@@ -62,6 +65,39 @@ export const PROXY_FLAGS: readonly FlagSpec[] = [
   { name: 'config', kind: 'string', value: 'FILE', description: 'normalizers, key headers and upstreams (default modeltape.config.json, if present)' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
+
+/** The flags of a command run under a replay (`run`, `drift`, `mutate`): what keeps it off the network. */
+export const NETWORK_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'network',
+    kind: 'string',
+    value: 'LAYER',
+    choices: NETWORK_ISOLATIONS,
+    description:
+      'in replay, what keeps the command off the network: the guard, a network namespace of its own (Linux; fails where there is none), or the namespace where there is one (default guard, or the config\'s network)',
+  },
+  {
+    name: 'allow-port',
+    kind: 'list',
+    value: 'PORT',
+    description: 'with a network namespace: a local port the command may still reach (a database started outside the run); repeatable',
+  },
+];
+
+/** The network layer and the ports it lets through, from --network and --allow-port over the config file's `network` and `allowPorts`. */
+export function networkFrom(parsed: ParsedArguments, config: ModeltapeConfig): { isolation: NetworkIsolation; allowPorts: number[] } {
+  const isolation = (parsed.flags.network as NetworkIsolation | undefined) ?? config.network ?? 'guard';
+  const allowPorts = [...(config.allowPorts ?? [])];
+  for (const value of (parsed.flags['allow-port'] as string[] | undefined) ?? []) {
+    const port = Number(value);
+    if (!/^\d+$/.test(value) || port < 1 || port > 65535)
+      throw new UsageError(`Invalid --allow-port ${JSON.stringify(value)}: expected a port number from 1 to 65535.`);
+    allowPorts.push(port);
+  }
+  if (allowPorts.length > 0 && isolation === 'guard')
+    throw new UsageError('--allow-port lets a port through a network namespace, and this run has none: add --network namespace-or-guard (or namespace).');
+  return { isolation, allowPorts };
+}
 
 const LIMIT_FLAG_NAMES = (Object.entries(LIMIT_FLAGS) as [keyof ProxyLimits, string][]).map(([name, flag]) => [flag.slice(2), name] as const);
 

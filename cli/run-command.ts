@@ -4,7 +4,7 @@ import { describeFlags, parseArguments, UsageError, type FlagSpec } from './argu
 import { loadConfig, runUnderProxy, runVerdict } from '../proxy/internal.js';
 import { recordedAtOf } from '../recordings/internal.js';
 import type { ResolvedCommandIo } from './io.js';
-import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
+import { NETWORK_FLAGS, PROXY_FLAGS, networkFrom, proxyOptionsFrom } from './proxy-flags.js';
 import { staleVerdict, tapeDatesOf, type AgeLimit } from '../tape-report/internal.js';
 import { AGE_FLAGS, ageDay, ageLimitFrom } from './report-command.js';
 
@@ -13,6 +13,7 @@ export const DEFAULT_RUN_TAPE = 'tapes/modeltape.jsonl';
 
 const FLAGS: readonly FlagSpec[] = [
   ...PROXY_FLAGS,
+  ...NETWORK_FLAGS,
   ...AGE_FLAGS,
   { name: 'allow-empty', kind: 'boolean', description: 'in replay, accept a run in which no request reached a tape (by default it fails: it checked nothing)' },
 ];
@@ -32,7 +33,9 @@ In replay mode (the default) nothing that CMD starts reaches a provider:
     each connection to a provider host before DNS, and reports it to the run;
   - HTTPS_PROXY, HTTP_PROXY and ALL_PROXY point at the proxy (NO_PROXY=loopback), which refuses
     every host off loopback, for clients in other languages (curl, Python);
-  - OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY get a placeholder when unset.
+  - OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY get a placeholder when unset;
+  - with --network namespace (Linux), CMD runs in a network namespace of its own that reaches
+    only the proxy and the --allow-port ports, whatever its processes do.
 It fails (exit 1) when CMD failed, any request missed a tape, anything tried to reach a provider,
 or no request reached a tape at all (--allow-empty accepts that), even if CMD swallowed the error.
 Prints a summary on stderr. The tape defaults to ${DEFAULT_RUN_TAPE}.
@@ -56,12 +59,19 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
     );
   }
   const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd);
-  const ageLimit = ageLimitFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config);
+  const { config } = loadConfig(parsed.flags.config as string | undefined, io.cwd);
+  const ageLimit = ageLimitFrom(parsed, config);
+  const network = networkFrom(parsed, config);
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
   // default tape is then an empty one, and any request that reaches it misses.
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';
-  const { summary, report, commandStatus, started, unused } = await runUnderProxy(options, parsed.command, io);
-  const verdict = runVerdict(summary, report, { allowEmpty: parsed.flags['allow-empty'] === true, unused, commandStarted: started });
+  const { summary, report, commandStatus, started, unused, offline } = await runUnderProxy(options, parsed.command, io, 'inherit', { network });
+  const verdict = runVerdict(summary, report, {
+    allowEmpty: parsed.flags['allow-empty'] === true,
+    unused,
+    commandStarted: started,
+    ...(offline === undefined ? {} : { offline }),
+  });
   io.stderr.write(`${verdict.lines.join('\n')}\n`);
   const stale = ageLimit === undefined ? undefined : staleTapes(options.mode ?? 'replay', resolve(io.cwd, options.tape), report, ageLimit, io.env);
   for (const line of stale?.lines ?? []) io.stderr.write(`${line}\n`);

@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'invalid_upstream',
   'prune_needs_auto',
   'append_needs_record',
+  'namespace_unavailable',
   'invalid_chaos',
   'response_too_large',
   'incomplete_stream',

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ModeltapeError, maskSecrets } from '../core/internal.js';
 import { RUN_VARIABLES } from '../guard/internal.js';
-import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
+import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions, type RunBound } from '../proxy/internal.js';
 import { loadTape, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
 import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
@@ -36,6 +36,8 @@ export interface MutateSuiteOptions {
   timeoutMs?: number;
   /** Proxy options for every run (upstreams, normalizers, key headers), as `modeltape run` takes them from its flags and config. */
   proxy?: Omit<ProxyOptions, 'tape' | 'mode'>;
+  /** What keeps every run (each a replay) off the network, as `modeltape run --network` takes it. @default the guard */
+  network?: RunBound['network'];
   /** Told each mutant's result as it ends, and how many of how many are done. */
   onMutant?: (result: MutantResult, done: number, total: number) => void;
   /** Told what the run does (the first run's time, mutants skipped), one line each. */
@@ -97,7 +99,8 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const io = { env, cwd, signals };
 
   const started = performance.now();
-  const baseline = await runCaptured(proxyOptions, options.command, io, {});
+  const network = options.network === undefined ? {} : { network: options.network };
+  const baseline = await runCaptured(proxyOptions, options.command, io, network);
   const baselineMs = performance.now() - started;
   signal?.throwIfAborted();
   const verdict = runVerdict(baseline.run.summary, baseline.run.report, {
@@ -155,7 +158,7 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
     const worker = async (): Promise<void> => {
       for (let index = next++; index < mutants.length && signal?.aborted !== true; index = next++) {
         const mutant = mutants[index]!;
-        const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs });
+        const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
         results[index] = result;
         options.onMutant?.(result, ++done, mutants.length);
       }
@@ -199,7 +202,7 @@ async function runCaptured(
   options: ProxyOptions,
   command: readonly string[],
   io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter },
-  extra: { env?: NodeJS.ProcessEnv; timeoutMs?: number },
+  extra: { env?: NodeJS.ProcessEnv; timeoutMs?: number; network?: RunBound['network'] },
 ): Promise<{ run: ProxiedRun; output: () => string }> {
   const chunks: string[] = [];
   let size = 0;
@@ -219,7 +222,7 @@ async function runCaptured(
     command,
     { env, cwd: io.cwd, stdout: sink, stderr: sink, signals: io.signals },
     'inherit',
-    extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs },
+    { ...(extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs }), ...(extra.network === undefined ? {} : { network: extra.network }) },
   );
   return { run, output: () => chunks.join('') };
 }
@@ -233,6 +236,7 @@ async function runMutant(
     command: readonly string[];
     io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter };
     timeoutMs: number;
+    network?: RunBound['network'];
   },
 ): Promise<MutantResult> {
   const exchange = tape.byLine.get(mutant.line)!;
@@ -245,7 +249,11 @@ async function runMutant(
   try {
     // Every process that opens the tape replays the copy; the mutated line answers its retries too.
     const env = { ...context.io.env, [RUN_VARIABLES.tapeSwap]: JSON.stringify({ [tape.real]: { tape: copy, repeatLine: mutant.line } }) };
-    const { run } = await runCaptured(context.proxyOptions, context.command, context.io, { env, timeoutMs: context.timeoutMs });
+    const { run } = await runCaptured(context.proxyOptions, context.command, context.io, {
+      env,
+      timeoutMs: context.timeoutMs,
+      ...(context.network === undefined ? {} : { network: context.network }),
+    });
     if (run.timedOut) return resultOf(mutant, 'timeout', `killed after ${(context.timeoutMs / 1000).toFixed(1)} s`);
     const reached = linesUsed(run, tape.real).includes(mutant.line);
     const misses = run.summary.misses + run.report.sessions.reduce((sum, session) => sum + session.misses, 0);

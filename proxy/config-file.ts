@@ -47,6 +47,14 @@ export interface ModeltapeConfig {
    * of replacing them in place; `--append` sets it for one run. @default false
    */
   append?: boolean;
+  /**
+   * What keeps a replay's command off the network: `guard` (the default), `namespace` (a network
+   * namespace of its own, Linux; the run fails where there is none) or `namespace-or-guard`;
+   * `--network` overrides it. Recommended in CI: `namespace-or-guard`.
+   */
+  network?: 'guard' | 'namespace' | 'namespace-or-guard';
+  /** Local ports a replay's network namespace lets through besides the proxy (a CI's database); `--allow-port` adds to them. */
+  allowPorts?: number[];
   /** USD per million tokens by model name, for `modeltape report`: they add to the shipped price table and win over it. */
   prices?: Record<string, { input: number; cachedInput?: number; cacheWrite?: number; output: number }>;
 }
@@ -77,6 +85,8 @@ const configSchema = {
     maxAge: { type: 'string', pattern: '^[0-9]{1,5}[dw]?$' },
     stale: { enum: ['warn', 'fail'] },
     append: { type: 'boolean' },
+    network: { enum: ['guard', 'namespace', 'namespace-or-guard'] },
+    allowPorts: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 65535 } },
     prices: {
       type: 'object',
       patternProperties: notes,
@@ -172,7 +182,7 @@ export function loadConfig(file?: string, cwd: string = process.cwd()): { config
       text,
       problems,
       `has ${problems.length} problem${problems.length === 1 ? '' : 's'}:`,
-      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits, maxAge, stale, append, prices; fields starting with "_" are notes), or pass another file with --config.',
+      'Fix the fields named above (known fields: normalizers, keyHeaders, upstreams, limits, maxAge, stale, append, network, allowPorts, prices; fields starting with "_" are notes), or pass another file with --config.',
     );
   }
   return { config: value as ModeltapeConfig, file: path };

@@ -16,6 +16,7 @@ export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-an
 export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
 export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
 export { runVerdict, type RunVerdict } from './run-verdict.js';
+export { namespaceSupport } from './network-namespace.js';
 export type { UnusedOnTape } from './unused-recordings.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';
 export { acceptWebSocket, type MessageSocket } from './websocket.js';

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRunReport, type RunReport } from '../guard/internal.js';
+import { NAMESPACE_SETUP_FAILED, readRunReport, type RunReport } from '../guard/internal.js';
+import { ModeltapeError } from '../core/internal.js';
+import { prepareNamespace, type NetworkIsolation, type OfflineLayer, type PreparedNamespace } from './network-namespace.js';
 import { childEnvironment } from './child-environment.js';
 import type { ProxySummary } from './proxy-core.js';
 import type { ProxyOptions } from './proxy-options.js';
@@ -38,12 +40,20 @@ export interface ProxiedRun {
   started: boolean;
   /** The recordings the run left unused, per tape: its own proxy's and its tape sessions' together. */
   unused: UnusedOnTape[];
+  /** In replay: which layer kept the command off the network. */
+  offline?: OfflineLayer;
 }
 
-/** How `mutate` runs a command many times: bounded in time, its process group killed at the bound. */
+/** How a command is run: bounded in time (`mutate` runs one many times), and kept off the network by which layer. */
 export interface RunBound {
   /** Kill the command and every process it started (its process group) after this many milliseconds. */
   timeoutMs?: number;
+  /**
+   * In replay: what keeps the command off the network (see {@link NETWORK_ISOLATIONS}), and the
+   * local ports a network namespace lets through besides the proxy's (a CI's database). Other
+   * modes run the command as it is. @default { isolation: 'guard', allowPorts: [] }
+   */
+  network?: { isolation: NetworkIsolation; allowPorts: readonly number[] };
 }
 
 /**
@@ -74,7 +84,33 @@ export async function runUnderProxy(
     ...(options.onMiss === 'nearest' ? { onMiss: 'nearest' as const } : {}),
     ...(options.upstreams === undefined ? {} : { upstreams: options.upstreams }),
   });
-  const [file, ...args] = command;
+  // In replay, the command may run in a network namespace of its own, reaching only the proxy.
+  let namespace: PreparedNamespace | undefined;
+  let offline: OfflineLayer | undefined;
+  const isolation = bound.network?.isolation ?? 'guard';
+  if (proxy.options.mode === 'replay') {
+    offline = { layer: 'guard' };
+    if (isolation !== 'guard') {
+      try {
+        namespace = await prepareNamespace({ proxyPort: proxy.port, allowPorts: bound.network?.allowPorts ?? [], folder });
+        offline = { layer: 'namespace', allowedPorts: [...(bound.network?.allowPorts ?? [])] };
+      } catch (error) {
+        if (!ModeltapeError.isInstance(error) || error.code !== 'namespace_unavailable' || isolation === 'namespace') {
+          rmSync(folder, { recursive: true, force: true });
+          await proxy.close({ prune: false });
+          if (ModeltapeError.isInstance(error) && error.code === 'namespace_unavailable')
+            throw new ModeltapeError(
+              'namespace_unavailable',
+              `${error.message} --network namespace requires one; --network namespace-or-guard falls back to the guard (docs/cli.md says what each stops).`,
+            );
+          throw error;
+        }
+        offline = { layer: 'guard', fellBackBecause: error.message };
+        io.stderr.write(`modeltape: ${error.message} The guard alone keeps this replay offline (--network namespace-or-guard).\n`);
+      }
+    }
+  }
+  const [file, ...args] = namespace === undefined ? command : namespace.wrap(command);
   let exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error };
   let report: RunReport;
   let timedOut = false;
@@ -127,6 +163,7 @@ export async function runUnderProxy(
       child.once(stdio.includes('pipe') ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => done({ code, signal }));
     });
   } finally {
+    await namespace?.close();
     report = readRunReport(reportFile);
     if (!existsSync(reportFile)) report.lost = true;
     rmSync(folder, { recursive: true, force: true });
@@ -135,16 +172,20 @@ export async function runUnderProxy(
   const succeeded = exit.code === 0 && exit.signal === null && exit.error === undefined;
   const own = await proxy.close(succeeded ? {} : { prune: false });
   const summary: ProxySummary = { ...own, escapes: [...own.escapes, ...report.escapes], outside: [...own.outside, ...report.outside] };
+  // In a namespace, the relay inside starts the command, and says so itself when it cannot.
   if (exit.error) io.stderr.write(`modeltape: could not start ${JSON.stringify(file)}: ${exit.error.message}\n`);
+  if (namespace !== undefined && exit.code === NAMESPACE_SETUP_FAILED)
+    io.stderr.write('modeltape: the command did not run: its network namespace could not be set up (above).\n');
   let commandStatus = 0;
   if (exit.signal) commandStatus = 128 + (constants.signals[exit.signal] ?? 0);
   else if (exit.code !== 0) {
     // Only the program: its arguments may hold anything, a key among them.
-    io.stderr.write(`modeltape: the command (${file}) exited with status ${exit.code}\n`);
+    io.stderr.write(`modeltape: the command (${command[0]}) exited with status ${exit.code}\n`);
     commandStatus = exit.code ?? 1;
   }
   const unused = unusedAcrossRun({ tape: proxy.options.tape, mode: proxy.options.mode, engine: proxy.engine }, report.sessions, io.cwd);
-  return { proxy, summary, report, commandStatus, timedOut, started: exit.error === undefined, unused };
+  const started = exit.error === undefined && !(namespace !== undefined && (exit.code === 127 || exit.code === NAMESPACE_SETUP_FAILED));
+  return { proxy, summary, report, commandStatus, timedOut, started, unused, ...(offline === undefined ? {} : { offline }) };
 }
 
 /**

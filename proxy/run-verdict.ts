@@ -4,6 +4,7 @@ import { unretriedFaults } from './chaos.js';
 import type { ProxySummary } from './proxy-core.js';
 import { describeRecorded, formatSummary, formatUnused, summaryFailed } from './summary.js';
 import type { UnusedOnTape } from './unused-recordings.js';
+import type { OfflineLayer } from './network-namespace.js';
 
 /** Requests a session or a proxy saw, of any kind: a chaos fault answered one too. */
 function traffic(counts: Pick<ProxySummary, 'hits' | 'misses' | 'recorded' | 'passthrough'> & Pick<Partial<ProxySummary>, 'chaos' | 'unrouted'>): number {
@@ -45,6 +46,8 @@ export function runVerdict(
     unused?: readonly UnusedOnTape[];
     /** False when the command could not be started (exit 127): nothing ran, and that is what the run says. */
     commandStarted?: boolean;
+    /** In replay: which layer kept the command off the network. @default the guard */
+    offline?: OfflineLayer;
   },
 ): RunVerdict {
   const { unused: _own, ...withoutUnused } = summary;
@@ -107,9 +110,15 @@ export function runVerdict(
     }
   } else if (summary.mode === 'replay') {
     const answered = summary.hits + sessions.reduce((sum, session) => sum + session.hits, 0);
-    // Only what guarded processes saw: a Node process whose NODE_OPTIONS was replaced has no guard.
+    // Which layer held: the namespace holds for every process; the guard only for what it sees (a
+    // Node process whose NODE_OPTIONS was replaced has none).
+    const requests = `${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)`;
+    const stopped = summary.escapes.length === 0 && report.lost !== true;
+    const offline = options.offline ?? { layer: 'guard' as const };
     lines.push(
-      `  offline: ${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)${summary.escapes.length === 0 && report.lost !== true ? ', and no guarded process reached a provider' : ''}.`,
+      offline.layer === 'namespace'
+        ? `  offline: network namespace. The command had only its own loopback, with the proxy${offline.allowedPorts.length === 0 ? '' : ` and port${offline.allowedPorts.length === 1 ? '' : 's'} ${offline.allowedPorts.join(', ')}`} relayed into it; ${requests}${stopped ? ', and the guard inside stopped nothing' : ''}.`
+        : `  offline: guard. ${requests}${stopped ? ', and no guarded process reached a provider' : ''}.`,
     );
   }
   return { failed, empty, lines };

@@ -75,7 +75,7 @@ describe('a suite of openTape sessions', () => {
     expect(result.stderr).toContain('1 tape session opened inside the command (openTape): 1 request');
     // Named relative to the working directory, as every path in a summary is.
     expect(result.stderr).toContain(`replay ${relative(process.cwd(), tape)}: 1 hit, 0 misses, 0 recorded`);
-    expect(result.stderr).toContain('offline: 1 request reached the tapes (1 answered), and no guarded process reached a provider.');
+    expect(result.stderr).toContain('offline: guard. 1 request reached the tapes (1 answered), and no guarded process reached a provider.');
     expect(result.stderr).not.toContain('no request reached a tape');
     expect(result.code).toBe(0);
   });
