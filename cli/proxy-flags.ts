@@ -74,7 +74,7 @@ export const NETWORK_FLAGS: readonly FlagSpec[] = [
     value: 'LAYER',
     choices: NETWORK_ISOLATIONS,
     description:
-      'in replay, what keeps the command off the network: the guard, a network namespace of its own (Linux; fails where there is none), or the namespace where there is one (default guard, or the config\'s network)',
+      "in replay, what keeps the command off the network: the guard, a network namespace of its own (Linux; fails where there is none), or the namespace where there is one (default guard, or the config's network)",
   },
   {
     name: 'allow-port',

@@ -43,7 +43,10 @@ describe.skipIf(!available)('modeltape run --network namespace', () => {
     ports.udp = udp.address().port;
 
     await recordTape(`${dir}/tape.jsonl`, async ({ openai }) => {
-      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      await new OpenAI({ apiKey: 'fake-key', baseURL: openai, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     });
     // Each escape prints one line: its name and what happened.
     writeFileSync(
@@ -101,9 +104,12 @@ node -e "require('net').connect(${ports.database}, '127.0.0.1').on('data', (d) =
   });
 
   test('no escape reaches a stand-in outside; the proxy and the allowed port do; the summary says the namespace held', async () => {
-    const result = await runMain(['run', '--tape', `${dir}/tape.jsonl`, '--network', 'namespace', '--allow-port', String(ports.database), '--', 'sh', `${dir}/suite.sh`], {
-      cwd: dir,
-    });
+    const result = await runMain(
+      ['run', '--tape', `${dir}/tape.jsonl`, '--network', 'namespace', '--allow-port', String(ports.database), '--', 'sh', `${dir}/suite.sh`],
+      {
+        cwd: dir,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toContain('agent 1');
@@ -113,7 +119,9 @@ node -e "require('net').connect(${ports.database}, '127.0.0.1').on('data', (d) =
     expect(lines).toContain('python ConnectionRefusedError');
     expect(lines).toContain('database database says hello');
     expect(seen).toEqual({ tcp: 0, udp: 0, allowed: 1 });
-    expect(result.stderr).toMatch(/offline: network namespace\. The command had only its own loopback, with the proxy and port \d+ relayed into it; 1 request reached the tapes \(1 answered\)/);
+    expect(result.stderr).toMatch(
+      /offline: network namespace\. The command had only its own loopback, with the proxy and port \d+ relayed into it; 1 request reached the tapes \(1 answered\)/,
+    );
   });
 
   test('under the guard alone the same escapes get out, which is why the namespace exists', async () => {
