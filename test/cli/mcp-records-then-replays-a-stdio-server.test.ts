@@ -121,7 +121,9 @@ describe('modeltape mcp in front of a stdio MCP server', () => {
     const drift = await runCli(['drift', '--tape', tape, '--', process.execPath, agent, tape, 'Lyon'], { env: { CI: 'true' } });
     expect(drift.stdout + drift.stderr).toContain('MCP tools/call get_weather (mcp-stdio)');
     expect(drift.stdout + drift.stderr).toContain('.params.arguments.city');
-  });
+    // A recording, a run and a drift, each starting an agent and the bridge: about 10 s on a
+    // quiet machine, past 30 s on two loaded cores.
+  }, 90_000);
 
   test('replays for a client that numbers its calls otherwise, and fails on a call not recorded, naming the nearest', async () => {
     const tape = `${dir}/raw.jsonl`;

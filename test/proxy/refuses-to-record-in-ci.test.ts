@@ -55,8 +55,12 @@ describe('recording where CI is set', () => {
   });
 
   test('replay of a tape that does not exist says how to record it', async () => {
-    await expect(startProxy({ tape: `${dir}/missing.jsonl` })).rejects.toThrow(
+    // On a developer's machine, and in CI, which only replays.
+    await expect(startProxy({ tape: `${dir}/missing.jsonl`, env: {} })).rejects.toThrow(
       /does not exist\. Record it first: modeltape run --tape .*missing\.jsonl --mode record/,
+    );
+    await expect(startProxy({ tape: `${dir}/missing.jsonl`, env: { CI: 'true' } })).rejects.toThrow(
+      /does not exist\. CI only replays: record it on your machine with modeltape run --tape .*missing\.jsonl --mode record -- <your command>, then commit the tape\./,
     );
   });
 });

@@ -23,7 +23,7 @@ describe('a request that was not recorded', () => {
       await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Paris') });
     });
 
-    const proxy = closing(await startProxy({ tape }));
+    const proxy = closing(await startProxy({ tape, env: {} }));
     // Default retries on: a retryable status would show up as three misses.
     const client = new OpenAI({ apiKey: 'fake-key', baseURL: proxy.baseUrls.openai });
     const error = await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: conversation('Lyon') }).then(
@@ -49,7 +49,7 @@ describe('a request that was not recorded', () => {
       await client.messages.create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Paris' }] });
     });
 
-    const proxy = closing(await startProxy({ tape }));
+    const proxy = closing(await startProxy({ tape, env: {} }));
     const client = new Anthropic({ apiKey: 'fake-key', baseURL: proxy.baseUrls.anthropic });
     const error = await client.messages
       .create({ model: 'claude-opus-4-8', max_tokens: 64, messages: [{ role: 'user', content: 'Ship the parcel to Lyon' }] })
@@ -72,7 +72,7 @@ describe('a request that was not recorded', () => {
         temperature: 0.2,
       });
     });
-    const proxy = closing(await startProxy({ tape }));
+    const proxy = closing(await startProxy({ tape, env: {} }));
     const response = await fetch(`${proxy.baseUrls.openai}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
