@@ -16,7 +16,15 @@ export {
   type EscapeRoute,
   type OutsideConnection,
 } from './escape.js';
-export { appendRunReport, readRunReport, describeThisProcess, type RunReport, type RunReportRecord, type SessionReport } from './run-report.js';
+export {
+  appendRunReport,
+  readRunReport,
+  reportSignalPath,
+  describeThisProcess,
+  type RunReport,
+  type RunReportRecord,
+  type SessionReport,
+} from './run-report.js';
 export { RUN_VARIABLES, runEnvironment, ancestorRunVariables, type RunEnvironment, type TapeSwap } from './run-environment.js';
 export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';
 export { NAMESPACE_RELAY_PATH, NAMESPACE_SETUP_FAILED } from './namespace-relay-path.js';

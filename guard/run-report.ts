@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { basename, isAbsolute, relative } from 'node:path';
+import { appendFileSync, closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { Escape, OutsideConnection } from './escape.js';
 
@@ -50,6 +50,11 @@ export interface RunReport {
   unreadable: number;
   /** The file was gone when the run read it: a process of the command removed it. */
   lost?: boolean;
+  /**
+   * Records the command's processes could not append (a full disk under the run's temporary
+   * folder), each signalled through the run's pipe by its kind and error code (`escape ENOSPC`).
+   */
+  unreported?: string[];
 }
 
 /**
@@ -60,8 +65,31 @@ export interface RunReport {
 export function appendRunReport(file: string, record: RunReportRecord): void {
   try {
     appendFileSync(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  } catch (error) {
+    signalUnreported(file, record.kind, error as NodeJS.ErrnoException);
+  }
+}
+
+/**
+ * The run's signal pipe beside its report file (a FIFO, which takes no disk space): a process that
+ * could not append a record (a full disk, an I/O error) says so there, so the run knows its report
+ * is not whole and fails, saying why.
+ */
+export function reportSignalPath(file: string): string {
+  return join(dirname(file), 'report.signal');
+}
+
+// One short line, written whole (a pipe takes a write under 4 KiB at once), without waiting: the
+// pipe is opened non-blocking, and a run that is gone (no reader, no pipe) is nobody left to tell.
+function signalUnreported(file: string, kind: string, error: NodeJS.ErrnoException): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(reportSignalPath(file), constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(descriptor, `${kind} ${error.code ?? 'error'}\n`);
   } catch {
-    // The run's folder is gone (the run ended): nobody is left to read it.
+    // The run ended, or this platform has no pipe: nobody can be told.
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
 

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ModeltapeError, maskSecrets } from '../core/internal.js';
 import { RUN_VARIABLES } from '../guard/internal.js';
-import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions, type RunBound } from '../proxy/internal.js';
+import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions, type NetworkOptions } from '../proxy/internal.js';
 import { loadTape, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
 import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
@@ -37,7 +37,7 @@ export interface MutateSuiteOptions {
   /** Proxy options for every run (upstreams, normalizers, key headers), as `modeltape run` takes them from its flags and config. */
   proxy?: Omit<ProxyOptions, 'tape' | 'mode'>;
   /** What keeps every run (each a replay) off the network, as `modeltape run --network` takes it. @default the guard */
-  network?: RunBound['network'];
+  network?: NetworkOptions;
   /** Told each mutant's result as it ends, and how many of how many are done. */
   onMutant?: (result: MutantResult, done: number, total: number) => void;
   /** Told what the run does (the first run's time, mutants skipped), one line each. */
@@ -202,7 +202,7 @@ async function runCaptured(
   options: ProxyOptions,
   command: readonly string[],
   io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter },
-  extra: { env?: NodeJS.ProcessEnv; timeoutMs?: number; network?: RunBound['network'] },
+  extra: { env?: NodeJS.ProcessEnv; timeoutMs?: number; network?: NetworkOptions },
 ): Promise<{ run: ProxiedRun; output: () => string }> {
   const chunks: string[] = [];
   let size = 0;
@@ -236,7 +236,7 @@ async function runMutant(
     command: readonly string[];
     io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter };
     timeoutMs: number;
-    network?: RunBound['network'];
+    network?: NetworkOptions;
   },
 ): Promise<MutantResult> {
   const exchange = tape.byLine.get(mutant.line)!;

@@ -27,5 +27,5 @@ export { pruneTape } from './prune-tape.js';
 export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './chaos.js';
 export { CHAOS_HEADER, type ChaosSummary, type UnusedRecordings } from './proxy-core.js';
 export { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';
-export { NETWORK_ISOLATIONS, type NetworkIsolation, type OfflineLayer } from './network-namespace.js';
+export { NETWORK_ISOLATIONS, type NetworkIsolation, type NetworkOptions, type OfflineLayer } from './network-namespace.js';
 export { loopbackWebSocket, type LoopbackWebSocketOptions } from './loopback-websocket.js';

@@ -21,6 +21,15 @@ import { NAMESPACE_RELAY_PATH } from '../guard/internal.js';
 export const NETWORK_ISOLATIONS = ['guard', 'namespace', 'namespace-or-guard'] as const;
 export type NetworkIsolation = (typeof NETWORK_ISOLATIONS)[number];
 
+/**
+ * What keeps a replayed command off the network, and the local ports a network namespace lets
+ * through besides the proxy's (a CI's database). Other runs ignore it.
+ */
+export interface NetworkOptions {
+  isolation: NetworkIsolation;
+  allowPorts: readonly number[];
+}
+
 /** Which layer kept a replay offline. */
 export type OfflineLayer = { layer: 'namespace'; allowedPorts: number[] } | { layer: 'guard'; fellBackBecause?: string };
 

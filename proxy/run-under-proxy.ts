@@ -4,13 +4,14 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NAMESPACE_SETUP_FAILED, readRunReport, type RunReport } from '../guard/internal.js';
 import { ModeltapeError } from '../core/internal.js';
-import { prepareNamespace, type NetworkIsolation, type OfflineLayer, type PreparedNamespace } from './network-namespace.js';
+import { prepareNamespace, type NetworkOptions, type OfflineLayer, type PreparedNamespace } from './network-namespace.js';
 import { childEnvironment } from './child-environment.js';
 import type { ProxySummary } from './proxy-core.js';
 import type { ProxyOptions } from './proxy-options.js';
 import { startProxy, type RunningProxy } from './proxy-server.js';
 import { providerHosts } from './upstream-table.js';
 import { unusedAcrossRun, type UnusedOnTape } from './unused-recordings.js';
+import { listenForUnreported } from './report-signals.js';
 
 /**
  * Where a command run under the proxy writes and what it reads of its process (the CLI's io):
@@ -53,7 +54,7 @@ export interface RunBound {
    * local ports a network namespace lets through besides the proxy's (a CI's database). Other
    * modes run the command as it is. @default { isolation: 'guard', allowPorts: [] }
    */
-  network?: { isolation: NetworkIsolation; allowPorts: readonly number[] };
+  network?: NetworkOptions;
 }
 
 /**
@@ -76,6 +77,7 @@ export async function runUnderProxy(
   // Made before the command starts: a report file missing at the end was removed by the
   // command, with whatever it held, and the run cannot say what its processes saw.
   writeFileSync(reportFile, '', { mode: 0o600 });
+  const signals = listenForUnreported(reportFile);
   const env = childEnvironment(io.env, {
     url: proxy.url,
     mode: proxy.options.mode,
@@ -164,7 +166,9 @@ export async function runUnderProxy(
     });
   } finally {
     await namespace?.close();
+    const unreported = (await signals?.close()) ?? [];
     report = readRunReport(reportFile);
+    if (unreported.length > 0) report.unreported = unreported;
     if (!existsSync(reportFile)) report.lost = true;
     rmSync(folder, { recursive: true, force: true });
   }

@@ -90,12 +90,23 @@ export function runVerdict(
     );
   if (report.unreadable > 0)
     lines.push(
-      `  ${report.unreadable} report line${report.unreadable === 1 ? '' : 's'} from the command's processes could not be read (a process killed mid-write).`,
+      `  ${report.unreadable} report line${report.unreadable === 1 ? '' : 's'} from the command's processes could not be read back (a process killed mid-write, or a disk that filled up mid-line): what they stopped or saw is not all known, so the run fails.`,
+    );
+  const unreported = report.unreported ?? [];
+  if (unreported.length > 0)
+    lines.push(
+      `  ${unreported.length} record${unreported.length === 1 ? '' : 's'} the command's processes could not write to the run's report (${[...new Set(unreported)].slice(0, 5).join(', ')}): what they stopped or saw is not all known, so the run fails. ` +
+        'The report lives in the temporary folder (TMPDIR): free space there, or point TMPDIR at a disk with room.',
     );
   const seen = traffic(summary) + sessions.reduce((sum, session) => sum + traffic(session), 0);
   const empty = summary.mode === 'replay' && seen === 0;
   const started = options.commandStarted !== false;
-  let failed = summaryFailed(summary) || sessions.some((session) => sessionFailed(session, summary.mode === 'replay')) || report.lost === true;
+  let failed =
+    summaryFailed(summary) ||
+    sessions.some((session) => sessionFailed(session, summary.mode === 'replay')) ||
+    report.lost === true ||
+    report.unreadable > 0 ||
+    unreported.length > 0;
   if (empty && !started) {
     // The command never ran: its own error says why, and no advice about clients applies.
     failed = true;
@@ -113,7 +124,7 @@ export function runVerdict(
     // Which layer held: the namespace holds for every process; the guard only for what it sees (a
     // Node process whose NODE_OPTIONS was replaced has none).
     const requests = `${seen} request${seen === 1 ? '' : 's'} reached the tapes (${answered} answered)`;
-    const stopped = summary.escapes.length === 0 && report.lost !== true;
+    const stopped = summary.escapes.length === 0 && report.lost !== true && report.unreadable === 0 && unreported.length === 0;
     const offline = options.offline ?? { layer: 'guard' as const };
     lines.push(
       offline.layer === 'namespace'
