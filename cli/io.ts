@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { maskSecrets } from '../core/internal.js';
 
 /**
@@ -54,10 +56,27 @@ export function maskedIo(io: ResolvedCommandIo): ResolvedCommandIo {
   return { ...io, stdout: maskedStream(io.stdout), stderr: maskedStream(io.stderr) };
 }
 
+/**
+ * Writes a report a command was asked for (`--html FILE`) where the user named it (relative to
+ * the command's directory), masked as everything the command prints is, and says so on stderr:
+ * the one way a command writes a file of its own.
+ */
+export function writeReportFile(io: ResolvedCommandIo, file: string, text: string): void {
+  const path = resolve(io.cwd, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, outputText(text));
+  io.stderr.write(`modeltape: wrote ${file}\n`);
+}
+
+// What every output of a command is made of: its text with each key masked.
+function outputText(text: string): string {
+  return maskSecrets(text);
+}
+
 function maskedStream<T extends NodeJS.WritableStream & { isTTY?: boolean }>(stream: T): T {
   const masked = Object.create(stream) as T & { write: (...args: unknown[]) => boolean };
   masked.write = (chunk: unknown, ...rest: unknown[]) =>
-    (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? maskSecrets(chunk) : chunk, ...rest);
+    (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? outputText(chunk) : chunk, ...rest);
   return masked;
 }
 

@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
@@ -12,7 +10,7 @@ import {
   type MutationReport,
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile, type ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
 
@@ -119,11 +117,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
   );
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) {
-    mkdirSync(dirname(resolve(io.cwd, html)), { recursive: true });
-    writeFileSync(resolve(io.cwd, html), renderMutationHtml(report));
-    io.stderr.write(`modeltape: wrote ${html}\n`);
-  }
+  if (html !== undefined) writeReportFile(io, html, renderMutationHtml(report));
   if (options.minScore !== undefined && (report.score ?? 0) < options.minScore) {
     io.stderr.write(`modeltape mutate: the mutation score ${report.score ?? 'n/a'}% is below --min-score ${options.minScore}.\n`);
     return 1;
