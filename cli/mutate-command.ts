@@ -10,7 +10,7 @@ import {
   type MutationReport,
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import { writeReportFile, type ResolvedCommandIo } from './io.js';
+import { writeControl, writeReportFile, type ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
 
@@ -184,7 +184,8 @@ function mutantProgress(io: ResolvedCommandIo): ((result: MutantResult, done: nu
     if (tty) {
       const width = 24;
       const filled = Math.round((done / total) * width);
-      io.stderr.write(`\r\u001b[2Kmutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${detected} detected, ${survived} survived`);
+      writeControl(io.stderr, 'clearLine');
+      io.stderr.write(`mutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${detected} detected, ${survived} survived`);
     } else {
       io.stderr.write(
         `modeltape mutate: [${done}/${total}] ${result.id} ${result.outcome}: ${result.tape}:${result.line} ${result.operator}${result.variant === '' ? '' : ` (${result.variant})`}\n`,
@@ -192,7 +193,7 @@ function mutantProgress(io: ResolvedCommandIo): ((result: MutantResult, done: nu
     }
   }) as ((result: MutantResult, done: number, total: number) => void) & { end(): void };
   report.end = () => {
-    if (tty && shown > 0) io.stderr.write('\r\u001b[2K');
+    if (tty && shown > 0) writeControl(io.stderr, 'clearLine');
   };
   return report;
 }

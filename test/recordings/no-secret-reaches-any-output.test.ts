@@ -5,9 +5,10 @@ import { gzipSync, gunzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { startProxy } from 'modeltape/proxy';
-import { captureRequest, compileKeyRules, createHeader, defaultKeyRules, exchangeKey, serializeTape, loadTape, type Exchange } from 'modeltape/recordings';
+import { serializeTape, loadTape } from 'modeltape/recordings';
 import { assertRenderedSnapshot } from 'modeltape/replay';
 import { runMain } from '../support/cli.js';
+import { writeReplayingSuite, writeTapeByHand } from '../support/hand-written-tape.js';
 import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -466,49 +467,29 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
 // A tape that holds keys (written by hand, as the recorder would refuse it) and a command line
 // that names them: every report over it, in every format, masks them.
 test('no key a tape holds, in any placement and shape, reaches any report format: mutate, report and drift (terminal, --json, --html), inspect, verify', async () => {
-  const rules = defaultKeyRules();
-  const compiled = compileKeyRules(rules);
-  const requests = TAPE_ROWS.map((row, index) => {
-    const sent: { path?: string; json: unknown } = row.how.request?.(row.key, index) ?? { json: chatRequest(index) };
-    return { index, path: sent.path ?? '/v1/chat/completions', body: json(sent.json) };
-  });
-  const exchanges: Exchange[] = TAPE_ROWS.map((row, index) => {
-    const { path, body } = requests[index]!;
-    const request = captureRequest({ method: 'POST', path, query: '', headers: { 'content-type': 'application/json' }, body: Buffer.from(body) }, compiled);
-    const answer = row.how.response?.(row.key) ?? { json: completion({ content: 'ok' }) };
-    const response =
-      'sse' in answer
-        ? {
-            status: 200,
-            headers: { 'content-type': 'text/event-stream' },
-            stream: { format: 'sse' as const, frames: answer.sse.map((text, at) => ({ atMs: at, text })) },
-          }
-        : { status: 200, headers: { 'content-type': 'application/json' }, body: { json: answer.json } };
-    return { key: exchangeKey('openai', request, compiled), ordinal: 0, upstream: 'openai', source: 'live', recordedAt: '2026-01-05', request, response };
-  });
-  const tape = join(dir, 'held.jsonl');
-  writeFileSync(tape, serializeTape(createHeader(rules), exchanges));
+  const { tape, requests } = writeTapeByHand(
+    dir,
+    'held',
+    TAPE_ROWS.map((row, index) => {
+      const sent: { path?: string; json: unknown } = row.how.request?.(row.key, index) ?? { json: chatRequest(index) };
+      return {
+        ...(sent.path === undefined ? {} : { path: sent.path }),
+        request: sent.json,
+        response: row.how.response?.(row.key) ?? { json: completion({ content: 'ok' }) },
+      };
+    }),
+  );
   expect(loadTape(tape).exchanges).toHaveLength(TAPE_ROWS.length);
 
   // The suite: every request as recorded (mutate's first run uses them all), or each one changed
   // a little (every request drifts from its recording). Its arguments name keys too.
-  writeFileSync(join(dir, 'requests.json'), json(requests));
   // Mutate's suite asks for the answers and tool calls only: each mutant is a run of its own.
-  const answered = requests.filter(({ index }) => ['answer text', 'tool call arguments'].includes(TAPE_ROWS[index]!.placement));
-  writeFileSync(join(dir, 'answers.json'), json(answered));
-  writeFileSync(
-    join(dir, 'suite.mjs'),
-    `import { readFileSync } from 'node:fs';
-const base = process.env.OPENAI_BASE_URL.replace(/\\/openai\\/v1$/, '');
-const drift = process.argv.includes('--drift');
-for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
-  const body = drift ? request.body.replace('"row ', '"again row ') : request.body;
-  const response = await fetch(base + '/openai' + request.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  await response.arrayBuffer();
-}
-`,
-  );
-  const suite = [process.execPath, join(dir, 'suite.mjs'), join(dir, 'requests.json'), ...ARGUMENT_ROWS.map((row) => `--note=${row.key}`)];
+  const answers = join(dir, 'answers.json');
+  const all = JSON.parse(readFileSync(requests, 'utf8')) as unknown[];
+  writeFileSync(answers, json(all.filter((_request, index) => ['answer text', 'tool call arguments'].includes(TAPE_ROWS[index]!.placement))));
+  const script = writeReplayingSuite(dir);
+  const notes = ARGUMENT_ROWS.map((row) => `--note=${row.key}`);
+  const suite = [process.execPath, script, requests, ...notes];
   const outputs: Record<string, string> = {};
   const cli = async (name: string, args: string[]) => {
     const result = await runMain(args, { cwd: dir, env: { CI: 'true' } }).catch((error: Error) => ({
@@ -520,7 +501,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     return result.code;
   };
   const mutate = ['mutate', '--tape', tape, '--operators', 'refusal,tool-argument-changed', '--max', '13', '--jobs', '2'];
-  const mutateSuite = suite.map((word) => (word === join(dir, 'requests.json') ? join(dir, 'answers.json') : word));
+  const mutateSuite = [process.execPath, script, answers, ...notes];
   const codes = [
     await cli('mutate', [...mutate, '--html', 'mutate.html', '--', ...mutateSuite]),
     await cli('mutate --json', [...mutate, '--json', '--', ...mutateSuite]),
