@@ -44,6 +44,8 @@ const SHAPES = {
   groq: shape('gs' + 'k_', 52),
   xai: shape('xa' + 'i-', 60),
   google: shape('AI' + 'za', 35),
+  // An OpenAI Realtime client secret (an ephemeral key).
+  ephemeral: shape('e' + 'k_', 32),
   'aws-access-key': (seed: string) => {
     const secret = `FAKE${tailFor(seed, 40)
       .toUpperCase()
