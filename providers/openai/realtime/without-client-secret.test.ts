@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { withoutClientSecret } from './client-secret.js';
+import { withoutClientSecret } from './without-client-secret.js';
 
 // Shaped as the API's (ek_ and 32 hex digits), built at run time so no file holds one.
 const SECRET = `e${'k'}_68af296e8e408191a1120ab6383263c2`;
