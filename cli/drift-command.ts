@@ -1,9 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { formatEscapes, runUnderProxy } from '../proxy/internal.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile, type ResolvedCommandIo } from './io.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
 
@@ -51,11 +49,7 @@ export async function driftCommand(argv: readonly string[], io: ResolvedCommandI
   if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stderr.write(`${formatDriftReport(report)}\n`);
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) {
-    mkdirSync(dirname(html), { recursive: true });
-    writeFileSync(html, renderDriftHtml(report));
-    io.stderr.write(`modeltape: wrote ${html}\n`);
-  }
+  if (html !== undefined) writeReportFile(io, html, renderDriftHtml(report));
   if (report.totals.drifted > 0 || summary.escapes.length > 0) return 1;
   return commandStatus;
 }

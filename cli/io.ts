@@ -1,4 +1,6 @@
-import { maskSecrets } from '../core/internal.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { outputText } from '../core/internal.js';
 
 /**
  * Where a command writes, and what it reads of its process: the environment, the directory and
@@ -47,17 +49,50 @@ export function resolveCommandIo(io: CommandIo): ResolvedCommandIo {
 }
 
 /**
- * The same io with every string written to stdout and stderr masked (`[openai-key 44 chars]`):
- * the one place every command's output passes, so no message, table or report prints a key.
+ * The same io with every string written to stdout and stderr masked (`[openai-key 44 chars]`) and
+ * its control characters escaped (`\u001b`, `\u009b`; not the line feed and the tab): the one
+ * place every command's output passes, so no message, table or report prints a key, and nothing
+ * a tape holds moves the cursor, retitles, clears or rings a terminal. Only {@link writeControl}
+ * writes a control sequence, modeltape's own.
  */
 export function maskedIo(io: ResolvedCommandIo): ResolvedCommandIo {
   return { ...io, stdout: maskedStream(io.stdout), stderr: maskedStream(io.stderr) };
 }
 
+/** The control sequences modeltape itself writes to a terminal, for its progress line; nothing else is written raw. */
+export const TERMINAL_CONTROLS = {
+  /** Back to the start of the line, to write it again. */
+  lineStart: '\r',
+  /** Back to the start of the line, and clear it. */
+  clearLine: '\r\u001b[2K',
+} as const;
+export type TerminalControl = keyof typeof TERMINAL_CONTROLS;
+
+// The stream a masked stream writes to, for the control sequences only.
+const UNMASKED = Symbol('modeltape.unmaskedStream');
+
+/** Writes one of modeltape's own control sequences, past the escaping every other write gets. */
+export function writeControl(stream: NodeJS.WritableStream, control: TerminalControl): void {
+  ((stream as { [UNMASKED]?: NodeJS.WritableStream })[UNMASKED] ?? stream).write(TERMINAL_CONTROLS[control]);
+}
+
+/**
+ * Writes a report a command was asked for (`--html FILE`) where the user named it (relative to
+ * the command's directory), masked and escaped as everything the command prints is, and says so on stderr:
+ * the one way a command writes a file of its own.
+ */
+export function writeReportFile(io: ResolvedCommandIo, file: string, text: string): void {
+  const path = resolve(io.cwd, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, outputText(text));
+  io.stderr.write(`modeltape: wrote ${file}\n`);
+}
+
 function maskedStream<T extends NodeJS.WritableStream & { isTTY?: boolean }>(stream: T): T {
-  const masked = Object.create(stream) as T & { write: (...args: unknown[]) => boolean };
+  const masked = Object.create(stream) as T & { write: (...args: unknown[]) => boolean; [UNMASKED]: NodeJS.WritableStream };
+  masked[UNMASKED] = stream;
   masked.write = (chunk: unknown, ...rest: unknown[]) =>
-    (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? maskSecrets(chunk) : chunk, ...rest);
+    (stream.write as (...args: unknown[]) => boolean).call(stream, typeof chunk === 'string' ? outputText(chunk) : chunk, ...rest);
   return masked;
 }
 
@@ -74,10 +109,11 @@ export function progressReporter(io: CommandIo, label: string): ((done: number, 
       unit === 'bytes'
         ? `${(done / 1024 / 1024).toFixed(0)}/${(total / 1024 / 1024).toFixed(0)} MB`
         : `${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} lines`;
-    io.stderr.write(`\r${label} ${amount} (${percent}%)`);
+    writeControl(io.stderr, 'lineStart');
+    io.stderr.write(`${label} ${amount} (${percent}%)`);
   }) as ((done: number, total: number, unit?: 'bytes' | 'lines') => void) & { end(): void };
   report.end = () => {
-    if (enabled && last >= 0) io.stderr.write('\r\u001b[2K');
+    if (enabled && last >= 0) writeControl(io.stderr, 'clearLine');
   };
   return report;
 }

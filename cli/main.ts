@@ -100,7 +100,8 @@ if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLTo
       process.exitCode = status;
     },
     (error: unknown) => {
-      process.stderr.write(`modeltape: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+      // Masked and escaped as every other output: a provider's error may quote a key or a control.
+      maskedIo(processIo()).stderr.write(`modeltape: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
       process.exitCode = 1;
     },
   );

@@ -51,6 +51,8 @@ export async function mcpCommand(argv: readonly string[], io: ResolvedCommandIo)
     command,
     stdin: io.stdin as Readable,
     stdout: io.stdout as Writable,
+    // The server's stderr is output too: masked and escaped as everything this command prints.
+    stderr: io.stderr as Writable,
     env: io.env,
     cwd: io.cwd,
     log: (message) => io.stderr.write(`${message}\n`),

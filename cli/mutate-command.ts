@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
@@ -12,7 +10,7 @@ import {
   type MutationReport,
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import type { ResolvedCommandIo } from './io.js';
+import { writeControl, writeReportFile, type ResolvedCommandIo } from './io.js';
 import { loadConfig } from '../proxy/internal.js';
 import { NETWORK_FLAGS, PROXY_FLAGS, networkFrom, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
@@ -122,11 +120,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
   );
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) {
-    mkdirSync(dirname(resolve(io.cwd, html)), { recursive: true });
-    writeFileSync(resolve(io.cwd, html), renderMutationHtml(report));
-    io.stderr.write(`modeltape: wrote ${html}\n`);
-  }
+  if (html !== undefined) writeReportFile(io, html, renderMutationHtml(report));
   if (options.minScore !== undefined && (report.score ?? 0) < options.minScore) {
     io.stderr.write(`modeltape mutate: the mutation score ${report.score ?? 'n/a'}% is below --min-score ${options.minScore}.\n`);
     return 1;
@@ -193,7 +187,8 @@ function mutantProgress(io: ResolvedCommandIo): ((result: MutantResult, done: nu
     if (tty) {
       const width = 24;
       const filled = Math.round((done / total) * width);
-      io.stderr.write(`\r\u001b[2Kmutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${detected} detected, ${survived} survived`);
+      writeControl(io.stderr, 'clearLine');
+      io.stderr.write(`mutants [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}: ${detected} detected, ${survived} survived`);
     } else {
       io.stderr.write(
         `modeltape mutate: [${done}/${total}] ${result.id} ${result.outcome}: ${result.tape}:${result.line} ${result.operator}${result.variant === '' ? '' : ` (${result.variant})`}\n`,
@@ -201,7 +196,7 @@ function mutantProgress(io: ResolvedCommandIo): ((result: MutantResult, done: nu
     }
   }) as ((result: MutantResult, done: number, total: number) => void) & { end(): void };
   report.end = () => {
-    if (tty && shown > 0) io.stderr.write('\r\u001b[2K');
+    if (tty && shown > 0) writeControl(io.stderr, 'clearLine');
   };
   return report;
 }

@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig, pinnedDate } from '../proxy/internal.js';
 import { STALE_POLICIES, ageLimitOf, formatTapeReport, renderTapeReportHtml, reportTapes, type AgeLimit } from '../tape-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
-import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile, type ResolvedCommandIo } from './io.js';
 import { expandTapeArguments } from './tape-globs.js';
 
 /** The flags `report`, `verify` and `run` share for the age of tapes. */
@@ -98,10 +97,6 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
     for (const failure of report.failures) io.stderr.write(`modeltape: ${failure}\n`);
   } else io.stdout.write(formatTapeReport(report));
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) {
-    mkdirSync(dirname(resolve(io.cwd, html)), { recursive: true });
-    writeFileSync(resolve(io.cwd, html), renderTapeReportHtml(report));
-    io.stderr.write(`modeltape: wrote ${html}\n`);
-  }
+  if (html !== undefined) writeReportFile(io, html, renderTapeReportHtml(report));
   return report.failures.length > 0 ? 1 : 0;
 }

@@ -12,6 +12,8 @@ export { isRecord, parseJson, type Json } from './json.js';
 export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
 export { escapeHtml } from './escape-html.js';
+export { escapeControls } from './escape-controls.js';
+export { outputText } from './output-text.js';
 export { displayPath } from './display-path.js';
 export { readFetchInput, type FetchInput } from './fetch-input.js';
 export {

@@ -72,6 +72,7 @@ describe('findSecrets', () => {
       'azure-openai-key',
       'basic-auth',
       'bearer-token',
+      'ephemeral-key',
       'github-token',
       'google-key',
       'groq-key',
@@ -214,6 +215,7 @@ describe('base64HidesAnchor, the pre-filter of a base64 run in a tape line', () 
       'hf_',
       'gsk_',
       'xai-',
+      'ek_',
       'AIza',
       'AKIA',
       'ASIA',
@@ -319,7 +321,15 @@ describe('SECRET_RULES', () => {
     ['private-key', `-----BEGIN RSA ${'PRIVATE'} KEY-----\nMIIEFAKE\n-----END RSA PRIVATE KEY-----`],
     ['bearer-token', `Bea${'rer'} ${tail.slice(0, 30)}`],
     ['url-credentials', `https://bob:${tail.slice(0, 12)}@example.test/`],
+    // An OpenAI Realtime client secret (32 hex digits), and Stripe's ephemeral keys.
+    ['ephemeral-key', `e${'k'}_68af296e8e408191a1120ab6383263c2`],
+    ['ephemeral-key', `e${'k'}_${'test'}_${tail.slice(0, 40)}`],
   ];
+
+  test('an ephemeral key is not found in words that end in "ek" or in prose', () => {
+    for (const text of ['week_2024_01_summary_report_v2', 'seek_FAKEFAKEFAKEFAKEFAKE0000', `e${'k'}_management_system_overview`])
+      expect(secretSpans(text), text).toEqual([]);
+  });
 
   test.each(shapes)('finds %s in %j, after a word character and an escape too, and masks all of it', (rule, key) => {
     for (const text of [`see ${key} here`, `_${key}`, `9${key}`, `k:\\n${key}`]) {

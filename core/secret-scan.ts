@@ -64,6 +64,13 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { rule: 'huggingface-token', pattern: /hf_[A-Za-z0-9]{30,}/g, accept: looksRandom },
   { rule: 'groq-key', pattern: /gsk_[A-Za-z0-9]{40,}/g },
   { rule: 'xai-key', pattern: /xai-[A-Za-z0-9]{40,}/g, accept: looksRandom },
+  // An OpenAI Realtime client secret (`ek_` and 32 hex digits, valid a minute) or a Stripe
+  // ephemeral key (`ek_live_…`, `ek_test_…`). Not after a letter, as the bare `sk-`: "week_…".
+  {
+    rule: 'ephemeral-key',
+    pattern: /(?:(?<![A-Za-z])|(?<=\\[nrtbfv])|(?<=\\u[0-9A-Fa-f]{4}))ek_[A-Za-z0-9_]{20,}/g,
+    accept: looksRandom,
+  },
   { rule: 'google-key', pattern: /AIza[0-9A-Za-z_-]{35}/g },
   // No bound after the 20 characters: an id glued to more capitals or digits is still an id.
   { rule: 'aws-access-key', pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
@@ -83,7 +90,7 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
 // Every rule starts with one of these (or needs its context word). Case-sensitive, with the
 // spellings that occur, because a case-insensitive alternation costs twice as much per byte.
 export const PLAIN_ANCHOR =
-  /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
+  /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|ek_|AIza|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
 
 // A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
 // their text is looked at (ids and hashes decode to noise that holds no anchor).

@@ -1,6 +1,6 @@
 // What a mutation run found: each mutant's outcome, the survivors as the places the suite does not
 // look, and the score. Printed for a terminal, written as JSON and as a self-contained page.
-import { escapeHtml } from '../core/internal.js';
+import { escapeHtml, maskValue } from '../core/internal.js';
 import type { Mutant } from './choose-mutants.js';
 import type { MutationOperator } from './mutation.js';
 
@@ -71,7 +71,9 @@ export function buildMutationReport(run: Omit<MutationReport, 'counts' | 'score'
   for (const mutant of run.mutants) counts[mutant.outcome]++;
   const detected = counts.killed + counts['killed-by-replay'] + counts.timeout;
   const reached = detected + counts.survived;
-  return { ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 };
+  // Every string of the report masked once, here: an answer's text, a tool call's arguments, the
+  // command's arguments reach the terminal, --json and the page only as they are here.
+  return maskValue({ ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 });
 }
 
 const OUTCOME_WORDS: Record<MutantOutcome, string> = {

@@ -84,6 +84,7 @@ export {
   type ReadClientEvent,
 } from './openai/realtime/read-client-event.js';
 export { realtimeErrorEvent, type RealtimeError } from './openai/realtime/error-event.js';
+export { withoutClientSecret } from './openai/realtime/without-client-secret.js';
 export { readRealtimeTurn, type RealtimeTurnRequest } from './openai/realtime/read-turn.js';
 export { checkRealtimeResponseGrammar } from './openai/realtime/event-grammar.js';
 export {

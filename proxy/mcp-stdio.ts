@@ -14,6 +14,7 @@ import { LateStart, isErrorAnswer } from './mcp-late-start.js';
 import { ProxyCore, errorReply, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions } from './proxy-options.js';
 import type { ProxyRequest } from './proxy-request.js';
+import { relayLines } from './relay-lines.js';
 import { ResponseRecording } from './response-recording.js';
 import type { Route } from './router.js';
 
@@ -29,6 +30,12 @@ export interface McpStdioOptions extends Omit<ProxyOptions, 'upstreams' | 'port'
   stdin: Readable;
   /** Where the client reads. Only protocol messages are written here; everything else goes to `log`. */
   stdout: Writable;
+  /**
+   * Where the server's stderr goes, whole lines at a time (the CLI gives its own stderr, which
+   * masks and escapes every write: a server that prints its environment prints its keys).
+   * @default the server writes to this process's stderr itself
+   */
+  stderr?: Writable;
   /** The server's environment. @default the `env` option, else process.env */
   serverEnv?: NodeJS.ProcessEnv;
   /** The server's working directory. @default process.cwd() */
@@ -120,7 +127,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     const [command, ...args] = options.command;
     starts++;
     const child = spawn(command!, args, {
-      stdio: ['pipe', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', options.stderr === undefined ? 'inherit' : 'pipe'],
       env: options.serverEnv ?? options.env ?? process.env,
       cwd: options.cwd ?? process.cwd(),
     });
@@ -148,6 +155,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       finish();
     });
     child.stdin!.on('error', () => undefined);
+    if (options.stderr !== undefined) relayLines(child.stderr!, options.stderr);
     createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', onServerLine);
     late.start((line) => child.stdin!.write(`${line}\n`));
     return child;

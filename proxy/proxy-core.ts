@@ -168,10 +168,13 @@ export type OwnAnswer = RecordedAnswer | ErrorAnswer | FaultAnswer;
  */
 export function errorReply(answer: ErrorAnswer, retry: boolean): { status: number; headers: Record<string, string>; body: string } {
   const rpc = answer.provider === 'mcp';
+  // Every error the proxy answers a client with, on every transport: an upstream's words it quotes
+  // may hold the key the client sent (a 401 naming it).
+  const message = maskSecrets(answer.message);
   const body = JSON.stringify(
     rpc
-      ? mcpErrorBody({ status: answer.status, type: answer.type, message: answer.message, fromModeltape: true }, answer.rpcId ?? null)
-      : modeltapeErrorBody(answer.provider, answer.status, answer.type, answer.message),
+      ? mcpErrorBody({ status: answer.status, type: answer.type, message, fromModeltape: true }, answer.rpcId ?? null)
+      : modeltapeErrorBody(answer.provider, answer.status, answer.type, message),
   );
   return {
     status: rpc && answer.rpcId !== undefined ? 200 : answer.status,

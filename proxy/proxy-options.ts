@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileKeyRules, type CompiledKeyRules, type TapeFileSystem, type KeyRules, type Normalizer } from '../recordings/internal.js';
 import { resolveChaos, type ChaosOptions, type ResolvedChaos } from './chaos.js';
-import { ModeltapeError, checkChoice } from '../core/internal.js';
+import { ModeltapeError, checkChoice, outputText } from '../core/internal.js';
 import { runEnvironment, type TapeSwap } from '../guard/internal.js';
 import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../lookup/internal.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
@@ -143,7 +143,7 @@ export interface ProxyOptions {
    * @default the time `SOURCE_DATE_EPOCH` names (seconds since 1970) when it is set, else now
    */
   now?: () => Date;
-  /** Where warnings and refusals are reported. @default writes to stderr */
+  /** Where warnings and refusals are reported. @default writes to stderr, keys masked and control characters escaped */
   log?: (message: string) => void;
   /** Body sizes, client timeouts and the connection cap. */
   limits?: ProxyLimits;
@@ -256,7 +256,8 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     clock: options.clock ?? (() => performance.now()),
     // Only a recording carries a date: a replay never reads SOURCE_DATE_EPOCH.
     now: options.now ?? (mode === 'record' || mode === 'auto' ? wallClock(env) : () => new Date()),
-    log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+    // As the CLI writes: masked, and a tape's control characters escaped.
+    log: options.log ?? ((message) => process.stderr.write(`${outputText(message)}\n`)),
     limits: resolveLimits(options.limits),
     tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };

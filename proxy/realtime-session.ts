@@ -5,6 +5,7 @@
 // the server sent until the client's next one.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { maskSecrets } from '../core/internal.js';
 import { FAKE_RESPONSE_HEADER, WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
 import { isRealtimePath, realtimeErrorEvent } from '../providers/internal.js';
 import { admitRequest, decideAdmitted, type DecisionContext } from './decide-request.js';
@@ -278,7 +279,11 @@ function refuseUpgrade(socket: Duplex, answer: OwnAnswer): void {
 // A Realtime `error` event for a miss, as the API sends one for an event it refuses: the SDK
 // raises it with its message and the client's event id.
 function errorEvent(message: string, type: string, index: number, eventId: unknown): Record<string, unknown> {
-  return realtimeErrorEvent(`event_modeltape_miss_${index}`, { type: 'invalid_request_error', code: type, message, param: null }, eventId);
+  return realtimeErrorEvent(
+    `event_modeltape_miss_${index}`,
+    { type: 'invalid_request_error', code: type, message: maskSecrets(message), param: null },
+    eventId,
+  );
 }
 
 // The server events of a recorded answer: its NDJSON lines (or a body, one event).

@@ -14,6 +14,7 @@ import {
   type TapeWriter,
 } from '../recordings/internal.js';
 import { ModeltapeError } from '../core/internal.js';
+import { withoutClientSecret } from '../providers/internal.js';
 import type { ReplayEngine } from '../lookup/internal.js';
 import { contentCodings, decodeContent } from './content-coding.js';
 import type { ProxyRequest } from './proxy-request.js';
@@ -75,8 +76,12 @@ export class ResponseRecording {
     else this.#chunks.push(chunk);
   }
 
-  /** What the tape stores. Throws, with the reason, for a response that must not be recorded. */
-  finish(): RecordedResponse {
+  /**
+   * What the tape stores. Throws, with the reason, for a response that must not be recorded.
+   * `redact` gives the bytes of a whole (not streamed) body as the tape keeps them: what replay
+   * serves, and what its `sha256` is of.
+   */
+  finish(redact: (body: Buffer) => Buffer = (body) => body): RecordedResponse {
     if (this.overLimit) {
       throw new ModeltapeError(
         'response_too_large',
@@ -118,7 +123,7 @@ export class ResponseRecording {
       this.#checkEnded(response);
       return response;
     }
-    const body = encodeBody(bytes, contentType, { exact: true });
+    const body = encodeBody(redact(bytes), contentType, { exact: true });
     if (body !== undefined) response.body = body;
     return response;
   }
@@ -229,7 +234,9 @@ export class ExchangeRecorder {
         source: recording.fromFake ? 'fake' : 'live',
         recordedAt: recordedAtOf(this.#options.now()),
         request: recordedRequest,
-        response: recording.finish(),
+        // A Realtime client secret minted for a browser is a key the answer exists to carry: the
+        // tape keeps the answer, the secret replaced (the client got it; it expires in a minute).
+        response: recording.finish((body) => (route.upstream.provider === 'openai' ? withoutClientSecret(request.method, route.path, body) : body)),
       };
       const replaces = replacing && engine.holdsRecording(key, ordinal);
       writer.append(exchange, { replacing: replaces });

@@ -1,5 +1,6 @@
 import { SIDE_CHANNELS } from '../guard/internal.js';
 import { ModeltapeError } from '../core/internal.js';
+import { redactUrl } from '../recordings/internal.js';
 
 import { guessProvider, type Provider } from '../providers/internal.js';
 
@@ -59,12 +60,14 @@ export function parseUpstreamFlag(value: string): { name: string; baseUrl: strin
   if (equals <= 0)
     throw new ModeltapeError(
       'invalid_upstream',
-      `Invalid --upstream ${JSON.stringify(value)}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`,
+      `Invalid --upstream ${JSON.stringify(redactUrl(value))}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`,
     );
   return { name: value.slice(0, equals), baseUrl: value.slice(equals + 1) };
 }
 
 function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstream {
+  // What a message shows of the URL: a credential it carries is why it is refused, not for the log.
+  const shown = JSON.stringify(redactUrl(baseUrl));
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
     throw new ModeltapeError(
       'invalid_upstream',
@@ -77,21 +80,18 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
   } catch (error) {
     throw new ModeltapeError(
       'invalid_upstream',
-      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`,
+      `Invalid URL for upstream "${name}": ${shown}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`,
       { cause: error },
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ModeltapeError(
       'invalid_upstream',
-      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} is not http or https (an MCP server's is mcp+http or mcp+https)`,
+      `Invalid URL for upstream "${name}": ${shown} is not http or https (an MCP server's is mcp+http or mcp+https)`,
     );
   }
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new ModeltapeError(
-      'invalid_upstream',
-      `Invalid URL for upstream "${name}": ${JSON.stringify(baseUrl)} must not carry credentials, a query or a fragment`,
-    );
+    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${shown} must not carry credentials, a query or a fragment`);
   }
   return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), provider };
 }

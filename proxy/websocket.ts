@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { excerpt } from '../core/internal.js';
 import type { ClientRequestArgs } from 'node:http';
 
 /** One end of a WebSocket, as the Realtime bridge uses it: messages (text or binary), and a close. */
@@ -89,7 +90,8 @@ export async function connectWebSocket(
       response.on('end', () =>
         reject(
           Object.assign(
-            new Error(`the upstream refused the WebSocket upgrade with ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`),
+            // Masked before it is cut: a refusal may quote the key it was sent, and a key cut short is no longer one.
+            new Error(`the upstream refused the WebSocket upgrade with ${response.statusCode}: ${excerpt(Buffer.concat(chunks).toString('utf8'), 500)}`),
             {
               status: response.statusCode,
             },

@@ -19,6 +19,7 @@ export {
   redactQuery,
   redactPathQuery,
   redactResponseHeaders,
+  redactUrl,
 } from './redaction.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { writeTapeFile } from './write-tape-file.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { HOP_BY_HOP_HEADERS, SECRET_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactResponseHeaders } from './redaction.js';
+import { HOP_BY_HOP_HEADERS, SECRET_HEADERS, isSecretHeader, isSecretQueryParameter, redactQuery, redactResponseHeaders, redactUrl } from './redaction.js';
 
 const FAKE_OPENAI_KEY = 'sk-proj-FAKEFAKEFAKEFAKEFAKEFAKEFAKE0000';
 
@@ -136,5 +136,20 @@ describe('redactQuery', () => {
 
   test('gives an empty list for no parameters', () => {
     expect(redactQuery(new URLSearchParams(''))).toEqual([]);
+  });
+});
+
+describe('redactUrl', () => {
+  test.each([
+    ['http://127.0.0.1:9/?api_key=hunter2', 'http://127.0.0.1:9/?api_key=REDACTED'],
+    ['http://127.0.0.1:9/v1?region=eu&token=hunter2', 'http://127.0.0.1:9/v1?region=eu&token=REDACTED'],
+    ['http://ada:hunter2@127.0.0.1:9/', 'http://REDACTED@127.0.0.1:9/'],
+    ['https://token-only@example.test/v1', 'https://REDACTED@example.test/v1'],
+    ['http://127.0.0.1:9/#access_token=hunter2&state=1', 'http://127.0.0.1:9/#state=1&access_token=REDACTED'],
+    ['http//127.0.0.1:9/?key=hunter2', 'http//127.0.0.1:9/?key=REDACTED'],
+    ['https://api.openai.com/v1', 'https://api.openai.com/v1'],
+    ['http://127.0.0.1:9/?region=eu#section', 'http://127.0.0.1:9/?region=eu#section'],
+  ])('shows %j as %j', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
   });
 });

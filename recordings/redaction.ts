@@ -117,6 +117,23 @@ export function redactPathQuery(pathAndQuery: string): string {
   return changed ? `${pathAndQuery.slice(0, questionMark)}?${params.toString()}` : pathAndQuery;
 }
 
+/**
+ * A URL as a message shows it, given as written (it may not parse): its user and password, and the
+ * credential parameters of its query and of its fragment (`#access_token=…`), replaced by
+ * `REDACTED`.
+ */
+export function redactUrl(url: string): string {
+  const hash = url.indexOf('#');
+  const beforeHash = hash < 0 ? url : url.slice(0, hash);
+  // The user too: `user:password@` is one credential, and a token is often given as the user.
+  let shown = redactPathQuery(beforeHash).replace(/^([^/?#]*\/\/)[^/?#]*@/, '$1REDACTED@');
+  if (hash >= 0) {
+    const fragment = url.slice(hash + 1);
+    shown += `#${fragment.includes('=') ? redactPathQuery(`?${fragment}`).slice(1) : fragment}`;
+  }
+  return shown;
+}
+
 /** Query pairs without credentials, sorted by name then value. */
 export function redactQuery(pairs: Iterable<[string, string]>): Array<[string, string]> {
   const kept: Array<[string, string]> = [];

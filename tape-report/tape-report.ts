@@ -1,6 +1,6 @@
 // `modeltape report`: what a suite's tapes cover of the providers' behaviour, what they would cost
 // to record again, and how old they are. Built from the tapes alone: nothing is run.
-import { ModeltapeError } from '../core/internal.js';
+import { ModeltapeError, maskValue } from '../core/internal.js';
 import { TURN_APIS, guessProvider } from '../providers/internal.js';
 import { describeExchange, readTape, recordedAtOf, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
@@ -260,7 +260,9 @@ export function reportTapes(files: readonly string[], options: ReportOptions = {
     warnings: [],
   };
   judge(report, unmetered);
-  return report;
+  // Every string of the report masked once, here: a model name, a finish reason or a path a tape
+  // holds reaches the terminal, --json and the page only as it is here.
+  return maskValue(report);
 }
 
 function judge(report: TapeReport, unmetered: readonly string[]): void {

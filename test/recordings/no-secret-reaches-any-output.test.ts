@@ -8,6 +8,7 @@ import { startProxy } from 'modeltape/proxy';
 import { serializeTape, loadTape } from 'modeltape/recordings';
 import { assertRenderedSnapshot } from 'modeltape/replay';
 import { runMain } from '../support/cli.js';
+import { writeReplayingSuite, writeTapeByHand } from '../support/hand-written-tape.js';
 import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -43,6 +44,8 @@ const SHAPES = {
   groq: shape('gs' + 'k_', 52),
   xai: shape('xa' + 'i-', 60),
   google: shape('AI' + 'za', 35),
+  // An OpenAI Realtime client secret (an ephemeral key).
+  ephemeral: shape('e' + 'k_', 32),
   'aws-access-key': (seed: string) => {
     const secret = `FAKE${tailFor(seed, 40)
       .toUpperCase()
@@ -165,6 +168,66 @@ const ROWS = Object.entries(PLACEMENTS).flatMap(([placement, how]) =>
   (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({ placement, shapeName, how, ...SHAPES[shapeName](`${placement}/${shapeName}`) })),
 );
 
+/** Where a key sits in an exchange a tape holds (put there by hand: the recorder refuses it). */
+interface TapePlacement {
+  /** The request: its path (after /openai) and JSON body. */
+  request?: (key: string, row: number) => { path?: string; json: Record<string, unknown> };
+  /** The answer: a JSON body, or SSE frames. @default a plain chat answer */
+  response?: (key: string) => { json: unknown } | { sse: string[] };
+}
+
+const chatRequest = (row: number, extra: Record<string, unknown> = {}) => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: `row ${row}` }],
+  ...extra,
+});
+const completion = (message: Record<string, unknown>, finish = 'stop', model = 'gpt-4o-mini') => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1770000000,
+  model,
+  choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish, logprobs: null }],
+  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
+});
+const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+  `data: ${json({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1770000000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+// Rows of the second table: every field of a tape a report, a page or a listing shows.
+const TAPE_PLACEMENTS: Record<string, TapePlacement> = {
+  'answer text': { response: (key) => ({ json: completion({ content: `Sign in with ${key} now.` }) }) },
+  'tool call arguments': {
+    response: (key) => ({
+      json: completion(
+        { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'sign_in', arguments: json({ token: key, user: 'ada' }) } }] },
+        'tool_calls',
+      ),
+    }),
+  },
+  'streamed answer': {
+    request: (_key, row) => ({ json: chatRequest(row, { stream: true }) }),
+    response: (key) => ({
+      sse: [chunk({ role: 'assistant', content: '' }, null), chunk({ content: `Sign in with ${key}` }, null), chunk({}, 'stop'), 'data: [DONE]\n\n'],
+    }),
+  },
+  'model name': {
+    request: (key, row) => ({ json: { ...chatRequest(row), model: `ft:gpt-4o-mini:${key}` } }),
+    response: (key) => ({ json: completion({ content: 'ok' }, 'stop', `ft:gpt-4o-mini:${key}`) }),
+  },
+  'finish reason': { response: (key) => ({ json: completion({ content: 'ok' }, `stop:${key}`) }) },
+  'request content': { request: (key, row) => ({ json: { ...chatRequest(row), messages: [{ role: 'user', content: `row ${row}: my key is ${key}` }] } }) },
+  'request path': { request: (key, row) => ({ path: `/v1/files/${key}/content`, json: { row } }), response: () => ({ json: { ok: true } }) },
+};
+
+const TAPE_ROWS = Object.entries(TAPE_PLACEMENTS).flatMap(([placement, how]) =>
+  (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({ placement, shapeName, how, ...SHAPES[shapeName](`tape ${placement}/${shapeName}`) })),
+);
+// A key on the command line a report names (mutate and drift print the command they ran).
+const ARGUMENT_ROWS = (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({
+  placement: 'command argument',
+  shapeName,
+  ...SHAPES[shapeName](`command argument/${shapeName}`),
+}));
+
 // Everything a leak could hide behind in an output: base64 fields decoded (gunzipped, as UTF-16).
 function readable(text: string): string {
   const extra: string[] = [];
@@ -207,7 +270,7 @@ function decodeURIComponentSafe(text: string): string {
 // characters of every tail are FAKE) and its base64. One pass over an output looks them all up.
 const SLICE = 8;
 const SLICES = new Map<string, string>();
-for (const row of ROWS) {
+for (const row of [...ROWS, ...TAPE_ROWS, ...ARGUMENT_ROWS]) {
   const base64 = Buffer.from(row.key).toString('base64');
   for (const source of [row.secret.slice(4), base64.slice(8, -4)]) {
     for (let at = 0; at + SLICE <= source.length; at += 4) SLICES.set(source.slice(at, at + SLICE), `${row.placement} × ${row.shapeName}`);
@@ -401,4 +464,71 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
   } finally {
     await standIn.close();
   }
+}, 180_000);
+
+// A tape that holds keys (written by hand, as the recorder would refuse it) and a command line
+// that names them: every report over it, in every format, masks them.
+test('no key a tape holds, in any placement and shape, reaches any report format: mutate, report and drift (terminal, --json, --html), inspect, verify', async () => {
+  const { tape, requests } = writeTapeByHand(
+    dir,
+    'held',
+    TAPE_ROWS.map((row, index) => {
+      const sent: { path?: string; json: unknown } = row.how.request?.(row.key, index) ?? { json: chatRequest(index) };
+      return {
+        ...(sent.path === undefined ? {} : { path: sent.path }),
+        request: sent.json,
+        response: row.how.response?.(row.key) ?? { json: completion({ content: 'ok' }) },
+      };
+    }),
+  );
+  expect(loadTape(tape).exchanges).toHaveLength(TAPE_ROWS.length);
+
+  // The suite: every request as recorded (mutate's first run uses them all), or each one changed
+  // a little (every request drifts from its recording). Its arguments name keys too.
+  // Mutate's suite asks for the answers and tool calls only: each mutant is a run of its own.
+  const answers = join(dir, 'answers.json');
+  const all = JSON.parse(readFileSync(requests, 'utf8')) as unknown[];
+  writeFileSync(answers, json(all.filter((_request, index) => ['answer text', 'tool call arguments'].includes(TAPE_ROWS[index]!.placement))));
+  const script = writeReplayingSuite(dir);
+  const notes = ARGUMENT_ROWS.map((row) => `--note=${row.key}`);
+  const suite = [process.execPath, script, requests, ...notes];
+  const outputs: Record<string, string> = {};
+  const cli = async (name: string, args: string[]) => {
+    const result = await runMain(args, { cwd: dir, env: { CI: 'true' } }).catch((error: Error) => ({
+      code: -1,
+      stdout: '',
+      stderr: `modeltape: unexpected error: ${error.stack ?? String(error)}`,
+    }));
+    outputs[name] = `${result.stdout}\n${result.stderr}`;
+    return result.code;
+  };
+  const mutate = ['mutate', '--tape', tape, '--operators', 'refusal,tool-argument-changed', '--max', '13', '--jobs', '2'];
+  const mutateSuite = [process.execPath, script, answers, ...notes];
+  const codes = [
+    await cli('mutate', [...mutate, '--html', 'mutate.html', '--', ...mutateSuite]),
+    await cli('mutate --json', [...mutate, '--json', '--', ...mutateSuite]),
+    await cli('report', ['report', tape, '--html', 'report.html']),
+    await cli('report --json', ['report', tape, '--json']),
+    await cli('drift', ['drift', '--tape', tape, '--html', 'drift.html', '--', ...suite, '--drift']),
+    await cli('drift --json', ['drift', '--tape', tape, '--json', '--', ...suite, '--drift']),
+    await cli('inspect', ['inspect', tape]),
+    await cli('inspect --json', ['inspect', tape, '--json']),
+    await cli('verify', ['verify', tape]),
+  ];
+  // Mutate and report succeed; drift finds every request drifted; verify finds the keys.
+  expect(codes).toEqual([0, 0, 0, 0, 1, 1, 0, 0, 1]);
+  for (const page of ['mutate.html', 'report.html', 'drift.html']) outputs[page] = readFileSync(join(dir, page), 'utf8');
+  const mutated = JSON.parse(outputs['mutate --json']!.slice(0, outputs['mutate --json']!.lastIndexOf('}') + 1)) as { counts: Record<string, number> };
+  expect(mutated.counts.survived).toBe(13);
+
+  const leaked = Object.fromEntries(
+    Object.entries(outputs)
+      .map(([name, text]) => [name, leaks(text)] as const)
+      .filter(([, found]) => found.length > 0),
+  );
+  expect(leaked).toEqual({});
+  // Every output had keys to show, and showed each as its marker.
+  const marker = /\[[a-z0-9-]+(?: [a-z0-9-]+)* \d+ chars\]/;
+  for (const [name, text] of Object.entries(outputs)) expect(text, name).toMatch(marker);
+  expect(Object.keys(outputs)).toHaveLength(12);
 }, 180_000);
