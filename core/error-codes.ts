@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'secret_key_header',
   'tape_header_invalid',
   'tape_unreadable',
+  'tape_not_a_file',
   'tape_closed',
   'tape_contended',
   'tape_locked',
