@@ -128,6 +128,7 @@ export const ERROR_CODES = [
   'no_mutants',
   'suite_fails_on_tapes',
   'mutate_stopped',
+  'mutant_copy_failed',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

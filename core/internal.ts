@@ -13,6 +13,7 @@ export { propertyPath, indexPath, type PathSegment } from './json-path.js';
 export { parseJsonPath } from './parse-json-path.js';
 export { escapeHtml } from './escape-html.js';
 export { displayPath } from './display-path.js';
+export { describeWriteError } from './describe-write-error.js';
 export { readFetchInput, type FetchInput } from './fetch-input.js';
 export {
   diffJson,
