@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { formatEscapes, runUnderProxy } from '../proxy/internal.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
 
@@ -52,8 +51,7 @@ export async function driftCommand(argv: readonly string[], io: ResolvedCommandI
   else io.stderr.write(`${formatDriftReport(report)}\n`);
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) {
-    mkdirSync(dirname(html), { recursive: true });
-    writeFileSync(html, renderDriftHtml(report));
+    writeReportFile('drift', html, renderDriftHtml(report), io.cwd);
     io.stderr.write(`modeltape: wrote ${html}\n`);
   }
   if (report.totals.drifted > 0 || summary.escapes.length > 0) return 1;

@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
@@ -13,6 +11,7 @@ import {
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
 
@@ -120,8 +119,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
   );
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) {
-    mkdirSync(dirname(resolve(io.cwd, html)), { recursive: true });
-    writeFileSync(resolve(io.cwd, html), renderMutationHtml(report));
+    writeReportFile('mutate', html, renderMutationHtml(report), io.cwd);
     io.stderr.write(`modeltape: wrote ${html}\n`);
   }
   if (options.minScore !== undefined && (report.score ?? 0) < options.minScore) {

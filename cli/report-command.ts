@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig, pinnedDate } from '../proxy/internal.js';
 import { STALE_POLICIES, ageLimitOf, formatTapeReport, renderTapeReportHtml, reportTapes, type AgeLimit } from '../tape-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { expandTapeArguments } from './tape-globs.js';
 
 /** The flags `report`, `verify` and `run` share for the age of tapes. */
@@ -99,8 +99,7 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
   } else io.stdout.write(formatTapeReport(report));
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) {
-    mkdirSync(dirname(resolve(io.cwd, html)), { recursive: true });
-    writeFileSync(resolve(io.cwd, html), renderTapeReportHtml(report));
+    writeReportFile('report', html, renderTapeReportHtml(report), io.cwd);
     io.stderr.write(`modeltape: wrote ${html}\n`);
   }
   return report.failures.length > 0 ? 1 : 0;

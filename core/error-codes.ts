@@ -129,6 +129,7 @@ export const ERROR_CODES = [
   'suite_fails_on_tapes',
   'mutate_stopped',
   'mutant_copy_failed',
+  'report_write_failed',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

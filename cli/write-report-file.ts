@@ -1,0 +1,26 @@
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ModeltapeError, describeWriteError } from '../core/internal.js';
+
+/**
+ * Writes a report (`--html FILE`) whole or not at all: aside, in the same folder, then renamed
+ * over `file`. A disk that fills, a read-only folder or a missing permission leaves no file and
+ * no part of one (a report that was there stays as it was), and throws an error that names the
+ * file and why, for the command to print.
+ */
+export function writeReportFile(command: string, file: string, text: string, cwd: string): void {
+  const target = resolve(cwd, file);
+  const aside = join(dirname(target), `.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(aside, text, { flag: 'wx' });
+    renameSync(aside, target);
+  } catch (error) {
+    rmSync(aside, { force: true });
+    throw new ModeltapeError(
+      'report_write_failed',
+      `modeltape ${command}: could not write ${file}: ${describeWriteError(error as NodeJS.ErrnoException)}; nothing was left there (a report that was there is as it was). Free space or choose another --html FILE, and run again.`,
+      { cause: error },
+    );
+  }
+}
