@@ -228,7 +228,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
       ? `${missError.message}\nAuto mode cannot record it: its MCP session was answered from the tape (its Mcp-Session-Id is the recorded server's), and the live server does not know it. Record the server's session whole: --mode record, or delete its exchanges from the tape.`
       : missError.message,
     response:
-      onMiss === 'nearest' && missError.nearestExchange !== undefined
+      onMiss === 'nearest' && missError.nearestExchange !== undefined && answersAs(rpc, missError.nearestExchange)
         ? { nearest: missError.nearestExchange }
         : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider, ...rpcIdOf(rpc) },
     missError,
@@ -255,6 +255,16 @@ function readRpc(body: Buffer): { message: unknown } | undefined {
 function rpcIdOf(rpc: { message: unknown } | undefined): { rpcId?: JsonRpcId } {
   const id = rpc === undefined || !isJsonRpcRequest(rpc.message) ? undefined : jsonRpcIdOf(rpc.message);
   return id === undefined ? {} : { rpcId: id };
+}
+
+// Drift collection answers a miss as its nearest recording was answered, but a JSON-RPC request
+// waits for a response under its id: a notification's recording holds none (the client would
+// wait out its timeout), so a request is answered only from a request's recording, and otherwise
+// with the miss's error, which names the nearest call.
+function answersAs(rpc: { message: unknown } | undefined, nearest: Exchange): boolean {
+  if (rpc === undefined || !isJsonRpcRequest(rpc.message)) return true;
+  const body = nearest.request.body;
+  return body !== undefined && 'json' in body && isJsonRpcRequest(body.json);
 }
 
 // What a recorded MCP request calls (`tools/call get_weather`), for a miss to name.
