@@ -88,6 +88,7 @@ export { readRealtimeTurn, type RealtimeTurnRequest } from './openai/realtime/re
 export { checkRealtimeResponseGrammar } from './openai/realtime/event-grammar.js';
 export {
   MODELTAPE_RPC_ERROR,
+  checkJsonRpcLine,
   isJsonRpcMessage,
   isJsonRpcRequest,
   isJsonRpcResponse,
@@ -96,5 +97,7 @@ export {
   mcpErrorBody,
   renumberResponse,
   renumberSseEvent,
+  jsonRpcRefusalBody,
   type JsonRpcId,
+  type JsonRpcRefusal,
 } from './mcp/json-rpc.js';
