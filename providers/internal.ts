@@ -86,6 +86,7 @@ export {
 export { realtimeErrorEvent, type RealtimeError } from './openai/realtime/error-event.js';
 export { readRealtimeTurn, type RealtimeTurnRequest } from './openai/realtime/read-turn.js';
 export { checkRealtimeResponseGrammar } from './openai/realtime/event-grammar.js';
+export { REALTIME_KEY_PROTOCOL_PREFIX, carriesRealtimeKey, maskKeyProtocols, offeredSubprotocols } from './openai/realtime/subprotocols.js';
 export {
   MODELTAPE_RPC_ERROR,
   checkJsonRpcLine,

@@ -170,14 +170,17 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
   return { kind: 'admit', route };
 }
 
-/** The refusal of a body over `limits.requestBodyBytes` (declared, or found so while reading it). */
-export function refuseTooLarge(context: DecisionContext, route: Route, method: string): RefuseDecision {
+/**
+ * The refusal of a body over `limits.requestBodyBytes` (declared, or found so while reading it);
+ * `outcome` says what became of it where that is more than its not being read.
+ */
+export function refuseTooLarge(context: DecisionContext, route: Route, method: string, outcome = 'nothing was sent upstream'): RefuseDecision {
   const limit = context.options.limits.requestBodyBytes;
   return {
     kind: 'refuse',
     reason: 'request_too_large',
     message:
-      `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and nothing was sent upstream.\n` +
+      `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and ${outcome}.\n` +
       `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`,
     response: { status: 413, type: 'modeltape_request_too_large', provider: route.upstream.provider },
   };
