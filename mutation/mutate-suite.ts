@@ -154,14 +154,16 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   let failure: unknown;
   try {
     let next = 0;
+    // Read afresh after each await: a signal or another worker's failure may have come meanwhile.
+    const stopping = (): boolean => signal?.aborted === true || failure !== undefined;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < mutants.length && signal?.aborted !== true && failure === undefined; index = next++) {
+      for (let index = next++; index < mutants.length && !stopping(); index = next++) {
         const mutant = mutants[index]!;
         try {
           const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs });
           results[index] = result;
-          // A mutant stopped because another failed has no outcome to tell.
-          if (failure === undefined) options.onMutant?.(result, ++done, mutants.length);
+          // A mutant stopped because another failed, or because the run was stopped, has no outcome to tell.
+          if (!stopping()) options.onMutant?.(result, ++done, mutants.length);
         } catch (error) {
           failure ??= error;
           signals.emit('SIGTERM');
