@@ -1,7 +1,8 @@
 import { formatEscapes, runUnderProxy } from '../proxy/internal.js';
 import { buildDriftReport, formatDriftReport, renderDriftHtml } from '../drift-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import { writeReportFile, type ResolvedCommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
 import { DEFAULT_RUN_TAPE } from './run-command.js';
 
@@ -49,7 +50,7 @@ export async function driftCommand(argv: readonly string[], io: ResolvedCommandI
   if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stderr.write(`${formatDriftReport(report)}\n`);
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) writeReportFile(io, html, renderDriftHtml(report));
+  if (html !== undefined) writeReportFile(io, 'drift', html, renderDriftHtml(report));
   if (report.totals.drifted > 0 || summary.escapes.length > 0) return 1;
   return commandStatus;
 }

@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { outputText } from '../core/internal.js';
 
 /**
@@ -74,18 +72,6 @@ const UNMASKED = Symbol('modeltape.unmaskedStream');
 /** Writes one of modeltape's own control sequences, past the escaping every other write gets. */
 export function writeControl(stream: NodeJS.WritableStream, control: TerminalControl): void {
   ((stream as { [UNMASKED]?: NodeJS.WritableStream })[UNMASKED] ?? stream).write(TERMINAL_CONTROLS[control]);
-}
-
-/**
- * Writes a report a command was asked for (`--html FILE`) where the user named it (relative to
- * the command's directory), masked and escaped as everything the command prints is, and says so on stderr:
- * the one way a command writes a file of its own.
- */
-export function writeReportFile(io: ResolvedCommandIo, file: string, text: string): void {
-  const path = resolve(io.cwd, file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, outputText(text));
-  io.stderr.write(`modeltape: wrote ${file}\n`);
 }
 
 function maskedStream<T extends NodeJS.WritableStream & { isTTY?: boolean }>(stream: T): T {

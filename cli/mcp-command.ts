@@ -26,6 +26,9 @@ modeltape says goes to stderr.
     handshake and the client's answers to what the recorded server asked there (roots/list), and
     records from there.
   passthrough: starts SERVER_CMD and writes nothing.
+A client line that is not one JSON-RPC message gets JSON-RPC's -32700 or -32600 error; a line over
+--max-request-body (from the client) or --max-response-body (from the server) is refused, never
+held whole.
 It ends when the client closes stdin (or on SIGINT or SIGTERM) and prints a summary to stderr; the
 exit status is 1 if any message missed or was refused, or nothing reached it at all. Under
 modeltape run, the run's verdict counts it as a tape session.

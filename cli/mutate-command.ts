@@ -10,7 +10,8 @@ import {
   type MutationReport,
 } from '../mutation/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
-import { writeControl, writeReportFile, type ResolvedCommandIo } from './io.js';
+import { writeControl, type ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { loadConfig } from '../proxy/internal.js';
 import { NETWORK_FLAGS, PROXY_FLAGS, networkFrom, proxyOptionsFrom } from './proxy-flags.js';
 import { expandTapeArguments } from './tape-globs.js';
@@ -120,7 +121,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
   );
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) writeReportFile(io, html, renderMutationHtml(report));
+  if (html !== undefined) writeReportFile(io, 'mutate', html, renderMutationHtml(report));
   if (options.minScore !== undefined && (report.score ?? 0) < options.minScore) {
     io.stderr.write(`modeltape mutate: the mutation score ${report.score ?? 'n/a'}% is below --min-score ${options.minScore}.\n`);
     return 1;

@@ -5,6 +5,7 @@ import {
   PACES,
   PROXY_MODES,
   loadConfig,
+  parseChaosRate,
   parseUpstreamFlag,
   type ChaosKind,
   type ProxyLimits,
@@ -142,7 +143,7 @@ export function proxyOptionsFrom(parsed: ParsedArguments, defaults: { tape: stri
     const kinds = parsed.flags['chaos-kinds'] as string | undefined;
     options.chaos = {
       seed: chaos,
-      ...(rate === undefined ? {} : { rate: Number(rate) }),
+      ...(rate === undefined ? {} : { rate: parseChaosRate(rate) }),
       ...(kinds === undefined ? {} : { kinds: kinds.split(',').map((kind) => kind.trim()) as ChaosKind[] }),
     };
   }

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { loadConfig, pinnedDate } from '../proxy/internal.js';
 import { STALE_POLICIES, ageLimitOf, formatTapeReport, renderTapeReportHtml, reportTapes, type AgeLimit } from '../tape-report/internal.js';
 import { describeFlags, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
-import { writeReportFile, type ResolvedCommandIo } from './io.js';
+import type { ResolvedCommandIo } from './io.js';
+import { writeReportFile } from './write-report-file.js';
 import { expandTapeArguments } from './tape-globs.js';
 
 /** The flags `report`, `verify` and `run` share for the age of tapes. */
@@ -97,6 +98,6 @@ export async function reportCommand(argv: readonly string[], io: ResolvedCommand
     for (const failure of report.failures) io.stderr.write(`modeltape: ${failure}\n`);
   } else io.stdout.write(formatTapeReport(report));
   const html = parsed.flags.html as string | undefined;
-  if (html !== undefined) writeReportFile(io, html, renderTapeReportHtml(report));
+  if (html !== undefined) writeReportFile(io, 'report', html, renderTapeReportHtml(report));
   return report.failures.length > 0 ? 1 : 0;
 }

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'secret_key_header',
   'tape_header_invalid',
   'tape_unreadable',
+  'tape_not_a_file',
   'tape_closed',
   'tape_contended',
   'tape_locked',
@@ -129,6 +130,8 @@ export const ERROR_CODES = [
   'no_mutants',
   'suite_fails_on_tapes',
   'mutate_stopped',
+  'mutant_copy_failed',
+  'report_write_failed',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -15,6 +15,7 @@ export { escapeHtml } from './escape-html.js';
 export { escapeControls } from './escape-controls.js';
 export { outputText } from './output-text.js';
 export { displayPath } from './display-path.js';
+export { describeWriteError } from './describe-write-error.js';
 export { readFetchInput, type FetchInput } from './fetch-input.js';
 export {
   diffJson,

@@ -13,6 +13,8 @@ export interface TapeToMutate {
   exchanges: readonly LoadedExchange[];
   /** The tape lines the suite answered from; only these are mutated (a change nobody reads tests nothing). */
   used: ReadonlySet<number>;
+  /** Exchanges of the tape left out of `exchanges` because the suite never used them: counted as unused. @default 0 */
+  unread?: number;
 }
 
 /** One mutant: a tape with one change to the exchange at one line. */
@@ -50,11 +52,15 @@ export function chooseMutants(tapes: readonly TapeToMutate[], options: ChooseOpt
   let unusedExchanges = 0;
   let unmutable = 0;
   for (const tape of tapes) {
-    for (const { exchange, line } of tape.exchanges) {
+    unusedExchanges += tape.unread ?? 0;
+    for (const loaded of tape.exchanges) {
+      const { line } = loaded;
+      // An unused exchange is not parsed (a lazily read tape parses a line on first use).
       if (!tape.used.has(line)) {
         unusedExchanges++;
         continue;
       }
+      const { exchange } = loaded;
       const mutations = mutationsOf(exchange).filter((mutation) => operators.has(mutation.operator));
       if (mutations.length === 0) unmutable++;
       for (const mutation of mutations) {

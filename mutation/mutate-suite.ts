@@ -3,13 +3,13 @@
 // folder and its own replay proxy, `jobs` at a time, each bounded in time. What `modeltape mutate`
 // runs, and `mutateSuite` from `modeltape/testkit`.
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
-import { ModeltapeError, maskSecrets } from '../core/internal.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ModeltapeError, describeWriteError, maskSecrets } from '../core/internal.js';
 import { RUN_VARIABLES } from '../guard/internal.js';
-import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type ProxiedRun, type ProxyOptions, type NetworkOptions } from '../proxy/internal.js';
-import { loadTape, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
+import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type NetworkOptions, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
+import { TapeNotFoundError, copyTapeReplacingLine, loadTape, openTapeFile, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
 import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
 import type { MutationOperator } from './mutation.js';
@@ -58,11 +58,12 @@ export class SuiteFailsOnTapesError extends ModeltapeError {
   }
 }
 
+// A tape to mutate, as held while mutants run: the exchanges the suite used, not the tape (a
+// mutant's copy is streamed from the file).
 interface OpenedTape {
   file: string;
+  path: string;
   real: string;
-  text: string;
-  exchanges: LoadedExchange[];
   byLine: Map<number, Exchange>;
 }
 
@@ -78,16 +79,11 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const seed = options.seed ?? '1';
   if (options.tapes.length === 0) throw new ModeltapeError('usage', 'mutateSuite needs the tapes to mutate (tapes: ["tapes/a.jsonl"]).');
   if (options.command.length === 0) throw new ModeltapeError('usage', "mutateSuite needs the command that runs the suite (command: ['npx', 'vitest', 'run']).");
-  const tapes: OpenedTape[] = options.tapes.map((file) => {
+  // Each tape is there and a regular file before anything runs (read only after the first run).
+  const files = options.tapes.map((file) => {
     const path = resolve(cwd, file);
-    const { exchanges } = loadTape(path);
-    return {
-      file,
-      real: realpathSync(path),
-      text: readFileSync(path, 'utf8'),
-      exchanges,
-      byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])),
-    };
+    closeSync(openTapeFile(path, 'r', (error) => new TapeNotFoundError(path, error)));
+    return { file, path, real: realpathSync(path) };
   });
   const proxyOptions: ProxyOptions = { ...options.proxy, tape: resolve(cwd, options.tapes[0]!), mode: 'replay', port: 0 };
   // One source of signals for every run: an abort reaches each running command's process group.
@@ -98,24 +94,26 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   signal?.addEventListener('abort', () => signals.emit('SIGTERM'), { once: true });
   const io = { env, cwd, signals };
 
-  const started = performance.now();
   const network = options.network === undefined ? {} : { network: options.network };
-  const baseline = await runCaptured(proxyOptions, options.command, io, network);
-  const baselineMs = performance.now() - started;
+  const baseline = await runBaseline(proxyOptions, options, io, files, network);
   signal?.throwIfAborted();
-  const verdict = runVerdict(baseline.run.summary, baseline.run.report, {
-    allowEmpty: false,
-    unused: baseline.run.unused,
-    commandStarted: baseline.run.started,
+  // Each tape read whole once, and checked as loadTape checks it; only the exchanges the suite
+  // used are kept: a mutant changes one of them, and its copy of the tape is streamed from the file.
+  const toMutate: TapeToMutate[] = [];
+  const tapes: OpenedTape[] = files.map((tape, index) => {
+    const used = baseline.used[index]!;
+    const exchanges: LoadedExchange[] = [];
+    let unread = 0;
+    loadTape(tape.path, {
+      keepExchanges: false,
+      onExchange: (loaded) => {
+        if (used.has(loaded.line)) exchanges.push(loaded);
+        else unread++;
+      },
+    });
+    toMutate.push({ file: tape.file, exchanges, used, unread });
+    return { ...tape, byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])) };
   });
-  if (baseline.run.commandStatus !== 0 || baseline.run.timedOut || verdict.failed) {
-    const status = baseline.run.commandStatus;
-    throw new SuiteFailsOnTapesError(
-      `modeltape mutate: the suite does not pass on the real tapes (${status !== 0 ? `${options.command[0]} exited with status ${status}` : 'the replay saw the problems above'}), so its mutants would say nothing. Make \`modeltape run --tape ${options.tapes[0]} -- ${options.command.join(' ')}\` pass first.`,
-      `${baseline.output()}\n${verdict.lines.join('\n')}`,
-    );
-  }
-  const toMutate: TapeToMutate[] = tapes.map((tape) => ({ file: tape.file, exchanges: tape.exchanges, used: new Set(linesUsed(baseline.run, tape.real)) }));
   const choice = chooseMutants(toMutate, {
     seed,
     ...(options.max === undefined ? {} : { max: options.max }),
@@ -140,27 +138,39 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
         : `modeltape mutate: none of the ${used} exchange${used === 1 ? '' : 's'} the suite used admits ${options.operators ? `the operators ${options.operators.join(', ')}` : 'a mutation'} (they are not model answers, or recorded errors). A run that mutates nothing checks nothing.`,
     );
   }
+  const { baselineMs } = baseline;
   const timeoutMs = options.timeoutMs ?? Math.round(5 * baselineMs + 10_000);
   const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), mutants.length));
   log(
     [
       `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
       // What the suite never read is never mutated: said here, as every replay says it.
-      ...baseline.run.unused.flatMap((tape) => formatUnused(tape.tape, tape.unused, tape.mode)),
+      ...baseline.unused,
     ].join('\n'),
   );
 
-  const folder = mkdtempSync(join(tmpdir(), 'modeltape-mutate-'));
+  const folder = temporaryFolder();
   const results: MutantResult[] = new Array(mutants.length);
   let done = 0;
+  // A mutant that could not be set up (its copy did not fit): no other starts, the running ones
+  // are stopped, and it is what mutateSuite throws.
+  let failure: unknown;
   try {
     let next = 0;
+    // Read afresh after each await: a signal or another worker's failure may have come meanwhile.
+    const stopping = (): boolean => signal?.aborted === true || failure !== undefined;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < mutants.length && signal?.aborted !== true; index = next++) {
+      for (let index = next++; index < mutants.length && !stopping(); index = next++) {
         const mutant = mutants[index]!;
-        const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
-        results[index] = result;
-        options.onMutant?.(result, ++done, mutants.length);
+        try {
+          const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
+          results[index] = result;
+          // A mutant stopped because another failed, or because the run was stopped, has no outcome to tell.
+          if (!stopping()) options.onMutant?.(result, ++done, mutants.length);
+        } catch (error) {
+          failure ??= error;
+          signals.emit('SIGTERM');
+        }
       }
     };
     await Promise.all(Array.from({ length: jobs }, worker));
@@ -168,6 +178,7 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
     rmSync(folder, { recursive: true, force: true });
   }
   signal?.throwIfAborted();
+  if (failure !== undefined) throw failure;
   return buildMutationReport({
     command: [...options.command],
     seed,
@@ -177,6 +188,53 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
     unmutable: choice.unmutable,
     mutants: results,
   });
+}
+
+/**
+ * The suite once on the real tapes: how long it took, the lines of each tape it answered from,
+ * and what it left unused, in words. The run itself (its proxy holds the tape) is not kept.
+ */
+async function runBaseline(
+  proxyOptions: ProxyOptions,
+  options: MutateSuiteOptions,
+  io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter },
+  tapes: ReadonlyArray<{ real: string }>,
+  network: { network?: NetworkOptions },
+): Promise<{ baselineMs: number; used: Array<Set<number>>; unused: string[] }> {
+  const started = performance.now();
+  const baseline = await runCaptured(proxyOptions, options.command, io, network);
+  const baselineMs = performance.now() - started;
+  options.signal?.throwIfAborted();
+  const verdict = runVerdict(baseline.run.summary, baseline.run.report, {
+    allowEmpty: false,
+    unused: baseline.run.unused,
+    commandStarted: baseline.run.started,
+  });
+  if (baseline.run.commandStatus !== 0 || baseline.run.timedOut || verdict.failed) {
+    const status = baseline.run.commandStatus;
+    throw new SuiteFailsOnTapesError(
+      `modeltape mutate: the suite does not pass on the real tapes (${status !== 0 ? `${options.command[0]} exited with status ${status}` : 'the replay saw the problems above'}), so its mutants would say nothing. Make \`modeltape run --tape ${options.tapes[0]} -- ${options.command.join(' ')}\` pass first.`,
+      `${baseline.output()}\n${verdict.lines.join('\n')}`,
+    );
+  }
+  return {
+    baselineMs,
+    used: tapes.map((tape) => new Set(linesUsed(baseline.run, tape.real))),
+    unused: baseline.run.unused.flatMap((tape) => formatUnused(tape.tape, tape.unused, tape.mode)),
+  };
+}
+
+// The private folder of every mutant's tape copy.
+function temporaryFolder(): string {
+  try {
+    return mkdtempSync(join(tmpdir(), 'modeltape-mutate-'));
+  } catch (error) {
+    throw new ModeltapeError(
+      'mutant_copy_failed',
+      `modeltape mutate: could not make a folder for the mutants' tape copies in ${tmpdir()}: ${describeWriteError(error as NodeJS.ErrnoException)}. Free space there, or point TMPDIR to a folder with room.`,
+      { cause: error },
+    );
+  }
 }
 
 // The tape lines a run answered from, of the tape at `real`: its own proxy's, when it served that
@@ -240,13 +298,19 @@ async function runMutant(
   },
 ): Promise<MutantResult> {
   const exchange = tape.byLine.get(mutant.line)!;
-  const lines = tape.text.split('\n');
-  lines[mutant.line - 1] = serializeLine({ ...exchange, response: mutant.mutation.response }).slice(0, -1);
   const own = join(context.folder, mutant.id);
-  mkdirSync(own, { mode: 0o700 });
   const copy = join(own, basename(tape.file));
-  writeFileSync(copy, lines.join('\n'), { mode: 0o600 });
   try {
+    try {
+      mkdirSync(own, { mode: 0o700 });
+      copyTapeReplacingLine(tape.path, copy, mutant.line, serializeLine({ ...exchange, response: mutant.mutation.response }).slice(0, -1));
+    } catch (error) {
+      throw new ModeltapeError(
+        'mutant_copy_failed',
+        `modeltape mutate: could not write ${mutant.id}'s copy of ${tape.file} in the temporary folder ${dirname(context.folder)}: ${describeWriteError(error as NodeJS.ErrnoException)}. Each mutant running at once (--jobs) needs a whole copy of its tape there: free space, point TMPDIR to a folder with room, or lower --jobs. No report was made.`,
+        { cause: error },
+      );
+    }
     // Every process that opens the tape replays the copy; the mutated line answers its retries too.
     const env = { ...context.io.env, [RUN_VARIABLES.tapeSwap]: JSON.stringify({ [tape.real]: { tape: copy, repeatLine: mutant.line } }) };
     const { run } = await runCaptured(context.proxyOptions, context.command, context.io, {

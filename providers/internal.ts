@@ -87,8 +87,10 @@ export { realtimeErrorEvent, type RealtimeError } from './openai/realtime/error-
 export { withoutClientSecret } from './openai/realtime/without-client-secret.js';
 export { readRealtimeTurn, type RealtimeTurnRequest } from './openai/realtime/read-turn.js';
 export { checkRealtimeResponseGrammar } from './openai/realtime/event-grammar.js';
+export { REALTIME_KEY_PROTOCOL_PREFIX, carriesRealtimeKey, maskKeyProtocols, offeredSubprotocols } from './openai/realtime/subprotocols.js';
 export {
   MODELTAPE_RPC_ERROR,
+  checkJsonRpcLine,
   isJsonRpcMessage,
   isJsonRpcRequest,
   isJsonRpcResponse,
@@ -97,5 +99,7 @@ export {
   mcpErrorBody,
   renumberResponse,
   renumberSseEvent,
+  jsonRpcRefusalBody,
   type JsonRpcId,
+  type JsonRpcRefusal,
 } from './mcp/json-rpc.js';

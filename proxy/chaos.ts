@@ -65,12 +65,8 @@ export function resolveChaos(options: ChaosOptions | undefined): ResolvedChaos |
     throw new ModeltapeError('invalid_chaos', `Invalid chaos seed ${JSON.stringify(seed)}: give a number or a non-empty string (--chaos SEED).`);
   }
   const rate = options.rate ?? 0.25;
-  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1)) {
-    throw new ModeltapeError(
-      'invalid_chaos',
-      `Invalid chaos rate ${JSON.stringify(rate)}: the share of exchanges to fault, above 0 and at most 1 (--chaos-rate 0.25).`,
-    );
-  }
+  // NaN and the infinities are not JSON: shown as JavaScript writes them, not as `null`.
+  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1)) throw invalidChaosRate(Number.isFinite(rate) ? JSON.stringify(rate) : String(rate));
   const kinds = (options.kinds ?? DEFAULT_CHAOS_KINDS).map((kind) => checkChoice('chaos kind', kind, CHAOS_KINDS));
   if (kinds.length === 0) throw new ModeltapeError('invalid_chaos', `No chaos kinds given: choose from ${CHAOS_KINDS.join(', ')} (--chaos-kinds).`);
   const retryAfterMs = options.retryAfterMs ?? 0;
@@ -78,6 +74,20 @@ export function resolveChaos(options: ChaosOptions | undefined): ResolvedChaos |
     throw new ModeltapeError('invalid_chaos', `Invalid chaos retryAfterMs ${JSON.stringify(retryAfterMs)}: whole milliseconds, 0 or more.`);
   }
   return { seed: String(seed), rate, kinds: [...new Set(kinds)], retryAfterMs };
+}
+
+/**
+ * `--chaos-rate R` read from its text: a number above 0 and at most 1, or an error that shows the
+ * text as it was given (`--chaos-rate NaN`, `--chaos-rate 1/4`).
+ */
+export function parseChaosRate(text: string): number {
+  const rate = text.trim() === '' ? Number.NaN : Number(text);
+  if (!(rate > 0 && rate <= 1)) throw invalidChaosRate(JSON.stringify(text));
+  return rate;
+}
+
+function invalidChaosRate(shown: string): ModeltapeError {
+  return new ModeltapeError('invalid_chaos', `Invalid chaos rate ${shown}: the share of exchanges to fault, above 0 and at most 1 (--chaos-rate 0.25).`);
 }
 
 // A uniform 32-bit draw for an exchange under a seed: SHA-256 of the seed, the exchange's key and

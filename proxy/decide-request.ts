@@ -170,14 +170,17 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
   return { kind: 'admit', route };
 }
 
-/** The refusal of a body over `limits.requestBodyBytes` (declared, or found so while reading it). */
-export function refuseTooLarge(context: DecisionContext, route: Route, method: string): RefuseDecision {
+/**
+ * The refusal of a body over `limits.requestBodyBytes` (declared, or found so while reading it);
+ * `outcome` says what became of it where that is more than its not being read.
+ */
+export function refuseTooLarge(context: DecisionContext, route: Route, method: string, outcome = 'nothing was sent upstream'): RefuseDecision {
   const limit = context.options.limits.requestBodyBytes;
   return {
     kind: 'refuse',
     reason: 'request_too_large',
     message:
-      `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and nothing was sent upstream.\n` +
+      `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and ${outcome}.\n` +
       `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`,
     response: { status: 413, type: 'modeltape_request_too_large', provider: route.upstream.provider },
   };
@@ -228,7 +231,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
       ? `${missError.message}\nAuto mode cannot record it: its MCP session was answered from the tape (its Mcp-Session-Id is the recorded server's), and the live server does not know it. Record the server's session whole: --mode record, or delete its exchanges from the tape.`
       : missError.message,
     response:
-      onMiss === 'nearest' && missError.nearestExchange !== undefined
+      onMiss === 'nearest' && missError.nearestExchange !== undefined && answersAs(rpc, missError.nearestExchange)
         ? { nearest: missError.nearestExchange }
         : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider, ...rpcIdOf(rpc) },
     missError,
@@ -255,6 +258,16 @@ function readRpc(body: Buffer): { message: unknown } | undefined {
 function rpcIdOf(rpc: { message: unknown } | undefined): { rpcId?: JsonRpcId } {
   const id = rpc === undefined || !isJsonRpcRequest(rpc.message) ? undefined : jsonRpcIdOf(rpc.message);
   return id === undefined ? {} : { rpcId: id };
+}
+
+// Drift collection answers a miss as its nearest recording was answered, but a JSON-RPC request
+// waits for a response under its id: a notification's recording holds none (the client would
+// wait out its timeout), so a request is answered only from a request's recording, and otherwise
+// with the miss's error, which names the nearest call.
+function answersAs(rpc: { message: unknown } | undefined, nearest: Exchange): boolean {
+  if (rpc === undefined || !isJsonRpcRequest(rpc.message)) return true;
+  const body = nearest.request.body;
+  return body !== undefined && 'json' in body && isJsonRpcRequest(body.json);
 }
 
 // What a recorded MCP request calls (`tools/call get_weather`), for a miss to name.

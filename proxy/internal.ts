@@ -6,6 +6,7 @@
  */
 export * from './index.js';
 export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './proxy-options.js';
+export { parseChaosRate } from './chaos.js';
 export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './upstream-table.js';
 export { routeRequest, type Route } from './router.js';
 export { formatEscapes, formatUnused, describeRecorded } from './summary.js';

@@ -5,11 +5,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { constants } from 'node:os';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ancestorRunVariables, appendRunReport, describeThisProcess, runEnvironment, RUN_VARIABLES } from '../guard/internal.js';
-import { describeJsonRpc, isJsonRpcMessage, isJsonRpcRequest, isJsonRpcResponse, jsonRpcIdOf, type JsonRpcId } from '../providers/internal.js';
+import {
+  checkJsonRpcLine,
+  describeJsonRpc,
+  isJsonRpcMessage,
+  isJsonRpcRequest,
+  isJsonRpcResponse,
+  jsonRpcIdOf,
+  jsonRpcRefusalBody,
+  type JsonRpcId,
+  type JsonRpcRefusal,
+} from '../providers/internal.js';
+import { readBoundedLines, type LongLine } from './bounded-lines.js';
 import { decideRequest } from './decide-request.js';
+import { describeBytes } from './response-recording.js';
 import { LateStart, isErrorAnswer } from './mcp-late-start.js';
 import { ProxyCore, errorReply, type OwnAnswer, type ProxySummary } from './proxy-core.js';
 import type { ProxyMode, ProxyOptions } from './proxy-options.js';
@@ -156,13 +167,23 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     });
     child.stdin!.on('error', () => undefined);
     if (options.stderr !== undefined) relayLines(child.stderr!, options.stderr);
-    createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', onServerLine);
+    readBoundedLines(child.stdout!, core.options.limits.responseBodyBytes, serverLines);
     late.start((line) => child.stdin!.write(`${line}\n`));
     return child;
   };
 
   const onServerLine = (line: string): void => {
     const message = parsed(line);
+    // Not a protocol message (a server logging to stdout): passed on as the server wrote it, as
+    // without modeltape, but not recorded; the summary says so.
+    if (message === undefined && line.trim() !== '') {
+      notJsonRpc.count++;
+      notJsonRpc.first ??= `${describeBytes(Buffer.byteLength(line))}: ${JSON.stringify(line.slice(0, 80))}${line.length > 80 ? '…' : ''}`;
+      write(`${line}\n`);
+      return;
+    }
+    // The server's answer to a request modeltape already answered for it (see refuseLongServerLine).
+    if (isJsonRpcResponse(message) && refusedIds.delete(jsonRpcIdOf(message)!)) return;
     // The late start's own traffic: the replayed handshake's answers, the server's requests the
     // replayed part answered. The client had those from the tape.
     if (late.serverMessage(message)) return;
@@ -176,6 +197,54 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     // A notification or a request of the server's belongs to the message the client sent last.
     (answered ?? open[open.length - 1])?.recording.data(Buffer.from(`${line}\n`, 'utf8'));
     write(`${line}\n`);
+  };
+
+  // Lines the server wrote that are not JSON-RPC messages: how many, and the first.
+  const notJsonRpc: { count: number; first?: string } = { count: 0 };
+  // Requests the server was writing a line over the limit for: answered with an error by modeltape,
+  // so the server's own answer, if it ever ends, is dropped.
+  const refusedIds = new Set<JsonRpcId>();
+  // The server's line over the limit, once the request it answers is known and was answered.
+  let longServerLineHandled = false;
+
+  // A line of the server's over the response body limit is neither passed on nor recorded (held
+  // whole, it would end this process): the request it answers gets a JSON-RPC error at once, and
+  // the run fails, as for a response over the limit over HTTP.
+  const refuseLongServerLine = (line: LongLine, ended: boolean): void => {
+    if (longServerLineHandled) {
+      if (ended) longServerLineHandled = false;
+      return;
+    }
+    const awaiting = open.filter((slot) => slot.awaiting !== undefined);
+    const id = idAtEnds(
+      line,
+      awaiting.map((slot) => slot.awaiting!),
+    );
+    // The line's id is not known until it ends: while it is read, the only request awaiting an answer is the one it answers.
+    const slot = id !== undefined ? awaiting.find((candidate) => candidate.awaiting === id) : !ended && awaiting.length === 1 ? awaiting[0] : undefined;
+    if (slot === undefined && !ended) return;
+    longServerLineHandled = !ended;
+    const limit = core.options.limits.responseBodyBytes;
+    const what = slot === undefined ? '' : ` while answering ${describeJsonRpc(parsed(slot.request.body.toString('utf8')))}`;
+    const message =
+      `The MCP server ${JSON.stringify(options.command.join(' '))} wrote a line over the ${describeBytes(limit)} limit of a response${what}: it was neither passed on nor recorded${slot === undefined ? '' : ', and the request got a JSON-RPC error'}.\n` +
+      `Raise the limit with --max-response-body BYTES (limits.responseBodyBytes in the config file), or have the server answer with less.`;
+    core.counts.refused++;
+    core.problem(message);
+    // The message the line belongs to cannot be recorded whole.
+    const spoilt = slot ?? open[open.length - 1];
+    if (spoilt !== undefined) spoilt.failed = true;
+    if (slot === undefined) return;
+    refusedIds.add(slot.awaiting!);
+    write(`${errorReply({ kind: 'error', provider: 'mcp', status: 502, type: 'modeltape_response_too_large', message, rpcId: slot.awaiting! }, false).body}\n`);
+    slot.awaiting = undefined;
+    if (inputEnded && !awaitingAnswers()) setImmediate(finish);
+  };
+  const serverLines = {
+    line: onServerLine,
+    overLimit: (line: LongLine) => refuseLongServerLine(line, false),
+    longLineEnded: (line: LongLine) => refuseLongServerLine(line, true),
+    end: () => undefined,
   };
 
   // Every slot that is complete is recorded, in order; one still waiting for its response stays.
@@ -204,7 +273,9 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
   const onClientLine = (line: string): void => {
     if (line.trim() === '') return;
     settle();
-    const message = parsed(line);
+    const checked = checkJsonRpcLine(line);
+    if ('refusals' in checked) return refuseClientLine(line, checked.refusals, checked.batch);
+    const message = checked.message;
     const body = Buffer.from(line, 'utf8');
     const request: ProxyRequest = {
       method: 'POST',
@@ -232,6 +303,41 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     answer(core.answer(decision), message);
   };
 
+  // A line that is not one JSON-RPC message gets the errors JSON-RPC 2.0 answers it with (so a
+  // client waiting on its id is not left waiting); it goes nowhere else, and the run fails.
+  const refuseClientLine = (line: string, refusals: JsonRpcRefusal[], batch: boolean): void => {
+    core.counts.refused++;
+    const answered =
+      refusals.length === 0
+        ? 'not answered (a batch of notifications has no answer)'
+        : batch
+          ? `answered with ${refusals.length} JSON-RPC error${refusals.length === 1 ? '' : 's'} ${refusals[0]!.code}`
+          : `answered with JSON-RPC error ${refusals[0]!.code}`;
+    core.problem(
+      `Refused a line from the MCP client (${describeBytes(Buffer.byteLength(line))}): ${refusals[0]?.message ?? 'Invalid Request: a batch; MCP takes one JSON-RPC message a line'}. It was ${answered}; not sent to the server, not recorded.`,
+    );
+    if (refusals.length === 0) return;
+    const bodies = refusals.map(jsonRpcRefusalBody);
+    write(`${JSON.stringify(batch ? bodies : bodies[0])}\n`);
+  };
+
+  // A client's line over the request body limit gets the refusal a body over the limit gets over
+  // HTTP: at once when its start shows its id, else when it ends (SDKs write the id last), under
+  // the id its end shows, or null.
+  let longClientLineRefused = false;
+  const refuseLongClientLine = (line: LongLine, ended: boolean): void => {
+    if (longClientLineRefused) {
+      if (ended) longClientLineRefused = false;
+      return;
+    }
+    const id = idAtEnds(line, undefined);
+    if (id === undefined && !ended) return;
+    longClientLineRefused = !ended;
+    const decision = decideRequest(core.context, { method: 'POST', url: `/${name}`, headers: { 'content-length': String(line.bytes) }, body: Buffer.alloc(0) });
+    const own = decision.kind === 'refuse' ? core.answer(decision) : undefined;
+    if (own?.kind === 'error') write(`${errorReply({ ...own, ...(id === undefined ? {} : { rpcId: id }) }, false).body}\n`);
+  };
+
   const answer = (own: OwnAnswer, message: unknown): void => {
     if (own.kind === 'recorded') {
       for (const line of linesOf(own.prepared)) {
@@ -246,19 +352,22 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     if (own.kind === 'error' && id !== undefined) write(`${errorReply({ ...own, rpcId: id }, false).body}\n`);
   };
 
-  const lines = createInterface({ input: options.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    try {
-      onClientLine(line);
-    } catch (error) {
-      answer(core.internalError('mcp', 'POST', `/${name}`, error as Error), parsed(line));
-    }
-  });
-  // The client is done writing: the server gets a while to answer what it was asked.
-  lines.on('close', () => {
-    inputEnded = true;
-    if (!awaitingAnswers()) finish();
-    else setTimeout(finish, ANSWER_GRACE_MS).unref();
+  const lines = readBoundedLines(options.stdin, core.options.limits.requestBodyBytes, {
+    line: (line) => {
+      try {
+        onClientLine(line);
+      } catch (error) {
+        answer(core.internalError('mcp', 'POST', `/${name}`, error as Error), parsed(line));
+      }
+    },
+    overLimit: (line) => refuseLongClientLine(line, false),
+    longLineEnded: (line) => refuseLongClientLine(line, true),
+    // The client is done writing: the server gets a while to answer what it was asked.
+    end: () => {
+      inputEnded = true;
+      if (!awaitingAnswers()) finish();
+      else setTimeout(finish, ANSWER_GRACE_MS).unref();
+    },
   });
 
   const done = (async (): Promise<McpStdioResult> => {
@@ -273,6 +382,10 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       stopping = true;
       await stopServer(server);
     }
+    if (notJsonRpc.count > 0)
+      core.problem(
+        `The MCP server ${JSON.stringify(options.command.join(' '))} wrote ${notJsonRpc.count === 1 ? 'a line' : `${notJsonRpc.count} lines`} to stdout that ${notJsonRpc.count === 1 ? 'is' : 'are'} not JSON-RPC (the first, ${notJsonRpc.first}): passed on to the client, not recorded. The stdio transport carries only JSON-RPC messages; a server logs to stderr.`,
+      );
     await core.finish(options.prune);
     const summary: ProxySummary = {
       tape: core.options.tape,
@@ -319,6 +432,18 @@ function linesOf(prepared: { body: Buffer; frames: Array<{ bytes: Buffer }> | un
     const text = bytes.toString('utf8');
     return text.endsWith('\n') ? text : `${text}\n`;
   });
+}
+
+// The top-level id of a line over the limit, read off its ends (`{"jsonrpc":"2.0","id":3,…` or
+// `…,"jsonrpc":"2.0","id":3}`, as the SDKs write them); with `among`, only one of those.
+function idAtEnds(line: LongLine, among: readonly JsonRpcId[] | undefined): JsonRpcId | undefined {
+  const found = [
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(line.head),
+    /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(line.tail),
+  ]
+    .filter((match) => match !== null)
+    .map((match) => JSON.parse(match[1]!) as JsonRpcId);
+  return found.find((id) => among === undefined || among.includes(id));
 }
 
 function parsed(line: string): Record<string, unknown> | undefined {

@@ -7,8 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { maskSecrets } from '../core/internal.js';
 import { FAKE_RESPONSE_HEADER, WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../recordings/internal.js';
-import { isRealtimePath, realtimeErrorEvent } from '../providers/internal.js';
-import { admitRequest, decideAdmitted, type DecisionContext } from './decide-request.js';
+import { carriesRealtimeKey, isRealtimePath, maskKeyProtocols, offeredSubprotocols, realtimeErrorEvent } from '../providers/internal.js';
+import { admitRequest, decideAdmitted, refuseTooLarge, type DecisionContext } from './decide-request.js';
 import { errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
 import type { ProxyRequest } from './proxy-request.js';
 import { ResponseRecording } from './response-recording.js';
@@ -43,7 +43,11 @@ export function handleRealtimeUpgrade(
 ): void {
   socket.on('error', () => undefined);
   const url = request.url ?? '/';
-  const handshake: ProxyRequest = { method: 'GET', url, headers: request.headers, body: Buffer.alloc(0) };
+  // What is keyed and recorded of the upgrade: a key the client sent as a subprotocol (a browser's
+  // way to authenticate) is masked, as if it were never sent; the upstream gets it from `request`.
+  const protocols = request.headers['sec-websocket-protocol'];
+  const headers = protocols === undefined ? request.headers : { ...request.headers, 'sec-websocket-protocol': maskKeyProtocols(protocols) };
+  const handshake: ProxyRequest = { method: 'GET', url, headers, body: Buffer.alloc(0) };
   const admitted = admitRequest(core.context, handshake);
   if (admitted.kind === 'refuse') return refuseUpgrade(socket, core.answer(admitted));
   const { route } = admitted;
@@ -117,14 +121,18 @@ async function replay(
   opening: OwnAnswer,
 ): Promise<void> {
   const { requestBodyBytes } = core.options.limits;
-  const client = await acceptWebSocket(request, socket, head, requestBodyBytes);
+  // The subprotocol the recorded upstream chose, when the client offers it again.
+  const recorded = opening.kind === 'recorded' ? opening.prepared.headers['sec-websocket-protocol'] : undefined;
+  const client = await acceptWebSocket(request, socket, head, requestBodyBytes, {}, (offered) =>
+    typeof recorded === 'string' && recorded !== '' ? (offered.has(recorded) ? recorded : false) : firstWithoutKey(offered),
+  );
   session.close = () => {
     session.closing = true;
     client.terminate();
   };
   if (session.closing) return session.close();
   client.onClose(() => session.ended());
-  client.onError(() => undefined);
+  client.onError((error) => refuseTooLargeFrame(core, route, error));
   // A session replayed from the tape stays on it: a client event it does not hold is a miss, even in auto mode.
   const replaying: DecisionContext = { ...core.context, options: { ...core.context.options, mode: 'replay' } };
   let misses = 0;
@@ -179,7 +187,14 @@ async function relay(
   }
   let upstream: Awaited<ReturnType<UpstreamClient['openWebSocket']>>;
   try {
-    upstream = await upstreams.openWebSocket(route.upstream, route.forwardPath, headers, responseBodyBytes);
+    // The client's subprotocols, its key among them if it sent one that way: the upstream chooses.
+    upstream = await upstreams.openWebSocket(
+      route.upstream,
+      route.forwardPath,
+      headers,
+      responseBodyBytes,
+      offeredSubprotocols(request.headers['sec-websocket-protocol']),
+    );
   } catch (error) {
     const status = (error as { status?: number }).status;
     core.counts.upstreamErrors++;
@@ -199,9 +214,12 @@ async function relay(
     recording.start(200, { ...responseHeaders, ...NDJSON });
     return { message, recording };
   };
-  // The upgrade is kept as a 200 (a tape keeps final answers), without its WebSocket handshake headers.
+  // The upgrade is kept as a 200 (a tape keeps final answers), without its WebSocket handshake
+  // headers but the subprotocol the upstream chose, which replay answers with (never a key).
+  const chosen = upstream.headers['sec-websocket-protocol'];
   const opened: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(upstream.headers)) if (!name.startsWith('sec-websocket-')) opened[name] = value;
+  if (typeof chosen === 'string' && chosen !== '' && !carriesRealtimeKey(chosen)) opened['sec-websocket-protocol'] = chosen;
   current = start(handshake, opened);
   // A FakeProvider marks its upgrade only: every event of its session is fake, and recorded so.
   const eventHeaders = upstream.headers[FAKE_RESPONSE_HEADER] === undefined ? {} : { [FAKE_RESPONSE_HEADER]: '1' };
@@ -243,7 +261,10 @@ async function relay(
     core.problem(`The Realtime session ${route.path} with upstream "${route.upstream.name}" failed: ${error.message}`);
   });
   try {
-    client = await acceptWebSocket(request, socket, head, requestBodyBytes);
+    // The client is answered with the subprotocol the upstream chose, or none when it chose none.
+    client = await acceptWebSocket(request, socket, head, requestBodyBytes, {}, (offered) =>
+      typeof chosen === 'string' && offered.has(chosen) ? chosen : false,
+    );
   } catch (error) {
     // The client's handshake failed or it left while the upstream opened: the live session goes too.
     session.close();
@@ -259,10 +280,25 @@ async function relay(
     upstream.socket.send(data, binary);
   });
   client.onClose(() => end());
-  client.onError(() => undefined);
+  client.onError((error) => refuseTooLargeFrame(core, route, error));
+}
+
+// A client frame over the request body limit: ws has closed the session with 1009 (message too
+// big) without reading it. Refused and counted as a body over the limit is over HTTP (a 413), so
+// the run fails and its summary says why.
+function refuseTooLargeFrame(core: ProxyCore, route: Route, error: Error): void {
+  if ((error as NodeJS.ErrnoException).code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
+  core.answer(refuseTooLarge(core.context, route, WEBSOCKET_MESSAGE_METHOD, 'the session was closed with 1009 (message too big)'));
 }
 
 const NEWLINE = Buffer.from('\n');
+
+// A session the tape recorded no subprotocol for: the first the client offers (as a server that
+// speaks them all would), never one that carries a key.
+function firstWithoutKey(offered: ReadonlySet<string>): string | false {
+  for (const protocol of offered) if (!carriesRealtimeKey(protocol)) return protocol;
+  return false;
+}
 
 // An error the upgrade cannot carry as an event: an HTTP answer on the raw socket.
 function refuseUpgrade(socket: Duplex, answer: OwnAnswer): void {

@@ -57,9 +57,16 @@ export class UpstreamClient {
 
   /**
    * Opens a WebSocket to the upstream (a Realtime session): `wss:` for an https upstream, `ws:`
-   * for an http one, over a connection counted and marked as this proxy's own.
+   * for an http one, over a connection counted and marked as this proxy's own, offering the
+   * client's subprotocols (the upstream's choice is in the answer's headers).
    */
-  openWebSocket(upstream: Upstream, path: string, headers: Record<string, string>, maxPayload: number): Promise<UpstreamWebSocket> {
+  openWebSocket(
+    upstream: Upstream,
+    path: string,
+    headers: Record<string, string>,
+    maxPayload: number,
+    protocols: readonly string[] = [],
+  ): Promise<UpstreamWebSocket> {
     const url = `${upstream.origin.replace(/^http/, 'ws')}${path}`;
     return connectWebSocket(
       url,
@@ -75,6 +82,7 @@ export class UpstreamClient {
         return socket;
       },
       maxPayload,
+      protocols,
     );
   }
 

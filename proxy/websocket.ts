@@ -28,8 +28,9 @@ function loadWs(): Promise<Ws> {
 
 /**
  * Completes a client's upgrade on this server: the client's end of the session. `headers` go on
- * the 101 answer (a FakeProvider's marker). Rejects when the handshake is not a WebSocket one ws
- * accepts (it has answered the client 400) or the client left.
+ * the 101 answer (a FakeProvider's marker). `chooseProtocol` picks the subprotocol to answer of
+ * those the client offered (false: none); without it, the first offered. Rejects when the
+ * handshake is not a WebSocket one ws accepts (it has answered the client 400) or the client left.
  */
 export async function acceptWebSocket(
   request: IncomingMessage,
@@ -37,9 +38,15 @@ export async function acceptWebSocket(
   head: Buffer,
   maxPayload: number,
   headers: Record<string, string> = {},
+  chooseProtocol?: (offered: ReadonlySet<string>) => string | false,
 ): Promise<MessageSocket> {
   const ws = await loadWs();
-  const server = new ws.WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
+  const server = new ws.WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload,
+    ...(chooseProtocol === undefined ? {} : { handleProtocols: (offered: Set<string>) => chooseProtocol(offered) }),
+  });
   server.on('headers', (lines) => {
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   });
@@ -65,18 +72,26 @@ export interface UpstreamWebSocket {
 }
 
 /**
- * Opens a WebSocket to `url` over the connection `connect` makes. Rejects with the upstream's
- * status when it refuses the upgrade (a 401 for a bad key, a 404 for a model it does not know).
+ * Opens a WebSocket to `url` over the connection `connect` makes, offering `protocols` (the
+ * subprotocol the upstream chose is in the answer's headers). Rejects with the upstream's status
+ * when it refuses the upgrade (a 401 for a bad key, a 404 for a model it does not know).
  */
 export async function connectWebSocket(
   url: string,
   headers: Record<string, string>,
   connect: (options: ClientRequestArgs) => Socket,
   maxPayload: number,
+  protocols: readonly string[] = [],
 ): Promise<UpstreamWebSocket> {
   const ws = await loadWs();
   return new Promise((resolve, reject) => {
-    const upstream = new ws.WebSocket(url, { headers, perMessageDeflate: false, createConnection: connect as never, handshakeTimeout: 30_000, maxPayload });
+    const upstream = new ws.WebSocket(url, [...protocols], {
+      headers,
+      perMessageDeflate: false,
+      createConnection: connect as never,
+      handshakeTimeout: 30_000,
+      maxPayload,
+    });
     let answered: IncomingMessage | undefined;
     upstream.once('upgrade', (response) => {
       answered = response;

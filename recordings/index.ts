@@ -52,5 +52,6 @@ export type { CompiledNormalizers } from './normalize-body.js';
 export { serializeLine, serializeTape, createHeader, describeExchange } from './tape-line.js';
 export { MAX_JSON_DEPTH, JsonTooDeepError } from './json-depth.js';
 export { loadTape, readTape, parseTape, TapeNotFoundError, type TapeContents, type TapeWarning, type ReadTapeOptions } from './tape-reader.js';
+export { NotATapeFileError } from './open-tape-file.js';
 export { TapeWriter, type TapeWriterOptions, type TapeWriteFailure, type TapeFileSystem } from './tape-writer.js';
 export { MODELTAPE_VERSION, WRITTEN_BY } from './version.js';

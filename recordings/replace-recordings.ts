@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { CHUNK_BYTES, fileLines, lineIdentity } from './tape-reader.js';
 import { withTapeLock } from './tape-lock.js';
+import { openTapeFile } from './open-tape-file.js';
 
 /** The identity a re-recording replaces: `<key>#<ordinal>`. */
 export function recordingId(exchange: { key: string; ordinal: number }): string {
@@ -19,7 +20,7 @@ export function recordingId(exchange: { key: string; ordinal: number }): string 
 export function replaceRecordings(file: string, replacements: ReadonlyMap<string, string>): number {
   if (replacements.size === 0) return 0;
   return withTapeLock(file, () => {
-    const source = openSync(file, 'r');
+    const source = openTapeFile(file, 'r', (error) => error as Error);
     const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.replace.tmp`;
     let target: number | undefined;
     try {

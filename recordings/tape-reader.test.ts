@@ -196,13 +196,18 @@ describe('loadTape and readTape', () => {
   test('wraps any other read failure with its cause', () => {
     let caught: unknown;
     try {
-      readTape(dir);
+      // A file where a folder should be (ENOTDIR).
+      readTape(`${write('plain.jsonl', tape(''))}/inside.jsonl`);
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ModeltapeError);
     expect((caught as ModeltapeError).code).toBe('tape_unreadable');
     expect((caught as ModeltapeError).cause).toBeDefined();
+  });
+
+  test('refuses a folder as not a regular file', () => {
+    expect(() => readTape(dir)).toThrow(expect.objectContaining({ code: 'tape_not_a_file', kind: 'a folder' }));
   });
 
   test('loadTape throws every problem with file:line while readTape returns them', () => {

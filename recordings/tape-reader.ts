@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { TapeFormatError, type TapeProblem } from './errors.js';
 import { ModeltapeError } from '../core/internal.js';
 import { EXCHANGE_SOURCES, type Exchange, type ExchangeSource, type LoadedExchange, type TapeHeader } from './tape-format.js';
 import { MAX_JSON_DEPTH, abbreviatePath, exchangeTooDeepAt } from './json-depth.js';
 import { checkExchangeLine, checkHeaderLine } from './tape-schema.js';
 import { requestOutline } from './request-outline.js';
+import { openTapeFile } from './open-tape-file.js';
 
 /** Something wrong with a tape that loses nothing that was whole, e.g. a torn line. */
 export interface TapeWarning {
@@ -73,13 +74,7 @@ export function loadTape(file: string, options: ReadTapeOptions = {}): TapeConte
 
 /** Reads a tape and reports what it holds, its problems and its warnings, without throwing on them. */
 export function readTape(file: string, options: ReadTapeOptions = {}): TapeContents {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new TapeNotFoundError(file, error);
-    throw unreadable(file, error);
-  }
+  const descriptor = openTapeFile(file, 'r', (error) => new TapeNotFoundError(file, error));
   try {
     const total = fstatSync(descriptor).size;
     const reader = new LineReader(file, options);

@@ -25,6 +25,7 @@ import { createHeader, describeExchange, serializeLine } from './tape-line.js';
 import { parseTape, readTape } from './tape-reader.js';
 import { checkExchangeLine } from './tape-schema.js';
 import { withTapeLock } from './tape-lock.js';
+import { openTapeFile } from './open-tape-file.js';
 import { recordingId, replaceRecordings } from './replace-recordings.js';
 
 export interface TapeWriterOptions {
@@ -335,7 +336,7 @@ function attach(file: string, options: TapeWriterOptions): { header: TapeHeader;
   const header = createHeader(options.keyRules.rules, options.headerNotes);
   createAtomically(file, serializeLine(header));
   for (let attempt = 1; ; attempt++) {
-    const descriptor = openSync(file, 'a+');
+    const descriptor = openTapeFile(file, 'a+', (error) => error as Error);
     let existing: TapeHeader;
     try {
       existing = readHeader(file, descriptor);
@@ -434,7 +435,7 @@ function takeOver(file: string, options: TapeWriterOptions): void {
 // Every byte after the header stays as it is, a torn last line included; copied a chunk at a
 // time, so a tape of any size can be taken over.
 function replaceFirstLine(file: string, temporary: string, firstLine: string): void {
-  const source = openSync(file, 'r');
+  const source = openTapeFile(file, 'r', (error) => error as Error);
   const target = openSync(temporary, 'wx');
   try {
     writeSync(target, firstLine);

@@ -122,3 +122,92 @@ export function renumberSseEvent(event: string, recorded: JsonRpcId, sent: JsonR
     })
     .join('\n');
 }
+
+/** JSON-RPC 2.0's error for a message it cannot take: `-32700` (not JSON) or `-32600` (not a valid message). */
+export interface JsonRpcRefusal {
+  code: -32700 | -32600;
+  /** The message's id where it can be read (a string or an integer), else null, as the spec asks. */
+  id: JsonRpcId | null;
+  /** `Parse error: …` or `Invalid Request: …`, saying what is wrong. */
+  message: string;
+}
+
+/**
+ * Reads one line of the stdio transport as one JSON-RPC 2.0 message MCP takes: a request (a
+ * string `method`, an `id` that is a string or an integer, `params` an object or array if any),
+ * a notification (no `id`), or a response (an `id` and exactly one of `result` and an `error`
+ * with an integer `code` and a string `message`). Anything else is refused with the errors
+ * JSON-RPC 2.0 answers it with: `-32700` for text that is not JSON, `-32600` for JSON that is
+ * not a message (id null when none can be read). A batch (a JSON array, which MCP 2025-06-18 no
+ * longer takes) gets one error per member that is not a notification, answered as an array;
+ * an empty one, a single error.
+ */
+export function checkJsonRpcLine(text: string): { message: Record<string, unknown> } | { refusals: JsonRpcRefusal[]; batch: boolean } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { refusals: [{ code: -32700, id: null, message: `Parse error: the line is not JSON (${(error as Error).message})` }], batch: false };
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { refusals: [{ code: -32600, id: null, message: 'Invalid Request: an empty batch' }], batch: false };
+    const refusals = value.flatMap((member): JsonRpcRefusal[] => {
+      const problem = messageProblem(member);
+      if (problem === undefined && isRecord(member) && !('id' in member)) return [];
+      return [
+        {
+          code: -32600,
+          id: readableId(member),
+          message: `Invalid Request: ${problem ?? 'a batch; MCP takes one JSON-RPC message a line (batches left the protocol in 2025-06-18)'}`,
+        },
+      ];
+    });
+    return { refusals, batch: true };
+  }
+  const problem = messageProblem(value);
+  if (problem === undefined) return { message: value as Record<string, unknown> };
+  return { refusals: [{ code: -32600, id: readableId(value), message: `Invalid Request: ${problem}` }], batch: false };
+}
+
+// What makes a parsed value no JSON-RPC 2.0 message MCP takes; undefined when it is one.
+function messageProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return `${describeValue(value)} is not a JSON-RPC message (an object)`;
+  if (value.jsonrpc !== '2.0') return `"jsonrpc" is ${value.jsonrpc === undefined ? 'missing' : JSON.stringify(value.jsonrpc)}, not "2.0"`;
+  const hasId = 'id' in value;
+  if (hasId && !isId(value.id) && !(value.id === null && 'error' in value && !('method' in value)))
+    return `"id" is ${describeValue(value.id)}; an id is a string or an integer`;
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return `"method" is ${describeValue(value.method)}, not a string`;
+    if ('params' in value && !(isRecord(value.params) || Array.isArray(value.params))) return `"params" is ${describeValue(value.params)}, not an object`;
+    if ('result' in value || 'error' in value) return 'it has a "method" and a "result" or an "error": neither a request nor a response';
+    return undefined;
+  }
+  if (!hasId) return 'it has neither a "method" nor an "id": neither a request, a notification nor a response';
+  if ('result' in value === 'error' in value) return 'a response has exactly one of "result" and "error"';
+  if ('error' in value) {
+    const error = value.error;
+    if (!isRecord(error) || !Number.isInteger(error.code) || typeof error.message !== 'string')
+      return '"error" is not an object with an integer "code" and a string "message"';
+  }
+  return undefined;
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+function readableId(value: unknown): JsonRpcId | null {
+  return isRecord(value) && isId(value.id) ? value.id : null;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
+}
+
+/** A JSON-RPC 2.0 error response for a refusal: `{"jsonrpc":"2.0","id":…,"error":{"code","message"}}`. */
+export function jsonRpcRefusalBody(refusal: JsonRpcRefusal): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: refusal.id, error: { code: refusal.code, message: refusal.message } };
+}

@@ -49,6 +49,14 @@ describe('the modeltape command line', () => {
     expect((await runMain(['proxy', '--tape', 't.jsonl', '--pace', 'slow'])).stderr).toContain('Invalid --pace "slow": expected one of instant, recorded');
   });
 
+  test('an invalid --chaos-rate is echoed as it was given', async () => {
+    for (const given of ['NaN', 'abc', '', '1/4', '2']) {
+      const result = await runMain(['run', '--tape', 't.jsonl', '--chaos', '1', '--chaos-rate', given, '--', 'true']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`Invalid chaos rate ${JSON.stringify(given)}: the share of exchanges to fault, above 0 and at most 1`);
+    }
+  });
+
   test('an --upstream without a URL says what it expects', async () => {
     const result = await runMain(['proxy', '--tape', 't.jsonl', '--upstream', 'openai']);
     expect(result.code).toBe(2);

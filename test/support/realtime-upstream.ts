@@ -21,10 +21,17 @@ export async function startRealtimeUpstream(): Promise<RealtimeUpstream> {
   let connections = 0;
   const http = createServer((_request, response) => response.writeHead(404).end());
   http.on('connection', () => connections++);
-  const wss = new WebSocketServer({ noServer: true });
+  // As OpenAI does: `realtime` is the subprotocol it speaks, chosen when a client offers it.
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false) });
   http.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://stand-in');
-    if (url.pathname !== '/v1/realtime' || !String(request.headers.authorization ?? '').startsWith('Bearer sk-')) {
+    // The key in `Authorization`, or as a browser sends it: the subprotocol `openai-insecure-api-key.<key>`.
+    const offered = String(request.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((protocol) => protocol.trim());
+    const key =
+      String(request.headers.authorization ?? '').startsWith('Bearer sk-') || offered.some((protocol) => protocol.startsWith('openai-insecure-api-key.sk-'));
+    if (url.pathname !== '/v1/realtime' || !key) {
       socket.end(
         'HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}',
       );
