@@ -73,6 +73,7 @@ export class EffectJournal {
     const { store, runId } = this.#setup;
     if (this.#setup.readOnly) throw new ModeltapeError('internal', 'strict replay tried to write to the journal');
     let lastError: unknown;
+    let lastWriteError: unknown;
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         return await store.append(records);
@@ -80,6 +81,7 @@ export class EffectJournal {
         if (error instanceof SimulatedCrash) throw error;
         if (!isRetryable(error)) throw asStoreFailure(error, `${records.length === 1 ? 'a record' : `${records.length} records`} of run ${runId}`, attempt);
         lastError = error;
+        lastWriteError = error;
       }
       try {
         const stored = await store.read(runId);
@@ -90,9 +92,9 @@ export class EffectJournal {
         lastError = error;
       }
     }
-    throw new JournalWriteError(
+    throw givenUp(
       `${records.length} record${records.length === 1 ? '' : 's'} of run ${runId} (${records.map((record) => `${record.effectKey} ${record.type}`).join(', ')})`,
-      WRITE_ATTEMPTS,
+      lastWriteError,
       lastError,
     );
   }
@@ -116,7 +118,7 @@ export class EffectJournal {
         }
       }
     }
-    throw new JournalWriteError(what, WRITE_ATTEMPTS, lastError);
+    throw givenUp(what, lastError, lastError);
   }
 
   /** From here on, {@link backstopHits} counts: the rejections the store already holds for the run (none for a new run) do not. */
@@ -144,6 +146,14 @@ export function isStoreFailure(error: unknown): boolean {
 // tool or the model as the tool's failure.
 function asStoreFailure(error: unknown, what: string, attempts: number): unknown {
   return error instanceof ModeltapeError ? error : new JournalWriteError(what, attempts, error);
+}
+
+// A write given up on after its attempts. A storage error the store named (an I/O error, a lost
+// connection to the server, a lock held too long) reaches the caller as it is, `code` and
+// `retryable` included, as a full disk does at once: the caller catches one class for the
+// storage failing, whatever the store. What the store threw unnamed is wrapped.
+function givenUp(what: string, lastWriteError: unknown, lastError: unknown): unknown {
+  return lastWriteError instanceof JournalStorageError ? lastWriteError : new JournalWriteError(what, WRITE_ATTEMPTS, lastError);
 }
 
 function isRetryable(error: unknown): boolean {

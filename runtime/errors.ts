@@ -98,7 +98,12 @@ export class RunNotFoundError extends ModeltapeError {
   }
 }
 
-/** A journal write kept failing, even after checking what had been stored and retrying. */
+/**
+ * A journal write failed with an error the store did not name as a storage problem: a plain
+ * `Error` (a store of yours, a driver's error), or one that kept coming back after the runtime
+ * checked what had been stored and retried. Its `cause` is what the store threw last. A storage
+ * problem the store named is a {@link JournalStorageError} instead, retried or not.
+ */
 export class JournalWriteError extends ModeltapeError {
   /** The run this error stopped, when a runtime was driving one (set by the runtime as the error leaves it). */
   runId?: string;

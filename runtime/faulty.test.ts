@@ -1,5 +1,17 @@
 import { describe, expect, test } from 'vitest';
-import { CrashAtWrite, CommittedThenLost, FailBeforeCommit, FaultSchedule, Faulty, Latency, SimulatedCrash, StoreFaultError } from './faulty.js';
+import { JournalStorageError } from './errors.js';
+import {
+  CrashAtWrite,
+  CommittedThenLost,
+  DiskFull,
+  FailBeforeCommit,
+  FaultSchedule,
+  Faulty,
+  IoError,
+  Latency,
+  SimulatedCrash,
+  StoreFaultError,
+} from './faulty.js';
 import { SqliteJournalStore } from './sqlite-journal-store.js';
 import type { JournalRecord } from './journal-store.js';
 
@@ -58,6 +70,16 @@ describe('Faulty', () => {
       '7 fail_before_commit',
     ]);
     expect(() => FaultSchedule.explicit().from(0, FailBeforeCommit)).toThrow('Faults are placed at write numbers 1, 2, 3, …; got 0.');
+  });
+
+  test('DiskFull and IoError fail as the storage does, naming the file: journal_full is not retryable, journal_io_error is; nothing is stored', async () => {
+    const store = new Faulty(SqliteJournalStore.memory(), FaultSchedule.explicit().at(1, DiskFull).at(2, IoError));
+    const full = (await store.append([record(1)]).catch((error: unknown) => error)) as JournalStorageError;
+    const io = (await store.append([record(2)]).catch((error: unknown) => error)) as JournalStorageError;
+    expect([full, io].map((error) => error instanceof JournalStorageError)).toEqual([true, true]);
+    expect([full.code, full.retryable, full.sqliteCode, full.operation]).toEqual(['journal_full', false, 'SQLITE_FULL', 'append']);
+    expect([io.code, io.retryable, io.sqliteCode, io.operation]).toEqual(['journal_io_error', true, 'SQLITE_IOERR', 'append']);
+    expect(await store.read('run')).toEqual([]);
   });
 
   test('refuses a schedule it cannot follow', () => {

@@ -25,7 +25,12 @@ export type Fault =
   /** The write is stored after a delay. */
   | { kind: 'latency'; ms: number }
   /** The write fails as on a full disk: a {@link JournalStorageError} (code `journal_full`, not retryable); nothing is stored. */
-  | { kind: 'disk_full' };
+  | { kind: 'disk_full' }
+  /**
+   * The write fails as on a disk I/O error, or a connection the database server ended: a
+   * {@link JournalStorageError} (code `journal_io_error`, retryable); nothing is stored.
+   */
+  | { kind: 'io_error' };
 
 export const FailBeforeCommit: Fault = Object.freeze({ kind: 'fail_before_commit' });
 export const CommittedThenLost: Fault = Object.freeze({ kind: 'committed_then_lost' });
@@ -35,6 +40,7 @@ export const CommittedThenLost: Fault = Object.freeze({ kind: 'committed_then_lo
  */
 export const CrashAtWrite: Fault = Object.freeze({ kind: 'crash' });
 export const DiskFull: Fault = Object.freeze({ kind: 'disk_full' });
+export const IoError: Fault = Object.freeze({ kind: 'io_error' });
 export function Latency(ms: number): Fault {
   return { kind: 'latency', ms };
 }
@@ -256,11 +262,19 @@ export class Faulty extends ForwardingJournalStore {
         await sleep(fault.ms);
         return forward();
       case 'disk_full': {
-        const path = (this.inner as { path?: unknown }).path;
         const cause = Object.assign(new Error(`database or disk is full (injected at write #${write})`), { code: 'SQLITE_FULL' });
-        throw new JournalStorageError(typeof path === 'string' ? path : 'the faulty store', 'full', operation, 'SQLITE_FULL', cause);
+        throw new JournalStorageError(this.#path(), 'full', operation, 'SQLITE_FULL', cause);
+      }
+      case 'io_error': {
+        const cause = Object.assign(new Error(`disk I/O error (injected at write #${write})`), { code: 'SQLITE_IOERR' });
+        throw new JournalStorageError(this.#path(), 'io', operation, 'SQLITE_IOERR', cause);
       }
     }
+  }
+
+  #path(): string {
+    const path = (this.inner as { path?: unknown }).path;
+    return typeof path === 'string' ? path : 'the faulty store';
   }
 }
 

@@ -35,6 +35,7 @@ export {
   CommittedThenLost,
   CrashAtWrite,
   DiskFull,
+  IoError,
   Latency,
   StoreFaultError,
   SimulatedCrash,

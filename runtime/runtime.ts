@@ -107,9 +107,11 @@ export class Runtime {
    * approval. Aborting `signal` cancels it: the loop stops before its next effect (never between
    * an effect's start and its end), records the run as `cancelled` and releases its lease.
    *
-   * A store error that stops it (a {@link JournalStorageError}, a {@link JournalWriteError}, a
-   * {@link JournalFileError}) is thrown as it is, after the runtime recorded the run as `interrupted`
-   * (result: the error's `{ code, message }`) and released its lease, each as best it could: when
+   * A store error that stops it is thrown as it is: a {@link JournalStorageError} (a retryable one,
+   * `journal_io_error` or `journal_busy`, once it outlasted the runtime's attempts), a
+   * {@link JournalWriteError} (what the store threw without naming a storage problem) or a
+   * {@link JournalFileError}; its `runId` names the run. Before, the runtime recorded the run as
+   * `interrupted` (result: the error's `{ code, message }`) and released its lease, each as best it could: when
    * the store refuses even those writes, the run stays `running` and its lease expires after
    * `lease.ttlMs`. Either way `resume` continues it. A {@link SimulatedCrash} writes nothing.
    */

@@ -4,12 +4,17 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordTape } from '../support/record-tape.js';
 import { runMain } from '../support/cli.js';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { tempDir } from '../support/temp-dir.js';
 
-// No network here: DNS fails for every name but loopback, which is exactly the offline CI case
-// in which a guard that waited for a connection to count it would count nothing. Every escape
-// below must be caught before its DNS lookup, named with its host, process and way out.
+// No network here: every process below gets the test's off-machine preloads, so a lookup of a
+// name off loopback answers a stand-in on 127.0.0.1 and a connection off loopback reaches it,
+// never DNS or a provider; the stand-in hears only what the run lets through on purpose. Every
+// escape must still be caught before its DNS lookup (the scripts count lookups), as in an offline
+// CI, where DNS fails first and a guard that waited for a connection would count nothing; each is
+// named with its host, process and way out.
 describe('modeltape run in replay keeps every process it starts on the machine', () => {
+  const offMachine = offMachineStandIn();
   const dir = tempDir({ inProject: true });
 
   test('stops the official SDKs, fetch, undici, node:https, net, a local provider, a worker and a grandchild before DNS, and fails naming each', async () => {
@@ -49,7 +54,7 @@ const grandchild = spawnSync(process.execPath, ['-e', "fetch('https://api.anthro
 console.log('grandchild', grandchild.stdout.trim());
 `,
     );
-    const result = await runMain(['run', '--', process.execPath, script]);
+    const result = await runMain(['run', '--', process.execPath, script], { env: offMachine.env() });
     // Each way out failed as a refused connection, with the guard's code, and asked no DNS.
     for (const name of ['fetch', 'undici', 'https', 'net', 'ollama']) expect(result.stdout, name).toContain(`${name} MODELTAPE_BLOCKED`);
     for (const name of ['openai', 'anthropic']) expect(result.stdout, name).toMatch(new RegExp(`${name} (APIConnectionError|MODELTAPE_BLOCKED)`));
@@ -76,10 +81,12 @@ console.log('grandchild', grandchild.stdout.trim());
     }
     expect(result.stderr).toMatch(/fetch → api\.openai\.com\/v1\/responses \(pid \d+ thread \d+ node /);
     expect(result.stderr).toMatch(/fetch → api\.anthropic\.com\/v1\/complete \(pid \d+ node\)/);
-    // A host that is no provider is let through (here DNS fails) and listed, not failed.
+    // A host that is no provider is let through (to the stand-in, which answers nothing) and listed, not failed.
     expect(result.stderr).toMatch(
       /connections to other hosts off this machine \(not providers; listed, not failing\):\n {4}fetch → example\.com:443 \(pid \d+/,
     );
+    // The guard stopped every attempt on a provider: the stand-in heard only the outside host.
+    expect(await offMachine.heard()).toEqual(['example.com']);
   });
 
   const hasCommand = (name: string): boolean => {
@@ -111,7 +118,7 @@ except Exception as error:
         '',
       ].join('\n'),
     );
-    const result = await runMain(['run', '--allow-empty', '--', 'sh', script]);
+    const result = await runMain(['run', '--allow-empty', '--', 'sh', script], { env: offMachine.env() });
     expect(result.stdout).toMatch(/curl 56\b/); // curl: CONNECT refused by the proxy (a 403)
     expect(result.stdout).toContain('403');
     expect(result.stdout).not.toContain('ANSWERED');
@@ -121,6 +128,8 @@ except Exception as error:
     expect(result.stderr).toMatch(/proxy → api\.anthropic\.com\/v1\/messages \(user-agent curl\//);
     expect(result.stderr).toMatch(/proxy → generativelanguage\.googleapis\.com/);
     expect(result.stderr).toMatch(/proxy → example\.com:443 \(user-agent curl\/[^)]*\), refused by the proxy/);
+    // Python's lookups answer the stand-in (curl's answer 127.0.0.1:443 and :80): the proxy took all four.
+    expect(await offMachine.heard()).toEqual([]);
   });
 
   test("catches the OpenAI Agents SDK's trace exporter (it ignores OPENAI_BASE_URL) and says how to turn it off; by default a replay turns it off", async () => {
@@ -131,7 +140,7 @@ except Exception as error:
     );
     // The SDK also turns tracing off under NODE_ENV=test, which the test runner sets.
     const traced = await runMain(['run', '--allow-empty', '--', process.execPath, script], {
-      env: { OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' },
+      env: offMachine.env({ OPENAI_AGENTS_DISABLE_TRACING: '0', NODE_ENV: 'development' }),
     });
     expect(traced.code).toBe(1);
     expect(traced.stderr).toMatch(
@@ -139,9 +148,10 @@ except Exception as error:
     );
     expect(traced.stderr).toContain('OPENAI_AGENTS_DISABLE_TRACING=1');
 
-    const quiet = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: { NODE_ENV: 'development' } });
+    const quiet = await runMain(['run', '--allow-empty', '--', process.execPath, script], { env: offMachine.env({ NODE_ENV: 'development' }) });
     expect(quiet.stderr).not.toContain('tried to leave the machine');
     expect(quiet.code).toBe(0);
+    expect(await offMachine.heard()).toEqual([]);
   });
 
   test("LangChain's ChatOpenAI, which reads a leftover OPENAI_API_BASE before OPENAI_BASE_URL, replays from the run's proxy", async () => {
@@ -154,11 +164,16 @@ except Exception as error:
     // Record what ChatOpenAI sends, through a proxy in record mode.
     await recordTape(tape, async ({ openai }) => {
       // Asynchronously: the recording proxy answers from this process.
-      await promisify(execFile)(process.execPath, [script], { env: { ...process.env, OPENAI_API_BASE: openai, OPENAI_API_KEY: 'fake-key' } });
+      await promisify(execFile)(process.execPath, [script], {
+        env: { ...process.env, ...offMachine.env({ OPENAI_API_BASE: openai, OPENAI_API_KEY: 'fake-key' }) },
+      });
     });
-    const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], { env: { OPENAI_API_BASE: 'https://api.openai.com/v1' } });
+    const result = await runMain(['run', '--tape', tape, '--', process.execPath, script], {
+      env: offMachine.env({ OPENAI_API_BASE: 'https://api.openai.com/v1' }),
+    });
     expect(result.stderr).toContain('1 hit, 0 misses');
     expect(result.stdout).toContain('answer ');
     expect(result.code).toBe(0);
+    expect(await offMachine.heard()).toEqual([]);
   });
 });

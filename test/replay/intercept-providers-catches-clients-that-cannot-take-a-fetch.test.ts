@@ -2,10 +2,14 @@ import https from 'node:https';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { interceptProviders, openTape } from 'modeltape/replay';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('interceptProviders', () => {
+  // The clients below name api.openai.com: what neither the interception nor the guard stopped
+  // would reach this loopback stand-in, never the provider.
+  const offMachine = offMachineStandIn();
   const dir = tempDir();
 
   test('answers requests to provider hosts made through the global fetch and node:https from the session, and leaves the rest alone', async () => {
@@ -47,6 +51,7 @@ describe('interceptProviders', () => {
       await interception.close();
     }
     expect(await session.close()).toMatchObject({ hits: 2, misses: 0, upstreamConnections: 0, escapes: [] });
+    expect(await offMachine.heard()).toEqual([]);
   });
 
   test('a request through an http.request captured before the interception is not intercepted, and the guard stops it as an escape', async () => {
@@ -72,5 +77,6 @@ describe('interceptProviders', () => {
       await interception.close();
     }
     await expect(session.close()).rejects.toThrow(/1 request to a provider tried to leave the machine/);
+    expect(await offMachine.heard()).toEqual([]);
   });
 });

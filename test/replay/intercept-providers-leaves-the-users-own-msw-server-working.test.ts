@@ -2,10 +2,13 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { describe, expect, test } from 'vitest';
 import { interceptProviders, openTape } from 'modeltape/replay';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('interceptProviders beside a suite that already uses msw', () => {
+  // weather.test and api.openai.com: what msw did not answer would reach this loopback stand-in.
+  const offMachine = offMachineStandIn();
   const dir = tempDir();
 
   test("given the suite's own server, its handlers still answer during and after the interception, and provider requests reach the session", async () => {
@@ -36,5 +39,6 @@ describe('interceptProviders beside a suite that already uses msw', () => {
     } finally {
       own.close();
     }
+    expect(await offMachine.heard()).toEqual([]);
   });
 });

@@ -2,10 +2,13 @@ import OpenAI from 'openai';
 import https from 'node:https';
 import { describe, expect, test } from 'vitest';
 import { interceptProviders, openTape } from 'modeltape/replay';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('interceptProviders with two sessions open', () => {
+  // What msw did not answer and no guard stopped would reach this loopback stand-in.
+  const offMachine = offMachineStandIn();
   const dir = tempDir();
 
   test("a node:https request msw answers in process for session A is not an escape for session B's guard", async () => {
@@ -49,5 +52,6 @@ describe('interceptProviders with two sessions open', () => {
     expect(status).toBe(200);
     expect(innerClosed).toBe('ok');
     expect(outerClosed).toBe('ok');
+    expect(await offMachine.heard()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { interceptProviders, openTape, type TapeSession } from 'modeltape/replay';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { recordTape } from '../support/record-tape.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -16,6 +17,8 @@ async function recordModelsList(tape: string): Promise<void> {
 }
 
 describe('session.fetch with a Request object for a GET', () => {
+  // The global fetch below names api.openai.com: unanswered and unstopped, it would reach this loopback stand-in.
+  const offMachine = offMachineStandIn();
   const dir = tempDir();
   let session: TapeSession | undefined;
   afterEach(async () => {
@@ -47,5 +50,6 @@ describe('session.fetch with a Request object for a GET', () => {
     } finally {
       await interception.close();
     }
+    expect(await offMachine.heard()).toEqual([]);
   });
 });

@@ -6,14 +6,17 @@ import OpenAI from 'openai';
 import { ProxyAgent, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EscapeError, openTape } from 'modeltape/replay';
+import { offMachineStandIn } from '../support/off-machine-stand-in.js';
 import { recordTape } from '../support/record-tape.js';
 import { startForwardProxyStandIn } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // The offline CI case: DNS fails for every provider host. A guard that counted an escape only
 // once its connection was made (or its headers sent) would count nothing here. This one stops
-// each attempt before its lookup: the lookup below fails loudly if it is ever asked.
+// each attempt before its lookup: the lookup below fails loudly if it is ever asked. Beneath the
+// guard, every connection off loopback goes to a stand-in on 127.0.0.1, which must hear none.
 describe('the in-process replay guard when DNS fails first', () => {
+  const offMachine = offMachineStandIn();
   const dir = tempDir();
   const lookup = dns.lookup;
   const asked: string[] = [];
@@ -74,6 +77,7 @@ describe('the in-process replay guard when DNS fails first', () => {
       'net api.openai.com',
     ]);
     expect((error as Error).message).toContain('6 requests to a provider tried to leave the machine');
+    expect(await offMachine.heard()).toEqual([]);
   });
 
   test('lets a host that is no provider through, and lists it in the summary', async () => {
@@ -93,6 +97,8 @@ describe('the in-process replay guard when DNS fails first', () => {
     const summary = await session.close();
     expect(summary.escapes).toEqual([]);
     expect(summary.outside).toEqual([{ host: 'example.com', port: 443, via: 'fetch', count: 1 }]);
+    // Its lookup failed (above): it never connected, even to the stand-in.
+    expect(await offMachine.heard()).toEqual([]);
   });
 
   test("stops a CONNECT through a local forward proxy before the proxy hears the provider's name", async () => {
@@ -110,5 +116,6 @@ describe('the in-process replay guard when DNS fails first', () => {
     const error = (await session.close().catch((caught: unknown) => caught)) as EscapeError;
     expect(error).toBeInstanceOf(EscapeError);
     expect(error.escapes.map((escape) => `${escape.via} ${escape.host}`)).toEqual(['undici api.openai.com']);
+    expect(await offMachine.heard()).toEqual([]);
   });
 });
