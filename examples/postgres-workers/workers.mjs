@@ -6,7 +6,9 @@
 //   1. every run completed, with the agent's answer;
 //   2. no send ran twice on its own: each ran once, plus once per approval to run it again;
 //   3. no approval is left pending or approved and unused;
-//   4. no lease is left;
+//   4. no lease is left, but for one a worker held when it was killed after its run had finished
+//      (the kill fell between the run's last write and the lease's release: an expired row that
+//      nothing waits on, since no worker drives a finished run);
 //   5. the backstop refused nothing: no effect was started twice;
 // PostgreSQL: MODELTAPE_PG_URL, or a server started from this machine's PostgreSQL binaries.
 import { spawn } from 'node:child_process';
@@ -153,7 +155,9 @@ export async function runFleet({ url, schema, runs = 12, workers = 4, kills = 8,
         const rerunsApproved = approvals.filter((approval) => approval.effectKey === start.effectKey && approval.decision === 'consumed').length;
         if (ran > 1 + rerunsApproved) violations.push(`2. ${operationId} was sent ${ran} times with ${rerunsApproved} approval(s) to send again`);
       }
-      if ((await store.getLease(runId)) !== undefined) violations.push(`4. ${runId} still has a lease`);
+      const lease = await store.getLease(runId);
+      if (lease !== undefined && !(killed.includes(lease.owner) && run.status === 'completed'))
+        violations.push(`4. ${runId} still has a lease, held by ${lease.owner}${killed.includes(lease.owner) ? '' : ', which was not killed'}`);
       const rejected = await store.backstopRejections(runId);
       if (rejected > 0) violations.push(`5. the backstop refused ${rejected} start(s) of ${runId}`);
     }

@@ -74,10 +74,12 @@ describe('modeltape mutate on its copies of a tape', () => {
     expect(run.code, run.stderr).toBe(0);
     const mutate = await peakRss(['mutate', '--tape', 'large.jsonl', '--jobs', '1', '--max', '1', '--operators', 'text-emptied', ...suite], dir);
     expect(mutate.code, mutate.stderr).toBe(0);
-    // One replay (the run's), and room for what the first run left to collect: holding the tape
-    // whole (its text, its parsed exchanges, a copy made in memory) costs several times its size.
+    // One replay at a time (the baseline's, then the mutant's), with what the one before left for
+    // the collector still counted: under two replays' worth, however lazily a Node version
+    // collects (Node 24 was seen at run + 2.5 × the tape). Copies made in memory held the tape
+    // several times over: 1,146 MB for a tape of 50,000 exchanges, against 623 MB streamed.
     expect(mutate.peakMb, `a ${tapeMb.toFixed(0)} MB tape: run ${run.peakMb.toFixed(0)} MB, mutate ${mutate.peakMb.toFixed(0)} MB`).toBeLessThan(
-      run.peakMb + 2.5 * tapeMb,
+      2 * run.peakMb,
     );
   });
 });
