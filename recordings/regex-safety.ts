@@ -1,3 +1,5 @@
+import { parseRegex, RegexSyntaxError, type RegexAlternatives, type RegexElement } from '../core/regex-syntax.js';
+
 /**
  * Why a regular expression may backtrack catastrophically (its running time growing
  * exponentially, or as a high power, with the input's length), or undefined when this check
@@ -36,6 +38,31 @@
  * refused).
  */
 export function backtrackingRisk(source: string, flags = ''): string | undefined {
+  let syntax: RegexAlternatives;
+  try {
+    syntax = parseRegex(source, flags);
+  } catch (error) {
+    // Not a regular expression: V8 reports the syntax error itself.
+    if (error instanceof RegexSyntaxError) return undefined;
+    throw error;
+  }
+  const read = new TreeReader(flags.includes('i'));
+  const tree = read.alternatives(syntax);
+  // What a backreference matches is known only while matching, so no check bounds it: `(\d+)\1+!`
+  // is polynomial, `((a)\2?)+!` exponential. A normalizer replaces text; it needs none.
+  if (read.backreference !== undefined)
+    return `it uses the backreference "${read.backreference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`;
+  // A lookaround matches no characters of the pattern's own, but its body backtracks where it
+  // stands: `(?=(a+)+$)` is as slow as `(a+)+$`.
+  for (const body of [tree, ...read.lookarounds]) {
+    const risk = findRisk(body, false) ?? sideBySideRisk(body);
+    if (risk !== undefined) return risk;
+  }
+  return undefined;
+}
+
+/** The check's verdict with the hand-written parser it had before (compared in a property test). */
+export function legacyBacktrackingRisk(source: string, flags = ''): string | undefined {
   const parser = new Parser(source, flags.includes('i'));
   let tree: Node;
   try {
@@ -468,6 +495,52 @@ function withCase(ranges: Ranges): Ranges {
     if (lower[0] <= lower[1]) out.push([lower[0] + 0x20, lower[1] + 0x20]);
   }
   return out;
+}
+
+/** Turns the parsed syntax into the check's tree: lookarounds set aside, case folded under `i`. */
+class TreeReader {
+  /** The bodies of the lookarounds read, each checked as a pattern of its own. */
+  readonly lookarounds: Node[] = [];
+  /** The first backreference read (`\1`, `\k<name>`), if any. */
+  backreference: string | undefined;
+  readonly #ignoreCase: boolean;
+
+  constructor(ignoreCase: boolean) {
+    this.#ignoreCase = ignoreCase;
+  }
+
+  alternatives(syntax: RegexAlternatives, ignoreCase = this.#ignoreCase): Node {
+    const branches = syntax.branches.map((branch): Node => {
+      const items = branch.elements.map((element) => this.#element(element, ignoreCase));
+      if (items.length === 0) return { kind: 'empty', text: '' };
+      return items.length === 1 ? items[0]! : { kind: 'sequence', items, text: branch.raw };
+    });
+    return branches.length === 1 ? branches[0]! : { kind: 'alternation', branches, text: syntax.raw };
+  }
+
+  #element(element: RegexElement, ignoreCase: boolean): Node {
+    switch (element.kind) {
+      case 'characters': {
+        // `.` counts as every character (the `s` flag aside), and so does a `\p{…}` escape.
+        const chars = element.from === 'dot' || element.from === 'property' ? ANY : element.ranges;
+        return { kind: 'atom', chars: ignoreCase ? withCase(chars) : chars, text: element.raw };
+      }
+      case 'group':
+        // Modifiers may fold case inside the group: it is read as if they did.
+        return { kind: 'group', child: this.alternatives(element.alternatives, ignoreCase || element.modifiers), text: element.raw };
+      case 'lookaround':
+        // A lookaround matches no characters of its own.
+        this.lookarounds.push(this.alternatives(element.alternatives, ignoreCase));
+        return { kind: 'empty', text: element.raw };
+      case 'repeat':
+        return { kind: 'repeat', child: this.#element(element.element, ignoreCase), min: element.min, max: element.max, text: element.raw };
+      case 'backreference':
+        this.backreference ??= element.raw;
+        return { kind: 'empty', text: element.raw };
+      case 'assertion':
+        return { kind: 'empty', text: element.raw };
+    }
+  }
 }
 
 /** A reader of JavaScript regular expression syntax, as far as the check needs it. */

@@ -1,3 +1,4 @@
+import { parseRegex, type RegexAlternatives, type RegexElement } from '../core/regex-syntax.js';
 import type { Random } from './seeded-random.js';
 
 /** What {@link patternExample} needs besides the pattern. */
@@ -73,7 +74,7 @@ export function patternExample(pattern: string, request: PatternExampleRequest):
   }
   let tree: RegexNode;
   try {
-    tree = new PatternParser(pattern).parse();
+    tree = choiceOf(parseRegex(pattern, 'u'));
   } catch (error) {
     if (error instanceof UnsupportedSyntax) return { ok: false, reason: `it uses ${error.message}, which the generator cannot produce text for` };
     throw error;
@@ -170,6 +171,55 @@ function complement(ranges: readonly CodePointRange[]): CodePointRange[] {
   }
   if (next <= MAXIMUM_CODE_POINT) result.push([next, MAXIMUM_CODE_POINT]);
   return result;
+}
+
+// The parsed pattern as the generator's tree; what it cannot write text for is refused, the
+// first such part in the pattern named.
+function choiceOf(syntax: RegexAlternatives): RegexNode {
+  const options = syntax.branches.map((branch): RegexNode => ({ kind: 'sequence', items: branch.elements.map(nodeOf) }));
+  return options.length === 1 ? options[0]! : { kind: 'choice', options };
+}
+
+function nodeOf(element: RegexElement): RegexNode {
+  switch (element.kind) {
+    case 'characters':
+      if (element.from === 'property') throw new UnsupportedSyntax(`the Unicode property escape "\\${/\\([pP])/.exec(element.raw)?.[1] ?? 'p'}{…}"`);
+      if (element.from === 'character') return { kind: 'literal', text: String.fromCodePoint(element.ranges[0]![0]) };
+      return { kind: 'characters', ranges: element.ranges };
+    case 'group':
+      if (element.modifiers) throw new UnsupportedSyntax(`the group "${element.raw.slice(0, 3)}"`);
+      return choiceOf(element.alternatives);
+    case 'lookaround':
+      throw new UnsupportedSyntax(`lookaround "${element.raw.slice(0, 3)}"`);
+    case 'backreference':
+      throw new UnsupportedSyntax(`the backreference "${element.raw.slice(0, 2)}"`);
+    case 'assertion':
+      return { kind: 'assertion' };
+    case 'repeat': {
+      const node = nodeOf(element.element);
+      return node.kind === 'assertion' ? node : { kind: 'repeat', node, minimum: element.min, maximum: element.max };
+    }
+  }
+}
+
+/** Legacy: the example with the hand-written reader it had before (compared in a property test). */
+export function legacyPatternTree(pattern: string): RegexNode | string {
+  try {
+    return new PatternParser(pattern).parse();
+  } catch (error) {
+    if (error instanceof UnsupportedSyntax) return error.message;
+    throw error;
+  }
+}
+
+/** The generator's tree for a pattern, or what it refuses (compared in a property test). */
+export function patternTree(pattern: string): RegexNode | string {
+  try {
+    return choiceOf(parseRegex(pattern, 'u'));
+  } catch (error) {
+    if (error instanceof UnsupportedSyntax) return error.message;
+    throw error;
+  }
 }
 
 /** A recursive-descent reader for the part of ECMAScript regex syntax that examples can be made for. */

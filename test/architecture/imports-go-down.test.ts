@@ -29,6 +29,8 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   ws: 'proxy/websocket.ts',
   vitest: 'vitest/index.ts',
   expect: 'jest/index.ts',
+  '@eslint-community/regexpp': 'core/regex-syntax.ts',
+  tinyglobby: 'cli/tape-globs.ts',
 };
 
 function sourceFiles(): string[] {
