@@ -41,3 +41,16 @@ export {
   type SecretSpan,
   type SecretLocation,
 } from './secret-scan.js';
+export {
+  parseRegex,
+  RegexSyntaxError,
+  complement,
+  ANY_CODE_POINT,
+  DIGIT,
+  WORD,
+  SPACE,
+  type CodePointRanges,
+  type RegexAlternatives,
+  type RegexBranch,
+  type RegexElement,
+} from './regex-syntax.js';

@@ -1,4 +1,4 @@
-import { parseRegex, RegexSyntaxError, type RegexAlternatives, type RegexElement } from '../core/regex-syntax.js';
+import { parseRegex, RegexSyntaxError, type RegexAlternatives, type RegexElement } from '../core/internal.js';
 
 /**
  * Why a regular expression may backtrack catastrophically (its running time growing

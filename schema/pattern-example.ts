@@ -1,4 +1,4 @@
-import { parseRegex, type RegexAlternatives, type RegexElement } from '../core/regex-syntax.js';
+import { parseRegex, type RegexAlternatives, type RegexElement } from '../core/internal.js';
 import type { Random } from './seeded-random.js';
 
 /** What {@link patternExample} needs besides the pattern. */
