@@ -1,4 +1,4 @@
-import { parseRegex, RegexSyntaxError, type RegexAlternatives, type RegexElement } from '../core/internal.js';
+import { ANY_CODE_POINT, parseRegex, RegexSyntaxError, type RegexAlternatives, type RegexElement } from '../core/internal.js';
 
 /**
  * Why a regular expression may backtrack catastrophically (its running time growing
@@ -61,29 +61,6 @@ export function backtrackingRisk(source: string, flags = ''): string | undefined
   return undefined;
 }
 
-/** The check's verdict with the hand-written parser it had before (compared in a property test). */
-export function legacyBacktrackingRisk(source: string, flags = ''): string | undefined {
-  const parser = new Parser(source, flags.includes('i'));
-  let tree: Node;
-  try {
-    tree = parser.parse();
-  } catch {
-    // Not something this parser reads: V8 reports a real syntax error itself.
-    return undefined;
-  }
-  // What a backreference matches is known only while matching, so no check bounds it: `(\d+)\1+!`
-  // is polynomial, `((a)\2?)+!` exponential. A normalizer replaces text; it needs none.
-  if (parser.backreference !== undefined)
-    return `it uses the backreference "${parser.backreference}", whose backtracking no check can bound (backreferences are not allowed in normalizers)`;
-  // A lookaround matches no characters of the pattern's own, but its body backtracks where it
-  // stands: `(?=(a+)+$)` is as slow as `(a+)+$`.
-  for (const body of [tree, ...parser.lookarounds]) {
-    const risk = findRisk(body, false) ?? sideBySideRisk(body);
-    if (risk !== undefined) return risk;
-  }
-  return undefined;
-}
-
 /** The advice that goes with a refusal. */
 export const BACKTRACKING_ADVICE =
   'Rewrite it so that no repeated group holds another repeat and repeated alternatives cannot start alike: "(a+)+$" matches what "a+$" does, "(\\w+\\s?)+" what "[\\w\\s]+" does (or "\\w+(?:\\s\\w+)*"), "(a|ab)*" what "(?:ab?)*" does. ' +
@@ -104,26 +81,7 @@ type Node =
 
 type Repeat = Extract<Node, { kind: 'repeat' }>;
 
-const ANY: Ranges = [[0, 0x10ffff]];
-const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-const SPACE: Ranges = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
+const ANY: Ranges = ANY_CODE_POINT;
 
 // A repeat of more than this many counts as unbounded: `(.*a){20}` is as slow as `(.*a)*`.
 const LARGE = 10;
@@ -474,18 +432,6 @@ function intersect(a: Ranges, b: Ranges): Ranges {
   return out;
 }
 
-function complement(ranges: Ranges): Ranges {
-  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
-  const out: Ranges = [];
-  let next = 0;
-  for (const [low, high] of sorted) {
-    if (low > next) out.push([next, low - 1]);
-    next = Math.max(next, high + 1);
-  }
-  if (next <= 0x10ffff) out.push([next, 0x10ffff]);
-  return out;
-}
-
 function withCase(ranges: Ranges): Ranges {
   const out: Ranges = [...ranges];
   for (const [low, high] of ranges) {
@@ -540,228 +486,5 @@ class TreeReader {
       case 'assertion':
         return { kind: 'empty', text: element.raw };
     }
-  }
-}
-
-/** A reader of JavaScript regular expression syntax, as far as the check needs it. */
-class Parser {
-  #at = 0;
-  readonly #source: string;
-  readonly #ignoreCase: boolean;
-  /** The bodies of the lookarounds read, each checked as a pattern of its own. */
-  readonly lookarounds: Node[] = [];
-  /** The first backreference read (`\1`, `\k<name>`), if any. */
-  backreference: string | undefined;
-
-  constructor(source: string, ignoreCase: boolean) {
-    this.#source = source;
-    this.#ignoreCase = ignoreCase;
-  }
-
-  parse(): Node {
-    const node = this.#alternation();
-    if (this.#at < this.#source.length) throw new Error(`unexpected ${this.#source[this.#at]}`);
-    return node;
-  }
-
-  #alternation(): Node {
-    const start = this.#at;
-    const branches = [this.#sequence()];
-    while (this.#source[this.#at] === '|') {
-      this.#at++;
-      branches.push(this.#sequence());
-    }
-    return branches.length === 1 ? branches[0]! : { kind: 'alternation', branches, text: this.#source.slice(start, this.#at) };
-  }
-
-  #sequence(): Node {
-    const start = this.#at;
-    const items: Node[] = [];
-    while (this.#at < this.#source.length && this.#source[this.#at] !== '|' && this.#source[this.#at] !== ')') {
-      const atomStart = this.#at;
-      let item = this.#atom();
-      for (;;) {
-        const bounds = this.#quantifier();
-        if (bounds === undefined) break;
-        item = { kind: 'repeat', child: item, min: bounds.min, max: bounds.max, text: this.#source.slice(atomStart, this.#at) };
-      }
-      items.push(item);
-    }
-    if (items.length === 0) return { kind: 'empty', text: '' };
-    return items.length === 1 ? items[0]! : { kind: 'sequence', items, text: this.#source.slice(start, this.#at) };
-  }
-
-  #quantifier(): { min: number; max: number } | undefined {
-    const char = this.#source[this.#at];
-    let bounds: { min: number; max: number } | undefined;
-    if (char === '*') bounds = { min: 0, max: Infinity };
-    else if (char === '+') bounds = { min: 1, max: Infinity };
-    else if (char === '?') bounds = { min: 0, max: 1 };
-    else if (char === '{') {
-      const match = /^\{(\d+)(,(\d*))?\}/.exec(this.#source.slice(this.#at));
-      if (match === null) return undefined;
-      const min = Number(match[1]);
-      const max = match[2] === undefined ? min : match[3] === '' ? Infinity : Number(match[3]);
-      this.#at += match[0].length - 1;
-      bounds = { min, max };
-    }
-    if (bounds === undefined) return undefined;
-    this.#at++;
-    if (this.#source[this.#at] === '?') this.#at++;
-    return bounds;
-  }
-
-  #atom(): Node {
-    const start = this.#at;
-    const char = this.#source[this.#at++]!;
-    const atom = (chars: Ranges): Node => ({ kind: 'atom', chars: this.#ignoreCase ? withCase(chars) : chars, text: this.#source.slice(start, this.#at) });
-    switch (char) {
-      case '(': {
-        let lookaround = false;
-        if (this.#source[this.#at] === '?') {
-          const rest = this.#source.slice(this.#at);
-          const prefix = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(rest);
-          if (prefix === null) throw new Error('unknown group');
-          lookaround = /^\?(?:=|!|<=|<!)/.test(prefix[0]);
-          this.#at += prefix[0].length;
-        }
-        const child = this.#alternation();
-        if (this.#source[this.#at] !== ')') throw new Error('unclosed group');
-        this.#at++;
-        // A lookaround matches no characters of its own.
-        if (lookaround) {
-          this.lookarounds.push(child);
-          return { kind: 'empty', text: this.#source.slice(start, this.#at) };
-        }
-        return { kind: 'group', child, text: this.#source.slice(start, this.#at) };
-      }
-      case '[':
-        return atom(this.#characterClass());
-      case '.':
-        return atom(ANY);
-      case '^':
-      case '$':
-        return { kind: 'empty', text: char };
-      case '\\': {
-        const escaped = this.#escape(false);
-        return escaped === undefined ? { kind: 'empty', text: this.#source.slice(start, this.#at) } : atom(escaped);
-      }
-      default: {
-        const code = char.codePointAt(0)!;
-        return atom([[code, code]]);
-      }
-    }
-  }
-
-  // After a backslash: the characters it stands for, or undefined for an assertion or backreference.
-  #escape(inClass: boolean): Ranges | undefined {
-    const char = this.#source[this.#at++];
-    if (char === undefined) throw new Error('trailing backslash');
-    switch (char) {
-      case 'd':
-        return DIGIT;
-      case 'D':
-        return complement(DIGIT);
-      case 'w':
-        return WORD;
-      case 'W':
-        return complement(WORD);
-      case 's':
-        return SPACE;
-      case 'S':
-        return complement(SPACE);
-      case 'b':
-        return inClass ? [[8, 8]] : undefined;
-      case 'B':
-        return undefined;
-      case 'n':
-        return [[10, 10]];
-      case 'r':
-        return [[13, 13]];
-      case 't':
-        return [[9, 9]];
-      case 'f':
-        return [[12, 12]];
-      case 'v':
-        return [[11, 11]];
-      case 'p':
-      case 'P': {
-        const match = /^\{[^}]*\}/.exec(this.#source.slice(this.#at));
-        if (match !== null) this.#at += match[0].length;
-        return ANY;
-      }
-      case 'k': {
-        const match = /^<[^>]*>/.exec(this.#source.slice(this.#at));
-        if (match !== null) {
-          this.#at += match[0].length;
-          this.backreference ??= `\\k${match[0]}`;
-        }
-        return undefined;
-      }
-      case 'x': {
-        const match = /^[0-9a-fA-F]{2}/.exec(this.#source.slice(this.#at));
-        if (match === null) return [[0x78, 0x78]];
-        this.#at += 2;
-        const code = parseInt(match[0], 16);
-        return [[code, code]];
-      }
-      case 'u': {
-        const match = /^(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]+\})/.exec(this.#source.slice(this.#at));
-        if (match === null) return [[0x75, 0x75]];
-        this.#at += match[0].length;
-        const code = parseInt(match[0].replace(/[{}]/g, ''), 16);
-        return [[code, code]];
-      }
-      case 'c':
-        this.#at++;
-        return ANY;
-      default: {
-        if (/[1-9]/.test(char)) {
-          const from = this.#at - 1;
-          while (/[0-9]/.test(this.#source[this.#at] ?? '')) this.#at++;
-          if (!inClass) this.backreference ??= `\\${this.#source.slice(from, this.#at)}`;
-          return inClass ? ANY : undefined;
-        }
-        const code = char.codePointAt(0)!;
-        return [[code, code]];
-      }
-    }
-  }
-
-  #characterClass(): Ranges {
-    const negated = this.#source[this.#at] === '^';
-    if (negated) this.#at++;
-    const ranges: Ranges = [];
-    // In JavaScript "[]" matches nothing and "[^]" anything: a "]" always closes the class.
-    while (this.#at < this.#source.length && this.#source[this.#at] !== ']') {
-      const low = this.#classAtom();
-      if (
-        this.#source[this.#at] === '-' &&
-        this.#source[this.#at + 1] !== ']' &&
-        this.#at + 1 < this.#source.length &&
-        low.length === 1 &&
-        low[0]![0] === low[0]![1]
-      ) {
-        this.#at++;
-        const high = this.#classAtom();
-        if (high.length === 1 && high[0]![0] === high[0]![1]) {
-          ranges.push([low[0]![0], high[0]![0]]);
-          continue;
-        }
-        ranges.push(...low, [0x2d, 0x2d], ...high);
-        continue;
-      }
-      ranges.push(...low);
-    }
-    if (this.#source[this.#at] !== ']') throw new Error('unclosed class');
-    this.#at++;
-    return negated ? complement(ranges) : ranges;
-  }
-
-  #classAtom(): Ranges {
-    const char = this.#source[this.#at++]!;
-    if (char === '\\') return this.#escape(true) ?? ANY;
-    const code = char.codePointAt(0)!;
-    return [[code, code]];
   }
 }
