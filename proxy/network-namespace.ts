@@ -12,7 +12,7 @@ import { NAMESPACE_RELAY_PATH } from '../guard/internal.js';
 /**
  * What keeps a replay's command off the network:
  * - `guard`: the guard preloaded into every Node process (and the proxy for HTTP clients of other
- *   languages); it sees what Node does, not what every process can do (docs/cli.md lists what).
+ *   languages); it sees what Node does, not what every process can do (docs/cli-offline.md lists what).
  * - `namespace`: the command runs in a network namespace with only its own loopback, where the
  *   proxy and the `--allow-port` ports are relayed; the guard still runs inside. Refused where the
  *   namespace is not available (not Linux, user namespaces refused, no `unshare` or `ip`).

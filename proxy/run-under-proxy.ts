@@ -103,7 +103,7 @@ export async function runUnderProxy(
           if (ModeltapeError.isInstance(error) && error.code === 'namespace_unavailable')
             throw new ModeltapeError(
               'namespace_unavailable',
-              `${error.message} --network namespace requires one; --network namespace-or-guard falls back to the guard (docs/cli.md says what each stops).`,
+              `${error.message} --network namespace requires one; --network namespace-or-guard falls back to the guard (docs/cli-offline.md says what each stops).`,
             );
           throw error;
         }

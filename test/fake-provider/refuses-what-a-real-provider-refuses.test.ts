@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { FakeProvider, type FakeProviderOptions } from 'modeltape/fake-provider';
 
 // Each row: a request the real provider refuses before any model runs, with the status, error
-// type, param and message it answers. The same table is in docs/fake-provider.md ("Refusals").
+// type, param and message it answers. The same table is in docs/fake-provider-refusals.md ("Refusals").
 const obj = { type: 'object', properties: {} };
 const user = (content: string) => ({ role: 'user', content });
 
