@@ -18,6 +18,7 @@ import {
   type JsonRpcId,
   type JsonRpcRefusal,
 } from '../../providers/internal.js';
+import { answerLines, NDJSON_HEADERS } from '../core/answer-lines.js';
 import { readBoundedLines, type LongLine } from './bounded-lines.js';
 import { decideRequest } from '../core/decide-request.js';
 import { describeBytes } from '../core/response-recording.js';
@@ -64,8 +65,6 @@ export interface McpStdioResult {
   serverStatus: number | undefined;
 }
 
-// A stdio answer as the tape holds it: the server's lines, one NDJSON frame each.
-const NDJSON = { 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked' };
 // How long a server gets to exit once its stdin is closed, before it is sent SIGTERM.
 const EXIT_GRACE_MS = 2000;
 // How long a server gets to answer what it was asked once the client has closed its end.
@@ -291,7 +290,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
       server ??= startServer();
       const recording = new ResponseRecording(clock, core.options.limits.responseBodyBytes);
       const awaiting = isJsonRpcRequest(message) ? jsonRpcIdOf(message) : undefined;
-      recording.start(awaiting === undefined ? 202 : 200, NDJSON);
+      recording.start(awaiting === undefined ? 202 : 200, NDJSON_HEADERS);
       open.push({ route: decision.route, request, recording, record: decision.record, awaiting });
       if (route !== 'kept') late.send(line);
       return;
@@ -340,9 +339,9 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
 
   const answer = (own: OwnAnswer, message: unknown): void => {
     if (own.kind === 'recorded') {
-      for (const line of linesOf(own.prepared)) {
+      for (const line of answerLines(own.prepared)) {
         late.replayedServerLine(line);
-        write(line);
+        write(`${line}\n`);
       }
       return;
     }
@@ -413,25 +412,6 @@ async function stopServer(server: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(terminate);
   clearTimeout(kill);
-}
-
-// The lines a recorded answer gives the client: NDJSON frames as they are, the data of SSE events
-// (an answer recorded over HTTP), or a JSON body.
-function linesOf(prepared: { body: Buffer; frames: Array<{ bytes: Buffer }> | undefined; format: string | undefined }): string[] {
-  if (prepared.frames === undefined) return prepared.body.length === 0 ? [] : [`${prepared.body.toString('utf8').trimEnd()}\n`];
-  if (prepared.format === 'sse') {
-    return prepared.frames.flatMap(({ bytes }) =>
-      bytes
-        .toString('utf8')
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => `${line.slice(line.startsWith('data: ') ? 6 : 5)}\n`),
-    );
-  }
-  return prepared.frames.map(({ bytes }) => {
-    const text = bytes.toString('utf8');
-    return text.endsWith('\n') ? text : `${text}\n`;
-  });
 }
 
 // The top-level id of a line over the limit, read off its ends (`{"jsonrpc":"2.0","id":3,…` or

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { maskSecrets } from '../../core/internal.js';
 import { FAKE_RESPONSE_HEADER, WEBSOCKET_MESSAGE_METHOD, redactPathQuery } from '../../recordings/internal.js';
 import { carriesRealtimeKey, isRealtimePath, maskKeyProtocols, offeredSubprotocols, realtimeErrorEvent } from '../../providers/internal.js';
+import { answerLines, NDJSON_HEADERS } from '../core/answer-lines.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type DecisionContext } from '../core/decide-request.js';
 import { errorReply, type OwnAnswer, type ProxyCore } from '../core/proxy-core.js';
 import type { ProxyRequest } from '../core/proxy-request.js';
@@ -16,7 +17,6 @@ import type { Route } from '../core/router.js';
 import type { UpstreamClient } from '../http/upstream.js';
 import { acceptWebSocket, type MessageSocket } from './websocket.js';
 
-const NDJSON = { 'content-type': 'application/x-ndjson', 'transfer-encoding': 'chunked' };
 // What is not forwarded of the client's upgrade: this hop's framing and the WebSocket handshake, which the upstream end makes anew.
 const NOT_FORWARDED = new Set([
   'host',
@@ -138,7 +138,7 @@ async function replay(
   let misses = 0;
   const send = (answer: OwnAnswer, eventId: unknown): void => {
     if (answer.kind === 'recorded') {
-      for (const event of eventsOf(answer.prepared.frames, answer.prepared.body)) client.send(event);
+      for (const event of answerLines(answer.prepared)) client.send(event);
     } else if (answer.kind === 'error') {
       client.send(JSON.stringify(errorEvent(answer.message, answer.type, ++misses, eventId)));
     } else if (answer.effect.kind === 'reply') {
@@ -211,7 +211,7 @@ async function relay(
   const clock = (): number => performance.now();
   const start = (message: ProxyRequest, responseHeaders: Record<string, string | string[] | undefined>) => {
     const recording = new ResponseRecording(clock, responseBodyBytes);
-    recording.start(200, { ...responseHeaders, ...NDJSON });
+    recording.start(200, { ...responseHeaders, ...NDJSON_HEADERS });
     return { message, recording };
   };
   // The upgrade is kept as a 200 (a tape keeps final answers), without its WebSocket handshake
@@ -320,12 +320,6 @@ function errorEvent(message: string, type: string, index: number, eventId: unkno
     { type: 'invalid_request_error', code: type, message: maskSecrets(message), param: null },
     eventId,
   );
-}
-
-// The server events of a recorded answer: its NDJSON lines (or a body, one event).
-function eventsOf(frames: Array<{ bytes: Buffer }> | undefined, body: Buffer): string[] {
-  if (frames === undefined) return body.length === 0 ? [] : [body.toString('utf8')];
-  return frames.map(({ bytes }) => bytes.toString('utf8').replace(/\r?\n$/, ''));
 }
 
 function eventIdOf(data: Buffer): unknown {
