@@ -351,6 +351,25 @@ export class ProxyCore {
     return { kind: 'reply', ...faultReply(decision.route.upstream.provider, fault.kind, this.chaos!.chaos) };
   }
 
+  /**
+   * The run's summary: what it counted, copied (later requests change none of it), with what only
+   * its transport knows: the connections it opened upstream and the hosts off this machine it refused.
+   */
+  summary(transport: { upstreamConnections: number; outside: OutsideConnection[] }): ProxySummary {
+    const counts = this.counts;
+    return {
+      tape: this.options.tape,
+      mode: this.mode,
+      ...counts,
+      problems: [...counts.problems],
+      missErrors: [...counts.missErrors],
+      escapes: [...counts.escapes],
+      outside: transport.outside,
+      upstreamConnections: transport.upstreamConnections,
+      ...(this.chaos === undefined ? {} : { chaos: this.chaosSummary()! }),
+    };
+  }
+
   /** The recordings no request used, for the summary: replay and auto mode only. */
   unusedSummary(): UnusedRecordings | undefined {
     if (this.engine === undefined || (this.mode !== 'replay' && this.mode !== 'auto')) return undefined;

@@ -173,15 +173,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
 
   const summary = (): ProxySummary => ({
-    tape: resolved.tape,
-    mode,
-    ...stats,
-    problems: [...stats.problems],
-    missErrors: [...stats.missErrors],
-    escapes: [...stats.escapes],
-    outside: [...outside.values()].map((connection) => ({ ...connection })),
-    upstreamConnections: upstreamClient?.connections ?? 0,
-    ...(core.chaos === undefined ? {} : { chaos: core.chaosSummary()! }),
+    ...core.summary({ upstreamConnections: upstreamClient?.connections ?? 0, outside: [...outside.values()].map((connection) => ({ ...connection })) }),
     ...withUnused(core.unusedSummary()),
   });
   let closing: Promise<ProxySummary> | undefined;

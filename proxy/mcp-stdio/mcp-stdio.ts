@@ -106,7 +106,6 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
     ...(options.onMiss === undefined && run.onMiss !== undefined ? { onMiss: run.onMiss } : {}),
     upstreams: { [name]: `mcp+http://${name}.stdio.invalid` },
   });
-  const { mode } = core;
   const clock = (): number => performance.now();
   const open: Slot[] = [];
   // What a server auto mode starts after replaying part of the session must see first.
@@ -386,16 +385,7 @@ export function bridgeMcpStdio(options: McpStdioOptions): { done: Promise<McpStd
         `The MCP server ${JSON.stringify(options.command.join(' '))} wrote ${notJsonRpc.count === 1 ? 'a line' : `${notJsonRpc.count} lines`} to stdout that ${notJsonRpc.count === 1 ? 'is' : 'are'} not JSON-RPC (the first, ${notJsonRpc.first}): passed on to the client, not recorded. The stdio transport carries only JSON-RPC messages; a server logs to stderr.`,
       );
     await core.finish(options.prune);
-    const summary: ProxySummary = {
-      tape: core.options.tape,
-      mode,
-      ...core.counts,
-      problems: [...core.counts.problems],
-      missErrors: [...core.counts.missErrors],
-      escapes: [...core.counts.escapes],
-      upstreamConnections: starts,
-      outside: [],
-    };
+    const summary = core.summary({ upstreamConnections: starts, outside: [] });
     reportToRun(summary, core, run.reportFile, options.driftsOf);
     return { summary, serverStatus };
   })();
