@@ -1,4 +1,4 @@
-import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, redactPathQuery, type Exchange, type RecordedRequest } from '../../recordings/internal.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, abbreviatePath, redactPathQuery, type Exchange } from '../../recordings/internal.js';
 import { explainMiss, type ReplayEngine, type ReplayEntry, type ReplayMissError } from '../../lookup/internal.js';
 import { carriesPlaceholderKey, keyVariableOf } from './placeholder-key.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
@@ -7,7 +7,7 @@ import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
 import type { Provider } from './upstream-table.js';
-import { describeJsonRpc, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
+import { describeMcpCall, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
 export interface DecisionContext {
@@ -221,7 +221,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     result,
     request.url.split('?')[0] ?? route.path,
     advice,
-    rpc === undefined ? undefined : describeRecordedCall,
+    rpc === undefined ? undefined : (recorded) => describeMcpCall(recorded, { onMcpRoute: true }),
   );
   return {
     kind: 'miss',
@@ -268,11 +268,6 @@ function answersAs(rpc: { message: unknown } | undefined, nearest: Exchange): bo
   if (rpc === undefined || !isJsonRpcRequest(rpc.message)) return true;
   const body = nearest.request.body;
   return body !== undefined && 'json' in body && isJsonRpcRequest(body.json);
-}
-
-// What a recorded MCP request calls (`tools/call get_weather`), for a miss to name.
-function describeRecordedCall(request: RecordedRequest): string | undefined {
-  return request.body !== undefined && 'json' in request.body ? describeJsonRpc(request.body.json) : undefined;
 }
 
 // A request that must be recorded but carries the placeholder key would reach the provider
