@@ -62,8 +62,8 @@ async function load(dist) {
   const [recordings, lookup, recording, keys] = await Promise.all([
     import(url('recordings/internal.js')),
     import(url('lookup/internal.js')),
-    import(url('proxy/response-recording.js')),
-    import(url('proxy/request-keys.js')),
+    import(url('proxy/core/response-recording.js')),
+    import(url('proxy/core/request-keys.js')),
   ]);
   return { dist, recordings, lookup, ...recording, ...keys };
 }

@@ -1,6 +1,6 @@
 // What the secret scan costs per recorded exchange, beside the record path without it, in one
 // process and one run (this machine's speed drifts between runs). The record path is what
-// proxy/proxy-server.ts does after the client has its answer: captureRequest, exchangeKey,
+// proxy/http/proxy-server.ts does after the client has its answer: captureRequest, exchangeKey,
 // encodeBody or FrameSplitter, redactResponseHeaders, then TapeWriter.append (serializeLine, the
 // scan, the schema check) and the write. Run after `npm run build`:
 //   node bench/secret-scan-cost.mjs [iterations]

@@ -2,7 +2,7 @@ import type { SessionReport } from '../guard/internal.js';
 import { type RecordedRequest } from '../recordings/internal.js';
 import { type Difference, formatDifferences, maskSecrets, maskValue } from '../core/internal.js';
 import type { ProxySummary } from '../proxy/internal.js';
-import { describeJsonRpc, isJsonRpcMessage } from '../providers/internal.js';
+import { describeMcpCall } from '../providers/internal.js';
 
 /**
  * What `modeltape drift` found: every request of a run that the tape did not hold, each beside
@@ -75,9 +75,8 @@ const MAX_DIFFERENCES_KEPT = 50;
 // Where a request went: its method and path, or for an MCP call what it calls
 // (`MCP tools/call get_weather (docs)`), whose path is the one endpoint of its server.
 function endpointOf(upstream: string, request: RecordedRequest): string {
-  const json = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
-  if (isJsonRpcMessage(json)) return `MCP ${describeJsonRpc(json)} (${upstream})`;
-  return `${request.method} ${request.path} (${upstream})`;
+  const call = describeMcpCall(request);
+  return call === undefined ? `${request.method} ${request.path} (${upstream})` : `MCP ${call} (${upstream})`;
 }
 
 /**

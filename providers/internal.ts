@@ -96,6 +96,7 @@ export {
   isJsonRpcResponse,
   jsonRpcIdOf,
   describeJsonRpc,
+  describeMcpCall,
   mcpErrorBody,
   renumberResponse,
   renumberSseEvent,

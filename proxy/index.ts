@@ -3,7 +3,7 @@
  * (`startProxy`), its options and modes, its summary, the config file, and `pruneTape` (see docs/proxy.md).
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
-export { startProxy, type ProxySummary, type RunningProxy } from './proxy-server.js';
+export { startProxy, type RunningProxy } from './http/proxy-server.js';
 export {
   isCi,
   RecordInCiError,
@@ -19,13 +19,13 @@ export {
   type MissPolicy,
   type MissingTapePolicy,
   type ResolvedProxyOptions,
-} from './proxy-options.js';
-export { BUILT_IN_UPSTREAMS, type Upstream, type Provider } from './upstream-table.js';
-export { formatSummary, summaryFailed } from './summary.js';
-export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './config-file.js';
-export { pruneTape } from './prune-tape.js';
-export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './chaos.js';
-export { CHAOS_HEADER, type ChaosSummary, type UnusedRecordings } from './proxy-core.js';
-export { REPLAY_PLACEHOLDER_KEY } from './placeholder-key.js';
-export { NETWORK_ISOLATIONS, type NetworkIsolation, type NetworkOptions, type OfflineLayer } from './network-namespace.js';
-export { loopbackWebSocket, type LoopbackWebSocketOptions } from './loopback-websocket.js';
+} from './core/proxy-options.js';
+export { BUILT_IN_UPSTREAMS, type Upstream, type Provider } from './core/upstream-table.js';
+export { formatSummary, summaryFailed } from './core/summary.js';
+export { loadConfig, CONFIG_FILE_NAME, ConfigFileError, type ModeltapeConfig, type ConfigProblem } from './core/config-file.js';
+export { pruneTape } from './core/prune-tape.js';
+export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './core/chaos.js';
+export { CHAOS_HEADER, type ProxySummary, type ChaosSummary, type UnusedRecordings } from './core/proxy-core.js';
+export { REPLAY_PLACEHOLDER_KEY } from './core/placeholder-key.js';
+export { NETWORK_ISOLATIONS, type NetworkIsolation, type NetworkOptions, type OfflineLayer } from './run/network-namespace.js';
+export { loopbackWebSocket, type LoopbackWebSocketOptions } from './realtime/loopback-websocket.js';

@@ -5,19 +5,19 @@
  * `/<upstream>/<path>` goes to that upstream; modes replay (default), record, auto, passthrough.
  */
 export * from './index.js';
-export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './proxy-options.js';
-export { parseChaosRate } from './chaos.js';
-export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './upstream-table.js';
-export { routeRequest, type Route } from './router.js';
-export { formatEscapes, formatUnused, describeRecorded } from './summary.js';
-export { UPSTREAM_SOCKETS } from './upstream.js';
-export { inProcessAnswerer } from './proxy-server.js';
-export { ProxyCore, errorReply, type OwnAnswer } from './proxy-core.js';
-export { answerInProcess, answerOf, type InProcessAnswer } from './in-process-answer.js';
-export { BASE_URL_VARIABLES, childEnvironment } from './child-environment.js';
-export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run-under-proxy.js';
-export { runVerdict, type RunVerdict } from './run-verdict.js';
-export { namespaceSupport } from './network-namespace.js';
-export type { UnusedOnTape } from './unused-recordings.js';
-export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio.js';
-export { acceptWebSocket, type MessageSocket } from './websocket.js';
+export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './core/proxy-options.js';
+export { parseChaosRate } from './core/chaos.js';
+export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './core/upstream-table.js';
+export { routeRequest, type Route } from './core/router.js';
+export { formatEscapes, formatUnused, describeRecorded } from './core/summary.js';
+export { UPSTREAM_SOCKETS } from './http/upstream.js';
+export { inProcessAnswerer } from './http/proxy-server.js';
+export { ProxyCore, errorReply, type OwnAnswer } from './core/proxy-core.js';
+export { answerInProcess, answerOf, type InProcessAnswer } from './core/in-process-answer.js';
+export { BASE_URL_VARIABLES, childEnvironment } from './run/child-environment.js';
+export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run/run-under-proxy.js';
+export { runVerdict, type RunVerdict } from './run/run-verdict.js';
+export { namespaceSupport } from './run/network-namespace.js';
+export type { UnusedOnTape } from './run/unused-recordings.js';
+export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio/mcp-stdio.js';
+export { acceptWebSocket, type MessageSocket } from './realtime/websocket.js';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   describeJsonRpc,
+  describeMcpCall,
   isJsonRpcRequest,
   isJsonRpcResponse,
   jsonRpcIdOf,
@@ -26,6 +27,20 @@ describe('JSON-RPC messages', () => {
     expect(describeJsonRpc({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBe('notifications/initialized');
     expect(describeJsonRpc({ jsonrpc: '2.0', id: 'a', result: {} })).toBe('the response to request "a"');
     expect(describeJsonRpc({ model: 'x' })).toBe('a message that is not JSON-RPC 2.0');
+  });
+
+  test('name the call a request makes, read off its body as a tape holds it', () => {
+    const call = { body: { json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: {} } } } };
+    const chat = { body: { json: { model: 'x' } } };
+    const cases = [call, chat, { body: { text: 'hi' } }, {}];
+    expect(cases.map((request) => describeMcpCall(request))).toEqual(['tools/call get_weather', undefined, undefined, undefined]);
+    // On an MCP route every JSON body should be a JSON-RPC message: another is named as what it is.
+    expect(cases.map((request) => describeMcpCall(request, { onMcpRoute: true }))).toEqual([
+      'tools/call get_weather',
+      'a message that is not JSON-RPC 2.0',
+      undefined,
+      undefined,
+    ]);
   });
 });
 

@@ -47,6 +47,19 @@ export function describeJsonRpc(value: unknown): string {
 }
 
 /**
+ * What a request calls, for people (`tools/call get_weather`, as {@link describeJsonRpc} names a
+ * message), read off its body as a tape holds it (`{ json }`): what a replay miss and the drift
+ * report name an MCP call by. Undefined when the body holds no JSON-RPC 2.0 message (none, not
+ * JSON, or another API's JSON), but `onMcpRoute`, where every JSON body should be one, names
+ * another as what it is (`a message that is not JSON-RPC 2.0`).
+ */
+export function describeMcpCall(request: { body?: object }, where: { onMcpRoute?: boolean } = {}): string | undefined {
+  const body = request.body;
+  if (body === undefined || !('json' in body)) return undefined;
+  return where.onMcpRoute === true || isJsonRpcMessage(body.json) ? describeJsonRpc(body.json) : undefined;
+}
+
+/**
  * The JSON-RPC error code of a replay miss (and of modeltape's other errors on an MCP route):
  * one of the codes JSON-RPC leaves to servers (-32000 to -32099), none of which MCP or its SDKs
  * take. A client raises it as `McpError` with the message, which names the nearest recorded call.

@@ -18,7 +18,7 @@ const PARTS = Object.keys(MAY_IMPORT);
 
 // Each dependency lives behind one file.
 const ONLY_FILE_IMPORTING: Record<string, string> = {
-  undici: 'proxy/upstream.ts',
+  undici: 'proxy/http/upstream.ts',
   msw: 'replay/intercept-providers.ts',
   ajv: 'schema/ajv.ts',
   'fast-json-stable-stringify': 'recordings/canonical-json.ts',
@@ -26,12 +26,40 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   pg: 'runtime/pg-driver.ts',
   ulid: 'runtime/ids.ts',
   '@modelcontextprotocol/sdk': 'fake-provider/mcp/mcp-sdk.ts',
-  ws: 'proxy/websocket.ts',
+  ws: 'proxy/realtime/websocket.ts',
   vitest: 'vitest/index.ts',
   expect: 'jest/index.ts',
   '@eslint-community/regexpp': 'core/regex-syntax.ts',
   tinyglobby: 'cli/tape-globs.ts',
 };
+
+// proxy/ is one core and a folder per transport around it.
+const PROXY_TRANSPORTS = ['http', 'mcp-stdio', 'realtime', 'run'];
+
+// The entries of an import or export list (`X`, `type X`, `X as Y`), each as [X, Y]: Y is X unless renamed.
+function entriesOf(list: string): Array<[string, string]> {
+  return list
+    .split(',')
+    .map((entry) => entry.trim().replace(/^type\s+/, ''))
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [name, alias] = entry.split(/\s+as\s+/);
+      return [name!, alias ?? name!];
+    });
+}
+
+// The file each name proxy/internal.ts exports is defined in, as its export lines (and those of
+// index.ts, which it takes whole) name it.
+function proxyExportSources(): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const barrel of ['proxy/index.ts', 'proxy/internal.ts']) {
+    for (const match of readFileSync(join(ROOT, barrel), 'utf8').matchAll(/^export (?:type )?\{([^}]*)\} from '(\.[^']+)';$/gm)) {
+      const file = join(barrel, '..', match[2]!).replace(/\.js$/, '.ts');
+      for (const [, exported] of entriesOf(match[1]!)) sources.set(exported, file);
+    }
+  }
+  return sources;
+}
 
 function sourceFiles(): string[] {
   const files: string[] = [];
@@ -164,6 +192,59 @@ describe('the architecture', () => {
     expect(foreign).toEqual([]);
   });
 
+  test("proxy/'s root holds its two barrels, and every other file is in core/ or a transport's folder", () => {
+    const proxyFiles = files.filter((file) => file.startsWith('proxy/'));
+    expect(proxyFiles.filter((file) => file.split('/').length === 2).sort()).toEqual(['proxy/index.ts', 'proxy/internal.ts']);
+    const folders = new Set(proxyFiles.filter((file) => file.split('/').length > 2).map((file) => file.split('/')[1]!));
+    expect([...folders].sort()).toEqual(['core', ...PROXY_TRANSPORTS].sort());
+  });
+
+  test('proxy/core/ imports no transport: no file of http/, mcp-stdio/, realtime/ or run/, nor the barrels that take them in', () => {
+    const coreFiles = files.filter((file) => file.startsWith('proxy/core/'));
+    expect(coreFiles.length).toBeGreaterThanOrEqual(15);
+    const inProxy = coreFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => ({ file, specifier, target: join(file, '..', specifier) }))
+        .filter(({ target }) => target.startsWith('proxy/')),
+    );
+    expect(inProxy.length).toBeGreaterThan(30);
+    expect(inProxy.filter(({ target }) => !target.startsWith('proxy/core/')).map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
+  test('fake-provider/ takes from proxy/ only what proxy/core/ defines (the decision, never a transport), but for the ws wrapper its Realtime sessions speak through', () => {
+    const sources = proxyExportSources();
+    // The fake's own Realtime sessions speak WebSocket through the one file that loads ws, as the proxy's do.
+    const WEBSOCKET = ['acceptWebSocket', 'MessageSocket'];
+    const taken: string[] = [];
+    const offenders: string[] = [];
+    let statements = 0;
+    const fakeFiles = files.filter((file) => file.startsWith('fake-provider/'));
+    for (const file of fakeFiles) {
+      for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?([^'"]*?)\s*from\s+'([^']+)'/gm)) {
+        if (join(file, '..', match[2]!) !== 'proxy/internal.js') continue;
+        statements++;
+        const list = /^\{([^}]*)\}$/.exec(match[1]!);
+        if (list === null) {
+          offenders.push(`${file}: ${match[0]} (name what it takes)`);
+          continue;
+        }
+        for (const [name] of entriesOf(list[1]!)) {
+          const source = sources.get(name);
+          taken.push(`${file}: ${name} (${source})`);
+          const allowed =
+            source?.startsWith('proxy/core/') === true ||
+            (WEBSOCKET.includes(name) && source === 'proxy/realtime/websocket.ts' && file !== 'fake-provider/tape-fake.ts');
+          if (!allowed) offenders.push(`${file} imports ${name}, defined in ${source ?? 'no file proxy/internal.ts names'}`);
+        }
+      }
+    }
+    // Every way into proxy/ was read (no dynamic import, no import this test cannot parse).
+    expect(statements).toBe(fakeFiles.flatMap((file) => importsOf(file).filter((specifier) => join(file, '..', specifier) === 'proxy/internal.js')).length);
+    expect(taken.filter((line) => line.startsWith('fake-provider/tape-fake.ts: ')).length).toBeGreaterThanOrEqual(5);
+    expect(offenders).toEqual([]);
+  });
+
   test('each third-party dependency is imported by exactly one file', () => {
     const importers = new Map<string, string[]>();
     for (const file of files) {
@@ -173,7 +254,7 @@ describe('the architecture', () => {
       }
     }
     for (const [dependency, users] of importers) expect([...new Set(users)], dependency).toEqual([ONLY_FILE_IMPORTING[dependency]]);
-    expect([...new Set(importers.get('undici'))]).toEqual(['proxy/upstream.ts']);
+    expect([...new Set(importers.get('undici'))]).toEqual(['proxy/http/upstream.ts']);
   });
 
   test('the package exports each public part from the folder of its name, and nothing else', () => {

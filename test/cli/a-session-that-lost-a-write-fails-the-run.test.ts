@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runVerdict } from '../../proxy/run-verdict.js';
 import type { SessionReport } from '../../guard/internal.js';
-import type { ProxySummary } from '../../proxy/internal.js';
+import { runVerdict, type ProxySummary } from '../../proxy/internal.js';
 
 const runProxy: ProxySummary = {
   tape: 'tapes/run.jsonl',

@@ -1,31 +1,15 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { loadTape } from 'modeltape/recordings';
-import { CLI } from '../support/cli.js';
+import { runCli, type CliResult } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const SERVER = fileURLToPath(new URL('../support/mcp-stdio-upstream.mjs', import.meta.url));
 
 // Lines written straight to `modeltape mcp`, one at a time, as a client that waits would.
-function bridge(args: string[], lines: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'mcp', ...args, '--', process.execPath, SERVER], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    void (async () => {
-      for (const line of lines) {
-        child.stdin.write(`${line}\n`);
-        await new Promise((wait) => setTimeout(wait, 100));
-      }
-      child.stdin.end();
-    })();
-  });
+function bridge(args: string[], lines: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runCli(['mcp', ...args, '--', process.execPath, SERVER], { env, stdin: { lines, gapMs: 100 } });
 }
 
 const rpc = (message: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', ...message });

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { loadTape } from 'modeltape/recordings';
-import { CLI, runCli } from '../support/cli.js';
+import { CLI, runCli, type CliResult } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const SERVER = fileURLToPath(new URL('../support/mcp-stdio-upstream.mjs', import.meta.url));
@@ -50,24 +50,9 @@ const HANDSHAKE = (first: number) => [
 ];
 const weather = (id: number, city: string) => rpc(id, 'tools/call', { name: 'get_weather', arguments: { city } });
 
-function bridge(args: string[], lines: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'mcp', ...args, '--', process.execPath, SERVER], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    // One message at a time, each after the answer to the one before, as a client waits.
-    void (async () => {
-      for (const line of lines) {
-        child.stdin.write(`${line}\n`);
-        await new Promise((wait) => setTimeout(wait, 150));
-      }
-      child.stdin.end();
-    })();
-  });
+// One message at a time, each after the answer to the one before, as a client waits.
+function bridge(args: string[], lines: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runCli(['mcp', ...args, '--', process.execPath, SERVER], { env, stdin: { lines, gapMs: 150 } });
 }
 
 const answers = (stdout: string) =>

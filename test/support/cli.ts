@@ -13,8 +13,14 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `modeltape ARGS…` to completion. The environment has no CI unless given. */
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+/** What a spawned `modeltape` reads on stdin: each line in turn, `gapMs` after the one before (as a client that waits for each answer), then the end. */
+export interface StdinLines {
+  lines: readonly string[];
+  gapMs: number;
+}
+
+/** Runs `modeltape ARGS…` to completion, writing `stdin` to it when given. The environment has no CI unless given. */
+export function runCli(args: string[], options: CliOptions & { stdin?: StdinLines } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
     let stdout = '';
@@ -23,6 +29,15 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
+    const stdin = options.stdin;
+    if (stdin === undefined) return;
+    void (async () => {
+      for (const line of stdin.lines) {
+        child.stdin.write(`${line}\n`);
+        await new Promise((wait) => setTimeout(wait, stdin.gapMs));
+      }
+      child.stdin.end();
+    })();
   });
 }
 

@@ -1,0 +1,120 @@
+import { SIDE_CHANNELS } from '../../guard/internal.js';
+import { ModeltapeError } from '../../core/internal.js';
+import { redactUrl } from '../../recordings/internal.js';
+
+import { guessProvider, type Provider } from '../../providers/internal.js';
+
+export type { Provider };
+
+/** A place the proxy may forward to. The proxy forwards only to these: never an open proxy. */
+export interface Upstream {
+  /** The first path segment clients use: `/<name>/…`. Lowercase letters, digits, `-`, `_`. */
+  name: string;
+  /** The base URL requests are forwarded to, e.g. `https://api.openai.com`. */
+  baseUrl: string;
+  /** Scheme, host and port of `baseUrl`. */
+  origin: string;
+  /** The path of `baseUrl` without a trailing slash (usually empty); prefixed when forwarding. */
+  basePath: string;
+  provider: Provider;
+}
+
+/** The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these. */
+export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; provider: Provider }>> = {
+  openai: { baseUrl: 'https://api.openai.com', provider: 'openai' },
+  anthropic: { baseUrl: 'https://api.anthropic.com', provider: 'anthropic' },
+  gemini: { baseUrl: 'https://generativelanguage.googleapis.com', provider: 'gemini' },
+  ollama: { baseUrl: 'http://127.0.0.1:11434', provider: 'ollama' },
+};
+
+/**
+ * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
+ * provider; a new name takes the provider its name or host suggests (`…anthropic…`, `…gemini…`,
+ * `…ollama…`), else OpenAI's, which most compatible servers follow. A URL whose scheme is
+ * `mcp+http:` or `mcp+https:` is an MCP server's Streamable HTTP endpoint
+ * (`docs=mcp+https://mcp.example.com/mcp`), reached at the URL without `mcp+`.
+ */
+export function buildUpstreamTable(overrides: Readonly<Record<string, string>> = {}): Map<string, Upstream> {
+  const table = new Map<string, Upstream>(BUILT_IN_TABLE);
+  for (const [name, given] of Object.entries(overrides)) {
+    const mcp = MCP_SCHEME.test(given);
+    const baseUrl = mcp ? given.slice('mcp+'.length) : given;
+    const provider = mcp ? 'mcp' : (BUILT_IN_UPSTREAMS[name]?.provider ?? guessProvider(name, baseUrl));
+    table.set(name, makeUpstream(name, baseUrl, provider));
+  }
+  return table;
+}
+
+// An MCP server's endpoint: its URL behind `mcp+`.
+const MCP_SCHEME = /^mcp\+https?:/i;
+
+// The built-ins, parsed once: every session's table starts from them (read-only, shared).
+const BUILT_IN_TABLE: ReadonlyArray<[string, Upstream]> = Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl, provider }]) => [
+  name,
+  Object.freeze(makeUpstream(name, baseUrl, provider)),
+]);
+
+/** Parses `name=url` as given to `--upstream`. */
+export function parseUpstreamFlag(value: string): { name: string; baseUrl: string } {
+  const equals = value.indexOf('=');
+  if (equals <= 0)
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid --upstream ${JSON.stringify(redactUrl(value))}: expected name=url, e.g. --upstream openai=http://127.0.0.1:8080`,
+    );
+  return { name: value.slice(0, equals), baseUrl: value.slice(equals + 1) };
+}
+
+function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstream {
+  // What a message shows of the URL: a credential it carries is why it is refused, not for the log.
+  const shown = JSON.stringify(redactUrl(baseUrl));
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid upstream name ${JSON.stringify(name)}: use lowercase letters, digits, "-" and "_" (it becomes the first path segment, /${name}/…)`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (error) {
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid URL for upstream "${name}": ${shown}. Expected e.g. https://api.openai.com or http://127.0.0.1:8080`,
+      { cause: error },
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ModeltapeError(
+      'invalid_upstream',
+      `Invalid URL for upstream "${name}": ${shown} is not http or https (an MCP server's is mcp+http or mcp+https)`,
+    );
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ModeltapeError('invalid_upstream', `Invalid URL for upstream "${name}": ${shown} must not carry credentials, a query or a fragment`);
+  }
+  return { name, baseUrl, origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), provider };
+}
+
+/**
+ * The hosts no request may reach during a replay: every upstream's (`host`, or `host:port` when
+ * the URL names a port), the built-in providers' even when overridden, and the providers' known
+ * side channels (an SDK's trace exporter that ignores the base URL).
+ */
+export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
+  const hosts = new Set<string>(builtInHosts());
+  for (const upstream of table.values()) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+  return [...hosts].sort();
+}
+
+// The built-in providers' hosts and their side channels, the same for every proxy: found once.
+let builtIn: readonly string[] | undefined;
+function builtInHosts(): readonly string[] {
+  if (builtIn === undefined) {
+    const hosts = new Set<string>();
+    for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) hosts.add(new URL(baseUrl).host.toLowerCase());
+    for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
+    builtIn = Object.freeze([...hosts]);
+  }
+  return builtIn;
+}

@@ -1,0 +1,302 @@
+// The proxy's node:http side: the server and its limits, reading request bodies, writing
+// answers and relaying upstream responses to the client. What to answer is decided elsewhere
+// (decide-request.ts); what is counted, by the caller.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { HOP_BY_HOP_HEADERS } from '../../recordings/internal.js';
+import type { PreparedResponse } from '../../lookup/internal.js';
+import { CHAOS_HEADER, errorReply, type ErrorAnswer } from '../core/proxy-core.js';
+import type { ProxyRequest } from '../core/proxy-request.js';
+import type { Pace, ProxyLimits } from '../core/proxy-options.js';
+import type { ResponseRecording } from '../core/response-recording.js';
+import type { Route } from '../core/router.js';
+import type { UpstreamClient, UpstreamHandler } from './upstream.js';
+
+/** How {@link startHttpServer} listens and what it tells. */
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  limits: Readonly<Required<ProxyLimits>>;
+  /** Where refused and timed-out connections are reported. */
+  log: (message: string) => void;
+  /** An ordinary request, its headers read (the body is the handler's to read). */
+  onRequest(request: IncomingMessage, response: ServerResponse): void;
+  /** A `CONNECT` request. */
+  onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void;
+  /** A WebSocket upgrade (a Realtime session). */
+  onUpgrade?(request: IncomingMessage, socket: Socket, head: Buffer): void;
+}
+
+/** A listening server. */
+export interface HttpServer {
+  /** e.g. `http://127.0.0.1:43121` */
+  readonly url: string;
+  readonly port: number;
+  /** `host:port` as clients name it (`[::1]:43121`). */
+  readonly authority: string;
+  /**
+   * Stops accepting, lets in-flight requests finish (for at most 30 s), then closes every
+   * connection.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server with the proxy's client limits (connections, header and request
+ * timeouts) that never keeps the process alive by itself. Resolves once it listens.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { limits, log } = options;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  // Node checks request timeouts on this interval (30 s by default): a short timeout needs it shorter.
+  const checkEvery = Math.max(10, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
+  const server: Server = createServer({ noDelay: true, connectionsCheckingInterval: checkEvery }, (request, response) => {
+    inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    options.onRequest(request, response);
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
+    log(
+      `modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${limits.maxConnections} connections are already open (--max-connections).`,
+    );
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      log(
+        `modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${limits.headersTimeoutMs} ms, headers and body within ${limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`,
+      );
+      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+      return;
+    }
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // A TLS hello on this plain-HTTP port: most often the openai SDK's realtime client, which
+    // makes every base URL wss:.
+    if ((error as { rawPacket?: Buffer }).rawPacket?.[0] === 0x16) {
+      log(
+        `modeltape: a client from ${socket.remoteAddress ?? 'this machine'} spoke TLS to the proxy, which speaks plain HTTP on loopback. For the openai SDK's realtime client (it always opens wss:), pass options: loopbackWebSocket() from modeltape/proxy.`,
+      );
+      socket.destroy();
+      return;
+    }
+    socket.end(
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'
+        : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
+    );
+  });
+  server.on('connect', options.onConnect);
+  if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade);
+  // The proxy never keeps a process alive by itself: a test that fails before close() still
+  // lets its runner exit (node:test waits for the event loop to empty).
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    authority: `${host}:${port}`,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            drained = resolve;
+          }),
+          new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref()),
+        ]);
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/**
+ * Reads a request body of at most `limit` bytes. Past the limit it holds nothing more, calls
+ * `onTooLarge` once and drops the rest as it arrives; otherwise `onBody` gets the whole body.
+ */
+export function readBody(request: IncomingMessage, limit: number, onBody: (body: Buffer) => void, onTooLarge: () => void): void {
+  let chunks: Buffer[] = [];
+  let length = 0;
+  let refused = false;
+  request.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    length += chunk.length;
+    if (length > limit) {
+      refused = true;
+      chunks = [];
+      onTooLarge();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  request.on('end', () => {
+    if (refused) return;
+    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+  });
+}
+
+/** Answers with a recorded response: at once, or (`pace: 'recorded'`) with its frames' recorded gaps. */
+export function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: Pace): void {
+  if (!prepared.hasDate) response.sendDate = false;
+  response.writeHead(prepared.status, prepared.headers);
+  if (prepared.frames === undefined || pace === 'instant') {
+    response.end(prepared.body);
+    return;
+  }
+  const frames = prepared.frames;
+  const started = performance.now();
+  let index = 0;
+  let timer: NodeJS.Timeout | undefined;
+  response.once('close', () => clearTimeout(timer));
+  const next = (): void => {
+    const elapsed = performance.now() - started;
+    while (index < frames.length && frames[index]!.atMs <= elapsed) response.write(frames[index++]!.bytes);
+    if (index < frames.length) timer = setTimeout(next, frames[index]!.atMs - elapsed);
+    else response.end();
+  };
+  response.flushHeaders();
+  next();
+}
+
+/**
+ * A recorded stream cut off (chaos `stream-cut`): its headers and first `afterFrames` frames,
+ * then the connection ends without the stream's end, as a provider whose connection dropped.
+ */
+export function sendCut(response: ServerResponse, prepared: PreparedResponse, afterFrames: number, kind: string): void {
+  if (!prepared.hasDate) response.sendDate = false;
+  response.writeHead(prepared.status, { ...prepared.headers, [CHAOS_HEADER]: kind });
+  // The headers go now, even with no frame to carry them.
+  response.flushHeaders();
+  for (const frame of (prepared.frames ?? []).slice(0, afterFrames)) response.write(frame.bytes);
+  // The frames are written before the socket ends; the chunked body never gets its last chunk.
+  response.socket?.end();
+}
+
+/** Answers with an error in the provider's own shape, its type also in `x-modeltape-error`. */
+export function sendError(response: ServerResponse, answer: ErrorAnswer, retry: boolean): void {
+  const reply = errorReply(answer, retry);
+  response.writeHead(reply.status, reply.headers);
+  response.end(reply.body);
+}
+
+/** How a relayed response ended, for the caller to count. */
+export interface RelayEvents {
+  /** The whole response was handed to Node to send. */
+  onEnd(): void;
+  /** The client closed the connection first; the upstream request is aborted. */
+  onAbort(): void;
+  /** The upstream failed; returns the message the client is answered with (a 502) if nothing was sent yet. */
+  onError(error: Error): string;
+}
+
+/**
+ * Sends a request to its upstream and streams the answer to the client as it comes (with
+ * backpressure), feeding `recording` when there is one.
+ */
+export function relayUpstream(
+  client: UpstreamClient,
+  route: Route,
+  request: ProxyRequest,
+  response: ServerResponse,
+  recording: ResponseRecording | undefined,
+  events: RelayEvents,
+): void {
+  let done = false;
+  const handler: UpstreamHandler = {
+    onRequestStart(controller) {
+      response.once('close', () => {
+        if (!done) {
+          done = true;
+          events.onAbort();
+          controller.abort(new Error('the client closed the connection'));
+        }
+      });
+    },
+    onResponseStart(_controller, status, headers) {
+      if (status < 200) {
+        // 103 Early Hints go on to the client as hints; the tape keeps the final response (a
+        // replayed answer has nothing to preload). Other informational responses stay here.
+        if (status === 103 && !response.headersSent) response.writeEarlyHints(clientHeaders(headers));
+        return;
+      }
+      recording?.start(status, headers);
+      response.writeHead(status, clientHeaders(headers));
+      // A stream's headers reach the client at once, as the upstream's did; a plain body's go
+      // out with its first bytes.
+      if (headers['content-length'] === undefined) response.flushHeaders();
+    },
+    onResponseData(controller, chunk) {
+      recording?.data(chunk);
+      if (!response.write(chunk)) {
+        controller.pause();
+        response.once('drain', () => controller.resume());
+      }
+    },
+    onResponseEnd() {
+      if (done) return;
+      done = true;
+      response.end();
+      events.onEnd();
+    },
+    onResponseError(_controller, error) {
+      if (done) return;
+      done = true;
+      const message = events.onError(error);
+      if (!response.headersSent)
+        sendError(response, { kind: 'error', provider: route.upstream.provider, status: 502, type: 'modeltape_upstream_error', message }, true);
+      else response.destroy(error);
+    },
+  };
+  client.dispatch(
+    route.upstream,
+    { method: request.method, path: route.forwardPath, headers: forwardHeaders(request.headers), body: request.body.length > 0 ? request.body : null },
+    handler,
+  );
+}
+
+// Headers for the upstream: the client's, minus hop-by-hop ones and framing undici computes.
+// Compression is turned off so the tape can hold plain bytes and frames can be cut as they come.
+function forwardHeaders(headers: ProxyRequest['headers']): Record<string, string | string[]> {
+  const forwarded: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    // `expect: 100-continue` was answered here (Node sends the 100); undici refuses to send it.
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || name === 'content-length' || name === 'accept-encoding' || name === 'expect') continue;
+    forwarded[name] = value;
+  }
+  forwarded['accept-encoding'] = 'identity';
+  return forwarded;
+}
+
+// Headers for the client: the upstream's, minus hop-by-hop ones (Node frames its own response).
+function clientHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,250 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redactPathQuery } from '../../recordings/internal.js';
+import { ModeltapeError, type FetchInput } from '../../core/internal.js';
+import type { OutsideConnection } from '../../guard/internal.js';
+import type { ReplayEngine } from '../../lookup/internal.js';
+import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from '../core/decide-request.js';
+import type { ProxyRequest } from '../core/proxy-request.js';
+import { forwardProxyHandlers } from './forward-proxy-requests.js';
+import { readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
+import { answerInProcess } from '../core/in-process-answer.js';
+import { ProxyCore, type OwnAnswer, type ProxySummary, type UnusedRecordings } from '../core/proxy-core.js';
+import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from '../core/proxy-options.js';
+import { handleRealtimeUpgrade, type RealtimeSessions } from '../realtime/realtime-session.js';
+import { ResponseRecording } from '../core/response-recording.js';
+import { UpstreamClient } from './upstream.js';
+import { providerHosts, type Upstream } from '../core/upstream-table.js';
+
+export interface RunningProxy {
+  /** e.g. `http://127.0.0.1:43121` */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Base URLs for the official SDKs, as `modeltape run` sets them: `OPENAI_BASE_URL`,
+   * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
+   * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
+   * takes `${ollama}/api`).
+   */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
+  /**
+   * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
+   * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
+   * a name the proxy does not route.
+   * @example new StreamableHTTPClientTransport(new URL(proxy.urlOf('docs')))
+   */
+  urlOf(upstream: string): string;
+  readonly options: ResolvedProxyOptions;
+  /** The replay engine (undefined in passthrough mode): what was recorded and what was used. */
+  readonly engine: ReplayEngine | undefined;
+  summary(): ProxySummary;
+  /**
+   * Stops accepting, lets in-flight requests finish, flushes the tape, and reports. Prunes (drops
+   * the exchanges this run did not use, and logs which) when the `prune` option was given at
+   * start or `{ prune: true }` is given here, in auto mode, unless the run was not clean (a miss,
+   * a refusal, a write error, an upstream error, an aborted request or an escape); `{ prune: false }` vetoes it
+   * (a caller whose command failed: it may not have reached every request).
+   */
+  close(options?: { prune?: boolean }): Promise<ProxySummary>;
+}
+
+// The in-process answerer of each replaying proxy (see inProcessAnswerer).
+const IN_PROCESS = new WeakMap<RunningProxy, (request: FetchInput, url: string) => Promise<Response>>();
+
+/**
+ * How a replaying proxy answers a request in process (`session.fetch`): the same decision and
+ * counts as over HTTP, with no socket. Undefined for the other modes, which may forward.
+ */
+export function inProcessAnswerer(proxy: RunningProxy): ((request: FetchInput, url: string) => Promise<Response>) | undefined {
+  return IN_PROCESS.get(proxy);
+}
+
+/** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const core = ProxyCore.open(options);
+  const { options: resolved, engine, context, counts: stats } = core;
+  const { mode } = resolved;
+  const log = (message: string): void => core.log(message);
+  // Replay never forwards, so it never even loads the HTTP client.
+  const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
+
+  const stalled = new Set<ServerResponse>();
+  const realtimeSessions: RealtimeSessions = new Set();
+  const send = (response: ServerResponse, answer: OwnAnswer): void => {
+    if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
+    else if (answer.kind === 'error') sendError(response, answer, false);
+    else if (answer.effect.kind === 'cut') sendCut(response, answer.effect.prepared, answer.effect.afterFrames, answer.fault.kind);
+    else if (answer.effect.kind === 'drop') response.socket?.destroy();
+    else if (answer.effect.kind === 'stall') {
+      // Held until the client gives up; a close drops what is still held.
+      stalled.add(response);
+      response.once('close', () => stalled.delete(response));
+    } else response.writeHead(answer.effect.status, answer.effect.headers).end(answer.effect.body);
+  };
+
+  const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
+    const { route } = decision;
+    core.noteUnrecorded(decision);
+    const recording = decision.record ? new ResponseRecording(resolved.clock, resolved.limits.responseBodyBytes) : undefined;
+    relayUpstream(upstreamClient!, route, request, response, recording, {
+      onEnd: () => {
+        if (recording === undefined) stats.passthrough++;
+        else core.recorder!.recordAfterSend(route, request, recording);
+      },
+      onAbort: () => {
+        stats.aborted++;
+      },
+      onError: (error) => {
+        stats.upstreamErrors++;
+        const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for ${request.method} ${route.path}: ${describeNetworkError(error)}`;
+        core.problem(message);
+        return message;
+      },
+    });
+  };
+
+  const refuse = (decision: RefuseDecision, request: IncomingMessage, response: ServerResponse): void => {
+    const answer = core.answer(decision);
+    // The rest of the body is read and dropped, never held; the connection closes after.
+    if (decision.reason === 'request_too_large') response.shouldKeepAlive = false;
+    send(response, answer);
+    request.resume();
+  };
+
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    if (forwardProxy.onAbsoluteForm(request, response)) return;
+    const head = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers };
+    const admitted = admitRequest(context, head);
+    if (admitted.kind === 'refuse') return refuse(admitted, request, response);
+    const { route } = admitted;
+    readBody(
+      request,
+      resolved.limits.requestBodyBytes,
+      (body) => {
+        const proxied: ProxyRequest = { ...head, body };
+        try {
+          const decision = decideAdmitted(context, route, proxied);
+          if (decision.kind === 'forward') forward(decision, proxied, response);
+          else send(response, core.answer(decision));
+        } catch (error) {
+          const answer = core.internalError(route.upstream.provider, head.method, head.url, error as Error);
+          if (!response.headersSent) send(response, answer);
+          else response.destroy(error as Error);
+        }
+      },
+      () => refuse(refuseTooLarge(context, route, head.method), request, response),
+    );
+  };
+
+  const outside = new Map<string, OutsideConnection>();
+  let self = '';
+  const forwardProxy = forwardProxyHandlers({
+    get self() {
+      return self;
+    },
+    providers: providerHosts(resolved.upstreams),
+    onEscape(escape) {
+      stats.escapes.push(escape);
+      log(
+        `modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`,
+      );
+    },
+    onOutside(connection) {
+      const id = `${connection.host}:${connection.port}\u0000${connection.process ?? ''}`;
+      const seen = outside.get(id);
+      if (seen) seen.count++;
+      else outside.set(id, { ...connection, count: 1 });
+    },
+  });
+
+  const server = await startHttpServer({
+    host: resolved.host,
+    port: resolved.port,
+    limits: resolved.limits,
+    log,
+    onRequest,
+    onConnect: forwardProxy.onConnect,
+    onUpgrade: (request, socket, head) => handleRealtimeUpgrade(core, upstreamClient, realtimeSessions, request, socket, head),
+  });
+  const { url, port } = server;
+  self = server.authority;
+  if (!isLoopback(resolved.host)) log(networkWarning(url, mode, resolved.tape, resolved.upstreams));
+  // A miss on a large route is explained through an index; build it while the run starts, so the
+  // first miss does not pay for it (requests are answered between its slices).
+  const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
+
+  const summary = (): ProxySummary => ({
+    ...core.summary({ upstreamConnections: upstreamClient?.connections ?? 0, outside: [...outside.values()].map((connection) => ({ ...connection })) }),
+    ...withUnused(core.unusedSummary()),
+  });
+  let closing: Promise<ProxySummary> | undefined;
+  const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
+    closing ??= (async () => {
+      warming?.stop();
+      for (const response of stalled) response.socket?.destroy();
+      for (const session of realtimeSessions) session.close();
+      await server.close();
+      await core.finish(options.prune);
+      await upstreamClient?.close();
+      return summary();
+    })();
+    return closing;
+  };
+
+  const proxy: RunningProxy = {
+    url,
+    port,
+    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
+    urlOf: (name) => {
+      if (!resolved.upstreams.has(name)) {
+        throw new ModeltapeError(
+          'invalid_upstream',
+          `No upstream named ${JSON.stringify(name)}: this proxy routes ${[...resolved.upstreams.keys()].join(', ')}. Add it with the upstreams option (--upstream name=url).`,
+        );
+      }
+      return `${url}/${name}`;
+    },
+    options: resolved,
+    engine,
+    summary,
+    close,
+  };
+  if (mode === 'replay') {
+    IN_PROCESS.set(proxy, async (request, url) => {
+      if (closing !== undefined) {
+        throw new ModeltapeError(
+          'session_closed',
+          `${request.method} ${redactPathQuery(url)} came after the session on ${resolved.tape} was closed: nothing answers it. Close the session after the last request (in an afterEach or a finally), and open a new one for the next test.`,
+        );
+      }
+      return answerInProcess(core, request, url);
+    });
+  }
+  return proxy;
+}
+
+function withUnused(unused: UnusedRecordings | undefined): { unused?: UnusedRecordings } {
+  return unused === undefined ? {} : { unused };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host) || host === '::ffff:127.0.0.1';
+}
+
+// What a proxy listening beyond loopback gives to anyone who can reach it.
+function networkWarning(url: string, mode: ProxyMode, tape: string, upstreams: ReadonlyMap<string, Upstream>): string {
+  const exposed: string[] = [];
+  if (mode !== 'passthrough') exposed.push(`every answer recorded on ${tape}`);
+  if (mode !== 'replay') {
+    exposed.push(`a relay to ${[...upstreams.values()].map((upstream) => upstream.baseUrl).join(', ')} for any request that brings its own key`);
+    if (mode !== 'passthrough') exposed.push(`the tape itself, which records what such requests are answered`);
+  }
+  return (
+    `modeltape: warning: the proxy listens on ${url}, which is reachable from the network, not only from this machine: anyone who can reach it gets ${exposed.join(', and ')}.\n` +
+    '  Listen on 127.0.0.1 (the default) unless another machine or a container really must reach it, and then only on a network you trust.'
+  );
+}
+
+function describeNetworkError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `${code} ${error.message}` : error.message;
+}

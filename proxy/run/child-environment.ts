@@ -1,0 +1,95 @@
+import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../../guard/internal.js';
+import { REPLAY_PLACEHOLDER_KEY } from '../core/placeholder-key.js';
+import type { ProxyMode } from '../core/proxy-options.js';
+
+/**
+ * The variables clients read for where a provider is, by provider: every name a client in
+ * common use reads instead of (or before) the official one points at the run's proxy too, so a
+ * client built with defaults reaches it whatever it reads. Keys of the proxy's base URLs.
+ */
+export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) => string; names: readonly string[] }>> = {
+  openai: {
+    base: (url) => `${url}/openai/v1`,
+    // OPENAI_BASE_URL: the official SDKs (Node, Python), Vercel ai, the Agents SDK, LlamaIndex.
+    // OPENAI_API_BASE: LangChain JS reads it before OPENAI_BASE_URL; Python's openai<1 and litellm.
+    // OPENAI_BASE: older wrappers.
+    names: ['OPENAI_BASE_URL', 'OPENAI_API_BASE', 'OPENAI_BASE'],
+  },
+  anthropic: {
+    base: (url) => `${url}/anthropic`,
+    // ANTHROPIC_BASE_URL: @anthropic-ai/sdk, @ai-sdk/anthropic, the Python SDK.
+    // ANTHROPIC_API_URL: LangChain's ChatAnthropic. ANTHROPIC_API_BASE: litellm.
+    names: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_URL', 'ANTHROPIC_API_BASE'],
+  },
+  gemini: {
+    base: (url) => `${url}/gemini`,
+    // @google/genai (its Gemini API, not Vertex) reads GOOGLE_GEMINI_BASE_URL when no
+    // httpOptions.baseUrl is given; @ai-sdk/google reads no base-URL variable (give it baseURL).
+    names: ['GOOGLE_GEMINI_BASE_URL'],
+  },
+  ollama: {
+    base: (url) => `${url}/ollama`,
+    // OLLAMA_HOST: the Ollama CLI and the Python `ollama` client. The `ollama` npm package
+    // (0.6.4) and ollama-ai-provider-v2 read no variable: pass it as their `host` / `baseURL`.
+    names: ['OLLAMA_HOST'],
+  },
+};
+
+/** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */
+const NO_PROXY = 'localhost,127.0.0.1,::1,[::1]';
+
+/**
+ * The environment `run` and `drift` give the command. Every mode: the base-URL variables,
+ * `MODELTAPE_URL`, `MODELTAPE_MODE` (sessions opened inside follow the run) and the report file.
+ * Replay adds the offline guarantee for the whole process tree: the guard's preload in
+ * `NODE_OPTIONS` (before what the user has), the provider hosts it refuses, `HTTPS_PROXY` /
+ * `HTTP_PROXY` / `ALL_PROXY` pointing at the proxy (which refuses every host off loopback) for
+ * clients in other languages, `NO_PROXY` for loopback, and placeholder keys where none is set.
+ */
+export function childEnvironment(
+  base: NodeJS.ProcessEnv,
+  run: {
+    url: string;
+    mode: ProxyMode;
+    reportFile: string;
+    guardHosts: readonly string[];
+    onMiss?: 'nearest';
+    /** The upstreams the run was given (`--upstream`, the config file): sessions inside forward to them too. */
+    upstreams?: Readonly<Record<string, string>>;
+  },
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const { base: baseOf, names } of Object.values(BASE_URL_VARIABLES)) for (const name of names) env[name] = baseOf(run.url);
+  env[RUN_VARIABLES.url] = run.url;
+  env[RUN_VARIABLES.mode] = run.mode;
+  env[RUN_VARIABLES.report] = run.reportFile;
+  if (run.onMiss) env[RUN_VARIABLES.onMiss] = run.onMiss;
+  else delete env[RUN_VARIABLES.onMiss];
+  if (run.upstreams !== undefined && Object.keys(run.upstreams).length > 0) env[RUN_VARIABLES.upstreams] = JSON.stringify(run.upstreams);
+  else delete env[RUN_VARIABLES.upstreams];
+  if (run.mode === 'replay' || run.mode === 'auto') {
+    // Auto replays what it can without a key; a miss that needs one says so (see the proxy).
+    env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
+    if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
+    env.GOOGLE_GENERATIVE_AI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+  }
+  if (run.mode !== 'replay') {
+    delete env[RUN_VARIABLES.guardHosts];
+    return env;
+  }
+  // The Agents SDK exports traces to api.openai.com whatever the base URL; a replay's traces
+  // would describe replayed calls. Off unless the user says otherwise (the guard still stops it).
+  env.OPENAI_AGENTS_DISABLE_TRACING ??= '1';
+  env[RUN_VARIABLES.guardHosts] = run.guardHosts.join(',');
+  // First, so that the user's own --import preloads (a tracing hook) load after the guard.
+  const preload = `--import=${GUARD_PRELOAD_URL}`;
+  const existing = base.NODE_OPTIONS ?? '';
+  env.NODE_OPTIONS = existing.includes(preload) ? existing : `${preload}${existing === '' ? '' : ' '}${existing}`;
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy']) env[name] = run.url;
+  env.NO_PROXY = NO_PROXY;
+  env.no_proxy = NO_PROXY;
+  return env;
+}
