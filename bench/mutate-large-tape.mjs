@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResults } from './results.mjs';
 import { benchRequestBody, writeBenchTape } from './tape-open.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,11 +50,18 @@ for (const body of bodies) {
   const run = measured(['run', '--tape', tape, '--', process.execPath, suite]);
   const mutate = measured(['mutate', '--tape', tape, '--max', '4', '--operators', 'text-emptied,server-error', '--', process.execPath, suite]);
   const size = statSync(tape).size / 1024 / 1024;
-  console.log(`\nmodeltape mutate on a ${exchanges.toLocaleString('en-US')}-exchange tape (${size.toFixed(0)} MB), Node ${process.version}\n`);
-  console.log('| command | s | peak RSS (MB) |');
-  console.log('|---|---:|---:|');
-  console.log(`| \`modeltape run\` of the suite | ${(run.ms / 1000).toFixed(1)} | ${rss(run.stderr).toFixed(0)} |`);
-  console.log(`| \`modeltape mutate --max 4\` | ${(mutate.ms / 1000).toFixed(1)} | ${rss(mutate.stderr).toFixed(0)} |`);
+  writeResults('mutate-large-tape', {
+    title: 'modeltape mutate on a large tape',
+    command: 'node bench/mutate-large-tape.mjs',
+    body: [
+      `A ${exchanges.toLocaleString('en-US')}-exchange tape (${size.toFixed(0)} MB), a suite asking for 4 of its recordings; peak RSS of modeltape's own process`,
+      '',
+      '| command | s | peak RSS (MB) |',
+      '|---|---:|---:|',
+      `| \`modeltape run\` of the suite | ${(run.ms / 1000).toFixed(1)} | ${rss(run.stderr).toFixed(0)} |`,
+      `| \`modeltape mutate --max 4\` | ${(mutate.ms / 1000).toFixed(1)} | ${rss(mutate.stderr).toFixed(0)} |`,
+    ].join('\n'),
+  });
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResults } from './results.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist/cli/main.js');
@@ -46,13 +47,16 @@ for (let round = 0; round < rounds; round++) {
 const run = median(runs);
 const serial = median(perMutantSerial);
 const parallel = median(perMutantParallel);
-console.log(
-  `\nmodeltape mutate on the example suite (${mutants} mutants of ${tape}; median of ${rounds} rounds, Node ${process.version}, ${availableParallelism()} cores)\n`,
-);
-console.log('| target | ms | × one run | mutants a minute |');
-console.log('|---|---:|---:|---:|');
-console.log(`| \`modeltape run\` of the suite (baseline) | ${run.toFixed(0)} | 1.00 | |`);
-console.log(`| a mutant, \`--jobs 1\` | ${serial.toFixed(0)} | ${(serial / run).toFixed(2)} | ${(60_000 / serial).toFixed(0)} |`);
-console.log(
-  `| a mutant, \`--jobs ${availableParallelism()}\` (the default) | ${parallel.toFixed(0)} | ${(parallel / run).toFixed(2)} | ${(60_000 / parallel).toFixed(0)} |`,
-);
+writeResults('mutate', {
+  title: 'modeltape mutate on the example suite',
+  command: 'npm run bench:mutate',
+  body: [
+    `${mutants} mutants of ${tape}; median of ${rounds} rounds, ${availableParallelism()} cores`,
+    '',
+    '| target | ms | × one run | mutants a minute |',
+    '|---|---:|---:|---:|',
+    `| \`modeltape run\` of the suite (baseline) | ${run.toFixed(0)} | 1.00 | |`,
+    `| a mutant, \`--jobs 1\` | ${serial.toFixed(0)} | ${(serial / run).toFixed(2)} | ${(60_000 / serial).toFixed(0)} |`,
+    `| a mutant, \`--jobs ${availableParallelism()}\` (the default) | ${parallel.toFixed(0)} | ${(parallel / run).toFixed(2)} | ${(60_000 / parallel).toFixed(0)} |`,
+  ].join('\n'),
+});

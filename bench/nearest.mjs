@@ -18,6 +18,7 @@ import { ReplayEngine } from '../dist/lookup/internal.js';
 import { seededRandom } from '../dist/schema/internal.js';
 import { compareInputs, textDistance } from '../dist/lookup/replay-engine.js';
 import { NearestIndex, comparedValues } from '../dist/lookup/nearest-index.js';
+import { writeResults } from './results.mjs';
 
 const EXCHANGES = Number(process.argv[2] ?? 100_000);
 const MISSES = Number(process.argv[3] ?? 100);
@@ -284,9 +285,7 @@ queries.forEach(({ drift }, at) => {
 });
 
 const lines = [
-  `# nearest() on a replay miss`,
-  '',
-  `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} · Node ${process.version} · ${EXCHANGES.toLocaleString('en-US')} exchanges on one route (POST /v1/chat/completions), mean request body ${Math.round(meanBytes)} bytes · ${MISSES} misses`,
+  `${EXCHANGES.toLocaleString('en-US')} exchanges on one route (POST /v1/chat/completions), mean request body ${Math.round(meanBytes)} bytes · ${MISSES} misses`,
   '',
   '| measure | value |',
   '|:--|--:|',
@@ -312,4 +311,4 @@ const lines = [
   `Target: ≤ ${TARGET_MS} ms per miss, the first right after load included: first ${firstMs <= TARGET_MS ? 'met' : 'MISSED'} (${ms(firstMs)} ms); after it ${perMiss.max <= TARGET_MS ? 'met' : perMiss.p99 <= TARGET_MS ? 'met at p99, not at max' : 'MISSED'}.`,
   '',
 ];
-process.stdout.write(lines.join('\n'));
+writeResults('nearest', { title: 'nearest() on a replay miss', command: 'npm run bench:nearest', body: lines.join('\n') });

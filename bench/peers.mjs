@@ -26,9 +26,9 @@
 //
 // BENCH_SECONDS (default 5), BENCH_WARMUP (1.5), BENCH_CONNECTIONS (10), BENCH_FETCH_SECONDS (min(3, BENCH_SECONDS)),
 // BENCH_FETCH_CONCURRENCY (10), BENCH_ROUNDS (1; the in-process rows only), as bench/run.mjs.
-// Writes bench/results/peers.md (gitignored) and prints the same table.
+// Writes bench/results/peers.md (bench/results.mjs) and prints the same table.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -37,6 +37,7 @@ import { runInProcess } from './in-process.mjs';
 import { recordSnapshot, snapshotShape } from './peers/undici-snapshot.mjs';
 import { cleanUpOnExit, startChild as startForked, stopChild } from './servers/children.mjs';
 import { JSON_RESPONSE, REQUEST_PATH, SSE_FRAMES, SSE_RESPONSE, UPSTREAM_PATH, requestBody } from './payloads.mjs';
+import { writeResults } from './results.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
@@ -48,7 +49,6 @@ const FETCH_SECONDS = positive('BENCH_FETCH_SECONDS', Math.min(3, SECONDS));
 const FETCH_WARMUP = Math.min(1, WARMUP);
 const FETCH_CONCURRENCY = Math.round(positive('BENCH_FETCH_CONCURRENCY', 10));
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 1));
-const RESULTS_DIR = join(here, 'results');
 const PAYLOADS = ['json', 'sse'];
 
 function median(values) {
@@ -357,9 +357,7 @@ async function main() {
     autocannon: JSON.parse(readFileSync(fileURLToPath(new URL(import.meta.resolve('autocannon/package.json'))), 'utf8')).version,
   };
   const lines = [
-    '# modeltape beside its peers',
-    '',
-    `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model?.trim() ?? 'CPU'} · autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer or ${SSE_FRAMES.length} SSE frames (${SSE_RESPONSE.length} bytes) · every server in its own process`,
+    `autocannon ${versions.autocannon}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per target · POST an OpenAI chat request, a ${JSON_RESPONSE.length}-byte JSON answer or ${SSE_FRAMES.length} SSE frames (${SSE_RESPONSE.length} bytes) · every server in its own process`,
     `modeltape ${versions.modeltape} · @copilotkit/aimock ${versions.aimock} · talkback ${versions.talkback} · undici ${versions.undici} (SnapshotAgent)`,
     '',
     '| Target | Payload | req/s | × bare | p50 ms | p99 ms | Same bytes as bare | How |',
@@ -391,10 +389,7 @@ async function main() {
         ]
       : []),
   ];
-  const text = lines.join('\n');
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, 'peers.md'), text);
-  console.log(text);
+  writeResults('peers', { title: 'modeltape beside its peers', command: 'npm run bench:peers', body: lines.join('\n') });
   if ([...rows, ...inProcessRows].some((row) => row.problems.length)) process.exitCode = 1;
 }
 

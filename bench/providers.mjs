@@ -6,14 +6,13 @@
 // Each row is an API's rate against OpenAI chat's on the same path; the goal is at least 0.5×:
 // no API the fake or replay speaks may be much slower than the one most suites use.
 // Run after `npm run build`:  node bench/providers.mjs   (BENCH_PROVIDER_SECONDS, default 1.5)
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { FakeProvider } from '../dist/fake-provider/index.js';
 import { openTape } from '../dist/replay/index.js';
+import { writeResults } from './results.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_PROVIDER_SECONDS ?? 1.5);
 const WARMUP = Math.round(Math.min(0.5, SECONDS / 3) * 100) / 100;
 // Every cell is measured in each round and its best kept: the first cells would otherwise pay for
@@ -140,9 +139,7 @@ const baseline = (payload) => rows.find((row) => row.api === 'openai-chat' && ro
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 let failed = false;
 const lines = [
-  `# Each wire API, fake and replay, against OpenAI chat in the same run`,
-  '',
-  `${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${CONCURRENCY} calls outstanding, ${WARMUP} s warm-up + ${SECONDS} s measured per cell, best of ${ROUNDS} rounds · goal ≥ ${GOAL}× OpenAI chat`,
+  `${CONCURRENCY} calls outstanding, ${WARMUP} s warm-up + ${SECONDS} s measured per cell, best of ${ROUNDS} rounds · goal ≥ ${GOAL}× OpenAI chat`,
   '',
   '| API | payload | fake.fetch calls/s | × chat | replay calls/s | × chat | verdict |',
   '|---|---|---:|---:|---:|---:|---|',
@@ -157,10 +154,9 @@ for (const row of rows) {
     `| ${row.api} | ${row.payload} | ${fixed(row.fake, 0)} | ${fixed(fakeRatio, 2)} | ${fixed(row.replay, 0)} | ${fixed(replayRatio, 2)} | ${met ? 'met' : `MISSED${row.problems.length > 0 ? `: ${row.problems.join('; ').slice(0, 200)}` : ''}`} |`,
   );
 }
-const text = lines.join('\n');
-// BENCH_RESULTS_DIR: where the report goes (bench/on-node.mjs gives each Node its own folder).
-const results = process.env.BENCH_RESULTS_DIR ?? join(here, 'results');
-mkdirSync(results, { recursive: true });
-writeFileSync(join(results, 'providers.md'), `${text}\n`);
-process.stdout.write(`\n${text}\nWritten to ${join(results, 'providers.md')}.\n`);
+writeResults('providers', {
+  title: 'Each wire API, fake and replay, against OpenAI chat in the same run',
+  command: 'npm run bench:providers',
+  body: lines.join('\n'),
+});
 if (failed) process.exitCode = 1;

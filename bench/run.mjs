@@ -30,7 +30,7 @@
 // BENCH_FAKE_MODULE (another build of dist/fake-provider/index.js for the fake targets: A/B a patch),
 // BENCH_TAPE_OPEN=0 (skip the large-tape open row; bench/tape-open.mjs, BENCH_TAPE_EXCHANGES, BENCH_TAPE_ROUNDS).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,7 @@ import { runInProcess } from './in-process.mjs';
 import { checkFakeResponse, frameCount, normalizeFakeBody, sameAsTemplate } from './fake-script.mjs';
 import { REQUEST_PATH, expectedBody, requestBody } from './payloads.mjs';
 import { measureTapeOpen, tapeOpenReport } from './tape-open.mjs';
+import { writeResults } from './results.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
@@ -528,7 +529,7 @@ function markdownTable(headers, rows, align) {
   return [line(headers), line(align.map((a) => (a === 'r' ? '---:' : ':---'))), ...rows.map(line)].join('\n');
 }
 
-function report(rows, fetchRows, meta) {
+function report(rows, fetchRows) {
   const byKey = new Map(rows.map((row) => [`${row.target}/${row.payload}`, row]));
   const resultRows = rows.map((row) => [
     row.target,
@@ -626,9 +627,7 @@ function report(rows, fetchRows, meta) {
     .filter((row) => row.note || row.stderr)
     .map((row) => `- ${row.target}/${row.payload}: ${[row.note, row.stderr && `stderr: ${row.stderr}`].filter(Boolean).join('; ')}`);
   const text = [
-    '# modeltape proxy benchmark',
-    '',
-    `${meta.date} · Node ${process.version} · ${meta.cpus} · autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${process.env.BENCH_FAKE_MODULE ? ` · fake from ${process.env.BENCH_FAKE_MODULE}` : ''}${process.env.BENCH_FAKE_CHUNKS === 'words' ? ' · fake streams a word a frame' : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
+    `autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured per run${ROUNDS > 1 ? `, ${ROUNDS} interleaved rounds (medians)` : ''} · POST ${REQUEST_PATH} · every server in its own process${RATE ? ` · fixed offered load ${RATE} req/s` : ''}${process.env.BENCH_PROXY_MODULE ? ` · proxy from ${process.env.BENCH_PROXY_MODULE}` : ''}${process.env.BENCH_FAKE_MODULE ? ` · fake from ${process.env.BENCH_FAKE_MODULE}` : ''}${process.env.BENCH_FAKE_CHUNKS === 'words' ? ' · fake streams a word a frame' : ''}${PIN ? ' · pinned: autocannon CPU 0, servers CPU 1' : ''}`,
     '',
     markdownTable(
       [
@@ -727,9 +726,6 @@ function report(rows, fetchRows, meta) {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const { cpus } = await import('node:os');
-  const cpuList = cpus();
-  const meta = { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'cpu'}` };
   if (PIN) pin(process.pid, 0);
   tempDir = mkdtempSync(join(tmpdir(), 'modeltape-bench-'));
   const runs = new Map();
@@ -764,7 +760,7 @@ async function main() {
   const fetchRows = [...runs.values()]
     .filter((rounds) => IN_PROCESS[rounds[0].target])
     .map((rounds) => (isCycle(rounds[0].target) ? combineCycle(rounds) : combineFetch(rounds)));
-  let text = report(rows, fetchRows, meta);
+  let text = report(rows, fetchRows);
   // Opening a large tape (bench/tape-open.mjs): a fresh child per round, after the proxies.
   if (process.env.BENCH_TAPE_OPEN !== '0') {
     const exchanges = Math.round(positive('BENCH_TAPE_EXCHANGES', 100_000));
@@ -773,11 +769,8 @@ async function main() {
     process.stderr.write(` ${fixed(row.ms / 1000, 2)} s, RSS ${fixed(row.rssRatio, 2)}× the tape\n`);
     text += `\n${tapeOpenReport(row)}`;
   }
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, 'latest.md'), text);
-  process.stdout.write(
-    `\n${text}\nWritten to ${join(RESULTS_DIR, 'latest.md')} (${((Date.now() - startedAt) / 1000).toFixed(0)} s).${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`,
-  );
+  writeResults('proxy', { title: 'The proxy, the FakeProvider and replay in process', command: 'npm run bench', body: text });
+  process.stdout.write(`(${((Date.now() - startedAt) / 1000).toFixed(0)} s)${PROFILE ? ` CPU profiles in ${PROFILE_DIR}.` : ''}\n`);
 }
 
 try {

@@ -15,7 +15,7 @@
 // Targets (issue 5): ≥ 20,000 effects/s with batching; a 1,000-step strict replay in ≤ 100 ms.
 // Env: BENCH_EFFECTS (default 50000), BENCH_BATCH (default 100), BENCH_STEPS (default 1000),
 // BENCH_REPLAYS (default 7). Run after `npm run build`: node bench/runtime.mjs
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { PostgresJournalStore, Runtime, SqliteJournalStore, sequentialIds, steppingClock } from '../dist/runtime/index.js';
 import { postgresBin, startLocalPostgres } from '../examples/postgres-workers/local-postgres.mjs';
+import { writeResults } from './results.mjs';
 
 const EFFECTS = Number(process.env.BENCH_EFFECTS ?? 50_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
@@ -287,9 +288,7 @@ try {
   process.stderr.write('\n');
   const rate = (value) => Math.round(value).toLocaleString('en-US');
   const lines = [
-    '## Runtime journal',
-    '',
-    `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} · Node ${process.version} · SQLite file journal (WAL, synchronous NORMAL) in ${tmpdir()}`,
+    `SQLite file journal (WAL, synchronous NORMAL) in ${tmpdir()}`,
     '',
     '| measure | value | target |',
     '|:--|--:|:--|',
@@ -319,10 +318,7 @@ try {
           '',
         ]),
   ];
-  const text = lines.join('\n');
-  mkdirSync(join(here, 'results'), { recursive: true });
-  writeFileSync(join(here, 'results', 'runtime.md'), text);
-  process.stdout.write(`${text}\nWritten to bench/results/runtime.md\n`);
+  writeResults('runtime', { title: 'The runtime journal', command: 'npm run bench:runtime', body: lines.join('\n') });
 } finally {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import {
 } from '../dist/recordings/internal.js';
 import { findSecrets } from '../dist/core/internal.js';
 import { JSON_RESPONSE, SSE_FRAMES, UPSTREAM_PATH, requestBody } from './payloads.mjs';
+import { writeResults } from './results.mjs';
 
 const ITERATIONS = Number(process.argv[2] ?? 5_000);
 const BUDGET = 0.1;
@@ -83,11 +84,17 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\nsecret scan per recorded exchange (${ITERATIONS} iterations × 5 rounds, medians; µs)`);
-console.log('| payload | line bytes | record path without scan | scan (findSecrets) | scan / record | target | verdict |');
-console.log('|---|---:|---:|---:|---:|---:|---|');
-for (const [payload, bytes, without, scan, share] of rows) {
-  console.log(
-    `| ${payload} | ${bytes} | ${without.toFixed(1)} | ${scan.toFixed(1)} | ${(share * 100).toFixed(1)} % | ≤ ${BUDGET * 100} % | ${share <= BUDGET ? 'pass' : 'MISS'} |`,
-  );
-}
+writeResults('secret-scan', {
+  title: 'The secret scan per recorded exchange',
+  command: 'npm run bench',
+  body: [
+    `${ITERATIONS} iterations × 5 rounds, medians; µs`,
+    '',
+    '| payload | line bytes | record path without scan | scan (findSecrets) | scan / record | target | verdict |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map(
+      ([payload, bytes, without, scan, share]) =>
+        `| ${payload} | ${bytes} | ${without.toFixed(1)} | ${scan.toFixed(1)} | ${(share * 100).toFixed(1)} % | ≤ ${BUDGET * 100} % | ${share <= BUDGET ? 'pass' : 'MISS'} |`,
+    ),
+  ].join('\n'),
+});
