@@ -1,12 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
-import { FakeProvider } from 'modeltape/fake-provider';
-import { loadTape } from 'modeltape/recordings';
-import { safeFileName } from 'modeltape/replay';
-import { closeAfterEach } from '../support/close-after-each.js';
-import { tempDir } from '../support/temp-dir.js';
-import { binOf, runNode, userProject } from '../support/test-runner-project.js';
+import { describeTapePerTest, type RunnerReport } from '../support/tape-per-test-scenario.js';
+import { binOf, runNode } from '../support/test-runner-project.js';
 
 // A user's suite: the setup file in the config, and one line for a tape per test. Recording goes to
 // the FakeProvider the test starts (with a real key the upstream is left out); SHIP_PROMPT and
@@ -38,89 +31,14 @@ describe('the follow-up', () => {
 `,
 };
 
-const TAPES = {
-  ship: join('__tapes__', 'checkout.test', `${safeFileName('answers where to ship')}.jsonl`),
-  followUp: join('__tapes__', 'checkout.test', `${safeFileName('the follow-up > answers the next stop')}.jsonl`),
-};
-
-interface VitestReport {
-  numPassedTests: number;
-  numFailedTests: number;
-  testResults: Array<{ assertionResults: Array<{ fullName: string; status: string; failureMessages: string[] }> }>;
-}
-
-async function vitest(cwd: string, env: Record<string, string> = {}) {
-  const run = await runNode([binOf('vitest'), 'run', '--reporter=json'], { cwd, env });
-  const report = JSON.parse(run.stdout) as VitestReport;
-  const results = new Map(report.testResults.flatMap((file) => file.assertionResults).map((result) => [result.fullName, result]));
-  return { ...run, report, results };
-}
-
-describe('modeltape/vitest in a real Vitest run', () => {
-  const dir = tempDir({ inProject: true });
-  const started = closeAfterEach();
-
-  // Records both tests' tapes in auto mode, from a fake that answers in the order they ask.
-  const record = async () => {
-    userProject(dir, PROJECT);
-    const fake = new FakeProvider().willSay('Ship to Paris.').willSay('Ship to Paris.').willSay('Then Lyon.');
-    const upstream = started(await fake.listen({ port: 0 }));
-    const run = await vitest(dir, { MODELTAPE_MODE: 'auto', FAKE_OPENAI_URL: upstream.url, OPENAI_API_KEY: 'fake-key' });
-    await upstream.close();
-    return { run, fake };
-  };
-
-  test('each test records its own tape in auto mode, then replays it strictly with the provider gone', { timeout: 120_000 }, async () => {
-    const { run, fake } = await record();
-    expect({ code: run.code, passed: run.report.numPassedTests }, run.stderr).toEqual({ code: 0, passed: 2 });
-    expect(fake.asked()).toHaveLength(3);
-    expect(loadTape(join(dir, TAPES.ship)).exchanges).toHaveLength(1);
-    expect(loadTape(join(dir, TAPES.followUp)).exchanges).toHaveLength(2);
-    // The strict check ran after each test, and passed as recording does, saying so.
-    expect(run.stderr).toContain(`${TAPES.ship} (mode auto): recorded 1 exchange, replayed 0.`);
-    expect(run.stderr).toContain(`${TAPES.followUp} (mode auto): recorded 2 exchanges, replayed 0.`);
-
-    const tapes = Object.values(TAPES).map((tape) => readFileSync(join(dir, tape)));
-    const replay = await vitest(dir);
-    expect({ code: replay.code, passed: replay.report.numPassedTests }, replay.stderr).toEqual({ code: 0, passed: 2 });
-    expect(Object.values(TAPES).map((tape) => readFileSync(join(dir, tape)))).toEqual(tapes);
-    expect(replay.stderr).not.toContain('(mode auto)');
-  });
-
-  test('a test that failed shows its own error alone; one that passed is still held to the strict check', { timeout: 120_000 }, async () => {
-    await record();
-    const replay = await vitest(dir, { SHIP_PROMPT: 'Where to now?', ASK_ONCE: '1' });
-    expect(replay.code).toBe(1);
-    expect(replay.results.size).toBe(2);
-
-    // The prompt changed: the miss fails the test, naming the command that records there, and the
-    // strict check (which would list the same miss again) is skipped.
-    const ship = replay.results.get('answers where to ship')!;
-    expect(ship.status).toBe('failed');
-    expect(ship.failureMessages).toHaveLength(1);
-    expect(ship.failureMessages[0]).toContain('Failed to replay POST /openai/v1/chat/completions: no recorded exchange matches.');
-    expect(ship.failureMessages[0]).toContain('at .messages[0].content: recorded "Where to?" sent "Where to now?"');
-    expect(ship.failureMessages[0]).toContain('Record it with MODELTAPE_MODE=auto npx vitest run checkout.test.ts (with a real key set)');
-    expect(ship.failureMessages[0]).not.toContain('did not replay strictly');
-
-    // A call was removed: the test's own assertions pass, and the strict check fails it.
-    const followUp = replay.results.get('the follow-up answers the next stop')!;
-    expect(followUp.status).toBe('failed');
-    expect(followUp.failureMessages).toHaveLength(1);
-    expect(followUp.failureMessages[0]).toContain(`Tape ${TAPES.followUp} did not replay strictly:`); // named relative to the runner's working directory
-    expect(followUp.failureMessages[0]).toContain('1 recorded exchange was never used');
-  });
-
-  test('a test whose tape was never recorded fails once, naming the command that records it', { timeout: 120_000 }, async () => {
-    userProject(dir, PROJECT);
-    const replay = await vitest(dir);
-    expect(replay.code).toBe(1);
-    expect(replay.report.numFailedTests).toBe(2);
-    for (const result of replay.results.values()) {
-      expect(result.failureMessages).toHaveLength(1);
-      expect(result.failureMessages[0]).toContain(
-        'Record it with MODELTAPE_MODE=auto npx vitest run checkout.test.ts (with a real key set), then commit the tape.',
-      );
-    }
-  });
+describeTapePerTest({
+  title: 'modeltape/vitest in a real Vitest run',
+  project: PROJECT,
+  // Vitest joins a describe block's title and its test's with " > ".
+  followUpTitle: 'the follow-up > answers the next stop',
+  recordCommand: 'MODELTAPE_MODE=auto npx vitest run checkout.test.ts',
+  run: async (cwd, env) => {
+    const run = await runNode([binOf('vitest'), 'run', '--reporter=json'], { cwd, env });
+    return { ...run, report: JSON.parse(run.stdout) as RunnerReport };
+  },
 });
