@@ -23,9 +23,10 @@ export interface RunningProxy {
    * Base URLs for the official SDKs, as `modeltape run` sets them: `OPENAI_BASE_URL`,
    * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
    * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
-   * takes `${ollama}/api`).
+   * takes `${ollama}/api`), and `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI`'s `endpoint`, to which it
+   * appends `/openai`).
    */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string };
   /**
    * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
    * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
@@ -193,7 +194,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const proxy: RunningProxy = {
     url,
     port,
-    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
+    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama`, azure: `${url}/azure` },
     urlOf: (name) => {
       if (!resolved.upstreams.has(name)) {
         throw new ModeltapeError(
