@@ -92,19 +92,21 @@ export const AZURE_RATE_LIMIT_ERROR = {
   },
 };
 
-/** What the stand-in asserts of every request: Azure's own path, an api-version, the key header. */
+/** What the stand-in asserts of every request: Azure's own path and an api-version (and a credential, see below). */
 export const AZURE_CHAT_PATH = /^\/openai\/deployments\/([^/?]+)\/chat\/completions\?api-version=2024-10-21$/;
 
 /**
  * A loopback stand-in for one Azure OpenAI resource, on port 0. It answers `Blocked …` with the
  * content-filter 400, `Busy …` with the 429, a `stream: true` request with the stream, and
  * anything else with a completion that names the deployment it was sent to. A request that is not
- * Azure's chat route or carries no `api-key` gets a 404, so a test sees it.
+ * Azure's chat route or carries neither an `api-key` nor an Entra ID bearer token gets a 404, so a
+ * test sees it.
  */
 export function startAzureStandIn(): Promise<StandInUpstream> {
   return startStandInUpstream((request: ReceivedRequest): StandInReply => {
     const route = AZURE_CHAT_PATH.exec(request.url);
-    if (route === null || typeof request.headers['api-key'] !== 'string' || request.method !== 'POST') {
+    const credential = typeof request.headers['api-key'] === 'string' || request.headers.authorization?.startsWith('Bearer ') === true;
+    if (route === null || !credential || request.method !== 'POST') {
       return { status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: '404', message: `stand-in: not Azure's chat route: ${request.method} ${request.url}` } }) };
     }
     const body = JSON.parse(request.body) as { stream?: boolean; messages: Array<{ content: string }> };
