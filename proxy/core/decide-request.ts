@@ -6,7 +6,7 @@ import { describeBytes } from './response-recording.js';
 import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
-import type { Provider } from './upstream-table.js';
+import { shownBaseUrl, type Provider } from './upstream-table.js';
 import { describeMcpCall, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
@@ -150,7 +150,7 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
     };
   }
   if ('unknown' in route) {
-    const known = [...upstreams.values()].map((upstream) => `${upstream.name} (${upstream.unset === undefined ? upstream.baseUrl : 'no endpoint set'})`).join(', ');
+    const known = [...upstreams.values()].map((upstream) => `${upstream.name} (${shownBaseUrl(upstream)})`).join(', ');
     return {
       kind: 'refuse',
       reason: 'unknown_upstream',

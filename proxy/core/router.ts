@@ -1,5 +1,5 @@
 import { providerPath } from '../../providers/internal.js';
-import type { Upstream } from './upstream-table.js';
+import { shownBaseUrl, type Upstream } from './upstream-table.js';
 
 /** Where a proxied request goes. */
 export interface Route {
@@ -49,7 +49,7 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
   if (escape !== undefined) {
     return {
       upstream,
-      refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
+      refused: `${escape}, which could reach past ${shownBaseUrl(upstream)} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
     };
   }
   const path = providerPath(upstream.provider, rest);

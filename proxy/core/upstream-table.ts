@@ -139,3 +139,21 @@ function builtInHosts(): readonly string[] {
   }
   return builtIn;
 }
+
+/**
+ * An upstream's URL as a message shows it. An Azure OpenAI resource's host names the user's
+ * own resource, which no log, summary or report holds: it is shown as "its Azure OpenAI resource".
+ */
+export function shownBaseUrl(upstream: Upstream): string {
+  if (upstream.unset !== undefined) return 'no endpoint set';
+  return upstream.provider === 'azure' ? 'its Azure OpenAI resource' : upstream.baseUrl;
+}
+
+/** `text` (a network error's message) with an Azure OpenAI resource's origin and host masked. */
+export function withoutResourceHost(upstream: Upstream, text: string): string {
+  if (upstream.provider !== 'azure' || upstream.unset !== undefined) return text;
+  const url = new URL(upstream.baseUrl);
+  let masked = text;
+  for (const shown of [url.origin, url.host, url.hostname]) masked = masked.split(shown).join('<azure resource>');
+  return masked;
+}

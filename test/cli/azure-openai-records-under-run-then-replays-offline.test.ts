@@ -134,3 +134,20 @@ test('without an endpoint, a request to record says which to set and sends nothi
   expect(result.stderr).toContain('or set AZURE_OPENAI_ENDPOINT in the environment modeltape runs in');
   expect(result.stderr).not.toContain(FAKE_AZURE_KEY);
 });
+
+test('a resource that cannot be reached fails the recording without naming its host in the log or summary', async () => {
+  const gone = await startAzureStandIn();
+  const { url } = gone;
+  const port = new URL(url).port;
+  await gone.close();
+  const app = `${dir}/app.mjs`;
+  writeFileSync(app, APP);
+  const result = await runMain(['run', '--tape', `${dir}/gone.jsonl`, '--mode', 'record', '--', process.execPath, app], {
+    env: { AZURE_OPENAI_API_KEY: FAKE_AZURE_KEY, AZURE_OPENAI_ENDPOINT: url },
+  });
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toContain('Upstream "azure" (its Azure OpenAI resource) failed for POST /openai/deployments/gpt-4o-dev/chat/completions');
+  expect(result.stderr).toContain('<azure resource>');
+  expect(`${result.stdout}${result.stderr}`).not.toContain(`:${port}`);
+  expect(`${result.stdout}${result.stderr}`).not.toContain(FAKE_AZURE_KEY);
+});
