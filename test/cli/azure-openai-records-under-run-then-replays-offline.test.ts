@@ -151,3 +151,20 @@ test('a resource that cannot be reached fails the recording without naming its h
   expect(`${result.stdout}${result.stderr}`).not.toContain(`:${port}`);
   expect(`${result.stdout}${result.stderr}`).not.toContain(FAKE_AZURE_KEY);
 });
+
+test('rekey names the deployment rule as what changes each key, on the path', async () => {
+  standIn = await startAzureStandIn();
+  const app = `${dir}/app.mjs`;
+  writeFileSync(app, APP);
+  const tape = `${dir}/azure.jsonl`;
+  const recorded = await runMain(['run', '--tape', tape, '--mode', 'record', '--upstream', `azure=${standIn.url}`, '--', process.execPath, app], {
+    env: { AZURE_OPENAI_API_KEY: FAKE_AZURE_KEY },
+  });
+  expect(recorded.code, recorded.stderr).toBe(0);
+  const config = `${dir}/modeltape.config.json`;
+  writeFileSync(config, JSON.stringify({ normalizers: [{ pattern: '/deployments/[^/]+/', in: 'path', placeholder: '/deployments/<deployment>/' }] }));
+  const rekeyed = await runMain(['rekey', '--dry-run', '--config', config, tape]);
+  expect(rekeyed.code, rekeyed.stderr).toBe(0);
+  const output = `${rekeyed.stdout}${rekeyed.stderr}`;
+  expect(output.match(/\(added\) on the path \/openai\/deployments\/gpt-4o-dev\/chat\/completions/g)).toHaveLength(5);
+});
