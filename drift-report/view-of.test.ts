@@ -17,6 +17,13 @@ describe('viewOf reads which wire API a body is in from its route', () => {
     expect(viewOf(request('/v1/responses', 'openai', { model: 'm', input: 'Hi' })).format).toBe('OpenAI Responses');
   });
 
+  test('an Azure OpenAI exchange reads as the OpenAI API its path names, and the page says it is Azure’s', () => {
+    const chat = viewOf(request('/openai/deployments/gpt-4o-dev/chat/completions', 'azure', messages));
+    expect(chat.format).toBe('Azure OpenAI Chat Completions');
+    expect(chat.entries).toHaveLength(1);
+    expect(viewOf(request('/openai/responses', 'azure', { model: 'm', input: 'Hi' })).format).toBe('Azure OpenAI Responses');
+  });
+
   test('a path no provider has falls back to the body’s shape', () => {
     expect(viewOf(request('/custom/generate', 'local', messages)).format).toBe('OpenAI Chat Completions');
     expect(viewOf(request('/custom/generate', 'my-anthropic', messages)).format).toBe('Anthropic Messages');

@@ -118,7 +118,8 @@ function readJsonBody(view: View, json: unknown): void {
     const turn = turnOf(view.request, json);
     if (turn !== undefined) {
       const conversation = CONVERSATIONS[turn.api as PagedApi];
-      view.format = conversation.format;
+      // Azure OpenAI speaks OpenAI's APIs: the page names whose server it was.
+      view.format = guessProvider(view.request.upstream) === 'azure' ? `Azure ${conversation.format}` : conversation.format;
       view.fields = fieldsOf(json, conversation.consumed);
       view.tools = turn.api === 'gemini-generate' ? geminiToolsOf(json.tools) : toolsOf(json.tools);
       view.entries = turn.items.map(entryOf);

@@ -834,6 +834,7 @@ const SERVED_ROUTES =
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
   openai: 'invalid_request_error',
+  azure: 'invalid_request_error',
   anthropic: 'invalid_request_error',
   gemini: 'INVALID_ARGUMENT',
   ollama: 'invalid_request_error',
@@ -846,6 +847,7 @@ const NOT_JSON: Record<Provider, string> = {
     "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
   anthropic: 'There was an issue with the request body: it is not valid JSON.',
   gemini: 'Invalid JSON payload received.',
+  azure: 'We could not parse the JSON body of your request.',
   ollama: 'invalid character in request body: it is not JSON',
   mcp: 'Parse error',
 };

@@ -18,7 +18,8 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Matches a connection target against a list of hosts: `host` stands for its ports 80 and 443,
- * `host:port` for that port only. Returns the entry that matched.
+ * `host:port` for that port only, `*.domain` every name under the domain on any port. Returns
+ * the entry that matched.
  */
 export function hostMatcher(hosts: Iterable<string>): (host: string, port: number | string | undefined) => string | undefined {
   const entries = new Set([...hosts].map((host) => host.trim().toLowerCase()).filter((host) => host !== ''));
@@ -29,9 +30,12 @@ export function hostMatcher(hosts: Iterable<string>): (host: string, port: numbe
     const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(entry);
     if (match && isLoopbackHost(match[1]!)) loopbackPorts.set(match[2] ?? '', entry);
   }
+  // `*.openai.azure.com`: every name under that domain (Azure gives each resource its own), on any port.
+  const suffixes = [...entries].filter((entry) => entry.startsWith('*.')).map((entry) => [entry, entry.slice(1)] as const);
   return (host, port) => {
     const name = canonicalHost(host);
     const portText = port === undefined || port === '' ? '' : String(port);
+    for (const [entry, suffix] of suffixes) if (name.endsWith(suffix)) return entry;
     if (loopbackPorts.size > 0 && isLoopbackHost(name)) {
       const entry = loopbackPorts.get(portText) ?? (portText === '' || portText === '443' || portText === '80' ? loopbackPorts.get('') : undefined);
       if (entry !== undefined) return entry;

@@ -7,6 +7,8 @@ import {
   LazyLoadedExchange,
   loadTape,
   normalizeBody,
+  normalizePath,
+  rewritesBody,
   type CompiledKeyRules,
   type Exchange,
   type KeyRules,
@@ -668,11 +670,14 @@ function changeFilter(rules: CompiledKeyRules, previous: CompiledKeyRules): ((ex
   if (before.length > after.length || before.some((normalizer, index) => after[index] !== normalizer)) return undefined;
   const added = rules.normalizers.slice(before.length);
   const headers = [...new Set([...rules.headers, ...previous.headers])].filter((name) => rules.headers.has(name) !== previous.headers.has(name));
+  const addedOnPath = added.filter((normalizer) => !rewritesBody(normalizer));
+  const addedOnBody = added.filter(rewritesBody);
   return ({ request }) => {
     if (headers.some((name) => request.headers[name] !== undefined)) return true;
-    if (added.length === 0 || request.body === undefined || !('json' in request.body)) return false;
+    if (addedOnPath.length > 0 && normalizePath(request.path, rules.normalizers) !== normalizePath(request.path, previous.normalizers)) return true;
+    if (addedOnBody.length === 0 || request.body === undefined || !('json' in request.body)) return false;
     const base = previous.normalizers.length === 0 ? request.body.json : normalizeBody(request.body.json, previous.normalizers);
-    return added.some((normalizer) => touches(base, normalizer));
+    return addedOnBody.some((normalizer) => touches(base, normalizer));
   };
 }
 
@@ -716,9 +721,15 @@ function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: C
   for (const name of Object.keys(request.headers).sort()) {
     if (rules.headers.has(name) !== previous.headers.has(name)) causes.push(`header ${name} (${rules.headers.has(name) ? 'now keyed' : 'no longer keyed'})`);
   }
+  const written = (rulesOf: CompiledKeyRules) => new Set(rulesOf.rules.normalizers.map((normalizer) => canonicalJson(normalizer)));
+  for (const normalizer of rules.rules.normalizers.filter((normalizer) => !written(previous).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path')) {
+    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path) causes.push(`normalizer ${canonicalJson(normalizer)} (added) on the path ${request.path}`);
+  }
+  for (const normalizer of previous.rules.normalizers.filter((normalizer) => !written(rules).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path')) {
+    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path) causes.push(`normalizer ${canonicalJson(normalizer)} (removed) on the path ${request.path}`);
+  }
   if (request.body !== undefined && 'json' in request.body) {
     const body = request.body.json;
-    const written = (rulesOf: CompiledKeyRules) => new Set(rulesOf.rules.normalizers.map((normalizer) => canonicalJson(normalizer)));
     const [now, before] = [written(rules), written(previous)];
     const differing = [
       ...rules.rules.normalizers.filter((normalizer) => !before.has(canonicalJson(normalizer))).map((normalizer) => ({ normalizer, change: 'added' })),

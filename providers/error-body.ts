@@ -23,7 +23,9 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
       return geminiErrorBody(error);
     case 'ollama':
       return ollamaErrorBody(error);
+    // Azure OpenAI answers in OpenAI's error shape (its content filter adds an `innererror`).
     case 'openai':
+    case 'azure':
       return openaiErrorBody(error);
     case 'mcp':
       return mcpErrorBody(error);

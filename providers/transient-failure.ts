@@ -16,7 +16,13 @@ export function transientFailure(provider: Provider, kind: TransientFailure, by:
   return words(by)[provider][kind];
 }
 
-const words = (by: string): Record<Provider, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => ({
+// Azure OpenAI fails in OpenAI's words and shape (its 429 adds `retry-after-ms`, a header).
+const words = (by: string): Record<Provider, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => {
+  const table = ownWords(by);
+  return { ...table, azure: table.openai };
+};
+
+const ownWords = (by: string): Record<Exclude<Provider, 'azure'>, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => ({
   openai: {
     'rate-limited': {
       status: 429,

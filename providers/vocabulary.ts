@@ -6,9 +6,11 @@
 
 /**
  * Whose conventions a server follows: error shapes, credential headers, path quirks. `mcp` is a
- * Model Context Protocol server over Streamable HTTP: JSON-RPC on one endpoint.
+ * Model Context Protocol server over Streamable HTTP: JSON-RPC on one endpoint. `azure` is Azure
+ * OpenAI: OpenAI's wire APIs (`openai-chat`, `openai-responses`, `openai-embeddings`, …) under
+ * `/openai/deployments/{deployment}/…` or `/openai/v1/…` on a resource's host.
  */
-export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp', 'azure'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /**
@@ -81,6 +83,13 @@ export interface Route {
  */
 export function routeOf(method: string, path: string, hint?: Provider): Route | undefined {
   if (hint === 'mcp') return { api: 'mcp', provider: 'mcp' };
+  if (hint === 'azure') {
+    // Azure OpenAI: `/openai/deployments/{deployment}/chat/completions`, `/openai/responses`,
+    // `/openai/v1/…`; the `/openai` may already be gone (withoutProviderPrefix takes it).
+    const azure = AZURE_PATH.exec(path);
+    const route = azure === null ? undefined : routeOf(method, azure[1]!, 'openai');
+    return route === undefined || route.provider !== 'openai' ? undefined : { ...route, provider: 'azure' };
+  }
   const verb = method.toUpperCase();
   const gemini = /^\/(v1|v1beta|v1alpha)\/(models|tunedModels)\/([^/:]+):([A-Za-z]+)$/.exec(path);
   if (gemini !== null && verb === 'POST') {
@@ -116,6 +125,15 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
  */
 export function isRealtimePath(path: string): boolean {
   return /^(?:\/v1)?\/realtime$/.test(path);
+}
+
+// An Azure OpenAI path: what follows `/openai` and `/deployments/{deployment}` is OpenAI's route.
+const AZURE_PATH = /^(?:\/openai)?(?:\/deployments\/[^/]+)?(\/.+)$/;
+
+/** The deployment an Azure OpenAI path names (`/openai/deployments/{deployment}/…`), or undefined. */
+export function azureDeploymentOf(path: string): string | undefined {
+  const match = /^(?:\/openai)?\/deployments\/([^/]+)\//.exec(path);
+  return match === null ? undefined : decodeURIComponent(match[1]!);
 }
 
 // A stored response: GET or DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel.
@@ -163,12 +181,13 @@ export function withoutProviderPrefix(path: string): { path: string; prefixed: P
 }
 
 /**
- * The conventions an upstream follows, from its name and base URL: `…anthropic…` or `…claude…`
- * is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port 11434 Ollama, anything else
- * OpenAI's, which most compatible servers follow.
+ * The conventions an upstream follows, from its name and base URL: `…azure…` is Azure OpenAI,
+ * `…anthropic…` or `…claude…` is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port
+ * 11434 Ollama, anything else OpenAI's, which most compatible servers follow.
  */
 export function guessProvider(name: string, baseUrl = ''): Provider {
   const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('azure')) return 'azure';
   if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
   if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';
   if (text.includes('ollama') || text.includes(':11434')) return 'ollama';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import { ModeltapeError, isRecord } from '../core/internal.js';
-import { compileNormalizers, normalizeBody, type CompiledNormalizers } from './normalize-body.js';
+import { compileNormalizers, normalizeBody, normalizePath, type CompiledNormalizers } from './normalize-body.js';
 import { isSecretHeader } from './redaction.js';
 import { checkKeyRules } from './tape-schema.js';
 import { DEFAULT_KEY_HEADERS, type KeyRules, type RecordedRequest } from './tape-format.js';
@@ -33,9 +33,12 @@ export function compileKeyRules(rules: KeyRules = defaultKeyRules()): CompiledKe
     );
   }
   // `g` is always applied; dropping it keeps one spelling of each rule in tape headers.
-  const normalizers = rules.normalizers.map((normalizer) =>
-    'pattern' in normalizer && normalizer.flags !== undefined ? { ...normalizer, flags: normalizer.flags.replace(/g/g, '') } : { ...normalizer },
-  );
+  // `in: "body"` is the default: dropping it too keeps one spelling.
+  const normalizers = rules.normalizers.map((normalizer) => {
+    if (!('pattern' in normalizer)) return { ...normalizer };
+    const { in: target, ...rest } = normalizer;
+    return { ...rest, ...(normalizer.flags === undefined ? {} : { flags: normalizer.flags.replace(/g/g, '') }), ...(target === 'path' ? { in: target } : {}) };
+  });
   const normalized: KeyRules = { ...rules, headers, normalizers };
   // Rules go into a tape header; refuse here what the header schema would refuse there.
   const problems = checkKeyRules(normalized);
@@ -46,8 +49,8 @@ export function compileKeyRules(rules: KeyRules = defaultKeyRules()): CompiledKe
 }
 
 /**
- * What a key is computed from, in readable form: method, upstream, path, sorted query, the key
- * headers, and the body after normalizers. Everything here is stored in the tape line, so a key
+ * What a key is computed from, in readable form: method, upstream, path (after the normalizers
+ * `in: "path"`), sorted query, the key headers, and the body after normalizers. Everything here is stored in the tape line, so a key
  * can be re-derived when the rules change.
  */
 export interface KeyInputs {
@@ -76,7 +79,7 @@ export function keyInputs(upstream: string, request: RecordedRequest, rules: Com
           }
         : withoutBoundary(request.body, request.headers['content-type']);
   }
-  return { method: request.method, upstream, path: request.path, query: request.query, headers, body };
+  return { method: request.method, upstream, path: normalizePath(request.path, rules.normalizers), query: request.query, headers, body };
 }
 
 /** sha256 (hex) of the canonical JSON of the {@link keyInputs}. */

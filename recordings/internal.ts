@@ -4,7 +4,7 @@
  */
 export * from './index.js';
 export { sortKeys } from './canonical-json.js';
-export { compileNormalizers, normalizeBody } from './normalize-body.js';
+export { compileNormalizers, normalizeBody, normalizePath, rewritesBody } from './normalize-body.js';
 export { backtrackingRisk, BACKTRACKING_ADVICE } from './regex-safety.js';
 export { headerValue } from './capture-request.js';
 export { isJsonContentType, utf8OrUndefined } from './body-encoding.js';

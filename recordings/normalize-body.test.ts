@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ModeltapeError } from '../core/internal.js';
-import { compileNormalizers, normalizeBody } from './normalize-body.js';
+import { compileNormalizers, normalizeBody, normalizePath } from './normalize-body.js';
 import type { Normalizer } from './tape-format.js';
 
 function normalize(body: unknown, normalizers: Normalizer[]): unknown {
@@ -125,5 +125,23 @@ describe('compileNormalizers', () => {
     expect((caught as ModeltapeError).code).toBe('invalid_normalizer');
     expect((caught as ModeltapeError).message).toMatch(/^Normalizer 1 has an invalid pattern "\("/);
     expect((caught as ModeltapeError).cause).toBeInstanceOf(SyntaxError);
+  });
+});
+
+describe('a pattern normalizer in the path', () => {
+  const deployment: Normalizer = { pattern: '/deployments/[^/]+/', in: 'path', placeholder: '/deployments/<deployment>/' };
+
+  test('rewrites the path, and leaves the body to the body normalizers', () => {
+    const compiled = compileNormalizers([deployment, { pattern: 'gpt-4o-[a-z]+' }]);
+    expect(normalizePath('/openai/deployments/gpt-4o-dev/chat/completions', compiled)).toBe('/openai/deployments/<deployment>/chat/completions');
+    expect(normalizeBody({ model: 'gpt-4o-dev', note: '/deployments/x/' }, compiled)).toEqual({ model: '<normalized>', note: '/deployments/x/' });
+  });
+
+  test('a body normalizer leaves the path as it is, and a path-only list leaves the body itself', () => {
+    const body = { model: 'gpt-4o-dev' };
+    expect(normalizePath('/openai/deployments/gpt-4o-dev/chat/completions', compileNormalizers([{ pattern: 'gpt-4o-[a-z]+' }]))).toBe(
+      '/openai/deployments/gpt-4o-dev/chat/completions',
+    );
+    expect(normalizeBody(body, compileNormalizers([deployment]))).toBe(body);
   });
 });

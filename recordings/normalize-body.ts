@@ -1,12 +1,13 @@
 import { ModeltapeError, parseJsonPath, type PathSegment, isRecord } from '../core/internal.js';
 import { BACKTRACKING_ADVICE, backtrackingRisk } from './regex-safety.js';
-import type { Normalizer } from './tape-format.js';
+import type { Normalizer, NormalizerTarget } from './tape-format.js';
 
 const DEFAULT_PLACEHOLDER = '<normalized>';
 
 /** A normalizer list compiled once: paths parsed, patterns built. */
 export type CompiledNormalizers = ReadonlyArray<
-  { kind: 'path'; segments: PathSegment[]; placeholder: string } | { kind: 'pattern'; pattern: RegExp; placeholder: string }
+  | { kind: 'path'; segments: PathSegment[]; placeholder: string }
+  | { kind: 'pattern'; pattern: RegExp; placeholder: string; in: NormalizerTarget }
 >;
 
 /**
@@ -37,7 +38,7 @@ export function compileNormalizers(normalizers: readonly Normalizer[]): Compiled
         `Normalizer ${index} has a pattern ${JSON.stringify(normalizer.pattern)} that can backtrack catastrophically (take exponential or high polynomial time on a long string): ${risk}. ${BACKTRACKING_ADVICE}`,
       );
     }
-    return { kind: 'pattern' as const, pattern, placeholder };
+    return { kind: 'pattern' as const, pattern, placeholder, in: normalizer.in ?? 'body' };
   });
 }
 
@@ -46,12 +47,24 @@ export function compileNormalizers(normalizers: readonly Normalizer[]): Compiled
  * changed. With no normalizers it returns the input itself.
  */
 export function normalizeBody(body: unknown, normalizers: CompiledNormalizers): unknown {
-  if (normalizers.length === 0) return body;
+  if (!normalizers.some(rewritesBody)) return body;
   let result = structuredClone(body);
   for (const normalizer of normalizers) {
     if (normalizer.kind === 'path') result = replaceAtPath(result, normalizer.segments, 0, normalizer.placeholder);
-    else result = replaceInStrings(result, normalizer.pattern, normalizer.placeholder);
+    else if (normalizer.in === 'body') result = replaceInStrings(result, normalizer.pattern, normalizer.placeholder);
   }
+  return result;
+}
+
+/** Whether a compiled normalizer rewrites the body (every one but a pattern `in: "path"`). */
+export function rewritesBody(normalizer: CompiledNormalizers[number]): boolean {
+  return normalizer.kind === 'path' || normalizer.in === 'body';
+}
+
+/** A request path with every pattern normalizer `in: "path"` applied in order. */
+export function normalizePath(path: string, normalizers: CompiledNormalizers): string {
+  let result = path;
+  for (const normalizer of normalizers) if (normalizer.kind === 'pattern' && normalizer.in === 'path') result = result.replace(normalizer.pattern, normalizer.placeholder);
   return result;
 }
 

@@ -60,10 +60,14 @@ export type KeyRules = Notes & {
 };
 
 /**
- * Replaces a volatile part of a JSON request body with a placeholder before keying, identically
- * at record and at replay. The stored body keeps the original value.
+ * Replaces a volatile part of a JSON request body (or of its path) with a placeholder before
+ * keying, identically at record and at replay. The stored request keeps the original value.
  */
 export type Normalizer = PathNormalizer | PatternNormalizer;
+
+/** What a pattern normalizer rewrites before keying. */
+export const NORMALIZER_TARGETS = ['body', 'path'] as const;
+export type NormalizerTarget = (typeof NORMALIZER_TARGETS)[number];
 
 /** Replaces the whole value at a JSON path. */
 export type PathNormalizer = Notes & {
@@ -76,10 +80,16 @@ export type PathNormalizer = Notes & {
   placeholder?: string;
 };
 
-/** Replaces every match of a regular expression inside every string of the body. */
+/**
+ * Replaces every match of a regular expression inside every string of the body, or (`in:
+ * "path"`) inside the request's path: an Azure OpenAI deployment name that differs between
+ * resources, `{ "pattern": "/deployments/[^/]+/", "in": "path", "placeholder": "/deployments/<deployment>/" }`.
+ */
 export type PatternNormalizer = Notes & {
   /** A JavaScript regular expression source, e.g. `\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z`. */
   pattern: string;
+  /** What it rewrites: the JSON body's strings, or the path (without the query). @default "body" */
+  in?: NormalizerTarget;
   /** Regular expression flags; `g` is always added. @default "" */
   flags?: string;
   /** @default "<normalized>" */

@@ -46,10 +46,11 @@ const normalizer = closed(
     path: { type: 'string', minLength: 1 },
     pattern: { type: 'string', minLength: 1 },
     flags: { type: 'string', pattern: '^[dimsuy]*$' },
+    in: { enum: ['body', 'path'] },
     placeholder: { type: 'string' },
   },
   [],
-  { oneOf: [{ required: ['path'] }, { required: ['pattern'] }] },
+  { oneOf: [{ required: ['path'] }, { required: ['pattern'] }], dependentRequired: { in: ['pattern'] } },
 );
 
 const keyRules = closed(

@@ -68,6 +68,7 @@ function handlersFor(session: TapeSession, msw: Msw, intercepted: Array<{ method
       .filter((origin) => origin.startsWith('https://')),
   );
   for (const upstream of session.proxy.options.upstreams.values()) {
+    if (upstream.unset !== undefined) continue;
     const origin = new URL(upstream.baseUrl).origin;
     if (!/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|$)/.test(origin)) origins.add(origin);
   }

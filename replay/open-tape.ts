@@ -85,8 +85,8 @@ export interface TapeSession {
    * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST (see RunningProxy.baseUrls), `url` the proxy itself. */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; url: string };
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`; see RunningProxy.baseUrls), `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
   /** The replay guard (active in replay mode unless `guard: false`). */
@@ -177,7 +177,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const routeOf = (url: URL): { name: string; basePath: string } | undefined =>
     routes.find(
       (route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)),
-    );
+    ) ??
+    // Any Azure OpenAI resource (`new AzureOpenAI({ endpoint: 'https://RESOURCE.openai.azure.com', fetch: session.fetch })`).
+    (/\.(?:openai|cognitiveservices)\.azure\.com$/.test(url.hostname) && url.protocol === 'https:' ? { name: 'azure', basePath: '' } : undefined);
   const proxyOrigin = new URL(proxy.url).origin;
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.

@@ -6,7 +6,7 @@ import { describeBytes } from './response-recording.js';
 import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
-import type { Provider } from './upstream-table.js';
+import { shownBaseUrl, type Provider } from './upstream-table.js';
 import { describeMcpCall, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
@@ -93,6 +93,8 @@ export const REFUSE_REASONS = [
   'unknown_upstream',
   /** Its body is over `limits.requestBodyBytes`. */
   'request_too_large',
+  /** It must be forwarded, but its upstream has no URL yet (Azure OpenAI before an endpoint is given). */
+  'upstream_unset',
   /**
    * A `GET` on an MCP route outside passthrough: the stream a server may push on does not end,
    * so it can be neither recorded nor replayed. Answered 405, as servers without one answer, and
@@ -148,7 +150,7 @@ export function admitRequest(context: DecisionContext, head: ProxyRequestHead): 
     };
   }
   if ('unknown' in route) {
-    const known = [...upstreams.values()].map((upstream) => `${upstream.name} (${upstream.baseUrl})`).join(', ');
+    const known = [...upstreams.values()].map((upstream) => `${upstream.name} (${shownBaseUrl(upstream)})`).join(', ');
     return {
       kind: 'refuse',
       reason: 'unknown_upstream',
@@ -191,7 +193,18 @@ export function refuseTooLarge(context: DecisionContext, route: Route, method: s
  * forward (recorded or not) or a miss. Throws only what it did not expect (a bug), never for a
  * request it cannot key.
  */
-export function decideAdmitted(context: DecisionContext, route: Route, request: ProxyRequest): Exclude<RequestDecision, RefuseDecision> {
+export function decideAdmitted(context: DecisionContext, route: Route, request: ProxyRequest): RequestDecision {
+  const decision = decideAdmittedRoute(context, route, request);
+  if (decision.kind !== 'forward' || route.upstream.unset === undefined) return decision;
+  return {
+    kind: 'refuse',
+    reason: 'upstream_unset',
+    message: `${request.method} ${route.path} (${route.upstream.name}) must be sent upstream in ${context.options.mode} mode, but ${route.upstream.unset}. Nothing was sent.`,
+    response: { status: 502, type: 'modeltape_upstream_unset', provider: route.upstream.provider },
+  };
+}
+
+function decideAdmittedRoute(context: DecisionContext, route: Route, request: ProxyRequest): Exclude<RequestDecision, RefuseDecision> {
   const { mode, tape, onMiss, advice } = context.options;
   if (mode === 'passthrough' || mode === 'record') {
     if (mode === 'record' && carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);

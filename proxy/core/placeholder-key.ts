@@ -28,6 +28,8 @@ export function keyVariableOf(provider: Provider): string {
       return 'GEMINI_API_KEY';
     case 'openai':
       return 'OPENAI_API_KEY';
+    case 'azure':
+      return 'AZURE_OPENAI_API_KEY';
     case 'mcp':
       return "the MCP server's credential";
     default:

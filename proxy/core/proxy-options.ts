@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { compileKeyRules, type CompiledKeyRules, type TapeFileSystem, type KeyRules, type Normalizer } from '../../recordings/internal.js';
 import { resolveChaos, type ChaosOptions, type ResolvedChaos } from './chaos.js';
 import { ModeltapeError, checkChoice, outputText } from '../../core/internal.js';
-import { runEnvironment, type TapeSwap } from '../../guard/internal.js';
+import { RUN_VARIABLES, runEnvironment, type TapeSwap } from '../../guard/internal.js';
 import { CLI_MISS_ADVICE, REPEAT_POLICIES, type MissAdvice, type RepeatPolicy } from '../../lookup/internal.js';
 import { buildUpstreamTable, type Upstream } from './upstream-table.js';
 
@@ -240,7 +240,7 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     mode,
     host: options.host ?? '127.0.0.1',
     port,
-    upstreams: buildUpstreamTable(options.upstreams),
+    upstreams: buildUpstreamTable({ ...azureFromEnvironment(env), ...options.upstreams }),
     repeat,
     pace,
     keyRules,
@@ -261,6 +261,19 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     limits: resolveLimits(options.limits),
     tapeFileSystem: options[TAPE_FILE_SYSTEM],
   };
+}
+
+/**
+ * The Azure OpenAI resource from `AZURE_OPENAI_ENDPOINT` (what `AzureOpenAI` reads), unless
+ * `--upstream azure=…` names one. Inside a `modeltape run` the variable points at the run's own
+ * proxy (its `/azure` route), never a resource: then the run's upstreams say where it is.
+ */
+function azureFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const endpoint = env.AZURE_OPENAI_ENDPOINT?.trim().replace(/\/+$/, '');
+  if (endpoint === undefined || endpoint === '') return {};
+  const run = env[RUN_VARIABLES.url];
+  if (run !== undefined && run !== '' && endpoint.startsWith(run)) return {};
+  return { azure: endpoint };
 }
 
 function wallClock(env: Readonly<Record<string, string | undefined>>): () => Date {

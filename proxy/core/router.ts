@@ -1,5 +1,5 @@
 import { providerPath } from '../../providers/internal.js';
-import type { Upstream } from './upstream-table.js';
+import { shownBaseUrl, type Upstream } from './upstream-table.js';
 
 /** Where a proxied request goes. */
 export interface Route {
@@ -20,6 +20,10 @@ export interface Route {
  * `@anthropic-ai/sdk` appends `/v1/messages`, `@ai-sdk/anthropic` appends `/messages`.
  * For an Anthropic upstream a path without `/v1` gets it, so both key on the same provider path
  * and one recording serves both clients.
+ *
+ * A request to `/openai/v1/<rest>` whose query holds `api-version` is Azure OpenAI's (the
+ * `AzureOpenAI` client adds it to every request, and OpenAI's API takes none): it goes to the
+ * `azure` upstream as `/openai/<rest>`, the path an Azure resource serves it at.
  */
 export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>): Route | { unknown: string } | { refused: string; upstream: Upstream } {
   // An absolute URL (`GET http://host/…`) asks for an open forward proxy; this is not one.
@@ -29,14 +33,23 @@ export function routeRequest(url: string, table: ReadonlyMap<string, Upstream>):
   const query = questionMark < 0 ? '' : url.slice(questionMark + 1);
   const slash = pathname.indexOf('/', 1);
   const name = slash < 0 ? pathname.slice(1) : pathname.slice(1, slash);
-  const upstream = table.get(name);
+  let upstream = table.get(name);
   if (upstream === undefined) return { unknown: name };
-  const rest = slash < 0 ? '/' : pathname.slice(slash);
+  let rest = slash < 0 ? '/' : pathname.slice(slash);
+  const azure = table.get('azure');
+  if (name === 'openai' && azure !== undefined && rest.startsWith('/v1/') && new URLSearchParams(query).has('api-version')) {
+    // `new AzureOpenAI()` under `modeltape run` reads OPENAI_BASE_URL before AZURE_OPENAI_ENDPOINT
+    // and sends `/openai/v1/deployments/{d}/chat/completions?api-version=…` here. OpenAI's own
+    // API takes no `api-version`; every Azure client sends it: such a request is Azure's, at its
+    // path on the resource, `/openai/deployments/{d}/…`.
+    upstream = azure;
+    rest = `/openai${rest.slice('/v1'.length)}`;
+  }
   const escape = leavesBasePath(rest);
   if (escape !== undefined) {
     return {
       upstream,
-      refused: `${escape}, which could reach past ${upstream.baseUrl} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
+      refused: `${escape}, which could reach past ${shownBaseUrl(upstream)} (the base of upstream "${upstream.name}") once the upstream resolves it. Send the path as the provider's API names it, without dot segments or backslashes.`,
     };
   }
   const path = providerPath(upstream.provider, rest);

@@ -4,6 +4,11 @@ import { redactUrl } from '../../recordings/internal.js';
 
 import { guessProvider, type Provider } from '../../providers/internal.js';
 
+// The built-in azure upstream's URL until one is given: never reached.
+const AZURE_UNSET_URL = 'https://azure-openai-endpoint-not-set.invalid';
+const AZURE_UNSET =
+  'no Azure OpenAI endpoint is set: give the resource as --upstream azure=https://RESOURCE.openai.azure.com (or "upstreams": { "azure": … } in modeltape.config.json), or set AZURE_OPENAI_ENDPOINT in the environment modeltape runs in';
+
 export type { Provider };
 
 /** A place the proxy may forward to. The proxy forwards only to these: never an open proxy. */
@@ -17,6 +22,12 @@ export interface Upstream {
   /** The path of `baseUrl` without a trailing slash (usually empty); prefixed when forwarding. */
   basePath: string;
   provider: Provider;
+  /**
+   * Set when the upstream has no real URL yet (the built-in `azure` before `--upstream azure=…`
+   * or `AZURE_OPENAI_ENDPOINT` names a resource): what to set. Replay answers its requests from
+   * the tape; a request that must be forwarded is refused with this.
+   */
+  unset?: string;
 }
 
 /** The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these. */
@@ -25,7 +36,14 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
   anthropic: { baseUrl: 'https://api.anthropic.com', provider: 'anthropic' },
   gemini: { baseUrl: 'https://generativelanguage.googleapis.com', provider: 'gemini' },
   ollama: { baseUrl: 'http://127.0.0.1:11434', provider: 'ollama' },
+  // Azure OpenAI has no one host: each resource has its own. A stand-in that never resolves
+  // (`.invalid` is reserved) until `--upstream azure=https://RESOURCE.openai.azure.com` or
+  // AZURE_OPENAI_ENDPOINT names one; nothing is ever sent to it (see `unset`).
+  azure: { baseUrl: AZURE_UNSET_URL, provider: 'azure' },
 };
+
+/** The hosts of Azure OpenAI resources, as the replay guard refuses them (a `*.` entry matches every name under it). */
+export const AZURE_HOSTS = ['*.openai.azure.com', '*.cognitiveservices.azure.com'] as const;
 
 /**
  * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
@@ -66,6 +84,7 @@ export function parseUpstreamFlag(value: string): { name: string; baseUrl: strin
 }
 
 function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstream {
+  if (baseUrl === AZURE_UNSET_URL) return { name, baseUrl, origin: new URL(baseUrl).origin, basePath: '', provider, unset: AZURE_UNSET };
   // What a message shows of the URL: a credential it carries is why it is refused, not for the log.
   const shown = JSON.stringify(redactUrl(baseUrl));
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
@@ -98,12 +117,13 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
 
 /**
  * The hosts no request may reach during a replay: every upstream's (`host`, or `host:port` when
- * the URL names a port), the built-in providers' even when overridden, and the providers' known
+ * the URL names a port), the built-in providers' even when overridden, every Azure OpenAI
+ * resource's (`*.openai.azure.com`, `*.cognitiveservices.azure.com`), and the providers' known
  * side channels (an SDK's trace exporter that ignores the base URL).
  */
 export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
   const hosts = new Set<string>(builtInHosts());
-  for (const upstream of table.values()) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+  for (const upstream of table.values()) if (upstream.unset === undefined) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
   return [...hosts].sort();
 }
 
@@ -112,9 +132,28 @@ let builtIn: readonly string[] | undefined;
 function builtInHosts(): readonly string[] {
   if (builtIn === undefined) {
     const hosts = new Set<string>();
-    for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) hosts.add(new URL(baseUrl).host.toLowerCase());
+    for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) if (baseUrl !== AZURE_UNSET_URL) hosts.add(new URL(baseUrl).host.toLowerCase());
+    for (const host of AZURE_HOSTS) hosts.add(host);
     for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
     builtIn = Object.freeze([...hosts]);
   }
   return builtIn;
+}
+
+/**
+ * An upstream's URL as a message shows it. An Azure OpenAI resource's host names the user's
+ * own resource, which no log, summary or report holds: it is shown as "its Azure OpenAI resource".
+ */
+export function shownBaseUrl(upstream: Upstream): string {
+  if (upstream.unset !== undefined) return 'no endpoint set';
+  return upstream.provider === 'azure' ? 'its Azure OpenAI resource' : upstream.baseUrl;
+}
+
+/** `text` (a network error's message) with an Azure OpenAI resource's origin and host masked. */
+export function withoutResourceHost(upstream: Upstream, text: string): string {
+  if (upstream.provider !== 'azure' || upstream.unset !== undefined) return text;
+  const url = new URL(upstream.baseUrl);
+  let masked = text;
+  for (const shown of [url.origin, url.host, url.hostname]) masked = masked.split(shown).join('<azure resource>');
+  return masked;
 }

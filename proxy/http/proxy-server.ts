@@ -13,7 +13,7 @@ import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from '../core/prox
 import { handleRealtimeUpgrade, type RealtimeSessions } from '../realtime/realtime-session.js';
 import { ResponseRecording } from '../core/response-recording.js';
 import { UpstreamClient } from './upstream.js';
-import { providerHosts, type Upstream } from '../core/upstream-table.js';
+import { providerHosts, shownBaseUrl, withoutResourceHost, type Upstream } from '../core/upstream-table.js';
 
 export interface RunningProxy {
   /** e.g. `http://127.0.0.1:43121` */
@@ -23,9 +23,10 @@ export interface RunningProxy {
    * Base URLs for the official SDKs, as `modeltape run` sets them: `OPENAI_BASE_URL`,
    * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
    * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
-   * takes `${ollama}/api`).
+   * takes `${ollama}/api`), and `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI`'s `endpoint`, to which it
+   * appends `/openai`).
    */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string };
   /**
    * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
    * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
@@ -95,7 +96,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       },
       onError: (error) => {
         stats.upstreamErrors++;
-        const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for ${request.method} ${route.path}: ${describeNetworkError(error)}`;
+        const message = `Upstream "${route.upstream.name}" (${shownBaseUrl(route.upstream)}) failed for ${request.method} ${route.path}: ${withoutResourceHost(route.upstream, describeNetworkError(error))}`;
         core.problem(message);
         return message;
       },
@@ -193,7 +194,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const proxy: RunningProxy = {
     url,
     port,
-    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama` },
+    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama`, azure: `${url}/azure` },
     urlOf: (name) => {
       if (!resolved.upstreams.has(name)) {
         throw new ModeltapeError(
@@ -235,7 +236,7 @@ function networkWarning(url: string, mode: ProxyMode, tape: string, upstreams: R
   const exposed: string[] = [];
   if (mode !== 'passthrough') exposed.push(`every answer recorded on ${tape}`);
   if (mode !== 'replay') {
-    exposed.push(`a relay to ${[...upstreams.values()].map((upstream) => upstream.baseUrl).join(', ')} for any request that brings its own key`);
+    exposed.push(`a relay to ${[...upstreams.values()].filter((upstream) => upstream.unset === undefined).map(shownBaseUrl).join(', ')} for any request that brings its own key`);
     if (mode !== 'passthrough') exposed.push(`the tape itself, which records what such requests are answered`);
   }
   return (

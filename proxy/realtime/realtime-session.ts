@@ -14,6 +14,7 @@ import { errorReply, type OwnAnswer, type ProxyCore } from '../core/proxy-core.j
 import type { ProxyRequest } from '../core/proxy-request.js';
 import { ResponseRecording } from '../core/response-recording.js';
 import type { Route } from '../core/router.js';
+import { shownBaseUrl, withoutResourceHost } from '../core/upstream-table.js';
 import type { UpstreamClient } from '../http/upstream.js';
 import { acceptWebSocket, type MessageSocket } from './websocket.js';
 
@@ -198,7 +199,7 @@ async function relay(
   } catch (error) {
     const status = (error as { status?: number }).status;
     core.counts.upstreamErrors++;
-    const message = `Upstream "${route.upstream.name}" (${route.upstream.baseUrl}) failed for the Realtime session ${route.path}: ${(error as Error).message}`;
+    const message = `Upstream "${route.upstream.name}" (${shownBaseUrl(route.upstream)}) failed for the Realtime session ${route.path}: ${withoutResourceHost(route.upstream, (error as Error).message)}`;
     core.problem(message);
     session.ended();
     return refuseUpgrade(socket, { kind: 'error', provider: route.upstream.provider, status: status ?? 502, type: 'modeltape_upstream_error', message });

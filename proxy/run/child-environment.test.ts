@@ -25,3 +25,21 @@ describe('childEnvironment for Gemini clients', () => {
     expect(childEnvironment({ GOOGLE_GENERATIVE_AI_API_KEY: 'fake-user-key' }, run).GOOGLE_GENERATIVE_AI_API_KEY).toBe('fake-user-key');
   });
 });
+
+describe('childEnvironment for Azure OpenAI clients', () => {
+  test('points AZURE_OPENAI_ENDPOINT at the proxy’s /azure and gives AZURE_OPENAI_API_KEY a placeholder in replay and auto', () => {
+    for (const mode of ['replay', 'auto'] as const) {
+      const env = childEnvironment({}, { ...run, mode });
+      expect(env.AZURE_OPENAI_ENDPOINT).toBe('http://127.0.0.1:4100/azure');
+      expect(env.AZURE_OPENAI_API_KEY).toBe(REPLAY_PLACEHOLDER_KEY);
+    }
+  });
+
+  test('leaves the user’s key alone, and gives none in record mode, where a real one is needed', () => {
+    expect(childEnvironment({ AZURE_OPENAI_API_KEY: 'fake-user-key' }, run).AZURE_OPENAI_API_KEY).toBe('fake-user-key');
+    const recording = childEnvironment({ AZURE_OPENAI_ENDPOINT: 'https://fake-resource.openai.azure.com' }, { ...run, mode: 'record' });
+    expect(recording.AZURE_OPENAI_API_KEY).toBeUndefined();
+    // The command reaches the resource through the run: its own variable names the proxy.
+    expect(recording.AZURE_OPENAI_ENDPOINT).toBe('http://127.0.0.1:4100/azure');
+  });
+});

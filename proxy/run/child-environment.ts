@@ -27,6 +27,12 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     // httpOptions.baseUrl is given; @ai-sdk/google reads no base-URL variable (give it baseURL).
     names: ['GOOGLE_GEMINI_BASE_URL'],
   },
+  azure: {
+    base: (url) => `${url}/azure`,
+    // AZURE_OPENAI_ENDPOINT: `AzureOpenAI` (openai), which appends `/openai`, and reads it only
+    // when OPENAI_BASE_URL is unset (this run sets that too: see routeRequest for both routes).
+    names: ['AZURE_OPENAI_ENDPOINT'],
+  },
   ollama: {
     base: (url) => `${url}/ollama`,
     // OLLAMA_HOST: the Ollama CLI and the Python `ollama` client. The `ollama` npm package
@@ -71,6 +77,8 @@ export function childEnvironment(
     // Auto replays what it can without a key; a miss that needs one says so (see the proxy).
     env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // AzureOpenAI refuses to start without a key (or an Entra token provider).
+    env.AZURE_OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
     if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.

@@ -9,7 +9,7 @@ import { childEnvironment } from './child-environment.js';
 import type { ProxySummary } from '../core/proxy-core.js';
 import type { ProxyOptions } from '../core/proxy-options.js';
 import { startProxy, type RunningProxy } from '../http/proxy-server.js';
-import { providerHosts } from '../core/upstream-table.js';
+import { providerHosts, type Upstream } from '../core/upstream-table.js';
 import { unusedAcrossRun, type UnusedOnTape } from './unused-recordings.js';
 import { listenForUnreported } from './report-signals.js';
 
@@ -57,6 +57,14 @@ export interface RunBound {
   network?: NetworkOptions;
 }
 
+// The upstreams sessions inside the command forward to: the run's, and the Azure resource it
+// read from AZURE_OPENAI_ENDPOINT, which the command's own AZURE_OPENAI_ENDPOINT no longer names.
+function childUpstreams(options: ProxyOptions, table: ReadonlyMap<string, Upstream>): { upstreams: Record<string, string> } | undefined {
+  const azure = table.get('azure');
+  const upstreams = { ...(azure === undefined || azure.unset !== undefined ? {} : { azure: azure.baseUrl }), ...options.upstreams };
+  return Object.keys(upstreams).length === 0 ? undefined : { upstreams };
+}
+
 /**
  * Starts a proxy on a free port and runs `command` under it in `io.cwd` (see `childEnvironment`
  * for what it is given), forwards SIGINT and SIGTERM from `io.signals` to it, and closes the
@@ -84,7 +92,7 @@ export async function runUnderProxy(
     reportFile,
     guardHosts: providerHosts(proxy.options.upstreams),
     ...(options.onMiss === 'nearest' ? { onMiss: 'nearest' as const } : {}),
-    ...(options.upstreams === undefined ? {} : { upstreams: options.upstreams }),
+    ...(childUpstreams(options, proxy.options.upstreams) ?? {}),
   });
   // In replay, the command may run in a network namespace of its own, reaching only the proxy.
   let namespace: PreparedNamespace | undefined;

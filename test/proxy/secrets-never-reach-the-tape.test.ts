@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { expect, test } from 'vitest';
 import { startProxy } from 'modeltape/proxy';
 import { loadTape } from 'modeltape/recordings';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { fakeAnthropicKey, fakeGoogleKey, fakeOpenAiKey } from '../support/fake-keys.js';
+import { startAzureStandIn } from '../support/azure-upstream.js';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -95,4 +96,25 @@ test('a key-shaped string in a body refuses the write, says where it was, and st
   expect(logged.join('\n')).not.toContain(FAKE.openaiKey);
   // Its only recording was refused: no header-only tape is left behind.
   expect(existsSync(tape)).toBe(false);
+});
+
+test('an Azure api-key and an Entra ID bearer token reach the resource and never the tape', async () => {
+  const standIn = started(await startAzureStandIn());
+  const tape = `${dir}/azure-secrets.jsonl`;
+  const proxy = started(await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { azure: standIn.url }, log: () => {} }));
+  const common = { endpoint: proxy.baseUrls.azure, apiVersion: '2024-10-21', deployment: 'gpt-4o-dev', maxRetries: 0 };
+  await new AzureOpenAI({ ...common, apiKey: FAKE.azureKey }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'With a key' }] });
+  await new AzureOpenAI({ ...common, azureADTokenProvider: async () => FAKE.accessToken }).chat.completions.create({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'With a token' }],
+  });
+  expect((await proxy.close()).recorded).toBe(2);
+  expect(standIn.received.map((request) => [request.headers['api-key'], request.headers.authorization])).toEqual([
+    [FAKE.azureKey, undefined],
+    [undefined, `Bearer ${FAKE.accessToken}`],
+  ]);
+  const text = readFileSync(tape, 'utf8');
+  expect(loadTape(tape).exchanges).toHaveLength(2);
+  expect(text).not.toContain(FAKE.azureKey);
+  expect(text).not.toContain(FAKE.accessToken);
 });

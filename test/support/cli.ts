@@ -74,6 +74,8 @@ function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   delete env.CI;
   delete env.OPENAI_API_KEY;
   delete env.ANTHROPIC_API_KEY;
+  delete env.AZURE_OPENAI_API_KEY;
+  delete env.AZURE_OPENAI_ENDPOINT;
   return { ...env, ...extra };
 }
 
