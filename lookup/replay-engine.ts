@@ -722,11 +722,17 @@ function causesOfChange(exchange: Exchange, rules: CompiledKeyRules, previous: C
     if (rules.headers.has(name) !== previous.headers.has(name)) causes.push(`header ${name} (${rules.headers.has(name) ? 'now keyed' : 'no longer keyed'})`);
   }
   const written = (rulesOf: CompiledKeyRules) => new Set(rulesOf.rules.normalizers.map((normalizer) => canonicalJson(normalizer)));
-  for (const normalizer of rules.rules.normalizers.filter((normalizer) => !written(previous).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path')) {
-    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path) causes.push(`normalizer ${canonicalJson(normalizer)} (added) on the path ${request.path}`);
+  for (const normalizer of rules.rules.normalizers.filter(
+    (normalizer) => !written(previous).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path',
+  )) {
+    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path)
+      causes.push(`normalizer ${canonicalJson(normalizer)} (added) on the path ${request.path}`);
   }
-  for (const normalizer of previous.rules.normalizers.filter((normalizer) => !written(rules).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path')) {
-    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path) causes.push(`normalizer ${canonicalJson(normalizer)} (removed) on the path ${request.path}`);
+  for (const normalizer of previous.rules.normalizers.filter(
+    (normalizer) => !written(rules).has(canonicalJson(normalizer)) && 'pattern' in normalizer && normalizer.in === 'path',
+  )) {
+    if (normalizePath(request.path, compileNormalizers([normalizer])) !== request.path)
+      causes.push(`normalizer ${canonicalJson(normalizer)} (removed) on the path ${request.path}`);
   }
   if (request.body !== undefined && 'json' in request.body) {
     const body = request.body.json;

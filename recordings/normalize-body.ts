@@ -6,8 +6,7 @@ const DEFAULT_PLACEHOLDER = '<normalized>';
 
 /** A normalizer list compiled once: paths parsed, patterns built. */
 export type CompiledNormalizers = ReadonlyArray<
-  | { kind: 'path'; segments: PathSegment[]; placeholder: string }
-  | { kind: 'pattern'; pattern: RegExp; placeholder: string; in: NormalizerTarget }
+  { kind: 'path'; segments: PathSegment[]; placeholder: string } | { kind: 'pattern'; pattern: RegExp; placeholder: string; in: NormalizerTarget }
 >;
 
 /**
@@ -64,7 +63,8 @@ export function rewritesBody(normalizer: CompiledNormalizers[number]): boolean {
 /** A request path with every pattern normalizer `in: "path"` applied in order. */
 export function normalizePath(path: string, normalizers: CompiledNormalizers): string {
   let result = path;
-  for (const normalizer of normalizers) if (normalizer.kind === 'pattern' && normalizer.in === 'path') result = result.replace(normalizer.pattern, normalizer.placeholder);
+  for (const normalizer of normalizers)
+    if (normalizer.kind === 'pattern' && normalizer.in === 'path') result = result.replace(normalizer.pattern, normalizer.placeholder);
   return result;
 }
 

@@ -236,7 +236,12 @@ function networkWarning(url: string, mode: ProxyMode, tape: string, upstreams: R
   const exposed: string[] = [];
   if (mode !== 'passthrough') exposed.push(`every answer recorded on ${tape}`);
   if (mode !== 'replay') {
-    exposed.push(`a relay to ${[...upstreams.values()].filter((upstream) => upstream.unset === undefined).map(shownBaseUrl).join(', ')} for any request that brings its own key`);
+    exposed.push(
+      `a relay to ${[...upstreams.values()]
+        .filter((upstream) => upstream.unset === undefined)
+        .map(shownBaseUrl)
+        .join(', ')} for any request that brings its own key`,
+    );
     if (mode !== 'passthrough') exposed.push(`the tape itself, which records what such requests are answered`);
   }
   return (

@@ -26,7 +26,12 @@ afterEach(async () => {
 
 async function ask(client: AzureOpenAI, content: string) {
   const plain = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
-  const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count to three' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'Count to three' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const chunks: unknown[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   return { plain, chunks };
@@ -59,7 +64,13 @@ test('AzureOpenAI given session.baseUrls.azure as its endpoint records, then rep
   expect(replayed.plain.choices[0]!.message.content).toBe('Hello from deployment gpt-4o-dev: Say hello');
 
   // A changed prompt is a miss that shows the nearest recording and how it differs.
-  const miss = await new AzureOpenAI({ endpoint: session.baseUrls.azure, apiKey: 'fake-other-key', apiVersion, deployment: 'gpt-4o-dev', maxRetries: 0 }).chat.completions
+  const miss = await new AzureOpenAI({
+    endpoint: session.baseUrls.azure,
+    apiKey: 'fake-other-key',
+    apiVersion,
+    deployment: 'gpt-4o-dev',
+    maxRetries: 0,
+  }).chat.completions
     .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Say goodbye' }] })
     .then(
       () => 'answered',
@@ -68,8 +79,15 @@ test('AzureOpenAI given session.baseUrls.azure as its endpoint records, then rep
   expect(miss).toContain('Failed to replay POST /azure/openai/deployments/gpt-4o-dev/chat/completions');
   expect(miss).toContain('at .messages[0].content: recorded "Say hello" sent "Say goodbye"');
   // api-version is keyed: another version is another request, and the miss names it.
-  const otherVersion = await new AzureOpenAI({ endpoint: NEVER_LOOKED_UP, apiKey: 'fake-other-key', apiVersion: '2025-01-01-preview', deployment: 'gpt-4o-dev', fetch: session.fetch, maxRetries: 0 })
-    .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Say hello' }] })
+  const otherVersion = await new AzureOpenAI({
+    endpoint: NEVER_LOOKED_UP,
+    apiKey: 'fake-other-key',
+    apiVersion: '2025-01-01-preview',
+    deployment: 'gpt-4o-dev',
+    fetch: session.fetch,
+    maxRetries: 0,
+  }).chat.completions
+    .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Say hello' }] })
     .then(
       () => 'answered',
       (error: Error) => error.message,

@@ -40,7 +40,14 @@ describe('openTape', () => {
     expect(session.mode).toBe('replay');
     // One base URL per provider, the values `modeltape run` puts in each client's variable.
     const url = session.baseUrls.url;
-    expect(session.baseUrls).toEqual({ openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama`, azure: `${url}/azure`, url });
+    expect(session.baseUrls).toEqual({
+      openai: `${url}/openai/v1`,
+      anthropic: `${url}/anthropic`,
+      gemini: `${url}/gemini`,
+      ollama: `${url}/ollama`,
+      azure: `${url}/azure`,
+      url,
+    });
     const viaFetch = await ask(new OpenAI({ apiKey: 'unused', fetch: session.fetch, maxRetries: 0 }));
     expect(viaFetch.choices[0]!.message.content).toContain('Galaxy Day');
     const summaryAfterFetch = session.summary();

@@ -16,7 +16,9 @@ const CHOICE_FILTERS = {
   sexual: SAFE,
   violence: SAFE,
 };
-const PROMPT_FILTERS = [{ prompt_index: 0, content_filter_results: { hate: SAFE, jailbreak: { filtered: false, detected: false }, self_harm: SAFE, sexual: SAFE, violence: SAFE } }];
+const PROMPT_FILTERS = [
+  { prompt_index: 0, content_filter_results: { hate: SAFE, jailbreak: { filtered: false, detected: false }, self_harm: SAFE, sexual: SAFE, violence: SAFE } },
+];
 
 /** A chat completion as Azure answers it (non-streamed). */
 export function azureChatCompletion(content: string): Record<string, unknown> {
@@ -107,13 +109,18 @@ export function startAzureStandIn(): Promise<StandInUpstream> {
     const route = AZURE_CHAT_PATH.exec(request.url);
     const credential = typeof request.headers['api-key'] === 'string' || request.headers.authorization?.startsWith('Bearer ') === true;
     if (route === null || !credential || request.method !== 'POST') {
-      return { status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: '404', message: `stand-in: not Azure's chat route: ${request.method} ${request.url}` } }) };
+      return {
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ error: { code: '404', message: `stand-in: not Azure's chat route: ${request.method} ${request.url}` } }),
+      };
     }
     const body = JSON.parse(request.body) as { stream?: boolean; messages: Array<{ content: string }> };
     const prompt = body.messages.at(-1)!.content;
     const json = { 'content-type': 'application/json', 'apim-request-id': 'fake-apim-request-0', 'x-ms-region': 'Sweden Central' };
     if (prompt.startsWith('Blocked')) return { status: 400, headers: json, body: JSON.stringify(AZURE_CONTENT_FILTER_ERROR) };
-    if (prompt.startsWith('Busy')) return { status: 429, headers: { ...json, 'retry-after': '6', 'retry-after-ms': '6000' }, body: JSON.stringify(AZURE_RATE_LIMIT_ERROR) };
+    if (prompt.startsWith('Busy'))
+      return { status: 429, headers: { ...json, 'retry-after': '6', 'retry-after-ms': '6000' }, body: JSON.stringify(AZURE_RATE_LIMIT_ERROR) };
     if (body.stream === true) return { headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames: azureChatStream(['One', ', two', ', three.']) };
     return { headers: json, body: JSON.stringify(azureChatCompletion(`Hello from deployment ${decodeURIComponent(route[1]!)}: ${prompt}`)) };
   });
