@@ -55,6 +55,7 @@ export const ERROR_CODES = [
   'response_too_large',
   'incomplete_stream',
   'invalid_source_date',
+  'aws_credentials_unavailable',
   // fake-provider/
   'fake_history_truncated',
   'fake_not_consumed',

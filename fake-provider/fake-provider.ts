@@ -839,6 +839,7 @@ const INVALID_REQUEST: Record<Provider, string> = {
   gemini: 'INVALID_ARGUMENT',
   ollama: 'invalid_request_error',
   mcp: 'invalid_request',
+  bedrock: 'ValidationException',
 };
 
 /** What each provider answers a body that is not JSON with. */
@@ -850,6 +851,7 @@ const NOT_JSON: Record<Provider, string> = {
   azure: 'We could not parse the JSON body of your request.',
   ollama: 'invalid character in request body: it is not JSON',
   mcp: 'Parse error',
+  bedrock: 'Malformed input request, please reformat your input and try again.',
 };
 
 function withoutSecrets(headers: Record<string, string>): Record<string, string> {

@@ -1,5 +1,5 @@
 import { maskSecrets } from '../core/internal.js';
-import { errorBody, transientFailure, type Provider, type ProviderError } from '../providers/internal.js';
+import { errorBody, errorHeaders, transientFailure, type Provider, type ProviderError } from '../providers/internal.js';
 import type { Failure } from './failures.js';
 import { jsonResponse, type WireResponse } from './wire-response.js';
 
@@ -15,7 +15,7 @@ export interface ErrorContext {
  */
 export function errorResponse(provider: Provider, error: ProviderError, context: ErrorContext, headers: Record<string, string> = {}): WireResponse {
   const body = errorBody(provider, { ...error, message: maskSecrets(error.message), requestId: error.requestId ?? context.requestId });
-  return jsonResponse(error.status, body, { ...context.headers, ...headers });
+  return jsonResponse(error.status, body, { ...context.headers, ...errorHeaders(provider, error.type), ...headers });
 }
 
 /** The HTTP failures (429, 5xx) in each provider's shape, with `retry-after-ms` unless turned off. */

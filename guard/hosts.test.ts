@@ -15,3 +15,18 @@ test('a *. entry matches every name under its domain, on any port, and nothing e
   for (const [host, port, expected] of checked) expect(matches(host, port), `${host}:${String(port)}`).toBe(expected);
   expect(checked).toHaveLength(7);
 });
+
+test('a * label inside an entry matches exactly one label there, on any port: every region of a service', () => {
+  const matches = hostMatcher(['bedrock-runtime.*.amazonaws.com']);
+  const checked = [
+    ['bedrock-runtime.us-east-1.amazonaws.com', 443, 'bedrock-runtime.*.amazonaws.com'],
+    ['Bedrock-Runtime.EU-WEST-3.amazonaws.com.', 8443, 'bedrock-runtime.*.amazonaws.com'],
+    ['bedrock-runtime.amazonaws.com', 443, undefined],
+    ['bedrock-runtime.a.b.amazonaws.com', 443, undefined],
+    ['bedrock-runtime.us-east-1.amazonaws.com.example', 443, undefined],
+    ['xbedrock-runtime.us-east-1.amazonaws.com', 443, undefined],
+    ['s3.us-east-1.amazonaws.com', 443, undefined],
+  ] as const;
+  for (const [host, port, expected] of checked) expect(matches(host, port), `${host}:${String(port)}`).toBe(expected);
+  expect(checked).toHaveLength(7);
+});

@@ -18,8 +18,9 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Matches a connection target against a list of hosts: `host` stands for its ports 80 and 443,
- * `host:port` for that port only, `*.domain` every name under the domain on any port. Returns
- * the entry that matched.
+ * `host:port` for that port only, `*.domain` every name under the domain on any port, and a `*`
+ * label inside a name (`bedrock-runtime.*.amazonaws.com`) any one label there, on any port.
+ * Returns the entry that matched.
  */
 export function hostMatcher(hosts: Iterable<string>): (host: string, port: number | string | undefined) => string | undefined {
   const entries = new Set([...hosts].map((host) => host.trim().toLowerCase()).filter((host) => host !== ''));
@@ -32,10 +33,15 @@ export function hostMatcher(hosts: Iterable<string>): (host: string, port: numbe
   }
   // `*.openai.azure.com`: every name under that domain (Azure gives each resource its own), on any port.
   const suffixes = [...entries].filter((entry) => entry.startsWith('*.')).map((entry) => [entry, entry.slice(1)] as const);
+  // `bedrock-runtime.*.amazonaws.com`: every region's endpoint (a `*` stands for one label).
+  const labels = [...entries]
+    .filter((entry) => !entry.startsWith('*.') && /^[a-z0-9.*-]+$/.test(entry) && entry.includes('*'))
+    .map((entry) => [entry, new RegExp(`^${entry.replace(/\./g, '\\.').replace(/\*/g, '[a-z0-9-]+')}$`)] as const);
   return (host, port) => {
     const name = canonicalHost(host);
     const portText = port === undefined || port === '' ? '' : String(port);
     for (const [entry, suffix] of suffixes) if (name.endsWith(suffix)) return entry;
+    for (const [entry, pattern] of labels) if (pattern.test(name)) return entry;
     if (loopbackPorts.size > 0 && isLoopbackHost(name)) {
       const entry = loopbackPorts.get(portText) ?? (portText === '' || portText === '443' || portText === '80' ? loopbackPorts.get('') : undefined);
       if (entry !== undefined) return entry;

@@ -1,4 +1,5 @@
 import { anthropicErrorBody } from './anthropic/error-body.js';
+import { bedrockErrorBody, bedrockErrorHeaders } from './bedrock/error-body.js';
 import { geminiErrorBody } from './gemini/error-body.js';
 import { mcpErrorBody } from './mcp/json-rpc.js';
 import { ollamaErrorBody } from './ollama/error-body.js';
@@ -12,7 +13,8 @@ export type { ProviderError };
  * An error body in the provider's own shape, so its SDK raises a readable error: OpenAI
  * `{"error":{"message","type","param","code"}}`, Anthropic
  * `{"type":"error","error":{"type","message"},"request_id"}`, Gemini's Google RPC
- * `{"error":{"code","message","status"}}`, Ollama's `{"error":"…"}`, and on an MCP route a
+ * `{"error":{"code","message","status"}}`, Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`
+ * (its type in a header: {@link errorHeaders}), and on an MCP route a
  * JSON-RPC error (`id` null: the proxy answers a request with its own id).
  */
 export function errorBody(provider: Provider, error: ProviderError): Record<string, unknown> {
@@ -29,7 +31,17 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
       return openaiErrorBody(error);
     case 'mcp':
       return mcpErrorBody(error);
+    case 'bedrock':
+      return bedrockErrorBody(error);
   }
+}
+
+/**
+ * The headers an error needs besides its body: Bedrock names the error's type in
+ * `x-amzn-errortype` (the AWS SDK picks its exception class by it); the others none.
+ */
+export function errorHeaders(provider: Provider, type: string): Record<string, string> {
+  return provider === 'bedrock' ? bedrockErrorHeaders(type) : {};
 }
 
 /**

@@ -21,7 +21,8 @@ export {
   type TurnApi,
   type Route,
 } from './vocabulary.js';
-export { errorBody, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { errorBody, errorHeaders, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { BEDROCK_EXCEPTION_STATUS } from './bedrock/error-body.js';
 export { TRANSIENT_FAILURES, transientFailure, type TransientFailure } from './transient-failure.js';
 export { anthropicErrorType, ANTHROPIC_ERROR_TYPES } from './anthropic/error-body.js';
 export type { RefusalOptions } from './refusal.js';

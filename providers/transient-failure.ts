@@ -8,7 +8,8 @@ export type TransientFailure = (typeof TRANSIENT_FAILURES)[number];
 /**
  * How each provider answers a transient failure, and with which status: OpenAI 429
  * `rate_limit_exceeded`, Anthropic 429 `rate_limit_error` and 529 `overloaded_error`, Gemini
- * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL`, Ollama's plain messages. `by` names who
+ * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL`, Ollama's plain messages, Bedrock's
+ * `ThrottlingException` / `ServiceUnavailableException` / `ModelNotReadyException` / `InternalServerException`. `by` names who
  * plays it (`modeltape FakeProvider`, `modeltape chaos`), at the end of the message, so nobody
  * mistakes it for the real provider.
  */
@@ -65,6 +66,13 @@ const ownWords = (by: string): Record<Exclude<Provider, 'azure'>, Record<Transie
     unavailable: { status: 503, type: 'unavailable', message: `server busy, please try again. maximum pending requests exceeded (${by})` },
     overloaded: { status: 503, type: 'unavailable', message: `server busy, please try again. maximum pending requests exceeded (${by})` },
     'server-error': { status: 500, type: 'server_error', message: `an internal error occurred (${by})` },
+  },
+  // Bedrock Runtime's own exceptions (the type goes in `x-amzn-errortype`; see errorHeaders).
+  bedrock: {
+    'rate-limited': { status: 429, type: 'ThrottlingException', message: `Too many requests, please wait before trying again. (${by})` },
+    unavailable: { status: 503, type: 'ServiceUnavailableException', message: `Service unavailable, please try again later. (${by})` },
+    overloaded: { status: 429, type: 'ModelNotReadyException', message: `The model is not ready to serve inference requests. Try again later. (${by})` },
+    'server-error': { status: 500, type: 'InternalServerException', message: `The server encountered an internal error. (${by})` },
   },
   // An MCP server behind a gateway: the HTTP status, with a JSON-RPC error body.
   mcp: {

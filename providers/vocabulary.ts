@@ -8,9 +8,11 @@
  * Whose conventions a server follows: error shapes, credential headers, path quirks. `mcp` is a
  * Model Context Protocol server over Streamable HTTP: JSON-RPC on one endpoint. `azure` is Azure
  * OpenAI: OpenAI's wire APIs (`openai-chat`, `openai-responses`, `openai-embeddings`, …) under
- * `/openai/deployments/{deployment}/…` or `/openai/v1/…` on a resource's host.
+ * `/openai/deployments/{deployment}/…` or `/openai/v1/…` on a resource's host. `bedrock` is AWS
+ * Bedrock Runtime: `/model/{modelId}/converse`, `…/converse-stream`, `…/invoke` and
+ * `…/invoke-with-response-stream`, signed with SigV4, streamed in AWS's binary event stream.
  */
-export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp', 'azure'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp', 'azure', 'bedrock'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /**
@@ -42,6 +44,10 @@ export const WIRE_APIS = [
   'mcp',
   // OpenAI Realtime over WebSocket: the upgrade `GET /v1/realtime?model=…` and the session's events (see isRealtimePath).
   'openai-realtime',
+  // Bedrock Runtime's Converse API: `/model/{modelId}/converse` and `…/converse-stream` (one body, the model's own API aside).
+  'bedrock-converse',
+  // Bedrock Runtime's InvokeModel: `/model/{modelId}/invoke` and `…/invoke-with-response-stream`, with the model's own body (Anthropic Messages, Amazon Nova, …).
+  'bedrock-invoke',
 ] as const;
 export type WireApi = (typeof WIRE_APIS)[number];
 
@@ -66,9 +72,9 @@ export function providerOf(api: WireApi): Provider {
 export interface Route {
   api: WireApi;
   provider: Provider;
-  /** For Gemini, the model named in the path (`/v1beta/models/{model}:generateContent`). */
+  /** For Gemini and Bedrock, the model named in the path (`/v1beta/models/{model}:generateContent`, `/model/{modelId}/converse`), decoded. */
   model?: string;
-  /** For Gemini, whether the path asks for a stream (`:streamGenerateContent`). */
+  /** For Gemini and Bedrock, whether the path asks for a stream (`:streamGenerateContent`, `/converse-stream`, `/invoke-with-response-stream`). */
   stream?: boolean;
 }
 
@@ -91,6 +97,20 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
     return route === undefined || route.provider !== 'openai' ? undefined : { ...route, provider: 'azure' };
   }
   const verb = method.toUpperCase();
+  const bedrock = BEDROCK_PATH.exec(path);
+  if (bedrock !== null) {
+    if (verb !== 'POST') return undefined;
+    const model = decodedSegment(bedrock[1]!);
+    const operation = bedrock[2]!;
+    const api = operation.startsWith('converse') ? 'bedrock-converse' : 'bedrock-invoke';
+    return {
+      api,
+      provider: 'bedrock',
+      ...(model === undefined ? {} : { model }),
+      stream: operation === 'converse-stream' || operation === 'invoke-with-response-stream',
+    };
+  }
+  if (hint === 'bedrock') return undefined;
   const gemini = /^\/(v1|v1beta|v1alpha)\/(models|tunedModels)\/([^/:]+):([A-Za-z]+)$/.exec(path);
   if (gemini !== null && verb === 'POST') {
     const model = decodeURIComponent(gemini[3]!);
@@ -125,6 +145,18 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
  */
 export function isRealtimePath(path: string): boolean {
   return /^(?:\/v1)?\/realtime$/.test(path);
+}
+
+// A Bedrock Runtime operation on a model (its id or ARN, URL-encoded as the AWS SDK sends it).
+const BEDROCK_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+
+// A path segment decoded, or undefined when its escapes are malformed.
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 // An Azure OpenAI path: what follows `/openai` and `/deployments/{deployment}` is OpenAI's route.
@@ -181,12 +213,13 @@ export function withoutProviderPrefix(path: string): { path: string; prefixed: P
 }
 
 /**
- * The conventions an upstream follows, from its name and base URL: `…azure…` is Azure OpenAI,
+ * The conventions an upstream follows, from its name and base URL: `…bedrock…` is Bedrock Runtime, `…azure…` is Azure OpenAI,
  * `…anthropic…` or `…claude…` is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port
  * 11434 Ollama, anything else OpenAI's, which most compatible servers follow.
  */
 export function guessProvider(name: string, baseUrl = ''): Provider {
   const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('bedrock')) return 'bedrock';
   if (text.includes('azure')) return 'azure';
   if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';
   if (text.includes('gemini') || text.includes('googleapis')) return 'gemini';

@@ -85,8 +85,8 @@ export interface TapeSession {
    * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`; see RunningProxy.baseUrls), `url` the proxy itself. */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; url: string };
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`; see RunningProxy.baseUrls), `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
   /** The replay guard (active in replay mode unless `guard: false`). */

@@ -1,7 +1,7 @@
 // The exchange answered with the provider's own transient failure (what its SDK raises and
 // retries), and the error a stream breaks off with: the words are providers/' (transientFailure),
 // the ones the FakeProvider and chaos replay answer with.
-import { errorBody, transientFailure, type Provider, type TransientFailure } from '../../providers/internal.js';
+import { errorBody, errorHeaders, transientFailure, type Provider, type TransientFailure } from '../../providers/internal.js';
 import { sha256Hex, type RecordedResponse } from '../../recordings/internal.js';
 import type { MutationOperator } from '../mutation.js';
 
@@ -28,6 +28,7 @@ export function failureResponse(provider: Provider, kind: TransientFailure, reco
   const headers: RecordedResponse['headers'] = {};
   for (const [name, value] of Object.entries(recorded.headers)) if (!BODY_HEADERS.has(name.toLowerCase())) headers[name] = value;
   headers['content-type'] = 'application/json';
+  Object.assign(headers, errorHeaders(provider, error.type));
   // The SDKs retry these; under mutate every retry gets the same failure (the mutant repeats), at once.
   headers['retry-after-ms'] = '0';
   headers['retry-after'] = '0';

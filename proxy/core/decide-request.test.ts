@@ -250,7 +250,7 @@ describe('decideRequest: refuse', () => {
       kind: 'refuse',
       reason: 'unknown_upstream',
       message:
-        'No upstream named "mistral". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set). ' +
+        'No upstream named "mistral". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set), bedrock (https://bedrock-runtime.us-east-1.amazonaws.com). ' +
         'Declare it with --upstream mistral=URL (an MCP server: --upstream mistral=mcp+URL), or under "upstreams" in modeltape.config.json.',
       response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     });

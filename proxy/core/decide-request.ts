@@ -207,7 +207,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
 function decideAdmittedRoute(context: DecisionContext, route: Route, request: ProxyRequest): Exclude<RequestDecision, RefuseDecision> {
   const { mode, tape, onMiss, advice } = context.options;
   if (mode === 'passthrough' || mode === 'record') {
-    if (mode === 'record' && carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
+    if (mode === 'record' && carriesPlaceholderKey(request.headers, route.upstream.provider)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: mode === 'record' };
   }
   const engine = context.engine!;
@@ -223,7 +223,7 @@ function decideAdmittedRoute(context: DecisionContext, route: Route, request: Pr
   if (result.kind === 'hit') return { kind: 'hit', route, exchange: result.entry.exchange, entry: result.entry, key, ...rpcIdOf(rpc) };
   const replayedSession = mode === 'auto' && route.upstream.provider === 'mcp' && fromReplayedSession(context, request);
   if (mode === 'auto' && !replayedSession) {
-    if (carriesPlaceholderKey(request.headers)) return missKeyless(route, request, mode, tape);
+    if (carriesPlaceholderKey(request.headers, route.upstream.provider)) return missKeyless(route, request, mode, tape);
     return { kind: 'forward', route, record: true };
   }
   const missError = explainMiss(

@@ -11,8 +11,13 @@ export const REPLAY_PLACEHOLDER_KEY = 'modeltape-replay-placeholder';
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'] as const;
 
-/** True when the request's credential is the placeholder: it cannot be recorded from a real provider. */
-export function carriesPlaceholderKey(headers: IncomingHttpHeaders): boolean {
+/**
+ * True when the request's credential is the placeholder: it cannot be recorded from a real
+ * provider. Never for Bedrock: the proxy signs each request it forwards there again with the AWS
+ * credentials of its own environment, whatever the client signed with.
+ */
+export function carriesPlaceholderKey(headers: IncomingHttpHeaders, provider?: Provider): boolean {
+  if (provider === 'bedrock') return false;
   return CREDENTIAL_HEADERS.some((name) => {
     const value = headers[name];
     return typeof value === 'string' && value.includes(REPLAY_PLACEHOLDER_KEY);
@@ -32,6 +37,8 @@ export function keyVariableOf(provider: Provider): string {
       return 'AZURE_OPENAI_API_KEY';
     case 'mcp':
       return "the MCP server's credential";
+    case 'bedrock':
+      return 'AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) in the environment modeltape runs in';
     default:
       return "the provider's API key";
   }

@@ -16,6 +16,7 @@ import {
   errorBody,
   isJsonRpcMessage,
   jsonRpcIdOf,
+  errorHeaders,
   mcpErrorBody,
   modeltapeErrorBody,
   transientFailure,
@@ -183,6 +184,7 @@ export function errorReply(answer: ErrorAnswer, retry: boolean): { status: numbe
       'content-length': String(Buffer.byteLength(body)),
       'x-should-retry': String(retry),
       'x-modeltape-error': answer.type,
+      ...errorHeaders(answer.provider, answer.type),
     },
     body,
   };
@@ -452,6 +454,7 @@ function faultReply(provider: Provider, kind: TransientFailure, chaos: ResolvedC
       'content-length': String(Buffer.byteLength(body)),
       'retry-after-ms': String(chaos.retryAfterMs),
       'retry-after': String(Math.ceil(chaos.retryAfterMs / 1000)),
+      ...errorHeaders(provider, error.type),
       [CHAOS_HEADER]: kind,
     },
     body,

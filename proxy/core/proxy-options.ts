@@ -240,7 +240,7 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     mode,
     host: options.host ?? '127.0.0.1',
     port,
-    upstreams: buildUpstreamTable({ ...azureFromEnvironment(env), ...options.upstreams }),
+    upstreams: buildUpstreamTable({ ...azureFromEnvironment(env), ...bedrockFromEnvironment(env), ...options.upstreams }),
     repeat,
     pace,
     keyRules,
@@ -274,6 +274,25 @@ function azureFromEnvironment(env: Readonly<Record<string, string | undefined>>)
   const run = env[RUN_VARIABLES.url];
   if (run !== undefined && run !== '' && endpoint.startsWith(run)) return {};
   return { azure: endpoint };
+}
+
+/**
+ * Bedrock Runtime's endpoint from the environment the AWS SDK reads, unless `--upstream
+ * bedrock=…` names one: `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (or `AWS_ENDPOINT_URL`, which names
+ * every service's), else the endpoint of `AWS_REGION` (or `AWS_DEFAULT_REGION`). Inside a
+ * `modeltape run` the endpoint variable points at the run's own proxy: then the run's upstreams
+ * say where Bedrock is.
+ */
+function bedrockFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const run = env[RUN_VARIABLES.url];
+  for (const name of ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'AWS_ENDPOINT_URL']) {
+    const endpoint = env[name]?.trim().replace(/\/+$/, '');
+    if (endpoint === undefined || endpoint === '') continue;
+    if (run !== undefined && run !== '' && endpoint.startsWith(run)) return {};
+    return { bedrock: endpoint };
+  }
+  const region = (env.AWS_REGION || env.AWS_DEFAULT_REGION)?.trim().toLowerCase();
+  return region !== undefined && /^[a-z]{2}(?:-[a-z0-9]+)+-\d+$/.test(region) ? { bedrock: `https://bedrock-runtime.${region}.amazonaws.com` } : {};
 }
 
 function wallClock(env: Readonly<Record<string, string | undefined>>): () => Date {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { routeOf } from '../../providers/internal.js';
 import { routeRequest } from './router.js';
 import { buildUpstreamTable, providerHosts } from './upstream-table.js';
 
@@ -38,5 +39,45 @@ describe('routeRequest for Azure OpenAI', () => {
     const guarded = providerHosts(buildUpstreamTable());
     expect(guarded).toEqual(expect.arrayContaining(['*.openai.azure.com', '*.cognitiveservices.azure.com']));
     expect(guarded.filter((host) => host.endsWith('.invalid'))).toEqual([]);
+  });
+});
+
+describe('routeRequest and routeOf for Bedrock Runtime', () => {
+  const table = buildUpstreamTable();
+  const claude = 'anthropic.claude-3-5-haiku-20241022-v1%3A0';
+  const profile = 'arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fus.anthropic.claude-3-5-haiku-20241022-v1%3A0';
+
+  test('takes /bedrock/model/{modelId}/{operation} to the bedrock upstream at the service’s own path, the model id left encoded as the SDK sent it', () => {
+    for (const operation of ['converse', 'converse-stream', 'invoke', 'invoke-with-response-stream']) {
+      for (const model of [claude, profile]) {
+        const route = routeRequest(`/bedrock/model/${model}/${operation}`, table);
+        if (!('path' in route)) throw new Error(`not routed: ${operation}`);
+        expect(route.upstream).toMatchObject({ name: 'bedrock', provider: 'bedrock', baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com' });
+        expect(route.forwardPath).toBe(`/model/${model}/${operation}`);
+      }
+    }
+  });
+
+  test('reads the operation, the decoded model id and whether it streams', () => {
+    expect(routeOf('POST', `/model/${claude}/converse`)).toEqual({
+      api: 'bedrock-converse',
+      provider: 'bedrock',
+      model: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+      stream: false,
+    });
+    expect(routeOf('POST', `/model/${profile}/converse-stream`)).toMatchObject({
+      api: 'bedrock-converse',
+      model: 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0',
+      stream: true,
+    });
+    expect(routeOf('POST', `/model/${claude}/invoke`)).toMatchObject({ api: 'bedrock-invoke', stream: false });
+    expect(routeOf('POST', `/model/${claude}/invoke-with-response-stream`)).toMatchObject({ api: 'bedrock-invoke', stream: true });
+    expect(routeOf('GET', `/model/${claude}/converse`)).toBeUndefined();
+    expect(routeOf('POST', `/model/${claude}/converse`, 'bedrock')?.api).toBe('bedrock-converse');
+    expect(routeOf('POST', '/v1/chat/completions', 'bedrock')).toBeUndefined();
+  });
+
+  test('every region’s endpoint is a provider host a replay refuses', () => {
+    expect(providerHosts(table)).toEqual(expect.arrayContaining(['bedrock-runtime.*.amazonaws.com', 'bedrock-runtime-fips.*.amazonaws.com']));
   });
 });

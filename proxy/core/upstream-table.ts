@@ -40,10 +40,16 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
   // (`.invalid` is reserved) until `--upstream azure=https://RESOURCE.openai.azure.com` or
   // AZURE_OPENAI_ENDPOINT names one; nothing is ever sent to it (see `unset`).
   azure: { baseUrl: AZURE_UNSET_URL, provider: 'azure' },
+  // Bedrock Runtime in us-east-1 until AWS_REGION (or AWS_DEFAULT_REGION) names another region,
+  // or --upstream bedrock=… (or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) another endpoint.
+  bedrock: { baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', provider: 'bedrock' },
 };
 
 /** The hosts of Azure OpenAI resources, as the replay guard refuses them (a `*.` entry matches every name under it). */
 export const AZURE_HOSTS = ['*.openai.azure.com', '*.cognitiveservices.azure.com'] as const;
+
+/** Bedrock Runtime's endpoints in every region, as the replay guard refuses them (a `*` label matches one label). */
+export const BEDROCK_HOSTS = ['bedrock-runtime.*.amazonaws.com', 'bedrock-runtime-fips.*.amazonaws.com'] as const;
 
 /**
  * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
@@ -118,7 +124,8 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
 /**
  * The hosts no request may reach during a replay: every upstream's (`host`, or `host:port` when
  * the URL names a port), the built-in providers' even when overridden, every Azure OpenAI
- * resource's (`*.openai.azure.com`, `*.cognitiveservices.azure.com`), and the providers' known
+ * resource's (`*.openai.azure.com`, `*.cognitiveservices.azure.com`), Bedrock Runtime's in every
+ * region (`bedrock-runtime.*.amazonaws.com`), and the providers' known
  * side channels (an SDK's trace exporter that ignores the base URL).
  */
 export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
@@ -133,7 +140,7 @@ function builtInHosts(): readonly string[] {
   if (builtIn === undefined) {
     const hosts = new Set<string>();
     for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) if (baseUrl !== AZURE_UNSET_URL) hosts.add(new URL(baseUrl).host.toLowerCase());
-    for (const host of AZURE_HOSTS) hosts.add(host);
+    for (const host of [...AZURE_HOSTS, ...BEDROCK_HOSTS]) hosts.add(host);
     for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
     builtIn = Object.freeze([...hosts]);
   }

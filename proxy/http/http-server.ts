@@ -278,9 +278,12 @@ export function relayUpstream(
   );
 }
 
-// Headers for the upstream: the client's, minus hop-by-hop ones and framing undici computes.
-// Compression is turned off so the tape can hold plain bytes and frames can be cut as they come.
-function forwardHeaders(headers: ProxyRequest['headers']): Record<string, string | string[]> {
+/**
+ * Headers for the upstream: the client's, minus hop-by-hop ones and framing undici computes.
+ * Compression is turned off so the tape can hold plain bytes and frames can be cut as they come.
+ * The same given its own result (a request signed after it keeps its signature).
+ */
+export function forwardHeaders(headers: ProxyRequest['headers']): Record<string, string | string[]> {
   const forwarded: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     // `expect: 100-continue` was answered here (Node sends the 100); undici refuses to send it.

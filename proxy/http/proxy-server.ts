@@ -6,7 +6,8 @@ import type { ReplayEngine } from '../../lookup/internal.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from '../core/decide-request.js';
 import type { ProxyRequest } from '../core/proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
-import { readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
+import { forwardHeaders, readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
+import { AwsSigner } from './aws-signature.js';
 import { answerInProcess } from '../core/in-process-answer.js';
 import { ProxyCore, type OwnAnswer, type ProxySummary, type UnusedRecordings } from '../core/proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from '../core/proxy-options.js';
@@ -24,9 +25,10 @@ export interface RunningProxy {
    * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
    * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
    * takes `${ollama}/api`), and `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI`'s `endpoint`, to which it
-   * appends `/openai`).
+   * appends `/openai`), and `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (an AWS SDK Bedrock Runtime
+   * client's `endpoint`).
    */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string };
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string };
   /**
    * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
    * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
@@ -82,7 +84,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     } else response.writeHead(answer.effect.status, answer.effect.headers).end(answer.effect.body);
   };
 
+  // Bedrock's requests are signed again for the real endpoint (the client signed for this proxy).
+  let awsSigner: AwsSigner | undefined;
   const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
+    if (decision.route.upstream.provider !== 'bedrock' || decision.route.upstream.unset !== undefined) return relay(decision, request, response);
+    awsSigner ??= new AwsSigner();
+    awsSigner
+      .sign(decision.route.upstream, { method: request.method, path: decision.route.forwardPath, headers: forwardHeaders(request.headers), body: request.body })
+      .then(
+        (headers) => relay(decision, { ...request, headers }, response),
+        (error: Error) => {
+          stats.upstreamErrors++;
+          const message = `Upstream "${decision.route.upstream.name}" (${shownBaseUrl(decision.route.upstream)}): ${error.message}`;
+          core.problem(message);
+          if (!response.headersSent) sendError(response, { kind: 'error', provider: 'bedrock', status: 502, type: 'modeltape_upstream_error', message }, false);
+        },
+      );
+  };
+
+  const relay = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
     const { route } = decision;
     core.noteUnrecorded(decision);
     const recording = decision.record ? new ResponseRecording(resolved.clock, resolved.limits.responseBodyBytes) : undefined;
@@ -194,7 +214,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const proxy: RunningProxy = {
     url,
     port,
-    baseUrls: { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini`, ollama: `${url}/ollama`, azure: `${url}/azure` },
+    baseUrls: {
+      openai: `${url}/openai/v1`,
+      anthropic: `${url}/anthropic`,
+      gemini: `${url}/gemini`,
+      ollama: `${url}/ollama`,
+      azure: `${url}/azure`,
+      bedrock: `${url}/bedrock`,
+    },
     urlOf: (name) => {
       if (!resolved.upstreams.has(name)) {
         throw new ModeltapeError(

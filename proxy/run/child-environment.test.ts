@@ -43,3 +43,43 @@ describe('childEnvironment for Azure OpenAI clients', () => {
     expect(recording.AZURE_OPENAI_ENDPOINT).toBe('http://127.0.0.1:4100/azure');
   });
 });
+
+describe('childEnvironment for AWS Bedrock clients', () => {
+  const user = {
+    AWS_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKEFAKE',
+    AWS_SECRET_ACCESS_KEY: 'fake-secret-access-key',
+    AWS_SESSION_TOKEN: 'fake-session-token',
+    AWS_PROFILE: 'fake-profile',
+    AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true',
+    AWS_REGION: 'eu-west-3',
+  };
+
+  test('points AWS_ENDPOINT_URL_BEDROCK_RUNTIME at the proxy’s /bedrock in every mode, and lets no setting make the SDK ignore it', () => {
+    for (const mode of ['replay', 'auto', 'record', 'passthrough'] as const) {
+      const env = childEnvironment(user, { ...run, mode });
+      expect(env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME).toBe('http://127.0.0.1:4100/bedrock');
+      expect(env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS).toBeUndefined();
+    }
+  });
+
+  test('in replay the placeholder credentials win over the user’s, a profile, a session token and the instance role', () => {
+    const env = childEnvironment(user, run);
+    expect(env.AWS_ACCESS_KEY_ID).toBe(REPLAY_PLACEHOLDER_KEY);
+    expect(env.AWS_SECRET_ACCESS_KEY).toBe(REPLAY_PLACEHOLDER_KEY);
+    expect(env.AWS_SESSION_TOKEN).toBeUndefined();
+    expect(env.AWS_PROFILE).toBeUndefined();
+    expect(env.AWS_EC2_METADATA_DISABLED).toBe('true');
+    // The user's region stays; with none, the SDK gets one (it refuses to build a client without).
+    expect(env.AWS_REGION).toBe('eu-west-3');
+    expect(childEnvironment({}, run).AWS_REGION).toBe('us-east-1');
+  });
+
+  test('in record mode the user’s credentials stay (the proxy signs again with its own), and auto adds placeholders only where none are set', () => {
+    const recording = childEnvironment(user, { ...run, mode: 'record' });
+    expect(recording.AWS_ACCESS_KEY_ID).toBe(user.AWS_ACCESS_KEY_ID);
+    expect(recording.AWS_PROFILE).toBe(user.AWS_PROFILE);
+    expect(childEnvironment(user, { ...run, mode: 'auto' }).AWS_PROFILE).toBe(user.AWS_PROFILE);
+    expect(childEnvironment({}, { ...run, mode: 'auto' }).AWS_ACCESS_KEY_ID).toBe(REPLAY_PLACEHOLDER_KEY);
+    expect(childEnvironment({}, { ...run, mode: 'record' }).AWS_ACCESS_KEY_ID).toBeUndefined();
+  });
+});

@@ -33,6 +33,13 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     // when OPENAI_BASE_URL is unset (this run sets that too: see routeRequest for both routes).
     names: ['AZURE_OPENAI_ENDPOINT'],
   },
+  bedrock: {
+    base: (url) => `${url}/bedrock`,
+    // AWS_ENDPOINT_URL_BEDROCK_RUNTIME: the AWS SDKs' service-specific endpoint (JS v3, boto3,
+    // the CLI), which wins over AWS_ENDPOINT_URL; @anthropic-ai/bedrock-sdk and LangChain's
+    // ChatBedrockConverse build on the JS SDK's client.
+    names: ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME'],
+  },
   ollama: {
     base: (url) => `${url}/ollama`,
     // OLLAMA_HOST: the Ollama CLI and the Python `ollama` client. The `ollama` npm package
@@ -40,6 +47,25 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     names: ['OLLAMA_HOST'],
   },
 };
+
+/**
+ * Placeholder AWS credentials, so that an AWS SDK client signs offline: the proxy never checks a
+ * client's signature, and signs what it forwards again with its own environment's credentials.
+ * They come first in the SDK's chain (the environment), so no profile, SSO cache, web identity
+ * or instance role is read: `AWS_PROFILE` (which makes the chain skip the environment) and
+ * `AWS_SESSION_TOKEN` go, the instance metadata service is turned off, and a region is set when
+ * none is (the SDK needs one; the endpoint is the proxy's whatever it is).
+ */
+function withPlaceholderAwsCredentials(env: NodeJS.ProcessEnv): void {
+  env.AWS_ACCESS_KEY_ID = REPLAY_PLACEHOLDER_KEY;
+  env.AWS_SECRET_ACCESS_KEY = REPLAY_PLACEHOLDER_KEY;
+  delete env.AWS_SESSION_TOKEN;
+  delete env.AWS_SECURITY_TOKEN;
+  delete env.AWS_PROFILE;
+  delete env.AWS_DEFAULT_PROFILE;
+  env.AWS_EC2_METADATA_DISABLED = 'true';
+  if (!env.AWS_REGION && !env.AWS_DEFAULT_REGION) env.AWS_REGION = 'us-east-1';
+}
 
 /** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */
 const NO_PROXY = 'localhost,127.0.0.1,::1,[::1]';
@@ -84,6 +110,10 @@ export function childEnvironment(
     // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
     env.GOOGLE_GENERATIVE_AI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
   }
+  // With it set, the AWS SDKs ignore every endpoint variable, this run's too.
+  delete env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
+  if (run.mode === 'replay') withPlaceholderAwsCredentials(env);
+  else if (run.mode === 'auto' && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) withPlaceholderAwsCredentials(env);
   if (run.mode !== 'replay') {
     delete env[RUN_VARIABLES.guardHosts];
     return env;

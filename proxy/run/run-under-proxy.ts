@@ -9,7 +9,7 @@ import { childEnvironment } from './child-environment.js';
 import type { ProxySummary } from '../core/proxy-core.js';
 import type { ProxyOptions } from '../core/proxy-options.js';
 import { startProxy, type RunningProxy } from '../http/proxy-server.js';
-import { providerHosts, type Upstream } from '../core/upstream-table.js';
+import { BUILT_IN_UPSTREAMS, providerHosts, type Upstream } from '../core/upstream-table.js';
 import { unusedAcrossRun, type UnusedOnTape } from './unused-recordings.js';
 import { listenForUnreported } from './report-signals.js';
 
@@ -57,11 +57,17 @@ export interface RunBound {
   network?: NetworkOptions;
 }
 
-// The upstreams sessions inside the command forward to: the run's, and the Azure resource it
-// read from AZURE_OPENAI_ENDPOINT, which the command's own AZURE_OPENAI_ENDPOINT no longer names.
+// The upstreams sessions inside the command forward to: the run's, the Azure resource it read
+// from AZURE_OPENAI_ENDPOINT and the Bedrock endpoint it read from the AWS variables, which the
+// command's own AZURE_OPENAI_ENDPOINT and AWS_ENDPOINT_URL_BEDROCK_RUNTIME no longer name.
 function childUpstreams(options: ProxyOptions, table: ReadonlyMap<string, Upstream>): { upstreams: Record<string, string> } | undefined {
-  const azure = table.get('azure');
-  const upstreams = { ...(azure === undefined || azure.unset !== undefined ? {} : { azure: azure.baseUrl }), ...options.upstreams };
+  const fromEnvironment: Record<string, string> = {};
+  for (const name of ['azure', 'bedrock']) {
+    const upstream = table.get(name);
+    if (upstream !== undefined && upstream.unset === undefined && upstream.baseUrl !== BUILT_IN_UPSTREAMS[name]?.baseUrl)
+      fromEnvironment[name] = upstream.baseUrl;
+  }
+  const upstreams = { ...fromEnvironment, ...options.upstreams };
   return Object.keys(upstreams).length === 0 ? undefined : { upstreams };
 }
 
