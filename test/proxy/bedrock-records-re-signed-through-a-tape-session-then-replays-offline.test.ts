@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { BedrockRuntimeClient, ConverseCommand, ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { openTape, type TapeSession } from 'modeltape/replay';
+import { closeAfterEach } from '../support/close-after-each.js';
+import { startBedrockUpstream } from '../support/bedrock-upstream.js';
+import { tempDir } from '../support/temp-dir.js';
+
+// The real BedrockRuntimeClient, pointed at a tape session: it signs for the proxy's host with
+// whatever credentials it has (here the placeholder a replay gives it); the proxy signs each
+// request it forwards again, with the AWS credentials of its own environment, for the stand-in,
+// which checks that signature as AWS does.
+
+const dir = tempDir();
+const started = closeAfterEach();
+// Built at runtime so no file holds an access-key-shaped literal.
+const ACCESS_KEY_ID = ['AKIA', 'FAKE'.repeat(4)].join('');
+const SECRET = `fake-secret-${'S'.repeat(28)}`;
+const SESSION_TOKEN = `fake-session-token-${'T'.repeat(40)}`;
+const PLACEHOLDER = { accessKeyId: 'modeltape-replay-placeholder', secretAccessKey: 'modeltape-replay-placeholder' };
+const CLAUDE = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+
+beforeAll(() => {
+  // The proxy's environment: the credentials the standard chain finds first.
+  vi.stubEnv('AWS_ACCESS_KEY_ID', ACCESS_KEY_ID);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', SECRET);
+  vi.stubEnv('AWS_SESSION_TOKEN', SESSION_TOKEN);
+  vi.stubEnv('AWS_PROFILE', undefined);
+  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+});
+afterAll(() => vi.unstubAllEnvs());
+
+function client(endpoint: string): BedrockRuntimeClient {
+  const sdk = new BedrockRuntimeClient({ endpoint, region: 'us-east-1', credentials: PLACEHOLDER, requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+  started({ close: async () => sdk.destroy() });
+  return sdk;
+}
+
+const converse = (text: string) => new ConverseCommand({ modelId: CLAUDE, messages: [{ role: 'user', content: [{ text }] }], inferenceConfig: { maxTokens: 64 } });
+
+test('Converse records through the proxy, re-signed with the real chain for the upstream, and replays with no credentials and no upstream', async () => {
+  const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN }));
+  const tape = `${dir}/bedrock-converse.jsonl`;
+  let session: TapeSession = started(await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }));
+  expect(session.baseUrls.bedrock).toBe(`${session.proxy.url}/bedrock`);
+  const live = await client(session.baseUrls.bedrock).send(converse('Say hello'));
+  expect(live.output?.message?.content?.[0]?.text).toBeTruthy();
+  expect((await session.close()).recorded).toBe(1);
+
+  // The stand-in saw the real key's signature, for its own host, and none of the client's.
+  expect(standIn.requests).toHaveLength(1);
+  const received = standIn.requests[0]!;
+  expect(received.rejectedWith).toBeUndefined();
+  expect(received.path).toBe('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
+  expect(received.headers.authorization).toContain(`Credential=${ACCESS_KEY_ID}/`);
+  expect(received.headers.host).toBe(standIn.host);
+  expect(received.headers['x-amz-security-token']).toBe(SESSION_TOKEN);
+  await standIn.close();
+
+  // No credential, signature, date or host reaches the tape.
+  const text = readFileSync(tape, 'utf8');
+  for (const secret of [ACCESS_KEY_ID, SECRET, SESSION_TOKEN, 'Signature=', 'AWS4-HMAC-SHA256', 'x-amz-date', 'amz-sdk-invocation-id', standIn.host, PLACEHOLDER.accessKeyId])
+    expect(text).not.toContain(secret);
+  expect(text).toContain('"path":"/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse"');
+
+  // Replay: the stand-in is gone; the client signs with the placeholder.
+  session = started(await openTape(tape, { mode: 'replay', config: false, env: {} }));
+  const replayed = await client(session.baseUrls.bedrock).send(converse('Say hello'));
+  expect(replayed.output).toEqual(live.output);
+  expect(replayed.usage).toEqual(live.usage);
+  expect(replayed.stopReason).toBe(live.stopReason);
+
+  // A changed prompt is a miss in Bedrock's error shape, naming the difference.
+  const miss = await client(session.baseUrls.bedrock)
+    .send(converse('Say goodbye'))
+    .then(
+      () => undefined,
+      (error: Error & { $metadata?: { httpStatusCode?: number } }) => error,
+    );
+  expect(miss?.name).toBe('modeltape_replay_miss');
+  expect(miss?.$metadata?.httpStatusCode).toBe(400);
+  expect(miss?.message).toContain('Failed to replay POST /bedrock/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
+  expect(miss?.message).toContain('recorded "Say hello" sent "Say goodbye"');
+  const summary = await session.close();
+  expect(summary).toMatchObject({ hits: 1, misses: 1, upstreamConnections: 0 });
+});
+
+test('a throttled answer is recorded and replays as the ThrottlingException the SDK raises', async () => {
+  const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN }));
+  const tape = `${dir}/bedrock-throttled.jsonl`;
+  let session: TapeSession = started(await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }));
+  const live = await client(session.baseUrls.bedrock)
+    .send(converse('Busy, please'))
+    .catch((error: Error) => error);
+  expect(live).toBeInstanceOf(ThrottlingException);
+  await session.close();
+  session = started(await openTape(tape, { mode: 'replay', config: false, env: {} }));
+  const replayed = await client(session.baseUrls.bedrock)
+    .send(converse('Busy, please'))
+    .catch((error: Error) => error);
+  expect(replayed).toBeInstanceOf(ThrottlingException);
+  expect((replayed as Error).message).toBe((live as Error).message);
+});
+
+test('with no AWS credentials in its environment, a recording proxy says what to set and sends nothing', async () => {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', undefined);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', undefined);
+  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', `${dir}/no-such-credentials`);
+  vi.stubEnv('AWS_CONFIG_FILE', `${dir}/no-such-config`);
+  try {
+    const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET }));
+    const session = started(
+      await openTape(`${dir}/bedrock-no-credentials.jsonl`, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }),
+    );
+    const error = await client(session.baseUrls.bedrock)
+      .send(converse('Say hello'))
+      .catch((failure: Error) => failure);
+    expect((error as Error).message).toContain('Recording Bedrock needs AWS credentials in the environment modeltape runs in');
+    expect(standIn.requests).toHaveLength(0);
+  } finally {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', ACCESS_KEY_ID);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', SECRET);
+    vi.stubEnv('AWS_SESSION_TOKEN', SESSION_TOKEN);
+  }
+});
