@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { openTape, type TapeSession } from 'modeltape/replay';
 import { closeAfterEach } from '../support/close-after-each.js';
 import { startBedrockUpstream } from '../support/bedrock-upstream.js';
+import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // The real BedrockRuntimeClient, pointed at a tape session: it signs for the proxy's host with
@@ -37,12 +38,15 @@ function client(endpoint: string): BedrockRuntimeClient {
   return sdk;
 }
 
-const converse = (text: string) => new ConverseCommand({ modelId: CLAUDE, messages: [{ role: 'user', content: [{ text }] }], inferenceConfig: { maxTokens: 64 } });
+const converse = (text: string) =>
+  new ConverseCommand({ modelId: CLAUDE, messages: [{ role: 'user', content: [{ text }] }], inferenceConfig: { maxTokens: 64 } });
 
 test('Converse records through the proxy, re-signed with the real chain for the upstream, and replays with no credentials and no upstream', async () => {
   const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN }));
   const tape = `${dir}/bedrock-converse.jsonl`;
-  let session: TapeSession = started(await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }));
+  let session: TapeSession = started(
+    await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }),
+  );
   expect(session.baseUrls.bedrock).toBe(`${session.proxy.url}/bedrock`);
   const live = await client(session.baseUrls.bedrock).send(converse('Say hello'));
   expect(live.output?.message?.content?.[0]?.text).toBeTruthy();
@@ -60,7 +64,17 @@ test('Converse records through the proxy, re-signed with the real chain for the 
 
   // No credential, signature, date or host reaches the tape.
   const text = readFileSync(tape, 'utf8');
-  for (const secret of [ACCESS_KEY_ID, SECRET, SESSION_TOKEN, 'Signature=', 'AWS4-HMAC-SHA256', 'x-amz-date', 'amz-sdk-invocation-id', standIn.host, PLACEHOLDER.accessKeyId])
+  for (const secret of [
+    ACCESS_KEY_ID,
+    SECRET,
+    SESSION_TOKEN,
+    'Signature=',
+    'AWS4-HMAC-SHA256',
+    'x-amz-date',
+    'amz-sdk-invocation-id',
+    standIn.host,
+    PLACEHOLDER.accessKeyId,
+  ])
     expect(text).not.toContain(secret);
   expect(text).toContain('"path":"/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse"');
 
@@ -89,7 +103,9 @@ test('Converse records through the proxy, re-signed with the real chain for the 
 test('a throttled answer is recorded and replays as the ThrottlingException the SDK raises', async () => {
   const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN }));
   const tape = `${dir}/bedrock-throttled.jsonl`;
-  let session: TapeSession = started(await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }));
+  let session: TapeSession = started(
+    await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }),
+  );
   const live = await client(session.baseUrls.bedrock)
     .send(converse('Busy, please'))
     .catch((error: Error) => error);
@@ -112,13 +128,55 @@ test('with no AWS credentials in its environment, a recording proxy says what to
   try {
     const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET }));
     const session = started(
-      await openTape(`${dir}/bedrock-no-credentials.jsonl`, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }),
+      await openTape(`${dir}/bedrock-no-credentials.jsonl`, {
+        mode: 'record',
+        allowRecordInCi: true,
+        config: false,
+        upstreams: { bedrock: standIn.url },
+        env: {},
+      }),
     );
     const error = await client(session.baseUrls.bedrock)
       .send(converse('Say hello'))
       .catch((failure: Error) => failure);
     expect((error as Error).message).toContain('Recording Bedrock needs AWS credentials in the environment modeltape runs in');
     expect(standIn.requests).toHaveLength(0);
+  } finally {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', ACCESS_KEY_ID);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', SECRET);
+    vi.stubEnv('AWS_SESSION_TOKEN', SESSION_TOKEN);
+  }
+});
+
+test('a Bedrock API key (a bearer token) is forwarded as it came, with nothing signed and no AWS credentials needed, and never written', async () => {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', undefined);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', undefined);
+  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', `${dir}/no-such-credentials`);
+  vi.stubEnv('AWS_CONFIG_FILE', `${dir}/no-such-config`);
+  const apiKey = `ABSK${'FAKEfakeFAKEfake'.repeat(4)}`;
+  try {
+    const standIn = started(
+      await startStandInUpstream(() => ({
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          output: { message: { role: 'assistant', content: [{ text: 'Hi' }] } },
+          stopReason: 'end_turn',
+          usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        }),
+      })),
+    );
+    const tape = `${dir}/bedrock-api-key.jsonl`;
+    const session = started(await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }));
+    const answer = await fetch(`${session.baseUrls.bedrock}/model/${encodeURIComponent(CLAUDE)}/converse`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'Say hello' }] }] }),
+    });
+    expect(answer.status).toBe(200);
+    expect((await session.close()).recorded).toBe(1);
+    expect(standIn.received.map((request) => request.headers.authorization)).toEqual([`Bearer ${apiKey}`]);
+    expect(readFileSync(tape, 'utf8')).not.toContain(apiKey.slice(4, 20));
   } finally {
     vi.stubEnv('AWS_ACCESS_KEY_ID', ACCESS_KEY_ID);
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', SECRET);
