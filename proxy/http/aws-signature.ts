@@ -109,17 +109,30 @@ export class AwsSigner {
   }
 
   #provider(): CredentialProvider {
-    this.#credentials ??= chainProvider();
+    this.#credentials ??= chainProvider(this.#env);
     return this.#credentials;
   }
 }
 
-// The AWS SDK's default chain, loaded on first use, resolved once and refreshed on expiry.
-function chainProvider(): CredentialProvider {
+/**
+ * The AWS SDK's default chain, loaded on first use, resolved once and refreshed on expiry. The
+ * proxy's environment (which a caller may give, as `modeltape run` does) comes first, as the
+ * chain's own first link reads it: keys there, then the profile it names; the rest of the chain
+ * (shared files, SSO, web identity, the instance role) as the SDK reads them.
+ */
+function chainProvider(env: Readonly<Record<string, string | undefined>>): CredentialProvider {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (accessKeyId && secretAccessKey && !env.AWS_PROFILE) {
+    const sessionToken = env.AWS_SESSION_TOKEN || env.AWS_SECURITY_TOKEN;
+    const credentials: AwsCredentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+    return async () => credentials;
+  }
+  const profile = env.AWS_PROFILE || undefined;
   let chain: Promise<CredentialProvider> | undefined;
   return async () => {
     chain ??= import('@aws-sdk/credential-provider-node').then(
-      (module) => module.defaultProvider() as CredentialProvider,
+      (module) => module.defaultProvider(profile === undefined ? {} : { profile }) as CredentialProvider,
       (error: unknown) => {
         throw new ModeltapeError(
           'aws_credentials_unavailable',

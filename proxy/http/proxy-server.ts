@@ -90,7 +90,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (decision.route.upstream.provider !== 'bedrock' || decision.route.upstream.unset !== undefined) return relay(decision, request, response);
     // A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK) is a bearer token: it signs nothing, and goes as it came.
     if (/^bearer\s/i.test(String(request.headers.authorization ?? ''))) return relay(decision, request, response);
-    awsSigner ??= new AwsSigner();
+    awsSigner ??= new AwsSigner(options.env ?? process.env);
     awsSigner
       .sign(decision.route.upstream, { method: request.method, path: decision.route.forwardPath, headers: forwardHeaders(request.headers), body: request.body })
       .then(
