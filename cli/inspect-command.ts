@@ -1,4 +1,4 @@
-import { decodeBody, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
+import { decodeBody, frameBytes, readTape, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { unusedExchange, unusedTable } from '../replay/internal.js';
 import { parseArguments, UsageError, type FlagSpec } from './arguments.js';
 import { PROXY_FLAGS, proxyOptionsFrom } from './proxy-flags.js';
@@ -128,10 +128,7 @@ function modelOf(exchange: Exchange): string {
 
 function responseBytes(exchange: Exchange): number {
   if (exchange.response.stream) {
-    return exchange.response.stream.frames.reduce(
-      (sum, frame) => sum + ('text' in frame ? Buffer.byteLength(frame.text) : Buffer.from(frame.base64, 'base64').length),
-      0,
-    );
+    return exchange.response.stream.frames.reduce((sum, frame) => sum + ('text' in frame ? Buffer.byteLength(frame.text) : frameBytes(frame).length), 0);
   }
   return decodeBody(exchange.response.body).length;
 }

@@ -657,9 +657,16 @@ function joinedStream(frames: unknown[], format: unknown, path: string, found: S
   const texts: string[] = [];
   for (const frame of frames) {
     if (typeof frame !== 'object' || frame === null) continue;
-    const { text, base64 } = frame as { text?: unknown; base64?: unknown };
+    const { text, base64, event } = frame as { text?: unknown; base64?: unknown; event?: unknown };
     if (typeof text === 'string') texts.push(text);
     else if (typeof base64 === 'string') texts.push(Buffer.from(base64, 'base64').toString('latin1'));
+    else if (typeof event === 'object' && event !== null) {
+      // An AWS event stream message: its payload, and the payload its `bytes` carries, as JSON
+      // text whose fields are joined across messages like an SSE event's.
+      const { json, text: payload, bytes } = event as { json?: unknown; text?: unknown; bytes?: { json?: unknown; text?: unknown } };
+      texts.push(typeof payload === 'string' ? payload : (JSON.stringify(json) ?? ''));
+      if (typeof bytes === 'object' && bytes !== null) texts.push(typeof bytes.text === 'string' ? bytes.text : (JSON.stringify(bytes.json) ?? ''));
+    }
   }
   if (texts.length < 2) return;
   const fields = new Map<string, string[]>();
@@ -669,8 +676,9 @@ function joinedStream(frames: unknown[], format: unknown, path: string, found: S
     JSON_FIELD.lastIndex = 0;
     for (let match = JSON_FIELD.exec(text); match !== null; match = JSON_FIELD.exec(text)) push(fields, unescapeJson(match[1]!), unescapeJson(match[2]!));
   }
-  // SSE events and NDJSON lines are whole: a key split across them is split across their fields.
-  if (format !== 'sse' && format !== 'ndjson') {
+  // SSE events, NDJSON lines and event stream messages are whole: a key split across them is
+  // split across their fields.
+  if (format !== 'sse' && format !== 'ndjson' && format !== 'eventstream') {
     const raw = spansAcrossPieces(texts, hiddenOnly);
     if (raw.length > 0) report(raw, `${path}[*] (joined)`, found);
   }

@@ -1,4 +1,4 @@
-import { decodeBody, isFramingHeader, type Frame, type RecordedResponse, type StreamFormat } from '../recordings/internal.js';
+import { decodeBody, frameBytes, isFramingHeader, type RecordedResponse, type StreamFormat } from '../recordings/internal.js';
 
 /**
  * A recorded response made ready to serve, once per exchange: headers, the whole body (a plain
@@ -37,8 +37,4 @@ export function prepareResponse(recorded: RecordedResponse): PreparedResponse {
   const body = decodeBody(recorded.body);
   headers['content-length'] = String(body.length);
   return { status: recorded.status, headers, hasDate: 'date' in headers, body, frames: undefined, format: undefined };
-}
-
-function frameBytes(frame: Frame): Buffer {
-  return 'text' in frame ? Buffer.from(frame.text, 'utf8') : Buffer.from(frame.base64, 'base64');
 }

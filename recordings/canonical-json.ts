@@ -28,7 +28,9 @@ export function sortKeys(value: unknown, keep: (path: readonly string[]) => bool
 
 /**
  * What `JSON.stringify(sortKeys(value, keep))` writes for a tape line, where `keep` holds
- * `request.body.json` and `response.body.json` (the recorded payloads) as they are. Objects whose
+ * `request.body.json` and `response.body.json` (the recorded payloads) as they are, and in each
+ * event stream frame (`response.stream.frames[i].event`) its `headers`, `json` and `bytes.json`,
+ * whose order is part of the bytes the frame stands for. Objects whose
  * keys are already in sorted order are not copied (JSON.stringify writes them the same).
  */
 export function sortLineKeys(value: unknown): unknown {
@@ -37,13 +39,17 @@ export function sortLineKeys(value: unknown): unknown {
 
 const INTEGER_KEY = Symbol('integer-like key');
 
-// Where lineCopy is in a line: at its top, under `request` or `response`, under their `body`, or
-// anywhere else (where nothing is kept). Arrays do not change it, as they add no name to the
+// Where lineCopy is in a line: at its top, under `request` or `response`, under their `body`,
+// under `response.stream`, its `frames`, a frame's `event`, or anywhere else (where nothing is
+// kept). Arrays do not change it, as they add no name to the
 // path sortKeys gives `keep`.
 const LINE_TOP = 0;
 const LINE_SIDE = 1;
 const LINE_BODY = 2;
 const LINE_OTHER = 3;
+const LINE_STREAM = 4;
+const LINE_FRAMES = 5;
+const LINE_EVENT = 6;
 
 // sortedCopy with that `keep`, returning `value` itself (not a copy) wherever a copy would be
 // written the same by JSON.stringify: its keys already sorted, no member JSON drops, no child
@@ -75,7 +81,8 @@ function lineCopy(value: unknown, where: number): unknown {
       changed = true;
       continue;
     }
-    const child = where === LINE_BODY && name === 'json' ? item : lineCopy(item, lineNext(where, name));
+    const kept = where === LINE_BODY ? name === 'json' : where === LINE_EVENT && (name === 'json' || name === 'headers');
+    const child = kept ? item : lineCopy(item, lineNext(where, name));
     if (child !== item) changed = true;
     children[index] = child;
   }
@@ -96,7 +103,11 @@ const DROPPED = Symbol('dropped');
 
 function lineNext(where: number, name: string): number {
   if (where === LINE_TOP) return name === 'request' || name === 'response' ? LINE_SIDE : LINE_OTHER;
-  if (where === LINE_SIDE) return name === 'body' ? LINE_BODY : LINE_OTHER;
+  if (where === LINE_SIDE) return name === 'body' ? LINE_BODY : name === 'stream' ? LINE_STREAM : LINE_OTHER;
+  if (where === LINE_STREAM) return name === 'frames' ? LINE_FRAMES : LINE_OTHER;
+  if (where === LINE_FRAMES) return name === 'event' ? LINE_EVENT : LINE_OTHER;
+  // An event's `bytes` is a payload form like a body: its `json` is kept.
+  if (where === LINE_EVENT) return name === 'bytes' ? LINE_BODY : LINE_OTHER;
   return LINE_OTHER;
 }
 

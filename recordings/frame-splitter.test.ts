@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { FrameSplitter, streamFormatOf } from './frame-splitter.js';
+import { frameBytes } from './frame-bytes.js';
 import type { Frame, StreamFormat } from './tape-format.js';
+import { chunkMessage, converseStream } from '../test/support/event-stream-messages.js';
 
 function bytesOf(frames: readonly Frame[]): Buffer {
-  return Buffer.concat(frames.map((frame) => ('text' in frame ? Buffer.from(frame.text, 'utf8') : Buffer.from(frame.base64, 'base64'))));
+  return Buffer.concat(frames.map(frameBytes));
 }
 
 function texts(frames: readonly Frame[]): string[] {
@@ -210,6 +212,11 @@ describe('streamFormatOf', () => {
     expect(streamFormatOf('application/jsonlines; charset=utf-8', false)).toBe('ndjson');
   });
 
+  test('recognises AWS event streams whether chunked or not', () => {
+    expect(streamFormatOf('application/vnd.amazon.eventstream', false)).toBe('eventstream');
+    expect(streamFormatOf('Application/VND.Amazon.EventStream; charset=utf-8', true)).toBe('eventstream');
+  });
+
   test('keeps raw chunks only for a chunked response with no type or an octet stream', () => {
     expect(streamFormatOf(undefined, true)).toBe('chunks');
     expect(streamFormatOf('application/octet-stream', true)).toBe('chunks');
@@ -221,5 +228,85 @@ describe('streamFormatOf', () => {
     expect(streamFormatOf('application/json', true)).toBeUndefined();
     expect(streamFormatOf('text/plain', true)).toBeUndefined();
     expect(streamFormatOf('application/json; charset=utf-8', false)).toBeUndefined();
+  });
+});
+
+describe('FrameSplitter for AWS event streams', () => {
+  const messages = converseStream('Hi there, friend');
+  const stream = Buffer.concat(messages);
+
+  test('cuts one readable frame per message, stamped when it completed', () => {
+    const frames = split('eventstream', [
+      Buffer.concat(messages.slice(0, 2)),
+      messages[2]!.subarray(0, 5),
+      Buffer.concat([messages[2]!.subarray(5), ...messages.slice(3)]),
+    ]);
+    expect(frames.map((frame) => frame.atMs)).toEqual([10, 10, 30, 30, 30, 30]);
+    expect(frames[1]).toEqual({
+      atMs: 10,
+      event: {
+        headers: { ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' },
+        json: { contentBlockIndex: 0, delta: { text: 'Hi there' }, p: expect.any(String) },
+      },
+    });
+    expect(frames.every((frame) => 'event' in frame)).toBe(true);
+    expect(bytesOf(frames).equals(stream)).toBe(true);
+  });
+
+  test('cuts the same frames when the bytes arrive one at a time', () => {
+    const whole = split('eventstream', [stream]);
+    const splitter = new FrameSplitter('eventstream');
+    for (let index = 0; index < stream.length; index++) splitter.push(stream.subarray(index, index + 1), index);
+    const frames = splitter.finish(stream.length);
+    expect(frames).toHaveLength(messages.length);
+    expect(frames.map((frame) => ('event' in frame ? frame.event : frame))).toEqual(whole.map((frame) => ('event' in frame ? frame.event : frame)));
+    // Each frame is stamped with the push of its last byte.
+    let end = 0;
+    expect(frames.map((frame) => frame.atMs)).toEqual(messages.map((message) => (end += message.length) - 1));
+    expect(bytesOf(frames).equals(stream)).toBe(true);
+  });
+
+  test('gives the exact bytes back at every single cut', () => {
+    let checked = 0;
+    for (let offset = 1; offset < stream.length; offset++) {
+      const frames = split('eventstream', cut(stream, [offset]));
+      expect(frames).toHaveLength(messages.length);
+      expect(bytesOf(frames).equals(stream)).toBe(true);
+      checked++;
+    }
+    expect(checked).toBe(stream.length - 1);
+  });
+
+  test('keeps a message whose CRC fails as base64 of its bytes, and the messages around it readable', () => {
+    const bad = Buffer.from(messages[1]!);
+    bad[bad.length - 10]! ^= 0x20;
+    const frames = split('eventstream', [messages[0]!, bad, messages[2]!]);
+    expect(frames.map((frame) => Object.keys(frame).filter((name) => name !== 'atMs'))).toEqual([['event'], ['base64'], ['event']]);
+    expect(frames[1]).toEqual({ atMs: 20, base64: bad.toString('base64') });
+    expect(bytesOf(frames).equals(Buffer.concat([messages[0]!, bad, messages[2]!]))).toBe(true);
+  });
+
+  test('keeps a message cut off at the end as base64 stamped at finish', () => {
+    const partial = messages[1]!.subarray(0, 20);
+    const frames = split('eventstream', [messages[0]!, partial]);
+    expect(frames).toEqual([
+      { atMs: 10, event: expect.any(Object) },
+      { atMs: 1000, base64: partial.toString('base64') },
+    ]);
+    expect(split('eventstream', [Buffer.from([0, 0])])).toEqual([{ atMs: 1000, base64: 'AAA=' }]);
+  });
+
+  test('keeps everything after a prelude no message can have as one base64 frame', () => {
+    const garbage = Buffer.from([0, 0, 0, 3, 1, 2, 3, 4, 5]);
+    const frames = split('eventstream', [messages[0]!, garbage, messages[1]!]);
+    expect(frames).toHaveLength(2);
+    expect(frames[1]).toEqual({ atMs: 1000, base64: Buffer.concat([garbage, messages[1]!]).toString('base64') });
+  });
+
+  test('shows the model event inside an InvokeModelWithResponseStream chunk', () => {
+    const inner = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } };
+    const frames = split('eventstream', [chunkMessage(inner), chunkMessage({ type: 'message_stop' })]);
+    expect(frames[0]).toEqual({ atMs: 10, event: { headers: expect.any(Object), json: { p: expect.any(String) }, bytes: { json: inner } } });
+    expect(bytesOf(frames).equals(Buffer.concat([chunkMessage(inner), chunkMessage({ type: 'message_stop' })]))).toBe(true);
   });
 });

@@ -29,6 +29,8 @@ export {
   type Body,
   type Exchange,
   type ExchangeSource,
+  type EventStreamBytes,
+  type EventStreamEvent,
   type Frame,
   type JsonBody,
   type JsonLayout,

@@ -78,8 +78,8 @@ export function textDeeperThan(text: string, limit = MAX_JSON_DEPTH): number | u
 }
 
 /**
- * Where an exchange nests deeper than {@link MAX_JSON_DEPTH}: in a request or response body, or in
- * a stream frame's text. Undefined when it does not.
+ * Where an exchange nests deeper than {@link MAX_JSON_DEPTH}: in a request or response body, in
+ * a stream frame's text, or in an event stream frame's payload. Undefined when it does not.
  */
 export function exchangeTooDeepAt(exchange: Pick<Exchange, 'request' | 'response'>): string | undefined {
   for (const [side, body] of [
@@ -100,6 +100,15 @@ export function exchangeTooDeepAt(exchange: Pick<Exchange, 'request' | 'response
   const frames = exchange.response?.stream?.frames;
   if (Array.isArray(frames)) {
     for (const [index, frame] of frames.entries()) {
+      // An event stream frame's payload, and the payload its `bytes` carries.
+      const event = (frame as { event?: { json?: unknown; bytes?: { json?: unknown } } } | undefined)?.event;
+      if (typeof event === 'object' && event !== null) {
+        const path =
+          deeperThan(event.json, MAX_JSON_DEPTH, `.response.stream.frames[${index}].event.json`) ??
+          deeperThan(event.bytes?.json, MAX_JSON_DEPTH, `.response.stream.frames[${index}].event.bytes.json`);
+        if (path !== undefined) return path;
+        continue;
+      }
       const text = (frame as { text?: unknown } | undefined)?.text;
       if (typeof text !== 'string') continue;
       const offset = textDeeperThan(text);

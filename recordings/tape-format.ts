@@ -244,22 +244,59 @@ export type RecordedResponse = Notes & {
   stream?: RecordedStream;
 };
 
-/** The format of a streamed response, from its content type. */
-export const STREAM_FORMATS = ['sse', 'ndjson', 'chunks'] as const;
+/**
+ * The format of a streamed response, from its content type: `sse` (text/event-stream), `ndjson`
+ * (application/x-ndjson), `eventstream` (AWS's binary event stream,
+ * application/vnd.amazon.eventstream, as Bedrock's ConverseStream and
+ * InvokeModelWithResponseStream answer), `chunks` (any other chunked body).
+ */
+export const STREAM_FORMATS = ['sse', 'ndjson', 'chunks', 'eventstream'] as const;
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
 
 export type RecordedStream = Notes & {
-  /** `sse` for text/event-stream, `ndjson` for application/x-ndjson, `chunks` otherwise. */
+  /**
+   * `sse` for text/event-stream, `ndjson` for application/x-ndjson, `eventstream` for
+   * application/vnd.amazon.eventstream, `chunks` otherwise.
+   */
   format: StreamFormat;
   /** Concatenated in order, the frames are the exact response body bytes. */
   frames: Frame[];
 };
 
 /**
- * One SSE event (with its blank-line terminator), one NDJSON line (with its newline), or one
- * received chunk, with when it arrived in milliseconds after the response headers.
+ * One SSE event (with its blank-line terminator), one NDJSON line (with its newline), one AWS event
+ * stream message, or one received chunk, with when it arrived in milliseconds after the response
+ * headers. Its bytes are `text` as UTF-8, `base64` decoded, or `event` encoded as an event stream
+ * message (only in the `eventstream` format).
  */
-export type Frame = Notes & { atMs: number } & ({ text: string } | { base64: string });
+export type Frame = Notes & { atMs: number } & ({ text: string } | { base64: string } | { event: EventStreamEvent });
+
+/**
+ * One message of an AWS event stream (format `eventstream`), readable: its headers and its payload.
+ * Encoded again (prelude, headers, payload, both CRC32s) it gives back the exact bytes received:
+ * the recorder keeps this form only after checking that, and keeps any other message (a header
+ * that is not a string, a CRC that fails, a payload that is not UTF-8, a message cut off at the
+ * end) as a `base64` frame of its raw bytes.
+ *
+ * The payload is `json` (compact JSON: the payload is `JSON.stringify(json)`), or `text` (UTF-8
+ * that is not compact JSON, `""` for none). A payload that is a JSON object holding `bytes`, the
+ * base64 of another payload (InvokeModelWithResponseStream's `chunk` events carry the model's own
+ * event so), shows it decoded: `bytes` holds that inner payload as `json` or `text`, and `json`
+ * the object's other members; the payload is then `{"bytes":"<base64>",…json}`, `bytes` first.
+ *
+ * @example {"headers":{":event-type":"contentBlockDelta",":content-type":"application/json",":message-type":"event"},"json":{"contentBlockIndex":0,"delta":{"text":"Hi"},"p":"abcd"}}
+ * @example {"bytes":{"json":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}},"headers":{":event-type":"chunk",":content-type":"application/json",":message-type":"event"},"json":{"p":"abcdefgh"}}
+ */
+export type EventStreamEvent = Notes & {
+  /**
+   * The message's headers, each a string (type 7), in the order they were sent: `:event-type`,
+   * `:content-type`, `:message-type` (`event` or `exception`), `:exception-type`.
+   */
+  headers: Record<string, string>;
+} & ({ json: unknown; bytes?: EventStreamBytes } | { text: string });
+
+/** The payload an event stream message carries in base64 as its JSON `bytes` member, decoded. */
+export type EventStreamBytes = Notes & ({ json: unknown } | { text: string });
 
 /** An exchange as loaded from a file, with where it came from. */
 export interface LoadedExchange {

@@ -171,6 +171,24 @@ describe('serializeTape and parseTape', () => {
   });
 });
 
+describe('an event stream frame in a tape line', () => {
+  test('keeps its headers, its payload and its decoded bytes in the order they arrived, and sorts the rest', () => {
+    const [exchange] = richExchanges();
+    const event = {
+      headers: { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' },
+      json: { z: 1, p: 'abc' },
+      bytes: { json: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } } },
+      _note: 'sorted like the format',
+    };
+    const withEvents = { ...exchange!, response: { status: 200, headers: {}, stream: { frames: [{ event, atMs: 3 }], format: 'eventstream' as const } } };
+    const line = serializeLine(withEvents);
+    expect(line).toContain(
+      '"stream":{"format":"eventstream","frames":[{"atMs":3,"event":{"_note":"sorted like the format","bytes":{"json":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}},"headers":{":event-type":"chunk",":content-type":"application/json",":message-type":"event"},"json":{"z":1,"p":"abc"}}}]}',
+    );
+    expect(serializeLine(JSON.parse(line))).toBe(line);
+  });
+});
+
 describe('an exact JSON response body in a tape line', () => {
   const bytes = Buffer.from('{\n  "z": 9007199254740993,\n  "scores": {\n    "10": "caf\\u00e9",\n    "2": 1.0\n  }\n}\n');
 

@@ -5,7 +5,8 @@ import { WRITTEN_BY } from './version.js';
 
 /**
  * The canonical bytes of one tape line: the format's own fields sorted at every depth, recorded
- * JSON payloads (`request.body.json`, `response.body.json`) in the order they were recorded,
+ * JSON payloads (`request.body.json`, `response.body.json`, and an event stream frame's
+ * `event.headers`, `event.json`, `event.bytes.json`) in the order they were recorded,
  * no whitespace, one trailing newline. Loading a line and serializing it again gives the same
  * bytes. Throws JsonTooDeepError (code `too_deep`) for an exchange whose JSON nests deeper
  * than MAX_JSON_DEPTH (512) levels.

@@ -47,6 +47,23 @@ function streamed(): Loose {
   return value;
 }
 
+function eventStreamed(): Loose {
+  const value = exchange();
+  delete value.response.body;
+  const headers = (type: string): Record<string, string> => ({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' });
+  value.response.stream = {
+    format: 'eventstream',
+    frames: [
+      { atMs: 0, event: { headers: headers('messageStart'), json: { role: 'assistant', p: 'abc' } } },
+      { atMs: 4, event: { headers: headers('contentBlockDelta'), json: { contentBlockIndex: 0, delta: { text: 'Hi' }, p: 'abcd' } } },
+      { atMs: 9, event: { headers: headers('chunk'), json: { p: 'ab' }, bytes: { json: { type: 'message_stop' } } } },
+      { atMs: 9, event: { headers: headers('chunk'), json: {}, bytes: { text: 'not json' } } },
+      { atMs: 12, event: { headers: {}, text: '' } },
+    ],
+  };
+  return value;
+}
+
 function problemsOf(value: unknown, line = 7): TapeProblem[] {
   return checkExchangeLine(value, FILE, line);
 }
@@ -198,8 +215,56 @@ describe('the closed exchange schema', () => {
     const value = streamed();
     value.response.stream.frames[1] = { atMs: 3 };
     expect(problemsOf(value)).toEqual([
-      { file: FILE, line: 7, field: '.response.stream.frames[1]', message: '".response.stream.frames[1]" must hold exactly one of text, base64' },
+      { file: FILE, line: 7, field: '.response.stream.frames[1]', message: '".response.stream.frames[1]" must hold exactly one of text, base64, event' },
     ]);
+  });
+
+  test('accepts event stream frames: JSON, text, and a chunk with the payload inside it decoded', () => {
+    const value = eventStreamed();
+    expect(problemsOf(value)).toEqual([]);
+    expect(value.response.stream.frames).toHaveLength(5);
+  });
+
+  test('names a malformed event stream frame by line and field', () => {
+    const headers = eventStreamed();
+    headers.response.stream.frames[2].event.headers[':event-type'] = 3;
+    expect(problemsOf(headers, 9)).toEqual([
+      {
+        file: FILE,
+        line: 9,
+        field: '.response.stream.frames[2].event.headers[":event-type"]',
+        message: '".response.stream.frames[2].event.headers[\":event-type\"]" must be string (found 3)',
+      },
+    ]);
+    const missing = eventStreamed();
+    delete missing.response.stream.frames[2].event.headers;
+    expect(problemsOf(missing, 9)).toEqual([
+      {
+        file: FILE,
+        line: 9,
+        field: '.response.stream.frames[2].event.headers',
+        message: 'missing required field ".response.stream.frames[2].event.headers" in exchange',
+      },
+    ]);
+    const both = eventStreamed();
+    both.response.stream.frames[0].event.text = '{}';
+    expect(problemsOf(both)).toEqual([
+      { file: FILE, line: 7, field: '.response.stream.frames[0].event', message: '".response.stream.frames[0].event" must hold exactly one of json, text' },
+    ]);
+    const unknown = eventStreamed();
+    unknown.response.stream.frames[3].event.payload = {};
+    expect(problemsOf(unknown).map(({ field, message }) => [field, message])).toEqual([
+      [
+        '.response.stream.frames[3].event.payload',
+        'unknown field ".response.stream.frames[3].event.payload" in exchange; known fields here: headers, json, text, bytes. (Fields starting with "_" are notes and allowed anywhere.)',
+      ],
+    ]);
+    const bytesAlone = eventStreamed();
+    bytesAlone.response.stream.frames[4].event = { headers: {}, text: '', bytes: { json: {} } };
+    expect(problemsOf(bytesAlone).map(({ field }) => field)).toContain('.response.stream.frames[4].event.bytes');
+    const frameAndEvent = eventStreamed();
+    frameAndEvent.response.stream.frames[1].base64 = 'AAAA';
+    expect(problemsOf(frameAndEvent).map(({ message }) => message)).toEqual(['".response.stream.frames[1]" must hold exactly one of text, base64, event']);
   });
 
   test('reports a body with both json and text even when the line has another problem', () => {

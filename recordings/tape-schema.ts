@@ -70,8 +70,25 @@ const headerSchema = closed(
   ['schemaVersion', 'writtenBy', 'keyRules'],
 );
 
-const frame = closed({ atMs: { type: 'number', minimum: 0 }, text: { type: 'string' }, base64: { type: 'string' } }, ['atMs'], {
-  oneOf: [{ required: ['text'] }, { required: ['base64'] }],
+// An AWS event stream message, readable (see EventStreamEvent): string headers and a JSON or text
+// payload, the inner payload of a `bytes` member decoded beside it.
+const eventStreamBytes = closed({ json: {}, text: { type: 'string' } }, [], {
+  minProperties: 1,
+  oneOf: [{ required: ['json'] }, { required: ['text'] }],
+});
+const eventStreamEvent = closed(
+  {
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    json: {},
+    text: { type: 'string' },
+    bytes: eventStreamBytes,
+  },
+  ['headers'],
+  { oneOf: [{ required: ['json'] }, { required: ['text'] }], dependentRequired: { bytes: ['json'] } },
+);
+
+const frame = closed({ atMs: { type: 'number', minimum: 0 }, text: { type: 'string' }, base64: { type: 'string' }, event: eventStreamEvent }, ['atMs'], {
+  oneOf: [{ required: ['text'] }, { required: ['base64'] }, { required: ['event'] }],
 });
 
 const exchangeSchema = closed(

@@ -10,6 +10,8 @@ import type { Exchange } from './tape-format.js';
 import { createHeader, serializeLine } from './tape-line.js';
 import { loadTape, readTape } from './tape-reader.js';
 import { TapeWriter } from './tape-writer.js';
+import { FrameSplitter } from './frame-splitter.js';
+import { chunkMessage, converseMessage } from '../test/support/event-stream-messages.js';
 import { TAPE_SCHEMA_VERSION } from './tape-format.js';
 import { WRITTEN_BY } from './version.js';
 
@@ -51,6 +53,14 @@ function exchange(content: string, rules: CompiledKeyRules = compileKeyRules(), 
       body: { json: { choices: [{ message: { role: 'assistant', content: `re: ${content}` } }] } },
     },
   };
+}
+
+// The frames the recorder keeps of an AWS event stream made of `messages`.
+function eventStream(e: Exchange, messages: Buffer[]): void {
+  const splitter = new FrameSplitter('eventstream');
+  messages.forEach((message, index) => splitter.push(message, index));
+  delete e.response.body;
+  e.response.stream = { format: 'eventstream', frames: splitter.finish(messages.length) };
 }
 
 function lines(file: string): string[] {
@@ -251,6 +261,39 @@ describe('TapeWriter.append', () => {
           ],
         };
       },
+    ],
+    [
+      'event stream payload',
+      '.response.stream.frames[0].event.json.delta.text',
+      (e: Exchange) => eventStream(e, [converseMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: `use ${FAKE.openai}` } })]),
+    ],
+    [
+      'model event inside an event stream chunk',
+      '.response.stream.frames[1].event.bytes.json.delta.text',
+      (e: Exchange) =>
+        eventStream(e, [
+          chunkMessage({ type: 'message_start' }),
+          chunkMessage({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: FAKE.openai } }),
+        ]),
+    ],
+    [
+      'event stream message kept as base64 (its CRC fails)',
+      '.response.stream.frames[0].base64 (decoded)',
+      (e: Exchange) => {
+        const message = converseMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: FAKE.openai } });
+        message[message.length - 1]! ^= 0xff;
+        eventStream(e, [message]);
+        expect(Object.keys(e.response.stream!.frames[0]!)).toContain('base64');
+      },
+    ],
+    [
+      'event stream deltas, split across two of them',
+      '.response.stream.frames[*] "text" (joined)',
+      (e: Exchange) =>
+        eventStream(
+          e,
+          [FAKE.openai.slice(0, 14), FAKE.openai.slice(14)].map((text) => converseMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text } })),
+        ),
     ],
     [
       'remaining response header value',

@@ -18,6 +18,7 @@ import {
   decodeBody,
   defaultKeyRules,
   encodeBody,
+  frameBytes,
   parseTape,
   serializeTape,
   sha256Hex,
@@ -78,7 +79,7 @@ export function streamGrammarViolations(response: RecordedResponse, api: TurnApi
 
 /** The stream's bytes, its frames concatenated. */
 export function streamText(response: RecordedResponse): string {
-  return (response.stream?.frames ?? []).map((frame) => ('text' in frame ? frame.text : Buffer.from(frame.base64, 'base64').toString('utf8'))).join('');
+  return (response.stream?.frames ?? []).map((frame) => ('text' in frame ? frame.text : frameBytes(frame).toString('utf8'))).join('');
 }
 
 /** The events of server-sent-event text: each one's `event:` line and its `data:` lines joined. */

@@ -31,6 +31,7 @@ const ONLY_FILE_IMPORTING: Record<string, string> = {
   expect: 'jest/index.ts',
   '@eslint-community/regexpp': 'core/regex-syntax.ts',
   tinyglobby: 'cli/tape-globs.ts',
+  '@smithy/core': 'recordings/event-stream.ts',
 };
 
 // proxy/ is one core and a folder per transport around it.

@@ -23,7 +23,7 @@ export interface StandInReply {
   /** A plain body. */
   body?: Buffer | string;
   /** Or frames written one by one; `beforeFrame(i)` may hold frame i back until it resolves. */
-  frames?: string[];
+  frames?: Array<string | Buffer>;
 }
 
 export interface ReceivedRequest {

@@ -1,0 +1,97 @@
+import type { MessageHeaders } from '@smithy/core/event-streams';
+import { describe, expect, test } from 'vitest';
+import { PADDING, chunkMessage, converseMessage, eventHeaders, eventStreamMessage as message } from '../test/support/event-stream-messages.js';
+import { encodeEventStreamEvent, eventStreamFrame, readEventStreamMessage } from './event-stream.js';
+
+describe('readEventStreamMessage', () => {
+  test('reads a ConverseStream event as its headers, in order, and its JSON payload', () => {
+    const bytes = converseMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } });
+    const event = readEventStreamMessage(bytes);
+    expect(event).toEqual({
+      headers: { ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' },
+      json: { contentBlockIndex: 0, delta: { text: 'Hi' }, p: PADDING },
+    });
+    expect(Object.keys(event!.headers)).toEqual([':event-type', ':content-type', ':message-type']);
+    expect(encodeEventStreamEvent(event!).equals(bytes)).toBe(true);
+  });
+
+  test('reads an InvokeModelWithResponseStream chunk with the model event inside it decoded', () => {
+    const inner = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Héllo 👋' } };
+    const bytes = chunkMessage(inner);
+    const event = readEventStreamMessage(bytes);
+    expect(event).toEqual({
+      headers: { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' },
+      json: { p: PADDING },
+      bytes: { json: inner },
+    });
+    expect(encodeEventStreamEvent(event!).equals(bytes)).toBe(true);
+    const bare = chunkMessage({ type: 'message_stop' }, undefined);
+    expect(readEventStreamMessage(bare)).toMatchObject({ json: {}, bytes: { json: { type: 'message_stop' } } });
+    expect(encodeEventStreamEvent(readEventStreamMessage(bare)!).equals(bare)).toBe(true);
+  });
+
+  test('keeps a chunk whose bytes come after another member as its plain JSON, still exact', () => {
+    const base64 = Buffer.from('{"type":"ping"}').toString('base64');
+    const bytes = message(eventHeaders('chunk'), `{"p":"abc","bytes":"${base64}"}`);
+    const event = readEventStreamMessage(bytes);
+    expect(event).toEqual({ headers: expect.any(Object), json: { p: 'abc', bytes: base64 } });
+    expect(encodeEventStreamEvent(event!).equals(bytes)).toBe(true);
+  });
+
+  test('reads a chunk whose inner payload is text, not JSON, as text', () => {
+    const base64 = Buffer.from('not json {').toString('base64');
+    const bytes = message(eventHeaders('chunk'), `{"bytes":"${base64}"}`);
+    expect(readEventStreamMessage(bytes)).toMatchObject({ json: {}, bytes: { text: 'not json {' } });
+    expect(encodeEventStreamEvent(readEventStreamMessage(bytes)!).equals(bytes)).toBe(true);
+  });
+
+  test('reads an exception message with its exception type', () => {
+    const headers: MessageHeaders = {
+      ':exception-type': { type: 'string', value: 'throttlingException' },
+      ':content-type': { type: 'string', value: 'application/json' },
+      ':message-type': { type: 'string', value: 'exception' },
+    };
+    const bytes = message(headers, '{"message":"Too many requests, please wait before trying again."}');
+    expect(readEventStreamMessage(bytes)).toEqual({
+      headers: { ':exception-type': 'throttlingException', ':content-type': 'application/json', ':message-type': 'exception' },
+      json: { message: 'Too many requests, please wait before trying again.' },
+    });
+  });
+
+  test('reads a payload that is text but not compact JSON as text, and an empty one as ""', () => {
+    const spaced = message(eventHeaders('messageStop'), '{"stopReason": "end_turn"}');
+    expect(readEventStreamMessage(spaced)).toMatchObject({ text: '{"stopReason": "end_turn"}' });
+    const plain = message({ ':message-type': { type: 'string', value: 'event' } }, 'hello');
+    expect(readEventStreamMessage(plain)).toEqual({ headers: { ':message-type': 'event' }, text: 'hello' });
+    const empty = message({}, '');
+    expect(readEventStreamMessage(empty)).toEqual({ headers: {}, text: '' });
+    // JSON.parse lists integer-like names first: compact JSON.stringify would not give these bytes back.
+    const reordered = message(eventHeaders('metadata'), '{"b":1,"10":2}');
+    expect(readEventStreamMessage(reordered)).toMatchObject({ text: '{"b":1,"10":2}' });
+    let checked = 0;
+    for (const bytes of [spaced, plain, empty, reordered]) {
+      expect(encodeEventStreamEvent(readEventStreamMessage(bytes)!).equals(bytes)).toBe(true);
+      checked++;
+    }
+    expect(checked).toBe(4);
+  });
+
+  test('has no readable form for a message its form cannot give back exactly', () => {
+    const cases: Array<[string, Buffer]> = [
+      ['a header that is not a string', message({ ':event-type': { type: 'string', value: 'x' }, retries: { type: 'integer', value: 3 } }, '{}')],
+      ['a payload that is not UTF-8', message(eventHeaders('chunk'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))],
+    ];
+    const corrupted = converseMessage('messageStart', { role: 'assistant' });
+    corrupted[corrupted.length - 6]! ^= 0x01;
+    cases.push(['a message CRC that fails', corrupted]);
+    const badPrelude = converseMessage('messageStart', { role: 'assistant' });
+    badPrelude[9]! ^= 0x01;
+    cases.push(['a prelude CRC that fails', badPrelude]);
+    cases.push(['a message cut short', converseMessage('messageStart', { role: 'assistant' }).subarray(0, 30)]);
+    for (const [what, bytes] of cases) {
+      expect(readEventStreamMessage(bytes), what).toBeUndefined();
+      expect(eventStreamFrame(bytes, 7), what).toEqual({ atMs: 7, base64: bytes.toString('base64') });
+    }
+    expect(cases).toHaveLength(5);
+  });
+});

@@ -1,0 +1,116 @@
+// The one file that imports @smithy/core's event stream codec: AWS's binary event stream
+// (application/vnd.amazon.eventstream), as Bedrock's ConverseStream and
+// InvokeModelWithResponseStream answer.
+import { EventStreamCodec, type MessageHeaders } from '@smithy/core/event-streams';
+import type { EventStreamBytes, EventStreamEvent, Frame } from './tape-format.js';
+
+const codec = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
+/**
+ * The smallest message there is: the prelude (total length, headers length, prelude CRC32) and the
+ * message CRC32, with no headers and no payload.
+ */
+export const EVENT_STREAM_MINIMUM_MESSAGE_BYTES = 16;
+
+/** How many bytes a message says it has, from the first 4 bytes of its prelude (big-endian). */
+export function eventStreamMessageLength(prelude: Buffer): number {
+  return prelude.readUInt32BE(0);
+}
+
+/**
+ * The frame one received message is stored as: its readable {@link EventStreamEvent} when
+ * encoding that again gives exactly `message`, else `base64` of its raw bytes.
+ */
+export function eventStreamFrame(message: Buffer, atMs: number): Frame {
+  const event = readEventStreamMessage(message);
+  return event === undefined ? { atMs, base64: message.toString('base64') } : { atMs, event };
+}
+
+/**
+ * The readable form of one whole message, or undefined when no readable form gives back its exact
+ * bytes: a CRC that fails (the codec checks both), a header that is not a string, a payload that is
+ * not UTF-8, a repeated header name.
+ */
+export function readEventStreamMessage(message: Buffer): EventStreamEvent | undefined {
+  let decoded: { headers: MessageHeaders; body: Uint8Array };
+  try {
+    decoded = codec.decode(message);
+  } catch {
+    return undefined;
+  }
+  const headers: Array<[string, string]> = [];
+  for (const [name, header] of Object.entries(decoded.headers)) {
+    if (header.type !== 'string') return undefined;
+    headers.push([name, header.value]);
+  }
+  const payload = utf8(decoded.body);
+  if (payload === undefined) return undefined;
+  // Object.fromEntries defines each name as its own property, `__proto__` too.
+  const headerObject = Object.fromEntries(headers);
+  const json = compactJson(payload);
+  const candidates: EventStreamEvent[] = [];
+  if (isObject(json) && typeof json.bytes === 'string') {
+    const { bytes, ...rest } = json;
+    const inner = readBytes(bytes);
+    if (inner !== undefined) candidates.push({ headers: headerObject, json: rest, bytes: inner });
+  }
+  candidates.push(json === NOT_JSON ? { headers: headerObject, text: payload } : { headers: headerObject, json });
+  // Only a form that gives back the bytes received is kept: a name JavaScript reorders (an
+  // integer-like one), a repeated header, `bytes` not first, base64 written another way all fail here.
+  return candidates.find((candidate) => encodeEventStreamEvent(candidate).equals(message));
+}
+
+/** The bytes of a message from its readable form: prelude, headers, payload, both CRC32s. */
+export function encodeEventStreamEvent(event: EventStreamEvent): Buffer {
+  const headers: MessageHeaders = {};
+  for (const [name, value] of Object.entries(event.headers)) {
+    Object.defineProperty(headers, name, { value: { type: 'string', value }, enumerable: true, writable: true, configurable: true });
+  }
+  const encoded = codec.encode({ headers, body: Buffer.from(payloadOf(event), 'utf8') });
+  return Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+}
+
+function payloadOf(event: EventStreamEvent): string {
+  if ('text' in event) return event.text;
+  if (event.bytes === undefined) return JSON.stringify(event.json);
+  const inner = 'text' in event.bytes ? event.bytes.text : JSON.stringify(event.bytes.json);
+  // `bytes` first, as Bedrock writes it; the exactness check at record time refuses any other order.
+  return JSON.stringify({ bytes: Buffer.from(inner, 'utf8').toString('base64'), ...(event.json as object) });
+}
+
+const NOT_JSON = Symbol('not compact JSON');
+
+// The payload parsed, only when compact JSON.stringify writes it back the same.
+function compactJson(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+  return JSON.stringify(parsed) === text ? parsed : NOT_JSON;
+}
+
+function readBytes(base64: string): EventStreamBytes | undefined {
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.toString('base64') !== base64) return undefined;
+  const text = utf8(bytes);
+  if (text === undefined) return undefined;
+  const json = compactJson(text);
+  return json === NOT_JSON ? { text } : { json };
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buffer.toString('utf8');
+  // Invalid UTF-8 decodes to U+FFFD; only then is the slower comparison needed.
+  if (!text.includes('\uFFFD')) return text;
+  return Buffer.from(text, 'utf8').equals(buffer) ? text : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
