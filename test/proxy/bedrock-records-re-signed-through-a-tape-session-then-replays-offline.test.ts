@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { BedrockRuntimeClient, ConverseCommand, ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  InvokeModelWithResponseStreamCommand,
+  ModelStreamErrorException,
+  ThrottlingException,
+} from '@aws-sdk/client-bedrock-runtime';
+import { loadTape } from 'modeltape/recordings';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { openTape, type TapeSession } from 'modeltape/replay';
@@ -182,4 +191,60 @@ test('a Bedrock API key (a bearer token) is forwarded as it came, with nothing s
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', SECRET);
     vi.stubEnv('AWS_SESSION_TOKEN', SESSION_TOKEN);
   }
+});
+
+// Every operation, streamed and not, with Claude's and Nova's bodies: what the client reads.
+async function everyOperation(sdk: BedrockRuntimeClient) {
+  const out: Record<string, unknown> = {};
+  out.converse = (await sdk.send(converse('Say hello'))).output;
+  const stream = await sdk.send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: 'user', content: [{ text: 'Count to three' }] }] }));
+  out.converseStream = [];
+  for await (const event of stream.stream ?? []) (out.converseStream as unknown[]).push(event);
+  const claudeBody = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello' }] };
+  const claude = await sdk.send(new InvokeModelCommand({ modelId: CLAUDE, contentType: 'application/json', body: JSON.stringify(claudeBody) }));
+  out.invokeClaude = JSON.parse(new TextDecoder().decode(claude.body));
+  const novaBody = { messages: [{ role: 'user', content: [{ text: 'Say hello' }] }], inferenceConfig: { maxTokens: 64 } };
+  const nova = await sdk.send(new InvokeModelCommand({ modelId: 'amazon.nova-lite-v1:0', contentType: 'application/json', body: JSON.stringify(novaBody) }));
+  out.invokeNova = JSON.parse(new TextDecoder().decode(nova.body));
+  const invokeStream = await sdk.send(
+    new InvokeModelWithResponseStreamCommand({ modelId: CLAUDE, contentType: 'application/json', body: JSON.stringify(claudeBody) }),
+  );
+  out.invokeStream = [];
+  for await (const event of invokeStream.body ?? []) (out.invokeStream as unknown[]).push(JSON.parse(new TextDecoder().decode(event.chunk?.bytes)));
+  const broken = await sdk.send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: 'user', content: [{ text: 'Break, please' }] }] }));
+  const before: unknown[] = [];
+  try {
+    for await (const event of broken.stream ?? []) before.push(event);
+    out.broken = 'ended';
+  } catch (error) {
+    out.broken = { name: (error as Error).name, isModelStreamError: error instanceof ModelStreamErrorException, message: (error as Error).message, before };
+  }
+  return out;
+}
+
+test('ConverseStream, InvokeModel (Claude, Nova) and InvokeModelWithResponseStream record their event streams readable and replay them as the SDK read them live, a stream error too', async () => {
+  const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN }));
+  const tape = `${dir}/bedrock-every-operation.jsonl`;
+  let session: TapeSession = started(
+    await openTape(tape, { mode: 'record', allowRecordInCi: true, config: false, upstreams: { bedrock: standIn.url }, env: {} }),
+  );
+  const live = await everyOperation(client(session.baseUrls.bedrock));
+  expect((await session.close()).recorded).toBe(6);
+  expect(standIn.requests.filter((request) => request.rejectedWith !== undefined)).toEqual([]);
+  await standIn.close();
+  expect((live.converseStream as unknown[]).length).toBeGreaterThan(3);
+  expect((live.invokeStream as Array<{ type: string }>).at(-1)?.type).toBe('message_stop');
+  expect(live.broken).toMatchObject({ name: 'ModelStreamErrorException', isModelStreamError: true });
+
+  // The streams are on the tape as events a person reads: the event types and their JSON.
+  const streams = loadTape(tape).exchanges.flatMap(({ exchange }) => (exchange.response.stream === undefined ? [] : [exchange.response.stream]));
+  expect(streams.map((stream) => stream.format)).toEqual(['eventstream', 'eventstream', 'eventstream']);
+  const frames = streams.flatMap((stream) => stream.frames);
+  expect(frames.every((frame) => 'event' in frame)).toBe(true);
+  expect(JSON.stringify(frames)).toContain('"headers":{":event-type":"messageStart"');
+  expect(JSON.stringify(frames)).toContain('"bytes":{"json":{"type":"message_stop"');
+
+  session = started(await openTape(tape, { mode: 'replay', config: false, env: {} }));
+  expect(await everyOperation(client(session.baseUrls.bedrock))).toEqual(live);
+  expect(await session.close()).toMatchObject({ hits: 6, misses: 0, upstreamConnections: 0 });
 });
