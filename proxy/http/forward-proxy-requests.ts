@@ -1,5 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { HttpRequest, HttpResponse } from './http-server.js';
 import { hostMatcher, isLoopbackHost, parseAuthority, type Escape, type OutsideConnection } from '../../guard/internal.js';
 
 /**
@@ -23,7 +24,7 @@ export interface ForwardProxyPolicy {
 
 // The client, as its user-agent's first product token names it (`curl/8.1.2`): the rest of the
 // header is free text, which could hold anything.
-function clientOf(request: IncomingMessage): string | undefined {
+function clientOf(request: HttpRequest): string | undefined {
   const agent = request.headers['user-agent'];
   const product = typeof agent === 'string' ? /^[A-Za-z][\w.-]{0,30}(?:\/[\w.-]{1,20})?/.exec(agent)?.[0] : undefined;
   return product ? `user-agent ${product}` : undefined;
@@ -42,7 +43,7 @@ function loopbackText(target: string): string {
 export function forwardProxyHandlers(policy: ForwardProxyPolicy): {
   onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void;
   /** True when the request was absolute-form and is handled here; false for an ordinary request, whose URL may have been rewritten to origin-form. */
-  onAbsoluteForm(request: IncomingMessage, response: ServerResponse): boolean;
+  onAbsoluteForm(request: HttpRequest, response: HttpResponse): boolean;
 } {
   const isProvider = hostMatcher(policy.providers);
   const refuse = (host: string, port: number, path: string | undefined, who: string | undefined): { provider: boolean; text: string } => {

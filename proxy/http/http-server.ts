@@ -1,7 +1,8 @@
-// The proxy's node:http side: the server and its limits, reading request bodies, writing
-// answers and relaying upstream responses to the client. What to answer is decided elsewhere
-// (decide-request.ts); what is counted, by the caller.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The proxy's HTTP side: the server and its limits, reading request bodies, writing answers and
+// relaying upstream responses to the client, over HTTP/1.1 and cleartext HTTP/2 on one port. What
+// to answer is decided elsewhere (decide-request.ts); what is counted, by the caller.
+import { createServer, ServerResponse, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { constants as http2 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { HOP_BY_HOP_HEADERS } from '../../recordings/internal.js';
 import type { PreparedResponse } from '../../lookup/internal.js';
@@ -11,6 +12,19 @@ import type { Pace, ProxyLimits } from '../core/proxy-options.js';
 import type { ResponseRecording } from '../core/response-recording.js';
 import type { Route } from '../core/router.js';
 import type { UpstreamClient, UpstreamHandler } from './upstream.js';
+import { HTTP2_PREFACE, Http2Sessions, type Http2ProxyRequest, type Http2ProxyResponse } from './http2-sessions.js';
+
+/**
+ * A request the proxy serves: over HTTP/1.1, or over HTTP/2, whose `headers` read as HTTP/1.1's
+ * (no pseudo-header; `host` from `:authority`; see Http2ProxyRequest).
+ */
+export type HttpRequest = IncomingMessage | Http2ProxyRequest;
+
+/**
+ * Its response. Over HTTP/2 it leaves out connection-specific headers, sends its headers at
+ * `writeHead`, and has no connection of its own to end: see {@link sendCut} and {@link dropAnswer}.
+ */
+export type HttpResponse = ServerResponse | Http2ProxyResponse;
 
 /** How {@link startHttpServer} listens and what it tells. */
 export interface HttpServerOptions {
@@ -20,11 +34,11 @@ export interface HttpServerOptions {
   limits: Readonly<Required<ProxyLimits>>;
   /** Where refused and timed-out connections are reported. */
   log: (message: string) => void;
-  /** An ordinary request, its headers read (the body is the handler's to read). */
-  onRequest(request: IncomingMessage, response: ServerResponse): void;
-  /** A `CONNECT` request. */
+  /** An ordinary request over HTTP/1.1 or HTTP/2, its headers read (the body is the handler's to read). */
+  onRequest(request: HttpRequest, response: HttpResponse): void;
+  /** A `CONNECT` request (HTTP/1.1; HTTP/2's is answered 405). */
   onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void;
-  /** A WebSocket upgrade (a Realtime session). */
+  /** A WebSocket upgrade (a Realtime session; HTTP/1.1 only). */
   onUpgrade?(request: IncomingMessage, socket: Socket, head: Buffer): void;
 }
 
@@ -45,25 +59,42 @@ export interface HttpServer {
 /**
  * Starts an HTTP server with the proxy's client limits (connections, header and request
  * timeouts) that never keeps the process alive by itself. Resolves once it listens.
+ *
+ * One port serves HTTP/1.1 and cleartext HTTP/2 with prior knowledge (h2c, which the AWS SDK
+ * speaks to an http:// endpoint): each connection goes to one or the other by its first bytes.
+ * Both count towards `maxConnections` and share the timeouts; `CONNECT` and upgrades are
+ * HTTP/1.1's only.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { limits, log } = options;
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  // Node checks request timeouts on this interval (30 s by default): a short timeout needs it shorter.
-  const checkEvery = Math.max(10, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
-  const server: Server = createServer({ noDelay: true, connectionsCheckingInterval: checkEvery }, (request, response) => {
+  const serve = (request: HttpRequest, response: HttpResponse): void => {
     inFlight++;
     response.once('close', () => {
       inFlight--;
       if (inFlight === 0) drained?.();
     });
     options.onRequest(request, response);
-  });
+  };
+  const incomplete = (remoteAddress: string | undefined): void =>
+    log(
+      `modeltape: closed a connection from ${remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${limits.headersTimeoutMs} ms, headers and body within ${limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`,
+    );
+  // Node checks request timeouts on this interval (30 s by default): a short timeout needs it shorter.
+  const checkEvery = Math.max(10, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
+  const server: Server = createServer({ noDelay: true, connectionsCheckingInterval: checkEvery }, serve);
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.maxConnections = limits.maxConnections;
+  const sessions = new Http2Sessions({
+    headersTimeoutMs: limits.headersTimeoutMs,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    idleTimeoutMs: server.keepAliveTimeout,
+    onRequest: serve,
+    onIncomplete: incomplete,
+  });
   server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
     log(
       `modeltape: refused a connection from ${dropped?.remoteAddress ?? 'a client'}${dropped?.remotePort === undefined ? '' : `:${dropped.remotePort}`}: ${limits.maxConnections} connections are already open (--max-connections).`,
@@ -71,10 +102,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      log(
-        `modeltape: closed a connection from ${socket.remoteAddress ?? 'a client'}: it did not send a whole request (headers within ${limits.headersTimeoutMs} ms, headers and body within ${limits.requestTimeoutMs} ms; --headers-timeout, --request-timeout).`,
-      );
-      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      incomplete(socket.remoteAddress);
+      if (socket.writable && !socket.destroyed) socket.end(REQUEST_TIMEOUT);
       else socket.destroy();
       return;
     }
@@ -99,10 +128,58 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   server.on('connect', options.onConnect);
   if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade);
-  // The proxy never keeps a process alive by itself: a test that fails before close() still
-  // lets its runner exit (node:test waits for the event loop to empty).
+
+  // The HTTP/1.1 server listens (its connection cap, `drop`, and the tracking its timeouts need
+  // stay Node's own), but its connection listener runs only once a connection's first bytes are
+  // not HTTP/2's; the HTTP/2 ones go to the sessions. Node's http.Server serves a connection in
+  // the one 'connection' listener it installs: if that changes, fail here, not on a request.
+  const connectionListeners = server.listeners('connection');
+  if (connectionListeners.length !== 1) throw new Error(`node:http's Server has ${connectionListeners.length} connection listeners; modeltape expects 1.`);
+  const serveHttp1 = connectionListeners[0] as (this: Server, socket: Socket) => void;
+  server.removeListener('connection', serveHttp1);
+  const peeking = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    // The proxy never keeps a process alive by itself: a test that fails before close() still
+    // lets its runner exit (node:test waits for the event loop to empty).
+    socket.unref();
+    peeking.add(socket);
+    let seen = Buffer.alloc(0);
+    // A connection that sends too little to tell (nothing, or the start of the preface) is held
+    // no longer than one that sends no whole HTTP/1.1 header.
+    const timer = setTimeout(() => {
+      incomplete(socket.remoteAddress);
+      if (socket.writable && !socket.destroyed) socket.end(REQUEST_TIMEOUT);
+      else socket.destroy();
+    }, limits.headersTimeoutMs).unref();
+    const stop = (): void => {
+      clearTimeout(timer);
+      peeking.delete(socket);
+      socket.off('readable', onReadable);
+      socket.off('error', onError);
+      socket.off('end', onError);
+      socket.off('close', stop);
+    };
+    const onError = (): void => {
+      socket.destroy();
+    };
+    const onReadable = (): void => {
+      for (let chunk: Buffer | null = socket.read(); chunk !== null; chunk = socket.read()) seen = Buffer.concat([seen, chunk]);
+      const compared = Math.min(seen.length, HTTP2_PREFACE.length);
+      const http2Preface = seen.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
+      if (http2Preface && seen.length < HTTP2_PREFACE.length) return;
+      stop();
+      // The bytes go back to the socket, for the server that reads the connection from its start.
+      socket.unshift(seen);
+      if (http2Preface) sessions.accept(socket);
+      else serveHttp1.call(server, socket);
+    };
+    socket.on('readable', onReadable);
+    socket.on('error', onError);
+    // Ended before its first bytes told anything: nothing to answer.
+    socket.on('end', onError);
+    socket.on('close', stop);
+  });
   server.unref();
-  server.on('connection', (socket) => socket.unref());
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -120,6 +197,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      sessions.goAway();
+      for (const socket of peeking) socket.destroy();
       if (inFlight > 0) {
         await Promise.race([
           new Promise<void>((resolve) => {
@@ -129,16 +208,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         ]);
       }
       server.closeAllConnections();
+      sessions.destroy();
       await closed;
     },
   };
 }
 
+const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n';
+
 /**
  * Reads a request body of at most `limit` bytes. Past the limit it holds nothing more, calls
  * `onTooLarge` once and drops the rest as it arrives; otherwise `onBody` gets the whole body.
  */
-export function readBody(request: IncomingMessage, limit: number, onBody: (body: Buffer) => void, onTooLarge: () => void): void {
+export function readBody(request: HttpRequest, limit: number, onBody: (body: Buffer) => void, onTooLarge: () => void): void {
   let chunks: Buffer[] = [];
   let length = 0;
   let refused = false;
@@ -160,7 +242,7 @@ export function readBody(request: IncomingMessage, limit: number, onBody: (body:
 }
 
 /** Answers with a recorded response: at once, or (`pace: 'recorded'`) with its frames' recorded gaps. */
-export function sendPrepared(response: ServerResponse, prepared: PreparedResponse, pace: Pace): void {
+export function sendPrepared(response: HttpResponse, prepared: PreparedResponse, pace: Pace): void {
   if (!prepared.hasDate) response.sendDate = false;
   response.writeHead(prepared.status, prepared.headers);
   if (prepared.frames === undefined || pace === 'instant') {
@@ -174,30 +256,69 @@ export function sendPrepared(response: ServerResponse, prepared: PreparedRespons
   response.once('close', () => clearTimeout(timer));
   const next = (): void => {
     const elapsed = performance.now() - started;
-    while (index < frames.length && frames[index]!.atMs <= elapsed) response.write(frames[index++]!.bytes);
+    while (index < frames.length && frames[index]!.atMs <= elapsed) writeBody(response, frames[index++]!.bytes);
     if (index < frames.length) timer = setTimeout(next, frames[index]!.atMs - elapsed);
     else response.end();
   };
-  response.flushHeaders();
+  flushHeaders(response);
   next();
 }
 
 /**
  * A recorded stream cut off (chaos `stream-cut`): its headers and first `afterFrames` frames,
  * then the connection ends without the stream's end, as a provider whose connection dropped.
+ * Over HTTP/2 the stream is reset instead (RST_STREAM, INTERNAL_ERROR); the session goes on.
  */
-export function sendCut(response: ServerResponse, prepared: PreparedResponse, afterFrames: number, kind: string): void {
+export function sendCut(response: HttpResponse, prepared: PreparedResponse, afterFrames: number, kind: string): void {
   if (!prepared.hasDate) response.sendDate = false;
   response.writeHead(prepared.status, { ...prepared.headers, [CHAOS_HEADER]: kind });
   // The headers go now, even with no frame to carry them.
-  response.flushHeaders();
-  for (const frame of (prepared.frames ?? []).slice(0, afterFrames)) response.write(frame.bytes);
-  // The frames are written before the socket ends; the chunked body never gets its last chunk.
-  response.socket?.end();
+  flushHeaders(response);
+  const frames = (prepared.frames ?? []).slice(0, afterFrames);
+  if (response instanceof ServerResponse) {
+    for (const frame of frames) response.write(frame.bytes);
+    // The frames are written before the socket ends; the chunked body never gets its last chunk.
+    response.socket?.end();
+    return;
+  }
+  // A reset goes out ahead of DATA frames still queued: it waits for the last frame's write.
+  if (frames.length === 0) dropAnswer(response);
+  frames.forEach((frame, index) => writeBody(response, frame.bytes, index === frames.length - 1 ? () => dropAnswer(response) : undefined));
+}
+
+/**
+ * Ends an answer with no more of it, as a connection that drops (chaos `drop-connection`, a stall
+ * the proxy gives up at close): HTTP/1.1 destroys the connection, HTTP/2 resets only the stream
+ * (RST_STREAM, INTERNAL_ERROR).
+ */
+export function dropAnswer(response: HttpResponse): void {
+  if (response instanceof ServerResponse) response.socket?.destroy();
+  else if (!response.stream.closed) response.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+}
+
+/**
+ * After this answer, the client sends no more on its request: HTTP/1.1 closes the connection
+ * once the answer is sent; HTTP/2 resets the stream once its answer is sent (RST_STREAM,
+ * NO_ERROR: RFC 9113 §8.1), and the session goes on.
+ */
+export function closeAfterAnswer(response: HttpResponse): void {
+  if (response instanceof ServerResponse) response.shouldKeepAlive = false;
+  else response.once('finish', () => response.stream.close(http2.NGHTTP2_NO_ERROR));
+}
+
+// Writes a piece of the body (`written` once it is handed on); false when the client's buffer is
+// full (wait for 'drain'). The two versions' overloads do not unite into one callable.
+function writeBody(response: HttpResponse, chunk: Uint8Array, written?: () => void): boolean {
+  return response instanceof ServerResponse ? response.write(chunk, written) : response.write(chunk, written);
+}
+
+// Sends the headers now. HTTP/2's writeHead has sent them already.
+function flushHeaders(response: HttpResponse): void {
+  if (response instanceof ServerResponse) response.flushHeaders();
 }
 
 /** Answers with an error in the provider's own shape, its type also in `x-modeltape-error`. */
-export function sendError(response: ServerResponse, answer: ErrorAnswer, retry: boolean): void {
+export function sendError(response: HttpResponse, answer: ErrorAnswer, retry: boolean): void {
   const reply = errorReply(answer, retry);
   response.writeHead(reply.status, reply.headers);
   response.end(reply.body);
@@ -221,7 +342,7 @@ export function relayUpstream(
   client: UpstreamClient,
   route: Route,
   request: ProxyRequest,
-  response: ServerResponse,
+  response: HttpResponse,
   recording: ResponseRecording | undefined,
   events: RelayEvents,
 ): void {
@@ -247,11 +368,11 @@ export function relayUpstream(
       response.writeHead(status, clientHeaders(headers));
       // A stream's headers reach the client at once, as the upstream's did; a plain body's go
       // out with its first bytes.
-      if (headers['content-length'] === undefined) response.flushHeaders();
+      if (headers['content-length'] === undefined) flushHeaders(response);
     },
     onResponseData(controller, chunk) {
       recording?.data(chunk);
-      if (!response.write(chunk)) {
+      if (!writeBody(response, chunk)) {
         controller.pause();
         response.once('drain', () => controller.resume());
       }

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redactPathQuery } from '../../recordings/internal.js';
 import { ModeltapeError, type FetchInput } from '../../core/internal.js';
 import type { OutsideConnection } from '../../guard/internal.js';
@@ -6,8 +5,20 @@ import type { ReplayEngine } from '../../lookup/internal.js';
 import { admitRequest, decideAdmitted, refuseTooLarge, type ForwardDecision, type RefuseDecision } from '../core/decide-request.js';
 import type { ProxyRequest } from '../core/proxy-request.js';
 import { forwardProxyHandlers } from './forward-proxy-requests.js';
-import { forwardHeaders, readBody, relayUpstream, sendCut, sendError, sendPrepared, startHttpServer } from './http-server.js';
 import { AwsSigner } from './aws-signature.js';
+import {
+  closeAfterAnswer,
+  dropAnswer,
+  forwardHeaders,
+  readBody,
+  relayUpstream,
+  sendCut,
+  sendError,
+  sendPrepared,
+  startHttpServer,
+  type HttpRequest,
+  type HttpResponse,
+} from './http-server.js';
 import { answerInProcess } from '../core/in-process-answer.js';
 import { ProxyCore, type OwnAnswer, type ProxySummary, type UnusedRecordings } from '../core/proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from '../core/proxy-options.js';
@@ -70,13 +81,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // Replay never forwards, so it never even loads the HTTP client.
   const upstreamClient = mode === 'replay' ? undefined : await UpstreamClient.load();
 
-  const stalled = new Set<ServerResponse>();
+  const stalled = new Set<HttpResponse>();
   const realtimeSessions: RealtimeSessions = new Set();
-  const send = (response: ServerResponse, answer: OwnAnswer): void => {
+  const send = (response: HttpResponse, answer: OwnAnswer): void => {
     if (answer.kind === 'recorded') sendPrepared(response, answer.prepared, answer.pace);
     else if (answer.kind === 'error') sendError(response, answer, false);
     else if (answer.effect.kind === 'cut') sendCut(response, answer.effect.prepared, answer.effect.afterFrames, answer.fault.kind);
-    else if (answer.effect.kind === 'drop') response.socket?.destroy();
+    else if (answer.effect.kind === 'drop') dropAnswer(response);
     else if (answer.effect.kind === 'stall') {
       // Held until the client gives up; a close drops what is still held.
       stalled.add(response);
@@ -86,7 +97,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // Bedrock's requests are signed again for the real endpoint (the client signed for this proxy).
   let awsSigner: AwsSigner | undefined;
-  const forward = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
+  const forward = (decision: ForwardDecision, request: ProxyRequest, response: HttpResponse): void => {
     if (decision.route.upstream.provider !== 'bedrock' || decision.route.upstream.unset !== undefined) return relay(decision, request, response);
     // A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK) is a bearer token: it signs nothing, and goes as it came.
     if (/^bearer\s/i.test(String(request.headers.authorization ?? ''))) return relay(decision, request, response);
@@ -104,7 +115,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       );
   };
 
-  const relay = (decision: ForwardDecision, request: ProxyRequest, response: ServerResponse): void => {
+  const relay = (decision: ForwardDecision, request: ProxyRequest, response: HttpResponse): void => {
     const { route } = decision;
     core.noteUnrecorded(decision);
     const recording = decision.record ? new ResponseRecording(resolved.clock, resolved.limits.responseBodyBytes) : undefined;
@@ -125,15 +136,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   };
 
-  const refuse = (decision: RefuseDecision, request: IncomingMessage, response: ServerResponse): void => {
+  const refuse = (decision: RefuseDecision, request: HttpRequest, response: HttpResponse): void => {
     const answer = core.answer(decision);
-    // The rest of the body is read and dropped, never held; the connection closes after.
-    if (decision.reason === 'request_too_large') response.shouldKeepAlive = false;
+    // The rest of the body is read and dropped, never held; the connection (HTTP/2: the stream) closes after.
+    if (decision.reason === 'request_too_large') closeAfterAnswer(response);
     send(response, answer);
     request.resume();
   };
 
-  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+  const onRequest = (request: HttpRequest, response: HttpResponse): void => {
     if (forwardProxy.onAbsoluteForm(request, response)) return;
     const head = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers };
     const admitted = admitRequest(context, head);
@@ -203,7 +214,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const close = (options: { prune?: boolean } = {}): Promise<ProxySummary> => {
     closing ??= (async () => {
       warming?.stop();
-      for (const response of stalled) response.socket?.destroy();
+      for (const response of stalled) dropAnswer(response);
       for (const session of realtimeSessions) session.close();
       await server.close();
       await core.finish(options.prune);

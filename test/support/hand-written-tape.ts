@@ -8,8 +8,8 @@ export interface HandWrittenExchange {
   path?: string;
   /** The request's JSON body, sent compact. */
   request: unknown;
-  /** A JSON answer, or SSE frames. */
-  response: { json: unknown } | { sse: string[] };
+  /** A JSON answer, or SSE frames, recorded `everyMs` apart (@default 1). */
+  response: { json: unknown } | { sse: string[]; everyMs?: number };
 }
 
 /**
@@ -30,7 +30,7 @@ export function writeTapeByHand(dir: string, name: string, exchanges: readonly H
         ? {
             status: 200,
             headers: { 'content-type': 'text/event-stream' },
-            stream: { format: 'sse' as const, frames: answer.sse.map((text, at) => ({ atMs: at, text })) },
+            stream: { format: 'sse' as const, frames: answer.sse.map((text, at) => ({ atMs: at * (answer.everyMs ?? 1), text })) },
           }
         : { status: 200, headers: { 'content-type': 'application/json' }, body: { json: answer.json } };
     return { key: exchangeKey('openai', request, compiled), ordinal: 0, upstream: 'openai', source: 'live', recordedAt: '2026-01-05', request, response };
