@@ -9,7 +9,6 @@ import {
   ThrottlingException,
 } from '@aws-sdk/client-bedrock-runtime';
 import { loadTape } from 'modeltape/recordings';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { openTape, type TapeSession } from 'modeltape/replay';
 import { closeAfterEach } from '../support/close-after-each.js';
@@ -42,7 +41,8 @@ beforeAll(() => {
 afterAll(() => vi.unstubAllEnvs());
 
 function client(endpoint: string): BedrockRuntimeClient {
-  const sdk = new BedrockRuntimeClient({ endpoint, region: 'us-east-1', credentials: PLACEHOLDER, requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+  // The SDK's own handler: HTTP/2 with prior knowledge to the proxy's http:// endpoint.
+  const sdk = new BedrockRuntimeClient({ endpoint, region: 'us-east-1', credentials: PLACEHOLDER, maxAttempts: 1 });
   started({ close: async () => sdk.destroy() });
   return sdk;
 }
