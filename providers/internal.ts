@@ -23,6 +23,17 @@ export {
 } from './vocabulary.js';
 export { errorBody, errorHeaders, modeltapeErrorBody, type ProviderError } from './error-body.js';
 export { BEDROCK_EXCEPTION_STATUS } from './bedrock/error-body.js';
+export { bedrockStreamException } from './bedrock/stream-exception.js';
+export {
+  CONVERSE_STREAM_EVENTS,
+  readConverseAnswer,
+  assembleConverseStream,
+  converseEventOfChunk,
+  type ConverseAnswer,
+  type ConverseStreamEvent,
+  type ConverseStreamEventType,
+} from './bedrock/converse/read-answer.js';
+export { checkConverseStreamGrammar } from './bedrock/converse/stream-grammar.js';
 export { TRANSIENT_FAILURES, transientFailure, type TransientFailure } from './transient-failure.js';
 export { anthropicErrorType, ANTHROPIC_ERROR_TYPES } from './anthropic/error-body.js';
 export type { RefusalOptions } from './refusal.js';

@@ -23,6 +23,7 @@ export {
 } from './redaction.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { frameBytes } from './frame-bytes.js';
+export { encodeEventStreamEvent, readEventStreamMessage } from './event-stream.js';
 export { writeTapeFile } from './write-tape-file.js';
 export { abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
 export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
@@ -34,6 +35,6 @@ export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';
-export { sseFields, splitSse, streamEventsOf, type StreamEvent } from './stream-events.js';
+export { sseFields, splitSse, streamEventsOf, eventStreamMessagesOf, type StreamEvent, type EventStreamMessage } from './stream-events.js';
 export { recordedAtOf } from './tape-line.js';
 export { TEST_TAPES_FOLDER, safeFileName, testNameOf } from './test-tape-name.js';

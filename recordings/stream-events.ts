@@ -2,7 +2,7 @@
 // per frame as the recorder split them. Read by tape mutation (which writes events back) and by
 // the tape report (which reads what an answer did).
 import { parseJson } from '../core/internal.js';
-import type { Frame, RecordedResponse } from './tape-format.js';
+import type { EventStreamEvent, Frame, RecordedResponse } from './tape-format.js';
 
 /** One event of a recorded stream. */
 export interface StreamEvent {
@@ -54,4 +54,52 @@ export function splitSse(text: string): { lines: string[]; eol: string; terminat
   while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
   const terminator = text.slice(end) || eol + eol;
   return { lines: text.slice(0, end).split(eol), eol, terminator };
+}
+
+/**
+ * One message of a recorded AWS event stream (format `eventstream`), read: what kind of message it
+ * is and its payload's JSON — for an InvokeModelWithResponseStream `chunk`, the model's own event
+ * its `bytes` carry (Anthropic's `content_block_delta`, Nova's `{"contentBlockDelta":…}`).
+ */
+export interface EventStreamMessage {
+  frame: Frame & { event: EventStreamEvent };
+  /** The `:event-type` header (`messageStart`, `contentBlockDelta`, `chunk`…), or for an exception its `:exception-type`. */
+  event: string | undefined;
+  /** `:message-type` is `exception` (or `error`): the stream breaks off with the service's error. */
+  exception: boolean;
+  /** The payload as text: for a `chunk`, the decoded `bytes`. */
+  data: string;
+  /** The payload (for a `chunk`, the decoded `bytes`) parsed; undefined when it is not JSON. */
+  json: unknown;
+}
+
+/**
+ * The messages of a recorded AWS event stream; undefined when the stream is not `eventstream`, or
+ * holds a message kept as raw `base64` (not readable, so not editable either).
+ */
+export function eventStreamMessagesOf(response: RecordedResponse): EventStreamMessage[] | undefined {
+  const stream = response.stream;
+  if (stream === undefined || stream.format !== 'eventstream') return undefined;
+  const messages: EventStreamMessage[] = [];
+  for (const frame of stream.frames) {
+    if (!('event' in frame)) return undefined;
+    const { event } = frame;
+    const messageType = event.headers[':message-type'];
+    const exception = messageType === 'exception' || messageType === 'error';
+    const name = exception ? (event.headers[':exception-type'] ?? event.headers[':error-code']) : event.headers[':event-type'];
+    let data: string;
+    let json: unknown;
+    if ('text' in event) {
+      data = event.text;
+      json = parseJson(data);
+    } else if (event.bytes !== undefined) {
+      data = 'text' in event.bytes ? event.bytes.text : JSON.stringify(event.bytes.json);
+      json = 'text' in event.bytes ? parseJson(data) : event.bytes.json;
+    } else {
+      data = JSON.stringify(event.json);
+      json = event.json;
+    }
+    messages.push({ frame: frame as Frame & { event: EventStreamEvent }, event: name, exception, data, json });
+  }
+  return messages;
 }

@@ -3,8 +3,17 @@
 // in-stream error, and the usage it reports — read from the recorded body or from every event of
 // the recorded stream, per wire API.
 import { isRecord, parseJson } from '../core/internal.js';
-import { guessProvider, readTurn, routeOf, withoutProviderPrefix, type WireApi } from '../providers/internal.js';
-import { streamEventsOf, type Exchange } from '../recordings/internal.js';
+import {
+  assembleConverseStream,
+  converseEventOfChunk,
+  guessProvider,
+  readConverseAnswer,
+  readTurn,
+  routeOf,
+  withoutProviderPrefix,
+  type WireApi,
+} from '../providers/internal.js';
+import { eventStreamMessagesOf, streamEventsOf, type Exchange, type RecordedResponse } from '../recordings/internal.js';
 
 /** A finish reason in one vocabulary across the wire APIs. */
 export const FINISHES = ['stop', 'tool-calls', 'length', 'content-filter', 'refusal', 'other'] as const;
@@ -69,6 +78,16 @@ export function answerFacts(exchange: Exchange): AnswerFacts {
     usage: undefined,
   };
   if (facts.model === '') facts.model = undefined;
+  if (route?.api === 'bedrock-converse' || route?.api === 'bedrock-invoke') {
+    const reading = new Reading(facts);
+    try {
+      bedrockAnswer(reading, route.api, response);
+    } catch {
+      // A recording no reader expected: what was read so far stands.
+    }
+    reading.finish();
+    return facts;
+  }
   const reader = route === undefined ? undefined : READERS[route.api];
   if (reader === undefined) return facts;
   const reading = new Reading(facts);
@@ -324,6 +343,67 @@ function ollamaChunk(reading: Reading, json: unknown): void {
 }
 
 const ollama: ApiReader = { body: ollamaChunk, event: (reading, json) => ollamaChunk(reading, json) };
+
+// ---- Bedrock: Converse, and InvokeModel with a Claude (Anthropic Messages) or Nova (Converse's shape) body ----
+
+const CONVERSE_FINISH: Record<string, Finish> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'tool-calls',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  content_filtered: 'content-filter',
+  guardrail_intervened: 'content-filter',
+};
+
+// A Converse body (or Nova's, or a ConverseStream assembled into one), read by providers/.
+function converseBody(reading: Reading, json: unknown): void {
+  const answer = readConverseAnswer(json);
+  if ('problem' in answer) return;
+  for (const call of answer.toolCalls) reading.call(call.id);
+  // Only a stop reason the answer wrote: a stream cut before its messageStop has none.
+  if (isRecord(json) && typeof json.stopReason === 'string') reading.finishWith(json.stopReason, CONVERSE_FINISH[json.stopReason] ?? 'other');
+  if (answer.usageReported)
+    reading.usage({ input: answer.usage.input, cachedInput: answer.cache.read, cacheWrite: answer.cache.write, output: answer.usage.output });
+}
+
+// Bedrock's own token counts, where the model's body reports none (Llama's, Titan's): InvokeModel's
+// `x-amzn-bedrock-input-token-count` headers, a stream's last chunk's `amazon-bedrock-invocationMetrics`.
+function bedrockCounts(reading: Reading, input: unknown, output: unknown): void {
+  const count = (value: unknown): number | undefined => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : num(value));
+  if (reading.facts.usage !== undefined || (count(input) === undefined && count(output) === undefined)) return;
+  reading.usage({ input: count(input) ?? 0, output: count(output) ?? 0 });
+}
+
+function bedrockAnswer(reading: Reading, api: 'bedrock-converse' | 'bedrock-invoke', response: RecordedResponse): void {
+  if (response.stream === undefined) {
+    const body = response.body;
+    const json = body === undefined ? undefined : 'json' in body ? body.json : 'text' in body ? parseJson(body.text) : undefined;
+    if (json === undefined || response.status < 200 || response.status > 299) return;
+    if (api === 'bedrock-invoke' && isRecord(json) && Array.isArray(json.content)) anthropicMessages.body(reading, json);
+    else converseBody(reading, json);
+    if (api === 'bedrock-invoke')
+      bedrockCounts(reading, response.headers['x-amzn-bedrock-input-token-count'], response.headers['x-amzn-bedrock-output-token-count']);
+    return;
+  }
+  const messages = eventStreamMessagesOf(response) ?? [];
+  if (messages.some((message) => message.exception)) reading.facts.streamError = true;
+  const events = messages.filter((message) => !message.exception);
+  if (api === 'bedrock-converse') {
+    converseBody(reading, assembleConverseStream(events.map((message) => ({ type: message.event, payload: message.json }))).body);
+    return;
+  }
+  if (events.some((message) => isRecord(message.json) && typeof message.json.type === 'string')) {
+    for (const message of events) anthropicMessages.event(reading, message.json, undefined);
+  } else {
+    const converse = events.map((message) => converseEventOfChunk(message.json)).filter((event) => event !== undefined);
+    if (converse.length > 0) converseBody(reading, assembleConverseStream(converse).body);
+  }
+  for (const message of events) {
+    const metrics = isRecord(message.json) ? message.json['amazon-bedrock-invocationMetrics'] : undefined;
+    if (isRecord(metrics)) bedrockCounts(reading, metrics.inputTokenCount, metrics.outputTokenCount);
+  }
+}
 
 // ---- Embeddings: usage only ----
 

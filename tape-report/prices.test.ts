@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { PRICE_TABLE, PRICES_AS_OF, costOf, priceOf } from './prices.js';
+import { PRICE_TABLE, PRICES_AS_OF, bedrockModelId, costOf, priceOf } from './prices.js';
 
 describe('the price table', () => {
   test('is dated, and every row names an https source and prices of 0 or more', () => {
@@ -33,5 +33,41 @@ describe('the price table', () => {
     const tokens = { input: 1_000_000, cachedInput: 2_000_000, cacheWrite: 1_000_000, output: 500_000 };
     expect(costOf(tokens, { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 })).toBeCloseTo(3 + 0.6 + 3.75 + 7.5, 10);
     expect(costOf(tokens, { input: 1, output: 2 })).toBeCloseTo(1 + 2 + 1 + 1, 10);
+  });
+});
+
+describe('Bedrock prices', () => {
+  const haiku = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+  test('a model id as the path names it, a cross-region inference profile and an ARN of either are priced as the model', () => {
+    const direct = priceOf(haiku, 'bedrock');
+    expect(direct).toMatchObject({ matched: haiku, from: 'table', price: { input: 0.8, output: 4, cachedInput: 0.08, cacheWrite: 1 } });
+    for (const id of [
+      `us.${haiku}`,
+      `eu.${haiku}`,
+      `apac.${haiku}`,
+      `arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.${haiku}`,
+      `arn:aws:bedrock:us-west-2::foundation-model/${haiku}`,
+    ])
+      expect(priceOf(id, 'bedrock'), id).toEqual(direct);
+    expect(bedrockModelId('us.amazon.nova-lite-v1:0')).toBe('amazon.nova-lite-v1:0');
+    expect(priceOf('us.meta.llama3-3-70b-instruct-v1:0', 'bedrock')?.price).toMatchObject({ input: 0.72, output: 0.72 });
+  });
+
+  test('lists the common models, and an unknown model or an application profile is unpriced', () => {
+    for (const id of [
+      'anthropic.claude-3-5-sonnet-20241022-v2:0',
+      'anthropic.claude-3-7-sonnet-20250219-v1:0',
+      'anthropic.claude-sonnet-4-20250514-v1:0',
+      'anthropic.claude-3-haiku-20240307-v1:0',
+      'amazon.nova-micro-v1:0',
+      'amazon.nova-lite-v1:0',
+      'amazon.nova-pro-v1:0',
+      'meta.llama3-1-70b-instruct-v1:0',
+    ])
+      expect(priceOf(id, 'bedrock'), id).toMatchObject({ from: 'table' });
+    expect(priceOf('anthropic.claude-opus-9-v1:0', 'bedrock')).toBeUndefined();
+    expect(priceOf('arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123', 'bedrock')).toBeUndefined();
+    // Not a Bedrock id, so no geography is taken off.
+    expect(priceOf(`us.${haiku}`, 'anthropic')).toBeUndefined();
   });
 });

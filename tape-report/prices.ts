@@ -28,6 +28,15 @@ export const PRICES_AS_OF = '2026-12-03';
 const ANTHROPIC = 'https://platform.claude.com/docs/en/about-claude/pricing';
 const OPENAI = 'https://platform.openai.com/docs/pricing';
 const GEMINI = 'https://ai.google.dev/gemini-api/docs/pricing';
+// Bedrock on-demand, US East (N. Virginia), standard tier, per million tokens. The pricing page
+// (https://aws.amazon.com/bedrock/pricing/) renders its tables in the browser: what could be read of
+// it here is its text (a cross-region inference profile costs what the model costs in the source
+// region, "no additional charge"); the numbers are from copies of its tables that agree with each
+// other (secondary), checked on 2026-12-03. Not sure: Claude 3.5 Sonnet v2 is listed at $6/$30
+// under Anthropic's extended access (it was $3/$15 before), and Llama 3 70B's $2.65/$3.50 was seen
+// in one copy only; other regions (eu-…, ap-…) cost more for some models. Claude 3.5 Sonnet v2 and
+// Claude 3 Haiku have no prompt cache on Bedrock; Nova's cache writes cost its input price.
+const BEDROCK = 'https://aws.amazon.com/bedrock/pricing/';
 
 /** The shipped table. Ollama and other local servers cost nothing and are not listed. */
 export const PRICE_TABLE: readonly PriceEntry[] = [
@@ -60,6 +69,18 @@ export const PRICE_TABLE: readonly PriceEntry[] = [
   { model: 'gemini-2.5-pro', input: 1.25, cachedInput: 0.31, output: 10, source: GEMINI, checked: 'secondary' },
   { model: 'gemini-2.5-flash', input: 0.3, cachedInput: 0.075, output: 2.5, source: GEMINI, checked: 'secondary' },
   { model: 'gemini-2.5-flash-lite', input: 0.1, cachedInput: 0.025, output: 0.4, source: GEMINI, checked: 'secondary' },
+  // Bedrock model ids as the path names them; inference profiles (`us.…`, `eu.…`) and ARNs are priced as their model (bedrockModelId).
+  { model: 'anthropic.claude-3-5-haiku-20241022-v1:0', input: 0.8, cachedInput: 0.08, cacheWrite: 1, output: 4, source: BEDROCK, checked: 'secondary' },
+  { model: 'anthropic.claude-3-5-sonnet-20241022-v2:0', input: 6, output: 30, source: BEDROCK, checked: 'secondary' },
+  { model: 'anthropic.claude-3-7-sonnet-20250219-v1:0', input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15, source: BEDROCK, checked: 'secondary' },
+  { model: 'anthropic.claude-sonnet-4-20250514-v1:0', input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15, source: BEDROCK, checked: 'secondary' },
+  { model: 'anthropic.claude-3-haiku-20240307-v1:0', input: 0.25, output: 1.25, source: BEDROCK, checked: 'secondary' },
+  { model: 'amazon.nova-micro-v1:0', input: 0.035, cachedInput: 0.00875, output: 0.14, source: BEDROCK, checked: 'secondary' },
+  { model: 'amazon.nova-lite-v1:0', input: 0.06, cachedInput: 0.015, output: 0.24, source: BEDROCK, checked: 'secondary' },
+  { model: 'amazon.nova-pro-v1:0', input: 0.8, cachedInput: 0.2, output: 3.2, source: BEDROCK, checked: 'secondary' },
+  { model: 'meta.llama3-3-70b-instruct-v1:0', input: 0.72, output: 0.72, source: BEDROCK, checked: 'secondary' },
+  { model: 'meta.llama3-1-70b-instruct-v1:0', input: 0.72, output: 0.72, source: BEDROCK, checked: 'secondary' },
+  { model: 'meta.llama3-70b-instruct-v1:0', input: 2.65, output: 3.5, source: BEDROCK, checked: 'secondary' },
 ];
 
 /** Prices by model name, from config: they add to the table and win over it. */
@@ -82,13 +103,28 @@ export interface FoundPrice {
 export function priceOf(model: string, provider: string | undefined, overrides: PriceOverrides = {}): FoundPrice | undefined {
   if (provider === 'ollama') return { price: { input: 0, output: 0 }, matched: model, from: 'local' };
   const bare = model.replace(/^models\//, '');
-  for (const name of [bare, withoutVersionSuffix(bare)]) {
+  const names = provider === 'bedrock' ? [bare, bedrockModelId(bare)] : [bare, withoutVersionSuffix(bare)];
+  for (const name of names) {
     const own = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
     if (own !== undefined) return { price: own, matched: name, from: 'config' };
     const row = PRICE_TABLE.find((entry) => entry.model === name);
     if (row !== undefined) return { price: row, matched: name, from: 'table' };
   }
   return undefined;
+}
+
+/**
+ * The foundation model a Bedrock model id names, as the price table lists it: an ARN's resource
+ * (`arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-…` or
+ * `…::foundation-model/anthropic.claude-…`) without its ARN, and a cross-region inference profile
+ * (`us.`, `eu.`, `apac.`, `global.`, … before the vendor) without its geography: a profile costs
+ * what its model costs. An application inference profile's ARN names no model and stays as it is.
+ *
+ * @example bedrockModelId('us.anthropic.claude-3-5-haiku-20241022-v1:0') // 'anthropic.claude-3-5-haiku-20241022-v1:0'
+ */
+export function bedrockModelId(model: string): string {
+  const resource = /^arn:aws[a-z-]*:bedrock:[^:]*:[^:]*:(?:inference-profile|foundation-model)\/(.+)$/.exec(model)?.[1] ?? model;
+  return resource.replace(/^(?:us|us-gov|eu|apac|ap|ca|jp|au|global)\.(?=[a-z0-9-]+\.)/, '');
 }
 
 function withoutVersionSuffix(model: string): string {

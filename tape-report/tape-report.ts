@@ -328,8 +328,11 @@ function providerOfExchange(exchange: Exchange, facts: AnswerFacts): string {
   return facts.api.slice(0, facts.api.indexOf('-'));
 }
 
+// Bedrock's Converse and InvokeModel are model turns too (InvokeModel's body is the model's own).
+const REPORTED_TURN_APIS: readonly string[] = [...TURN_APIS, 'bedrock-converse', 'bedrock-invoke'];
+
 function isTurn(facts: AnswerFacts): boolean {
-  return facts.api !== undefined && (TURN_APIS as readonly string[]).includes(facts.api);
+  return facts.api !== undefined && REPORTED_TURN_APIS.includes(facts.api);
 }
 
 function zero(): TokenTotals {

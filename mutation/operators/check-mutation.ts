@@ -2,8 +2,11 @@
 // reader takes, a JSON body whose bytes hash to its sha256, a stream its API's grammar accepts
 // (but for the operators that break the stream on purpose). Used by the operators' tests; `modeltape
 // mutate` can run it on a mutant before serving it.
+import { isRecord } from '../../core/internal.js';
 import {
   checkChatStreamGrammar,
+  checkConverseStreamGrammar,
+  converseEventOfChunk,
   checkGenerateStreamGrammar,
   checkMessagesStreamGrammar,
   checkOllamaChatStreamGrammar,
@@ -18,6 +21,9 @@ import {
   decodeBody,
   defaultKeyRules,
   encodeBody,
+  encodeEventStreamEvent,
+  eventStreamMessagesOf,
+  readEventStreamMessage,
   frameBytes,
   parseTape,
   serializeTape,
@@ -29,11 +35,14 @@ import {
 import type { Mutation } from '../mutation.js';
 import { sseFields } from './stream-frames.js';
 
+/** The wire APIs whose answers are mutated: the turn APIs, and Bedrock's Converse and InvokeModel. */
+export type MutatedApi = TurnApi | 'bedrock-converse' | 'bedrock-invoke';
+
 /** The operators whose stream breaks its API's grammar on purpose. */
 const BREAKS_GRAMMAR = new Set(['stream-truncated', 'stream-error']);
 
 /** What is wrong with `mutation` of `exchange`, one line each; empty when nothing is. */
-export function mutationProblems(exchange: Exchange, mutation: Mutation, api: TurnApi): string[] {
+export function mutationProblems(exchange: Exchange, mutation: Mutation, api: MutatedApi): string[] {
   const mutant: Exchange = { ...exchange, response: mutation.response };
   const problems: string[] = [];
   let tape: string;
@@ -49,6 +58,9 @@ export function mutationProblems(exchange: Exchange, mutation: Mutation, api: Tu
     const bytes = decodeBody(body);
     if (body.sha256 !== sha256Hex(bytes)) problems.push(`body: sha256 ${String(body.sha256)} is not the sha256 of its bytes (${sha256Hex(bytes)})`);
   }
+  if (mutation.response.stream?.format === 'eventstream') {
+    for (const problem of eventFrameProblems(mutation.response)) problems.push(`stream: ${problem}`);
+  }
   if (mutation.response.stream !== undefined && !BREAKS_GRAMMAR.has(mutation.operator)) {
     for (const violation of streamGrammarViolations(mutation.response, api)) problems.push(`stream: ${violation}`);
   }
@@ -56,7 +68,8 @@ export function mutationProblems(exchange: Exchange, mutation: Mutation, api: Tu
 }
 
 /** The stream's violations of its API's grammar. */
-export function streamGrammarViolations(response: RecordedResponse, api: TurnApi): string[] {
+export function streamGrammarViolations(response: RecordedResponse, api: MutatedApi): string[] {
+  if (response.stream?.format === 'eventstream') return eventStreamGrammarViolations(response, api);
   const text = streamText(response);
   switch (api) {
     case 'openai-chat':
@@ -71,10 +84,46 @@ export function streamGrammarViolations(response: RecordedResponse, api: TurnApi
       return checkOllamaChatStreamGrammar(ndjsonLines(text));
     case 'ollama-generate':
       return checkOllamaGenerateStreamGrammar(ndjsonLines(text));
+    case 'bedrock-converse':
+    case 'bedrock-invoke':
+      return [`a ${api} stream is an AWS event stream, not ${response.stream?.format ?? 'no stream'}`];
     case 'openai-realtime':
       // A Realtime session is not one stream but events per client event; no operator edits one.
       return [`${api} sessions are not mutated`];
   }
+}
+
+/**
+ * What keeps an event stream's frames from replaying as written: a frame that is not a readable
+ * `event` (replay would serve it, but no editor reads it back), or an event whose encoding does not
+ * read back as the same event (the recorder would have kept its bytes as base64).
+ */
+export function eventFrameProblems(response: RecordedResponse): string[] {
+  const problems: string[] = [];
+  (response.stream?.frames ?? []).forEach((frame, index) => {
+    if (!('event' in frame)) {
+      problems.push(`frame ${index} is not an event`);
+      return;
+    }
+    const read = readEventStreamMessage(encodeEventStreamEvent(frame.event));
+    if (JSON.stringify(read) !== JSON.stringify(frame.event)) problems.push(`frame ${index} does not read back as the event it encodes`);
+  });
+  return problems;
+}
+
+/** A Bedrock event stream's violations: ConverseStream's grammar, or the grammar of the model events an InvokeModelWithResponseStream's chunks carry. */
+function eventStreamGrammarViolations(response: RecordedResponse, api: MutatedApi): string[] {
+  const messages = eventStreamMessagesOf(response);
+  if (messages === undefined) return ['not every frame is a readable event'];
+  const exceptions = messages.filter((message) => message.exception).map((message) => `an exception message (${message.event ?? '?'})`);
+  if (exceptions.length > 0) return exceptions;
+  if (api === 'bedrock-converse') return checkConverseStreamGrammar(messages.map((message) => ({ type: message.event, payload: message.json })));
+  if (api !== 'bedrock-invoke') return [`${api} does not stream an AWS event stream`];
+  const notChunks = messages.filter((message) => message.event !== 'chunk').map((message, index) => `message ${index} is ${message.event ?? '?'}, not a chunk`);
+  if (notChunks.length > 0) return notChunks;
+  if (messages.some((message) => isRecord(message.json) && typeof message.json.type === 'string'))
+    return checkMessagesStreamGrammar(messages.map((message) => ({ event: (message.json as { type: string }).type, data: message.data })));
+  return checkConverseStreamGrammar(messages.map((message) => converseEventOfChunk(message.json) ?? { type: undefined, payload: message.json }));
 }
 
 /** The stream's bytes, its frames concatenated. */

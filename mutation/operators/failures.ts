@@ -1,8 +1,8 @@
 // The exchange answered with the provider's own transient failure (what its SDK raises and
 // retries), and the error a stream breaks off with: the words are providers/' (transientFailure),
 // the ones the FakeProvider and chaos replay answer with.
-import { errorBody, errorHeaders, transientFailure, type Provider, type TransientFailure } from '../../providers/internal.js';
-import { sha256Hex, type RecordedResponse } from '../../recordings/internal.js';
+import { bedrockStreamException, errorBody, errorHeaders, transientFailure, type Provider, type TransientFailure } from '../../providers/internal.js';
+import { sha256Hex, type Frame, type RecordedResponse } from '../../recordings/internal.js';
 import type { MutationOperator } from '../mutation.js';
 
 /** Who the failures' messages name as playing them, so nobody takes one for the provider's. */
@@ -48,6 +48,21 @@ export function streamErrorBody(provider: Provider): Record<string, unknown> {
   const failure = streamFailure(provider);
   if (provider === 'anthropic') return { type: 'error', error: { type: failure.type, message: failure.message } };
   return errorBody(provider, { ...failure });
+}
+
+/**
+ * The message a Bedrock event stream breaks off with (ConverseStream and
+ * InvokeModelWithResponseStream alike): not an SSE error but an event stream message of
+ * `:message-type: exception`, `:exception-type: modelStreamErrorException`, which the AWS SDK raises
+ * as `ModelStreamErrorException` from the stream; replay encodes it, CRCs and all.
+ */
+export function bedrockStreamErrorFrame(atMs: number): Frame {
+  const failure = streamFailure('bedrock');
+  const exception = bedrockStreamException('modelStreamErrorException', `Model Stream Error (${MUTATED_BY})`, {
+    status: failure.status,
+    message: failure.message,
+  });
+  return { atMs, event: exception };
 }
 
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding']);

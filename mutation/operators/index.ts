@@ -5,13 +5,15 @@ import type { Exchange, RecordedResponse } from '../../recordings/internal.js';
 import type { Mutation } from '../mutation.js';
 import { anthropicBodyEditor, anthropicStreamEditor } from './anthropic-messages.js';
 import { mutationsOfAnswer, type AnswerEditor } from './answer-editor.js';
+import { converseBodyEditor, converseStreamEditor } from './bedrock-converse.js';
+import { invokeBodyEditor, invokeStreamEditor } from './bedrock-invoke.js';
 import { geminiBodyEditor, geminiStreamEditor } from './gemini.js';
 import { jsonAnswerOf } from './json-text.js';
 import { ollamaBodyEditor, ollamaStreamEditor } from './ollama.js';
 import { chatBodyEditor, chatStreamEditor } from './openai-chat.js';
 import { responsesBodyEditor, responsesStreamEditor } from './openai-responses.js';
-import { streamEventsOf } from './stream-frames.js';
-import { mutationProblems } from './check-mutation.js';
+import { eventStreamMessagesOf, streamEventsOf } from './stream-frames.js';
+import { mutationProblems, type MutatedApi } from './check-mutation.js';
 
 /**
  * Every mutation `exchange` admits, in a fixed order (the order of MUTATION_OPERATORS, then each
@@ -42,12 +44,20 @@ export function mutantProblems(exchange: Exchange, mutation: Mutation): string[]
   return api === undefined ? [`${exchange.request.method} ${exchange.request.path} is not a model turn`] : mutationProblems(exchange, mutation, api);
 }
 
-function turnApiOf(exchange: Exchange): TurnApi | undefined {
+function turnApiOf(exchange: Exchange): MutatedApi | undefined {
   const route = routeOf(exchange.request.method, withoutProviderPrefix(exchange.request.path).path, guessProvider(exchange.upstream));
   return route?.api as TurnApi | undefined;
 }
 
-function editorOf(api: TurnApi, response: RecordedResponse): AnswerEditor | undefined {
+function editorOf(api: MutatedApi, response: RecordedResponse): AnswerEditor | undefined {
+  if (response.stream?.format === 'eventstream') {
+    // Bedrock's streams: AWS event stream messages, read from their `event` frames.
+    const events = eventStreamMessagesOf(response);
+    if (events === undefined || events.length === 0) return undefined;
+    if (api === 'bedrock-converse') return converseStreamEditor(response, events, 'message');
+    if (api === 'bedrock-invoke') return invokeStreamEditor(response, events);
+    return undefined;
+  }
   if (response.stream !== undefined) {
     const events = streamEventsOf(response);
     if (events === undefined || events.length === 0) return undefined;
@@ -81,6 +91,10 @@ function editorOf(api: TurnApi, response: RecordedResponse): AnswerEditor | unde
     case 'ollama-chat':
     case 'ollama-generate':
       return ollamaBodyEditor(response, answer, api);
+    case 'bedrock-converse':
+      return converseBodyEditor(response, answer);
+    case 'bedrock-invoke':
+      return invokeBodyEditor(response, answer);
     default:
       return undefined;
   }

@@ -36,8 +36,19 @@ export function erroredAfter(
   return {
     response: withFrames(response, [...events.slice(0, kept).map((event) => event.frame), ...errors]),
     before: `${events.length} events`,
-    after: `${kept} events, then ${errors.map((frame) => ('text' in frame ? frame.text.trim() : '')).join(' ')}`,
+    after: `${kept} events, then ${errors.map(frameText).join(' ')}`,
   };
+}
+
+// A frame as the report shows it: its text, or an event message's type and payload.
+function frameText(frame: Frame): string {
+  if ('text' in frame) return frame.text.trim();
+  if ('event' in frame) {
+    const { headers } = frame.event;
+    const payload = 'text' in frame.event ? frame.event.text : JSON.stringify(frame.event.json);
+    return `${headers[':message-type'] ?? 'event'} ${headers[':exception-type'] ?? headers[':event-type'] ?? ''} ${payload}`;
+  }
+  return `${frame.base64.length} base64 characters`;
 }
 
 /** How an event is named in a report: its `event:` line, its JSON `type`, or its data. */

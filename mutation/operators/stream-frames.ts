@@ -1,15 +1,38 @@
-// A recorded stream read as events (an SSE event's `event:` line and data, or an NDJSON line), and
-// each event written back as a frame of the same shape: its `event:` line, its line endings and
-// blank-line terminator, `atMs` kept, only the JSON of its data changed.
-import { splitSse, type Frame, type RecordedResponse, type RecordedStream, type StreamEvent } from '../../recordings/internal.js';
-export { sseFields, streamEventsOf, type StreamEvent } from '../../recordings/internal.js';
+// A recorded stream read as events (an SSE event's `event:` line and data, an NDJSON line, an AWS
+// event stream message), and each event written back as a frame of the same shape: its `event:`
+// line, its line endings and blank-line terminator, an event message's headers, `atMs` kept, only
+// the JSON of its data changed.
+import {
+  splitSse,
+  type EventStreamMessage,
+  type Frame,
+  type RecordedResponse,
+  type RecordedStream,
+  type StreamEvent as TextStreamEvent,
+} from '../../recordings/internal.js';
+export { sseFields, streamEventsOf, eventStreamMessagesOf } from '../../recordings/internal.js';
 import { keptHeaders, renderLike } from './json-text.js';
+
+/**
+ * One event of a stream being changed: an SSE event or NDJSON line (a `text` frame), or an AWS
+ * event stream message (an `event` frame: its `json` is the payload, or for a `chunk` the model's
+ * own event its `bytes` carry).
+ */
+export type StreamEvent = TextStreamEvent | EventStreamMessage;
 
 /**
  * The frame of `event` with `json` as its data, written in the layout its data had; `name`
  * replaces the `event:` line's value (a Responses event whose type changes).
  */
 export function rewriteEvent(event: StreamEvent, json: unknown, name?: string): Frame {
+  if ('event' in event.frame) {
+    // An event stream message: the payload (or a chunk's decoded bytes) replaced, the headers kept;
+    // replay encodes it again, its CRCs computed for the new bytes.
+    const { event: message, ...rest } = event.frame;
+    if ('text' in message) return { ...rest, event: { ...message, text: JSON.stringify(json) } };
+    if (message.bytes !== undefined) return { ...rest, event: { ...message, bytes: { json } } };
+    return { ...rest, event: { ...message, json } };
+  }
   const data = renderLike(event.data, json);
   const { text, ...rest } = event.frame;
   const { lines, eol, terminator } = splitSse(text);
@@ -35,8 +58,9 @@ export function rewriteEvent(event: StreamEvent, json: unknown, name?: string): 
  */
 export function frameLike(like: StreamEvent, format: RecordedStream['format'], json: unknown, name: string | undefined, atMs: number): Frame {
   const data = JSON.stringify(json);
-  if (format === 'ndjson') return { atMs, text: `${data}${/\r?\n$/.exec(like.frame.text)?.[0] ?? '\n'}` };
-  const { eol, terminator } = splitSse(like.frame.text);
+  const text = 'text' in like.frame ? like.frame.text : '\n\n';
+  if (format === 'ndjson') return { atMs, text: `${data}${/\r?\n$/.exec(text)?.[0] ?? '\n'}` };
+  const { eol, terminator } = splitSse(text);
   const lines = like.event !== undefined && name !== undefined ? [`event: ${name}`, `data: ${data}`] : [`data: ${data}`];
   return { atMs, text: lines.join(eol) + terminator };
 }
