@@ -6,6 +6,7 @@ import {
   encodeBody,
   exchangeKey,
   headerValue,
+  isSecretHeader,
   recordedAtOf,
   redactResponseHeaders,
   streamFormatOf,
@@ -238,6 +239,7 @@ export class ExchangeRecorder {
         // tape keeps the answer, the secret replaced (the client got it; it expires in a minute).
         response: recording.finish((body) => (route.upstream.provider === 'openai' ? withoutClientSecret(request.method, route.path, body) : body)),
       };
+      refuseEchoedCredential(request, exchange.response, `${request.method} ${route.path}`);
       const replaces = replacing && engine.holdsRecording(key, ordinal);
       writer.append(exchange, { replacing: replaces });
       // Auto mode replays what it recorded to later identical requests; record mode only
@@ -253,6 +255,38 @@ export class ExchangeRecorder {
     }
   }
 }
+
+/**
+ * Refuses a response that repeats a credential its request carried: a secret header's value (a
+ * key, a bearer token, an AWS access key id, session token or signature) in the answer's headers,
+ * body or frames. AWS's `InvalidSignatureException` quotes the canonical request, session token
+ * included; a gateway may echo a key. No shape detector knows these values, but the request does.
+ */
+function refuseEchoedCredential(request: ProxyRequest, response: RecordedResponse, description: string): void {
+  const values: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || !isSecretHeader(name)) continue;
+    for (const part of (Array.isArray(value) ? value.join(' ') : value).split(/[\s,;=/]+/)) {
+      // Long enough to be a credential, and not the scheme's own words (`AWS4-HMAC-SHA256`) or
+      // the header names a signature lists (`x-amz-content-sha256`).
+      if (part.length >= 16 && !CREDENTIAL_SCHEME_WORDS.has(part) && !/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(part)) values.push([name, part]);
+    }
+  }
+  if (values.length === 0) return;
+  const text = JSON.stringify(response);
+  const echoed = values.filter(([, value]) => text.includes(value) || text.includes(JSON.stringify(value).slice(1, -1)));
+  if (echoed.length === 0) return;
+  throw new SecretInTapeError(
+    `the response to ${description}`,
+    echoed.map(([name, value]) => ({
+      path: '.response',
+      rule: 'echoed-credential',
+      masked: `[part of the ${name} header the request carried, ${value.length} chars]`,
+    })),
+  );
+}
+
+const CREDENTIAL_SCHEME_WORDS = new Set(['AWS4-HMAC-SHA256', 'SignedHeaders']);
 
 /** `32 MiB (33554432 bytes)`. */
 export function describeBytes(bytes: number): string {

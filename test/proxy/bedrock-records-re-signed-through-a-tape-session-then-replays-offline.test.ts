@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   BedrockRuntimeClient,
   ConverseCommand,
@@ -247,4 +247,34 @@ test('ConverseStream, InvokeModel (Claude, Nova) and InvokeModelWithResponseStre
   session = started(await openTape(tape, { mode: 'replay', config: false, env: {} }));
   expect(await everyOperation(client(session.baseUrls.bedrock))).toEqual(live);
   expect(await session.close()).toMatchObject({ hits: 6, misses: 0, upstreamConnections: 0 });
+});
+
+test('an upstream that refuses the signature and quotes the canonical request (session token included) is not recorded, and nothing of the credential reaches the tape', async () => {
+  // The stand-in expects another secret: AWS's InvalidSignatureException quotes what was signed.
+  const standIn = started(await startBedrockUpstream({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: `${SECRET}-other`, sessionToken: SESSION_TOKEN }));
+  const tape = `${dir}/bedrock-refused-signature.jsonl`;
+  const logged: string[] = [];
+  const session = started(
+    await openTape(tape, {
+      mode: 'record',
+      allowRecordInCi: true,
+      config: false,
+      upstreams: { bedrock: standIn.url },
+      env: {},
+      log: (line) => logged.push(line),
+    }),
+  );
+  const error = await client(session.baseUrls.bedrock)
+    .send(converse('Say hello'))
+    .catch((failure: Error) => failure);
+  expect((error as Error).name).toBe('InvalidSignatureException');
+  expect(standIn.requests[0]?.rejectedWith).toBe('InvalidSignatureException');
+  const summary = await session.close();
+  expect(summary.recorded).toBe(0);
+  expect(logged.join('\n')).toContain('part of the x-amz-security-token header the request carried');
+  const text = existsSync(tape) ? readFileSync(tape, 'utf8') : '';
+  for (const secret of [ACCESS_KEY_ID, SESSION_TOKEN]) {
+    expect(text).not.toContain(secret);
+    expect(logged.join('\n')).not.toContain(secret);
+  }
 });
