@@ -246,12 +246,12 @@ describe('decideRequest: refuse', () => {
 
   test('an upstream nobody configured, listing the configured ones', () => {
     const context = contextFor('replay');
-    expect(decideRequest(context, { ...post(), url: '/mistral/v1/chat/completions' })).toEqual({
+    expect(decideRequest(context, { ...post(), url: '/acme/v1/chat/completions' })).toEqual({
       kind: 'refuse',
       reason: 'unknown_upstream',
       message:
-        'No upstream named "mistral". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set), bedrock (https://bedrock-runtime.us-east-1.amazonaws.com). ' +
-        'Declare it with --upstream mistral=URL (an MCP server: --upstream mistral=mcp+URL), or under "upstreams" in modeltape.config.json.',
+        'No upstream named "acme". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set), bedrock (https://bedrock-runtime.us-east-1.amazonaws.com), openrouter (https://openrouter.ai/api), groq (https://api.groq.com), together (https://api.together.xyz), fireworks (https://api.fireworks.ai/inference), deepseek (https://api.deepseek.com), mistral (https://api.mistral.ai), xai (https://api.x.ai), vllm (http://127.0.0.1:8000), lmstudio (http://127.0.0.1:1234). ' +
+        'Declare it with --upstream acme=URL (an MCP server: --upstream acme=mcp+URL), or under "upstreams" in modeltape.config.json.',
       response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     });
   });

@@ -292,7 +292,7 @@ function missKeyless(route: Route, request: ProxyRequest, mode: 'record' | 'auto
     reason: 'no_key',
     message:
       `${request.method} ${route.path} (${route.upstream.name}) is not on the tape ${tape} and needs recording, but no real key is set: the request carries modeltape's placeholder key, so nothing was sent.\n` +
-      `Set ${keyVariableOf(route.upstream.provider)} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`,
+      `Set ${keyVariableOf(route.upstream.provider, route.upstream.name)} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`,
     response: { status: 401, type: 'modeltape_no_key', provider: route.upstream.provider },
   };
 }

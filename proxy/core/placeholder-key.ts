@@ -24,8 +24,21 @@ export function carriesPlaceholderKey(headers: IncomingHttpHeaders, provider?: P
   });
 }
 
-/** The variable a user sets for this provider's key. */
-export function keyVariableOf(provider: Provider): string {
+// The key variables of the OpenAI-compatible presets, by upstream name.
+const PRESET_KEY_VARIABLES: Readonly<Record<string, string>> = {
+  openrouter: 'OPENROUTER_API_KEY',
+  groq: 'GROQ_API_KEY',
+  together: 'TOGETHER_API_KEY',
+  fireworks: 'FIREWORKS_API_KEY',
+  deepseek: 'DEEPSEEK_API_KEY',
+  mistral: 'MISTRAL_API_KEY',
+  xai: 'XAI_API_KEY',
+};
+
+/** The variable a user sets for this provider's key (for a preset upstream, its own: `GROQ_API_KEY`). */
+export function keyVariableOf(provider: Provider, upstream?: string): string {
+  const preset = upstream === undefined ? undefined : PRESET_KEY_VARIABLES[upstream];
+  if (preset !== undefined) return preset;
   switch (provider) {
     case 'anthropic':
       return 'ANTHROPIC_API_KEY';

@@ -81,3 +81,46 @@ describe('routeRequest and routeOf for Bedrock Runtime', () => {
     expect(providerHosts(table)).toEqual(expect.arrayContaining(['bedrock-runtime.*.amazonaws.com', 'bedrock-runtime-fips.*.amazonaws.com']));
   });
 });
+
+describe('the OpenAI-compatible presets', () => {
+  const table = buildUpstreamTable();
+
+  test('route by name to each host’s API base, read as OpenAI’s wire APIs', () => {
+    const cases = [
+      ['/groq/openai/v1/chat/completions', 'https://api.groq.com', '/openai/v1/chat/completions'],
+      ['/openrouter/v1/chat/completions', 'https://openrouter.ai/api', '/api/v1/chat/completions'],
+      ['/together/v1/chat/completions', 'https://api.together.xyz', '/v1/chat/completions'],
+      ['/fireworks/v1/chat/completions', 'https://api.fireworks.ai/inference', '/inference/v1/chat/completions'],
+      ['/deepseek/chat/completions', 'https://api.deepseek.com', '/chat/completions'],
+      ['/mistral/v1/chat/completions', 'https://api.mistral.ai', '/v1/chat/completions'],
+      ['/xai/v1/chat/completions', 'https://api.x.ai', '/v1/chat/completions'],
+      ['/vllm/v1/chat/completions', 'http://127.0.0.1:8000', '/v1/chat/completions'],
+      ['/lmstudio/v1/chat/completions', 'http://127.0.0.1:1234', '/v1/chat/completions'],
+    ] as const;
+    for (const [url, baseUrl, forwardPath] of cases) {
+      const route = routeRequest(url, table);
+      if (!('path' in route)) throw new Error(`not routed: ${url}`);
+      expect([route.upstream.baseUrl, route.upstream.provider, route.forwardPath]).toEqual([baseUrl, 'openai', forwardPath]);
+    }
+    expect(cases).toHaveLength(9);
+  });
+
+  test('a replay refuses every hosted preset’s host (together-ai’s other host too), never a local server’s port unless it was given', () => {
+    const hosts = providerHosts(table);
+    for (const host of [
+      'openrouter.ai',
+      'api.groq.com',
+      'api.together.xyz',
+      'api.together.ai',
+      'api.fireworks.ai',
+      'api.deepseek.com',
+      'api.mistral.ai',
+      'api.x.ai',
+    ])
+      expect(hosts).toContain(host);
+    expect(hosts).not.toContain('127.0.0.1:8000');
+    expect(hosts).not.toContain('127.0.0.1:1234');
+    // Given explicitly, a local server is an upstream like any other.
+    expect(providerHosts(buildUpstreamTable({ vllm: 'http://127.0.0.1:8001' }))).toContain('127.0.0.1:8001');
+  });
+});

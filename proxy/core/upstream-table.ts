@@ -30,8 +30,12 @@ export interface Upstream {
   unset?: string;
 }
 
-/** The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these. */
-export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; provider: Provider }>> = {
+/**
+ * The upstreams every proxy knows. `--upstream name=url` adds one or overrides one of these.
+ * `local` marks a server of the user's own on this machine (vLLM, LM Studio): a replay does not
+ * refuse its port, which other services of a suite may use.
+ */
+export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; provider: Provider; local?: true }>> = {
   openai: { baseUrl: 'https://api.openai.com', provider: 'openai' },
   anthropic: { baseUrl: 'https://api.anthropic.com', provider: 'anthropic' },
   gemini: { baseUrl: 'https://generativelanguage.googleapis.com', provider: 'gemini' },
@@ -43,7 +47,22 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
   // Bedrock Runtime in us-east-1 until AWS_REGION (or AWS_DEFAULT_REGION) names another region,
   // or --upstream bedrock=… (or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) another endpoint.
   bedrock: { baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', provider: 'bedrock' },
+  // OpenAI-compatible hosts teams reach through the `openai` package (or their own SDKs): presets,
+  // so `$MODELTAPE_URL/groq/openai/v1` works with no --upstream. Each host's path is its API's
+  // base as its own clients append to it (docs/proxy.md lists the base URL each client takes).
+  openrouter: { baseUrl: 'https://openrouter.ai/api', provider: 'openai' },
+  groq: { baseUrl: 'https://api.groq.com', provider: 'openai' },
+  together: { baseUrl: 'https://api.together.xyz', provider: 'openai' },
+  fireworks: { baseUrl: 'https://api.fireworks.ai/inference', provider: 'openai' },
+  deepseek: { baseUrl: 'https://api.deepseek.com', provider: 'openai' },
+  mistral: { baseUrl: 'https://api.mistral.ai', provider: 'openai' },
+  xai: { baseUrl: 'https://api.x.ai', provider: 'openai' },
+  vllm: { baseUrl: 'http://127.0.0.1:8000', provider: 'openai', local: true },
+  lmstudio: { baseUrl: 'http://127.0.0.1:1234', provider: 'openai', local: true },
 };
+
+/** Hosts a preset's own clients also use for it (together-ai 0.52 defaults to api.together.ai). */
+const PRESET_ALIAS_HOSTS = ['api.together.ai'] as const;
 
 /** The hosts of Azure OpenAI resources, as the replay guard refuses them (a `*.` entry matches every name under it). */
 export const AZURE_HOSTS = ['*.openai.azure.com', '*.cognitiveservices.azure.com'] as const;
@@ -130,7 +149,12 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
  */
 export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
   const hosts = new Set<string>(builtInHosts());
-  for (const upstream of table.values()) if (upstream.unset === undefined) hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+  for (const upstream of table.values()) {
+    // A local preset left as built in (vLLM on 127.0.0.1:8000) is the user's own server, not a provider.
+    if (upstream.unset !== undefined || (BUILT_IN_UPSTREAMS[upstream.name]?.local === true && upstream.baseUrl === BUILT_IN_UPSTREAMS[upstream.name]!.baseUrl))
+      continue;
+    hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+  }
   return [...hosts].sort();
 }
 
@@ -139,8 +163,9 @@ let builtIn: readonly string[] | undefined;
 function builtInHosts(): readonly string[] {
   if (builtIn === undefined) {
     const hosts = new Set<string>();
-    for (const { baseUrl } of Object.values(BUILT_IN_UPSTREAMS)) if (baseUrl !== AZURE_UNSET_URL) hosts.add(new URL(baseUrl).host.toLowerCase());
-    for (const host of [...AZURE_HOSTS, ...BEDROCK_HOSTS]) hosts.add(host);
+    for (const { baseUrl, local } of Object.values(BUILT_IN_UPSTREAMS))
+      if (baseUrl !== AZURE_UNSET_URL && local !== true) hosts.add(new URL(baseUrl).host.toLowerCase());
+    for (const host of [...AZURE_HOSTS, ...BEDROCK_HOSTS, ...PRESET_ALIAS_HOSTS]) hosts.add(host);
     for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
     builtIn = Object.freeze([...hosts]);
   }

@@ -83,3 +83,14 @@ describe('childEnvironment for AWS Bedrock clients', () => {
     expect(childEnvironment({}, { ...run, mode: 'record' }).AWS_ACCESS_KEY_ID).toBeUndefined();
   });
 });
+
+describe('childEnvironment for the OpenAI-compatible presets’ own SDKs', () => {
+  test('points GROQ_BASE_URL (groq-sdk) and TOGETHER_BASE_URL (together-ai) at their presets, with placeholder keys in replay and auto only', () => {
+    const env = childEnvironment({}, run);
+    expect(env.GROQ_BASE_URL).toBe('http://127.0.0.1:4100/groq');
+    expect(env.TOGETHER_BASE_URL).toBe('http://127.0.0.1:4100/together/v1');
+    expect([env.GROQ_API_KEY, env.TOGETHER_API_KEY]).toEqual([REPLAY_PLACEHOLDER_KEY, REPLAY_PLACEHOLDER_KEY]);
+    const recording = childEnvironment({ GROQ_API_KEY: 'fake-user-key' }, { ...run, mode: 'record' });
+    expect([recording.GROQ_API_KEY, recording.TOGETHER_API_KEY]).toEqual(['fake-user-key', undefined]);
+  });
+});

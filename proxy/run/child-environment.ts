@@ -40,6 +40,16 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     // ChatBedrockConverse build on the JS SDK's client.
     names: ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME'],
   },
+  groq: {
+    base: (url) => `${url}/groq`,
+    // GROQ_BASE_URL: groq-sdk (1.6), which appends `/openai/v1/…`. @ai-sdk/groq reads no variable.
+    names: ['GROQ_BASE_URL'],
+  },
+  together: {
+    base: (url) => `${url}/together/v1`,
+    // TOGETHER_BASE_URL: together-ai (0.52), which appends `/chat/completions`. @ai-sdk/togetherai reads no variable.
+    names: ['TOGETHER_BASE_URL'],
+  },
   ollama: {
     base: (url) => `${url}/ollama`,
     // OLLAMA_HOST: the Ollama CLI and the Python `ollama` client. The `ollama` npm package
@@ -109,6 +119,9 @@ export function childEnvironment(
     if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
     env.GOOGLE_GENERATIVE_AI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // groq-sdk and together-ai refuse to build a client without theirs.
+    env.GROQ_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    env.TOGETHER_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
   }
   // With it set, the AWS SDKs ignore every endpoint variable, this run's too.
   delete env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
