@@ -74,6 +74,10 @@ export function streamGrammarViolations(response: RecordedResponse, api: TurnApi
     case 'openai-realtime':
       // A Realtime session is not one stream but events per client event; no operator edits one.
       return [`${api} sessions are not mutated`];
+    case 'bedrock-converse':
+    case 'bedrock-invoke':
+      // No operator edits a Bedrock answer yet, so no mutant of one reaches this check.
+      return [`${api} streams are not mutated`];
   }
 }
 
