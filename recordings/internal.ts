@@ -23,6 +23,7 @@ export {
 } from './redaction.js';
 export { FrameSplitter, streamFormatOf } from './frame-splitter.js';
 export { frameBytes } from './frame-bytes.js';
+export { encodeEventStreamEvent } from './event-stream.js';
 export { writeTapeFile } from './write-tape-file.js';
 export { abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
 export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
