@@ -146,3 +146,64 @@ describe('viewOf draws what the old page showed as blocks by what it is', () => 
     ]);
   });
 });
+
+describe('viewOf draws Bedrock conversations from the providers’ readers', () => {
+  const converse = {
+    system: [{ text: 'Be brief.' }],
+    messages: [
+      { role: 'user', content: [{ text: 'List the files.' }, { image: { format: 'png', source: { bytes: png } } }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'bash', input: { command: 'ls' } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'a.txt' }] } }] },
+    ],
+    toolConfig: { tools: [{ toolSpec: { name: 'bash', description: 'Runs a command.', inputSchema: { json: { type: 'object' } } } }] },
+    inferenceConfig: { maxTokens: 100 },
+  };
+
+  test('a Converse miss shows its system, its image, its tool call and result, and its toolConfig tools', () => {
+    const view = viewOf(request('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse', 'bedrock', converse));
+    expect(view.format).toBe('Bedrock Converse');
+    expect(outline(view)).toEqual([
+      'system: text .system[0].text',
+      'user: text .messages[0].content[0].text, image .messages[0].content[1].image.source',
+      'assistant: call .messages[1].content[0]',
+      'user · tool result: result .messages[2].content[0]',
+    ]);
+    expect(view.tools.map((tool) => [tool.path, tool.name, tool.description])).toEqual([['.toolConfig.tools[0]', 'bash', 'Runs a command.']]);
+    expect(view.fields.map((field) => field.name)).toEqual(['inferenceConfig']);
+    const html = renderDriftHtml({
+      tape: 'tapes/t.jsonl',
+      command: [],
+      totals: { requests: 1, hits: 0, drifted: 1 },
+      endpoints: [],
+      drifts: [
+        {
+          index: 0,
+          endpoint: 'POST /model/{modelId}/converse (bedrock)',
+          reason: 'unrecorded',
+          key: 'k',
+          sent: request('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse', 'bedrock', converse),
+          nearest: undefined,
+          differences: [],
+          totalDifferences: 0,
+          message: 'm',
+        },
+      ],
+    });
+    expect(html).toContain('<div class="card block" data-path=".messages[0].content[1]"><div class="caption">image</div>');
+    expect(html).toContain('List the files.');
+    expect(html).toContain('a.txt');
+  });
+
+  test('an InvokeModel miss shows the conversation of the model’s own body: Claude’s Messages, Nova’s Converse shape', () => {
+    const claude = viewOf(
+      request('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke', 'bedrock', {
+        anthropic_version: 'bedrock-2023-05-31',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      }),
+    );
+    expect([claude.format, outline(claude)]).toEqual(['Bedrock InvokeModel', ['user: text .messages[0].content[0].text']]);
+    const nova = viewOf(request('/model/amazon.nova-lite-v1%3A0/invoke', 'bedrock', { messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
+    expect([nova.format, outline(nova)]).toEqual(['Bedrock InvokeModel', ['user: text .messages[0].content[0].text']]);
+  });
+});

@@ -18,7 +18,7 @@ import type { Entry, Leaf, Part, Style, ToolOffer, View } from './view.js';
 /**
  * Reads a recorded or sent request into the view of its turns. A model turn's body (OpenAI Chat
  * Completions and Responses, Anthropic Messages, Gemini generateContent, Ollama chat and
- * generate) is read by providers/ (`readTurnAs`): its `items` — every message as sent, with
+ * generate, Bedrock Converse and InvokeModel's Claude and Nova bodies) is read by providers/ (`readTurnAs`): its `items` — every message as sent, with
  * text, images, thinking, refusals, tool calls and results, unknown blocks, each at its JSON
  * path — become the conversation entries; this file only decides how each is drawn. Any other
  * body becomes its top-level fields, its text or its bytes.
@@ -94,6 +94,9 @@ const CONVERSATIONS: Record<PagedApi, { format: string; consumed: string[]; fits
   },
   'ollama-chat': { format: 'Ollama chat', consumed: ['messages', 'tools'], fits: (json) => Array.isArray(json.messages) },
   'ollama-generate': { format: 'Ollama generate', consumed: ['system', 'prompt', 'images'], fits: (json) => typeof json.prompt === 'string' },
+  'bedrock-converse': { format: 'Bedrock Converse', consumed: ['system', 'messages', 'toolConfig'], fits: (json) => Array.isArray(json.messages) },
+  // InvokeModel carries the model's own body: Anthropic Messages (`tools`) or Amazon Nova (Converse's `toolConfig`).
+  'bedrock-invoke': { format: 'Bedrock InvokeModel', consumed: ['system', 'messages', 'tools', 'toolConfig'], fits: (json) => Array.isArray(json.messages) },
 };
 
 /**
@@ -121,7 +124,12 @@ function readJsonBody(view: View, json: unknown): void {
       // Azure OpenAI speaks OpenAI's APIs: the page names whose server it was.
       view.format = guessProvider(view.request.upstream) === 'azure' ? `Azure ${conversation.format}` : conversation.format;
       view.fields = fieldsOf(json, conversation.consumed);
-      view.tools = turn.api === 'gemini-generate' ? geminiToolsOf(json.tools) : toolsOf(json.tools);
+      view.tools =
+        turn.api === 'gemini-generate'
+          ? geminiToolsOf(json.tools)
+          : json.tools === undefined && isRecord(json.toolConfig)
+            ? bedrockToolsOf(json.toolConfig)
+            : toolsOf(json.tools);
       view.entries = turn.items.map(entryOf);
       return;
     }
@@ -167,6 +175,17 @@ function geminiToolsOf(tools: unknown): ToolOffer[] {
       const description = isRecord(declaration) ? stringOr(declaration.description) : undefined;
       return { path: at, name, description, definition: { path: at, value: declaration, mode: 'json' } };
     });
+  });
+}
+
+/** Bedrock's tools (`toolConfig.tools`): each `toolSpec` by its name, any other tool (`cachePoint`, `systemTool`) by its member. */
+function bedrockToolsOf(toolConfig: Record<string, unknown>): ToolOffer[] {
+  if (!Array.isArray(toolConfig.tools)) return [];
+  return toolConfig.tools.map((tool, index) => {
+    const path = indexPath('.toolConfig.tools', index);
+    const spec = isRecord(tool) && isRecord(tool.toolSpec) ? tool.toolSpec : undefined;
+    const name = spec !== undefined ? (stringOr(spec.name) ?? `tool ${index}`) : isRecord(tool) ? (Object.keys(tool)[0] ?? `tool ${index}`) : `tool ${index}`;
+    return { path, name, description: spec === undefined ? undefined : stringOr(spec.description), definition: { path, value: tool, mode: 'json' } };
   });
 }
 

@@ -15,16 +15,17 @@ export type Answer = { kind: 'text'; text: string } | { kind: 'tool-calls'; call
  * How a turn ends, in words that hold for every provider:
  * - `stop`: the model finished (the default; a tool call ends as a tool call);
  * - `length`: it hit the token limit (OpenAI chat `length`, Responses and Realtime `incomplete` with
- *   `max_output_tokens`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`, Ollama `done_reason: "length"`);
+ *   `max_output_tokens`, Anthropic and Bedrock Converse `max_tokens`, Gemini `MAX_TOKENS`, Ollama `done_reason: "length"`);
  * - `content-filter`: a filter cut it, the text is what came before the cut (OpenAI chat
  *   `content_filter`, Responses and Realtime `incomplete` with `content_filter`, Gemini `SAFETY` with the
- *   candidate's `safetyRatings`, one of them `blocked`; Anthropic has none: it refuses);
+ *   candidate's `safetyRatings`, one of them `blocked`; Bedrock Converse `content_filtered`, or
+ *   `guardrail_intervened` when scripted so; Anthropic has none: it refuses);
  * - `refusal`: the model refused, the text is the refusal (OpenAI chat `message.refusal` with
  *   `finish_reason: "stop"`, a Responses `refusal` content part, Anthropic `refusal`). Gemini
  *   has no refusal text: it blocks the prompt (`promptFeedback.blockReason: "SAFETY"` and no
  *   candidates), and the text is not sent;
  * - `stop-sequence`: it stopped at one of the request's stop sequences (OpenAI chat `stop`,
- *   Anthropic `stop_sequence`, Gemini `STOP`, Ollama `done_reason: "stop"`; Responses has no
+ *   Anthropic and Bedrock Converse `stop_sequence`, Gemini `STOP`, Ollama `done_reason: "stop"`; Responses has no
  *   stop sequences);
  * - `pause-turn`: Anthropic paused a long turn (`pause_turn`).
  */
@@ -34,13 +35,25 @@ export type NeutralFinish = (typeof NEUTRAL_FINISHES)[number];
 /** Gemini's own finish names, each on the wire as written. */
 const GEMINI_FINISHES = ['MAX_TOKENS', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'MALFORMED_FUNCTION_CALL'] as const;
 
+/** Bedrock Converse's own stop reasons for a filtered answer: its content filter, and a guardrail. */
+const BEDROCK_FINISHES = ['content_filtered', 'guardrail_intervened'] as const;
+
 /**
  * The providers' own spellings, accepted where their API uses them. Gemini's are its
  * `finishReason` values: `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII` and
  * `MALFORMED_FUNCTION_CALL` have no neutral name of their own and end a turn as `content-filter`
  * does (the text is what came before the cut, not held to a schema), under their own name.
  */
-export const PROVIDER_FINISHES = ['content_filter', 'max_output_tokens', 'max_tokens', 'end_turn', 'stop_sequence', 'pause_turn', ...GEMINI_FINISHES] as const;
+export const PROVIDER_FINISHES = [
+  'content_filter',
+  'max_output_tokens',
+  'max_tokens',
+  'end_turn',
+  'stop_sequence',
+  'pause_turn',
+  ...GEMINI_FINISHES,
+  ...BEDROCK_FINISHES,
+] as const;
 export type ProviderFinish = (typeof PROVIDER_FINISHES)[number];
 
 const PROVIDER_SPELLINGS: Record<ProviderFinish, NeutralFinish> = {
@@ -57,6 +70,8 @@ const PROVIDER_SPELLINGS: Record<ProviderFinish, NeutralFinish> = {
   PROHIBITED_CONTENT: 'content-filter',
   SPII: 'content-filter',
   MALFORMED_FUNCTION_CALL: 'content-filter',
+  content_filtered: 'content-filter',
+  guardrail_intervened: 'content-filter',
 };
 
 /** Every name `finish` accepts: the neutral ones, then the providers' own. */
@@ -72,6 +87,17 @@ export const FINISHES_BY_API: Partial<Record<TurnApi, readonly FinishReason[]>> 
   'ollama-chat': ['stop', 'length', 'stop-sequence'],
   'ollama-generate': ['stop', 'length', 'stop-sequence'],
   'openai-realtime': ['stop', 'length', 'content-filter', 'max_output_tokens', 'content_filter'],
+  'bedrock-converse': [
+    'stop',
+    'length',
+    'content-filter',
+    'stop-sequence',
+    'end_turn',
+    'max_tokens',
+    'stop_sequence',
+    'content_filtered',
+    'guardrail_intervened',
+  ],
 };
 
 /** A finish resolved for one request: the neutral name, the name as scripted, and the stop sequence hit, if any. */

@@ -4,6 +4,7 @@ import { ModeltapeError, checkChoice, excerpt, isRecord, maskSecrets, maskValue,
 import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
+import { bedrockConverseSurface } from './bedrock-converse/converse-surface.js';
 import { geminiCountTokensResponse } from './gemini/count-tokens.js';
 import { geminiEmbedResponse } from './gemini/embed-content.js';
 import { geminiArrayStreamSurface, geminiGenerateSurface, geminiStreamFraming } from './gemini/generate-surface.js';
@@ -432,8 +433,8 @@ export class FakeProvider {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
     const { method, route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
-    // The request id in the header each SDK reads: `request-id` (Anthropic), `x-request-id` (the others).
-    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [provider === 'anthropic' ? 'request-id' : 'x-request-id']: requestId };
+    // The request id in the header each SDK reads: `request-id` (Anthropic), `x-amzn-requestid` (the AWS SDK), `x-request-id` (the others).
+    const headers: Record<string, string> = { [FAKE_HEADER]: '1', [REQUEST_ID_HEADER[provider] ?? 'x-request-id']: requestId };
     const context: RenderContext = {
       newId: this.#newId,
       created: Math.floor(this.#now() / 1000),
@@ -497,7 +498,14 @@ export class FakeProvider {
         provider,
         {
           status: 404,
-          type: provider === 'anthropic' ? 'not_found_error' : provider === 'gemini' ? 'NOT_FOUND' : 'invalid_request_error',
+          type:
+            provider === 'anthropic'
+              ? 'not_found_error'
+              : provider === 'gemini'
+                ? 'NOT_FOUND'
+                : provider === 'bedrock'
+                  ? 'UnknownOperationException'
+                  : 'invalid_request_error',
           code: 'unknown_url',
           message: `Invalid URL (${call.method} ${call.path}): ${help}`,
         },
@@ -657,7 +665,7 @@ export class FakeProvider {
         if (tool === undefined)
           return `  it calls tool ${JSON.stringify(call.name)}, which the request did not offer (offered: ${offered()}).\nScript willCallTool with a tool the request offers.`;
         if (choice.name !== undefined && call.name !== choice.name)
-          return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
+          return `  it calls tool ${JSON.stringify(call.name)}, and the request's ${toolChoiceField(turn)} forces ${JSON.stringify(choice.name)}.\nScript willCallTool(${JSON.stringify(choice.name)}, arguments) or willAnswer(arguments).`;
         if (choice.allowed !== undefined && !choice.allowed.includes(call.name))
           return `  it calls tool ${JSON.stringify(call.name)}, and the request's toolConfig.functionCallingConfig.allowedFunctionNames allows only ${choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.\nScript willCallTool(${JSON.stringify(choice.allowed[0])}, arguments), or another allowed function.`;
         // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked
@@ -676,7 +684,7 @@ export class FakeProvider {
         forced === undefined
           ? `Script willCallTool with one of ${choice.allowed === undefined ? offered() : choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.`
           : `Script willCallTool(${JSON.stringify(forced)}, arguments)${schema === undefined ? ', or willAnswer(arguments) to answer as its call' : ''}.`;
-      return `  it answers without a tool call, and the request's ${turn.provider === 'gemini' ? 'toolConfig' : 'tool_choice'} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
+      return `  it answers without a tool call, and the request's ${toolChoiceField(turn)} requires one${choice.name ? ` (${JSON.stringify(choice.name)})` : ''}.\n${advice}`;
     }
     if (schema === undefined || !checksValues) return undefined;
     let value: unknown;
@@ -807,6 +815,7 @@ const SURFACES = {
   'ollama-chat': ollamaChatSurface,
   'ollama-generate': ollamaGenerateSurface,
   'gemini-generate': geminiGenerateSurface,
+  'bedrock-converse': bedrockConverseSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
@@ -825,11 +834,14 @@ const SERVED_APIS: readonly WireApi[] = [
   'gemini-embed',
   'gemini-models',
 ];
+/** Where a provider's SDK reads the request id, when not `x-request-id`. */
+const REQUEST_ID_HEADER: Partial<Record<Provider, string>> = { anthropic: 'request-id', bedrock: 'x-amzn-requestid' };
+
 /** The header that carries the fake's help where the provider's own answer has no room for it. */
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse and /model/{modelId}/converse-stream, Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -940,6 +952,8 @@ function resolveFinish(turn: AskedTurn, options: StepOptions): ResolvedFinish | 
 /** Where the request's stop sequences are, by API: its JSON path, as a message names it, and what was sent there. */
 function stopSequencesOf(turn: AskedTurn): { field: string; sent: unknown } {
   if (turn.api === 'anthropic-messages') return { field: 'stop_sequences', sent: turn.body.stop_sequences };
+  if (turn.api === 'bedrock-converse')
+    return { field: 'inferenceConfig.stopSequences', sent: isRecord(turn.body.inferenceConfig) ? turn.body.inferenceConfig.stopSequences : undefined };
   if (turn.api === 'gemini-generate') {
     const config = turn.body.generationConfig ?? turn.body.generation_config;
     return { field: 'generationConfig.stopSequences', sent: isRecord(config) ? (config.stopSequences ?? config.stop_sequences) : undefined };
@@ -947,6 +961,11 @@ function stopSequencesOf(turn: AskedTurn): { field: string; sent: unknown } {
   if (turn.api === 'ollama-chat' || turn.api === 'ollama-generate')
     return { field: 'options.stop', sent: isRecord(turn.body.options) ? turn.body.options.stop : undefined };
   return { field: 'stop', sent: turn.body.stop };
+}
+
+/** Where a request's tool choice is, as a message names it. */
+function toolChoiceField(turn: AskedTurn): string {
+  return turn.provider === 'gemini' ? 'toolConfig' : turn.provider === 'bedrock' ? 'toolConfig.toolChoice' : 'tool_choice';
 }
 
 /** The tool a request forces, when it forces exactly one: named by tool_choice, or the only one offered under a required choice. */

@@ -35,9 +35,10 @@ export interface FakeServer {
    * The base URL for each SDK: `openai` and `@ai-sdk/openai` take `/v1` (the `openai` SDK's
    * `OpenAIRealtimeWS` too, with `loopbackWebSocket()` from `modeltape/proxy`); `@anthropic-ai/sdk` the bare
    * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
-   * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`).
+   * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`); `@aws-sdk/client-bedrock-runtime`
+   * the bare URL as its `endpoint`.
    */
-  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string };
+  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string };
   /** Stops serving; hung and open connections are closed. */
   close(): Promise<void>;
 }
@@ -105,7 +106,7 @@ export async function serveOverHttp(
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url },
+    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -9,7 +9,7 @@ import type { Chunking } from './script.js';
 import type { WireResponse } from './wire-response.js';
 
 /** The kinds of id the fake makes; each is prefixed `fake-` so it can never pass for a real one. */
-export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'req' | 'conv' | 'item' | 'sess' | 'event';
+export type IdKind = 'chatcmpl' | 'call' | 'resp' | 'msg' | 'fc' | 'rs' | 'toolu' | 'tooluse' | 'req' | 'conv' | 'item' | 'sess' | 'event';
 
 /** What a surface needs to render one answer, the same for every surface. */
 export interface RenderContext {

@@ -78,6 +78,9 @@ export { OLLAMA_THINK_LEVELS, ollamaModelThinks, ollamaThinks } from './ollama/t
 export { renderOllamaChatRequest } from './ollama/chat/render-request.js';
 export { readOllamaChatAnswer } from './ollama/chat/read-answer.js';
 export { readGenerateRequest, responseSchemaOf } from './gemini/read-request.js';
+export { readConverseRequest, converseResponseSchema } from './bedrock/converse/read-request.js';
+export { refuseConverseRequest } from './bedrock/converse/refusals.js';
+export { readInvokeRequest } from './bedrock/invoke/read-request.js';
 export { refuseGenerateRequest } from './gemini/refusals.js';
 export { renderGenerateRequest } from './gemini/render-request.js';
 export { readGenerateAnswer } from './gemini/read-answer.js';

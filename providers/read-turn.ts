@@ -1,5 +1,7 @@
 import { isRecord } from '../core/internal.js';
 import { readMessagesRequest } from './anthropic/messages/read-request.js';
+import { readConverseRequest } from './bedrock/converse/read-request.js';
+import { readInvokeRequest } from './bedrock/invoke/read-request.js';
 import { readOllamaChatRequest } from './ollama/chat/read-request.js';
 import { readOllamaGenerateRequest } from './ollama/generate/read-request.js';
 import { readGenerateRequest } from './gemini/read-request.js';
@@ -16,6 +18,8 @@ const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: nu
   'ollama-chat': readOllamaChatRequest,
   'ollama-generate': readOllamaGenerateRequest,
   'gemini-generate': readGenerateRequest,
+  'bedrock-converse': readConverseRequest,
+  'bedrock-invoke': readInvokeRequest,
 };
 
 /** The turn APIs a reader here can read. */

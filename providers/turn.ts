@@ -198,7 +198,7 @@ export interface ToolChoice {
  * Reads OpenAI chat (`"required"`, `{type:"function",function:{name}}`), Responses
  * (`{type:"function",name}`), Anthropic (`{type:"any"|"tool"|"none",name}`) and Gemini
  * (`toolConfig`: `{functionCallingConfig:{mode:"AUTO"|"ANY"|"NONE"|"VALIDATED",allowedFunctionNames}}`)
- * tool choices.
+ * and Bedrock Converse (`toolConfig.toolChoice`: `{auto:{}}`, `{any:{}}`, `{tool:{name}}`) tool choices.
  */
 export function readToolChoice(choice: unknown): ToolChoice {
   if (choice === 'none' || choice === 'required') return { mode: choice };
@@ -216,6 +216,9 @@ export function readToolChoice(choice: unknown): ToolChoice {
     if (allowed === undefined) return { mode: 'required' };
     return allowed.length === 1 ? { mode: 'required', name: allowed[0]!, allowed } : { mode: 'required', allowed };
   }
+  // Bedrock Converse's `toolConfig.toolChoice`, a union: `{auto: {}}`, `{any: {}}` or `{tool: {name}}`.
+  if (isRecord(choice.any)) return { mode: 'required' };
+  if (isRecord(choice.tool) && typeof choice.tool.name === 'string') return { mode: 'required', name: choice.tool.name };
   if (choice.type === 'none') return { mode: 'none' };
   if (choice.type === 'any') return { mode: 'required' };
   if (choice.type === 'tool' && typeof choice.name === 'string') return { mode: 'required', name: choice.name };

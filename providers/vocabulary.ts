@@ -60,6 +60,9 @@ export const TURN_APIS = [
   'ollama-chat',
   'ollama-generate',
   'openai-realtime',
+  'bedrock-converse',
+  // InvokeModel is a turn when its body is a chat model's (Anthropic Messages, Amazon Nova); other bodies are not read.
+  'bedrock-invoke',
 ] as const;
 export type TurnApi = (typeof TURN_APIS)[number];
 

@@ -328,8 +328,8 @@ function providerOfExchange(exchange: Exchange, facts: AnswerFacts): string {
   return facts.api.slice(0, facts.api.indexOf('-'));
 }
 
-// Bedrock's Converse and InvokeModel are model turns too (InvokeModel's body is the model's own).
-const REPORTED_TURN_APIS: readonly string[] = [...TURN_APIS, 'bedrock-converse', 'bedrock-invoke'];
+// Bedrock's Converse and InvokeModel are among them (InvokeModel's body is the model's own).
+const REPORTED_TURN_APIS: readonly string[] = TURN_APIS;
 
 function isTurn(facts: AnswerFacts): boolean {
   return facts.api !== undefined && REPORTED_TURN_APIS.includes(facts.api);

@@ -35,8 +35,8 @@ import {
 import type { Mutation } from '../mutation.js';
 import { sseFields } from './stream-frames.js';
 
-/** The wire APIs whose answers are mutated: the turn APIs, and Bedrock's Converse and InvokeModel. */
-export type MutatedApi = TurnApi | 'bedrock-converse' | 'bedrock-invoke';
+/** The wire APIs whose answers are mutated: the turn APIs (Bedrock's Converse and InvokeModel among them). */
+export type MutatedApi = TurnApi;
 
 /** The operators whose stream breaks its API's grammar on purpose. */
 const BREAKS_GRAMMAR = new Set(['stream-truncated', 'stream-error']);

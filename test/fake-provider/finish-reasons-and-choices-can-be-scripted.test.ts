@@ -148,7 +148,7 @@ describe('finish reasons that do not apply are loud', () => {
     })();
     expect(ModeltapeError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(
-      'Invalid finish "too-long": expected one of stop, length, content-filter, refusal, stop-sequence, pause-turn, content_filter, max_output_tokens, max_tokens, end_turn, stop_sequence, pause_turn, MAX_TOKENS, SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL',
+      'Invalid finish "too-long": expected one of stop, length, content-filter, refusal, stop-sequence, pause-turn, content_filter, max_output_tokens, max_tokens, end_turn, stop_sequence, pause_turn, MAX_TOKENS, SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL, content_filtered, guardrail_intervened',
     );
   });
 
