@@ -54,10 +54,12 @@ describe('childEnvironment for AWS Bedrock clients', () => {
     AWS_REGION: 'eu-west-3',
   };
 
-  test('points AWS_ENDPOINT_URL_BEDROCK_RUNTIME at the proxy’s /bedrock in every mode, and lets no setting make the SDK ignore it', () => {
+  test('points AWS_ENDPOINT_URL_BEDROCK_RUNTIME and ANTHROPIC_BEDROCK_BASE_URL at the proxy’s /bedrock in every mode, and lets no setting make the SDK ignore it', () => {
     for (const mode of ['replay', 'auto', 'record', 'passthrough'] as const) {
       const env = childEnvironment(user, { ...run, mode });
       expect(env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME).toBe('http://127.0.0.1:4100/bedrock');
+      // @anthropic-ai/bedrock-sdk reads its own variable, and appends /model/… to its path.
+      expect(env.ANTHROPIC_BEDROCK_BASE_URL).toBe('http://127.0.0.1:4100/bedrock');
       expect(env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS).toBeUndefined();
     }
   });
@@ -72,6 +74,10 @@ describe('childEnvironment for AWS Bedrock clients', () => {
     // The user's region stays; with none, the SDK gets one (it refuses to build a client without).
     expect(env.AWS_REGION).toBe('eu-west-3');
     expect(childEnvironment({}, run).AWS_REGION).toBe('us-east-1');
+    // LangChain's ChatBedrockConverse reads only AWS_DEFAULT_REGION: it gets the same region.
+    expect(env.AWS_DEFAULT_REGION).toBe('eu-west-3');
+    expect(childEnvironment({}, run).AWS_DEFAULT_REGION).toBe('us-east-1');
+    expect(childEnvironment({ AWS_DEFAULT_REGION: 'ap-south-1' }, run)).toMatchObject({ AWS_REGION: 'ap-south-1', AWS_DEFAULT_REGION: 'ap-south-1' });
   });
 
   test('in record mode the user’s credentials stay (the proxy signs again with its own), and auto adds placeholders only where none are set', () => {

@@ -36,9 +36,11 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
   bedrock: {
     base: (url) => `${url}/bedrock`,
     // AWS_ENDPOINT_URL_BEDROCK_RUNTIME: the AWS SDKs' service-specific endpoint (JS v3, boto3,
-    // the CLI), which wins over AWS_ENDPOINT_URL; @anthropic-ai/bedrock-sdk and LangChain's
-    // ChatBedrockConverse build on the JS SDK's client.
-    names: ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME'],
+    // the CLI), which wins over AWS_ENDPOINT_URL; LangChain's ChatBedrockConverse (@langchain/aws
+    // 1.4.5) builds on the JS SDK's client, and @ai-sdk/amazon-bedrock (3.0.137) reads it itself.
+    // ANTHROPIC_BEDROCK_BASE_URL: @anthropic-ai/bedrock-sdk (1.2.1), which reads no AWS variable
+    // and appends `/model/{modelId}/invoke` to the base's path.
+    names: ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'ANTHROPIC_BEDROCK_BASE_URL'],
   },
   groq: {
     base: (url) => `${url}/groq`,
@@ -63,8 +65,8 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
  * client's signature, and signs what it forwards again with its own environment's credentials.
  * They come first in the SDK's chain (the environment), so no profile, SSO cache, web identity
  * or instance role is read: `AWS_PROFILE` (which makes the chain skip the environment) and
- * `AWS_SESSION_TOKEN` go, the instance metadata service is turned off, and a region is set when
- * none is (the SDK needs one; the endpoint is the proxy's whatever it is).
+ * `AWS_SESSION_TOKEN` go, the instance metadata service is turned off, and a region is set under
+ * both its names when either is missing (clients need one; the endpoint is the proxy's whatever it is).
  */
 function withPlaceholderAwsCredentials(env: NodeJS.ProcessEnv): void {
   env.AWS_ACCESS_KEY_ID = REPLAY_PLACEHOLDER_KEY;
@@ -74,7 +76,11 @@ function withPlaceholderAwsCredentials(env: NodeJS.ProcessEnv): void {
   delete env.AWS_PROFILE;
   delete env.AWS_DEFAULT_PROFILE;
   env.AWS_EC2_METADATA_DISABLED = 'true';
-  if (!env.AWS_REGION && !env.AWS_DEFAULT_REGION) env.AWS_REGION = 'us-east-1';
+  // Both names: the AWS SDK and most clients read AWS_REGION, but LangChain's ChatBedrockConverse
+  // (@langchain/aws 1.4.5) reads only AWS_DEFAULT_REGION, and refuses to start without it.
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+  env.AWS_REGION ||= region;
+  env.AWS_DEFAULT_REGION ||= region;
 }
 
 /** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */
