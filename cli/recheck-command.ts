@@ -1,6 +1,15 @@
 import { relative, resolve } from 'node:path';
 import { isRecord, parseJson } from '../core/internal.js';
-import { BUILT_IN_UPSTREAMS, buildUpstreamTable, keyVariableOf, loadConfig, parseUpstreamFlag, providerHosts, startProxy, type Upstream } from '../proxy/internal.js';
+import {
+  BUILT_IN_UPSTREAMS,
+  buildUpstreamTable,
+  keyVariableOf,
+  loadConfig,
+  parseUpstreamFlag,
+  providerHosts,
+  startProxy,
+  type Upstream,
+} from '../proxy/internal.js';
 import { decodeBody, loadTape, type Exchange } from '../recordings/internal.js';
 import {
   VERDICTS,
@@ -27,7 +36,12 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'sample', kind: 'integer', value: 'N', description: 'check only N of the exchanges, chosen from --seed' },
   { name: 'seed', kind: 'string', value: 'S', description: 'what --sample chooses from: the same seed chooses the same exchanges (default 0)' },
   { name: 'max-requests', kind: 'integer', value: 'N', description: 'send at most N requests' },
-  { name: 'max-cost', kind: 'string', value: 'USD', description: 'stop before the estimated spend passes USD (from the recorded usage at the report’s prices)' },
+  {
+    name: 'max-cost',
+    kind: 'string',
+    value: 'USD',
+    description: 'stop before the estimated spend passes USD (from the recorded usage at the report’s prices)',
+  },
   { name: 'concurrency', kind: 'integer', value: 'N', description: 'requests in flight at once (default 2); a 429 or 503 waits as its retry-after asks' },
   { name: 'include-failures', kind: 'boolean', description: 'also send again requests whose recorded answer was a failure, a refusal or an error status' },
   { name: 'json', kind: 'string', value: 'FILE', description: 'also write the report as JSON to FILE (- for stdout, then the text goes to stderr)' },
@@ -66,7 +80,7 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   }
   const patterns = [...((parsed.flags.tape as string[] | undefined) ?? []), ...parsed.positionals];
   if (patterns.length === 0)
-    throw new UsageError("modeltape recheck needs the tapes to recheck: modeltape recheck tapes/a.jsonl --upstream openai=http://127.0.0.1:8080 (or --live).");
+    throw new UsageError('modeltape recheck needs the tapes to recheck: modeltape recheck tapes/a.jsonl --upstream openai=http://127.0.0.1:8080 (or --live).');
   const maxCostText = parsed.flags['max-cost'] as string | undefined;
   const maxCost = maxCostText === undefined || !/^\$?\d+(\.\d+)?$/.test(maxCostText.trim()) ? undefined : Number(maxCostText.trim().replace(/^\$/, ''));
   if (maxCostText !== undefined && maxCost === undefined)
@@ -121,20 +135,24 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   }
 
   const progressOn = io.stderr.isTTY === true;
-  const report = await withProxy(dryRun ? undefined : { tape: files[0]!, upstreams: { ...config.upstreams, ...named }, env: io.env, log: (message) => io.stderr.write(`modeltape recheck: ${message}\n`) }, (url) =>
-    recheckExchanges(selected, skipped, {
-      dryRun,
-      send: (exchange) => send(url!, exchange, keys.get(exchange.upstream) ?? {}),
-      ...(parsed.flags.concurrency === undefined ? {} : { concurrency: parsed.flags.concurrency as number }),
-      ...(parsed.flags['max-requests'] === undefined ? {} : { maxRequests: parsed.flags['max-requests'] as number }),
-      ...(maxCost === undefined ? {} : { maxCostUsd: maxCost }),
-      ...(config.prices === undefined ? {} : { prices: config.prices }),
-      onProgress: (settled, total) => {
-        if (!progressOn) return;
-        writeControl(io.stderr, settled === total ? 'clearLine' : 'lineStart');
-        if (settled < total) io.stderr.write(`recheck ${settled}/${total}`);
-      },
-    }),
+  const report = await withProxy(
+    dryRun
+      ? undefined
+      : { tape: files[0]!, upstreams: { ...config.upstreams, ...named }, env: io.env, log: (message) => io.stderr.write(`modeltape recheck: ${message}\n`) },
+    (url) =>
+      recheckExchanges(selected, skipped, {
+        dryRun,
+        send: (exchange) => send(url!, exchange, keys.get(exchange.upstream) ?? {}),
+        ...(parsed.flags.concurrency === undefined ? {} : { concurrency: parsed.flags.concurrency as number }),
+        ...(parsed.flags['max-requests'] === undefined ? {} : { maxRequests: parsed.flags['max-requests'] as number }),
+        ...(maxCost === undefined ? {} : { maxCostUsd: maxCost }),
+        ...(config.prices === undefined ? {} : { prices: config.prices }),
+        onProgress: (settled, total) => {
+          if (!progressOn) return;
+          writeControl(io.stderr, settled === total ? 'clearLine' : 'lineStart');
+          if (settled < total) io.stderr.write(`recheck ${settled}/${total}`);
+        },
+      }),
   );
 
   const forShow: RecheckReport = {
@@ -163,7 +181,9 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   const failing = failOn === undefined ? [] : VERDICTS.slice(VERDICTS.indexOf(failOn === 'changed' ? 'changed' : 'regression'));
   const failed = failing.reduce((sum, verdict) => sum + report.counts[verdict], 0);
   if (failed > 0) {
-    io.stderr.write(`modeltape recheck: ${failed} exchange${failed === 1 ? '' : 's'} ${failOn === 'changed' ? 'changed or regressed' : 'regressed'} (--fail-on ${failOn}).\n`);
+    io.stderr.write(
+      `modeltape recheck: ${failed} exchange${failed === 1 ? '' : 's'} ${failOn === 'changed' ? 'changed or regressed' : 'regressed'} (--fail-on ${failOn}).\n`,
+    );
     return 1;
   }
   return 0;
@@ -212,7 +232,10 @@ function credentialHeaders(upstream: Upstream, env: Readonly<Record<string, stri
   const variable = keyVariableOf(upstream.provider, upstream.name);
   const key = env[variable] || (upstream.provider === 'gemini' ? env.GOOGLE_API_KEY : undefined);
   if (key === undefined || key === '') {
-    if (live) throw new UsageError(`modeltape recheck --live: the tapes' requests to "${upstream.name}" need a key: set ${variable} in the environment (nothing was sent).`);
+    if (live)
+      throw new UsageError(
+        `modeltape recheck --live: the tapes' requests to "${upstream.name}" need a key: set ${variable} in the environment (nothing was sent).`,
+      );
     return {};
   }
   switch (upstream.provider) {
@@ -232,5 +255,10 @@ function hostMatches(pattern: string, host: string): boolean {
   const bare = host.replace(/:\d+$/, '');
   if (pattern.startsWith('*.')) return bare.endsWith(pattern.slice(1));
   if (!pattern.includes('*')) return pattern === host || pattern === bare;
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]+')}$`).test(bare);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^.]+')}$`,
+  ).test(bare);
 }

@@ -80,7 +80,7 @@ export function answerBehaviour(exchange: Exchange, schemas: ResponseSchemas): A
   const route = routeOf(request.method, withoutProviderPrefix(request.path).path, guessProvider(exchange.upstream));
   const requestJson = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
   const turn = route === undefined ? undefined : readTurn(request.path, requestJson, request.method, route.provider);
-  const schema = turn?.responseSchema;
+  const schema = turn?.responseSchema?.schema;
   let structured: StructuredOutput | undefined;
   if (schema !== undefined && facts.status >= 200 && facts.status < 300 && !facts.refused && !facts.failed && content.toolCalls.length === 0) {
     const value = content.text === null ? undefined : (parseJson(content.text) as Json | undefined);

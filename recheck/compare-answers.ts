@@ -38,13 +38,14 @@ export function compareAnswers(recorded: AnswerBehaviour, fresh: AnswerBehaviour
   if (!ok(fresh.status)) return { verdict: 'regression', reasons: regression };
   if (fresh.failed && !recorded.failed) regression.push('.failed: the answer ended in the provider’s error event');
   if (fresh.refused && !recorded.refused) regression.push('.refused: the model now refuses');
-  if (recorded.finish !== fresh.finish)
-    regression.push(`.finish: ${show(recorded.rawFinish ?? recorded.finish)} → ${show(fresh.rawFinish ?? fresh.finish)}`);
+  if (recorded.finish !== fresh.finish) regression.push(`.finish: ${show(recorded.rawFinish ?? recorded.finish)} → ${show(fresh.rawFinish ?? fresh.finish)}`);
   compareToolCalls(recorded, fresh, regression, changed);
   compareStructured(recorded, fresh, regression, changed);
   if (recorded.text !== fresh.text) {
     const sameValue = recorded.structured !== undefined && fresh.structured !== undefined && sameJson(recorded, fresh);
-    equivalent.push(sameValue ? '.text: the same structured output, written differently' : `.text: ${show(recorded.text ?? undefined)} → ${show(fresh.text ?? undefined)}`);
+    equivalent.push(
+      sameValue ? '.text: the same structured output, written differently' : `.text: ${show(recorded.text ?? undefined)} → ${show(fresh.text ?? undefined)}`,
+    );
   }
   if (regression.length > 0) return { verdict: 'regression', reasons: [...regression, ...changed, ...equivalent] };
   if (changed.length > 0) return { verdict: 'changed', reasons: [...changed, ...equivalent] };

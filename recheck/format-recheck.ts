@@ -34,7 +34,12 @@ export function formatRecheckReport(report: RecheckReport, options: { cwdRelativ
 
 function describeChecked(checked: CheckedExchange, where: (tape: string, line: number) => string): string[] {
   const { model } = checked;
-  const moved = model.then !== model.now ? `, answered by ${model.then ?? '(unknown)'} → ${model.now ?? '(unknown)'}` : model.now === undefined ? '' : `, answered by ${model.now}`;
+  const moved =
+    model.then !== model.now
+      ? `, answered by ${model.then ?? '(unknown)'} → ${model.now ?? '(unknown)'}`
+      : model.now === undefined
+        ? ''
+        : `, answered by ${model.now}`;
   return [
     `  ${checked.verdict.toUpperCase()}  ${where(checked.tape, checked.line)}  ${checked.method} /${checked.upstream}${checked.path}  ${model.requested ?? '(no model)'}${moved}`,
     ...checked.reasons.map((reason) => `    ${reason}`),

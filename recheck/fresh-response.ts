@@ -1,11 +1,4 @@
-import {
-  FrameSplitter,
-  encodeBody,
-  headerValue,
-  redactResponseHeaders,
-  streamFormatOf,
-  type RecordedResponse,
-} from '../recordings/internal.js';
+import { FrameSplitter, encodeBody, headerValue, redactResponseHeaders, streamFormatOf, type RecordedResponse } from '../recordings/internal.js';
 
 /** An answer as the upstream sent it today: its status, headers and whole body. */
 export interface FreshResponse {

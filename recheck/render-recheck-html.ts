@@ -42,7 +42,9 @@ export function renderRecheckHtml(unmasked: RecheckReport): string {
       `<p class="muted">Each recorded request was sent again; the fresh answer is sorted against the recorded one by what a program acts on.</p>`,
       `<div class="totals">${stats}<span class="stat"><b>${report.notChecked.length}</b> not checked</span></div>`,
       `<p>Spent: ${report.spent.requests} requests, ${report.spent.tokens.input + report.spent.tokens.cachedInput + report.spent.tokens.cacheWrite} input and ${report.spent.tokens.output} output tokens, ${escapeHtml(usdText(report.spent.usd))}.</p>`,
-      moved.length === 0 ? '' : `<nav class="index"><ol>${moved.map((checked, index) => `<li><a href="#x${index}">${pill(checked.verdict)} <code>${escapeHtml(`${checked.tape}:${checked.line}`)}</code></a></li>`).join('')}</ol></nav>`,
+      moved.length === 0
+        ? ''
+        : `<nav class="index"><ol>${moved.map((checked, index) => `<li><a href="#x${index}">${pill(checked.verdict)} <code>${escapeHtml(`${checked.tape}:${checked.line}`)}</code></a></li>`).join('')}</ol></nav>`,
       '</header>',
       ...moved.map((checked, index) => renderExchange(checked, index)),
       report.notChecked.length === 0
@@ -65,7 +67,10 @@ function renderExchange(checked: CheckedExchange, index: number): string {
     ['status', (answer) => String(answer.status)],
     ['finish', (answer) => `${answer.finish ?? 'none'}${answer.rawFinish === undefined ? '' : ` (${answer.rawFinish})`}${answer.refused ? ', refused' : ''}`],
     ['model', (_answer, side) => (side === 'recorded' ? checked.model.then : checked.model.now) ?? '(not said)'],
-    ['tool calls', (answer) => (answer.toolCalls.length === 0 ? '(none)' : answer.toolCalls.map((call) => `${call.name}(${JSON.stringify(call.args, null, 2)})`).join('\n'))],
+    [
+      'tool calls',
+      (answer) => (answer.toolCalls.length === 0 ? '(none)' : answer.toolCalls.map((call) => `${call.name}(${JSON.stringify(call.args, null, 2)})`).join('\n')),
+    ],
     [
       'structured output',
       (answer) =>
@@ -74,7 +79,13 @@ function renderExchange(checked: CheckedExchange, index: number): string {
           : `${JSON.stringify(answer.structured.value, null, 2) ?? '(not JSON)'}${answer.structured.problems.length === 0 ? '\nvalid against the schema' : `\n${answer.structured.problems.join('\n')}`}`,
     ],
     ['text', (answer) => answer.text ?? answer.errorMessage ?? '(none)'],
-    ['usage', (answer) => (answer.usage === undefined ? '(none reported)' : `${answer.usage.input + answer.usage.cachedInput + answer.usage.cacheWrite} in, ${answer.usage.output} out`)],
+    [
+      'usage',
+      (answer) =>
+        answer.usage === undefined
+          ? '(none reported)'
+          : `${answer.usage.input + answer.usage.cachedInput + answer.usage.cacheWrite} in, ${answer.usage.output} out`,
+    ],
   ];
   const body = rows
     .map(([name, show]) => {

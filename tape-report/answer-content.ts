@@ -128,7 +128,9 @@ function assembleChat(events: unknown[]): unknown {
   const toolCalls = [...calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
   return {
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: finish },
+    ],
   };
 }
 
