@@ -234,7 +234,7 @@ function credentialHeaders(upstream: Upstream, env: Readonly<Record<string, stri
   if (key === undefined || key === '') {
     if (live)
       throw new UsageError(
-        `modeltape recheck --live: the tapes' requests to "${upstream.name}" need a key: set ${variable} in the environment (nothing was sent).`,
+        `modeltape recheck: with --live, the tapes' requests to "${upstream.name}" need a key: set ${variable} in the environment (nothing was sent).`,
       );
     return {};
   }

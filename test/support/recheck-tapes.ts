@@ -38,3 +38,21 @@ export async function recordRequests(tape: string, upstreams: Record<string, str
     await proxy.close();
   }
 }
+
+/** A Chat Completions answer with `text`, as OpenAI sends it, reporting `tokens` in and out. */
+export function chatCompletion(text: string, tokens = 10): string {
+  return JSON.stringify({
+    id: 'chatcmpl-standin',
+    object: 'chat.completion',
+    created: 1770000000,
+    model: 'gpt-4o-2024-08-06',
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage: { prompt_tokens: tokens, completion_tokens: tokens, total_tokens: 2 * tokens },
+  });
+}
+
+/** The last user message of a Chat Completions request body. */
+export function lastUserMessage(body: string): string {
+  const messages = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages;
+  return messages[messages.length - 1]!.content;
+}
