@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [
-            '{core,schema,providers,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,mutation,tape-report,cli}/**/*.test.ts',
+            '{core,schema,providers,recordings,lookup,guard,proxy,drift-report,fake-provider,replay,runtime,testkit,mutation,tape-report,recheck,cli}/**/*.test.ts',
           ],
         },
       },

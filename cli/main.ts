@@ -13,6 +13,7 @@ import { mutateCommand } from './mutate-command.js';
 import { mcpCommand } from './mcp-command.js';
 import { maskedIo, processIo, resolveCommandIo, type CommandIo, type ResolvedCommandIo } from './io.js';
 import { proxyCommand } from './proxy-command.js';
+import { recheckCommand } from './recheck-command.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { verifyCommand } from './verify-command.js';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   inspect: { summary: 'list what a tape holds (--unused: what a run never used)', run: inspectCommand },
   mutate: { summary: 'run a command once per mutated answer and report what its tests never notice', run: mutateCommand },
   report: { summary: 'what tapes cover of provider behaviour, what they cost, how old they are', run: reportCommand },
+  recheck: { summary: 'send what tapes recorded again and sort each changed answer: equivalent, changed, regression', run: recheckCommand },
   verify: { summary: 'check a tape; non-zero exit on any problem', run: verifyCommand },
   rekey: { summary: "re-derive a tape's keys under the current key rules", run: rekeyCommand },
 };

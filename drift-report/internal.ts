@@ -5,3 +5,4 @@
  */
 export { buildDriftReport, formatDriftReport, type DriftReport, type DriftItem, type DriftEndpoint, type DriftRequest } from './drift-report.js';
 export { renderDriftHtml } from './render-drift-html.js';
+export { DRIFT_HTML_STYLE } from './drift-html-style.js';

@@ -15,6 +15,7 @@ export { inProcessAnswerer } from './http/proxy-server.js';
 export { ProxyCore, errorReply, type OwnAnswer } from './core/proxy-core.js';
 export { answerInProcess, answerOf, type InProcessAnswer } from './core/in-process-answer.js';
 export { BASE_URL_VARIABLES, childEnvironment } from './run/child-environment.js';
+export { keyVariableOf } from './core/placeholder-key.js';
 export { runUnderProxy, type CommandRunIo, type ProxiedRun, type RunBound } from './run/run-under-proxy.js';
 export { runVerdict, type RunVerdict } from './run/run-verdict.js';
 export { namespaceSupport } from './run/network-namespace.js';

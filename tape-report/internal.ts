@@ -1,5 +1,6 @@
 // The barrel the CLI and the testkit import the tape report through.
 export { FINISHES, answerFacts, type AnswerFacts, type Finish, type TokenCounts } from './answer-facts.js';
+export { CONTENT_APIS, answerContent, type AnswerContent, type ContentToolCall } from './answer-content.js';
 export { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type FoundPrice, type ModelPrice, type PriceEntry, type PriceOverrides } from './prices.js';
 export {
   STALE_POLICIES,

@@ -7,7 +7,7 @@ import { tempDir } from '../support/temp-dir.js';
 
 const modeltape = runMain;
 
-const COMMANDS = ['proxy', 'run', 'fake', 'drift', 'inspect', 'verify', 'rekey', 'mutate', 'report'];
+const COMMANDS = ['proxy', 'run', 'fake', 'drift', 'inspect', 'verify', 'rekey', 'mutate', 'report', 'recheck'];
 
 describe('exit status 2: a usage error, said on stderr, with nothing started', () => {
   const dir = tempDir();
@@ -62,6 +62,7 @@ describe('exit status 2: a usage error, said on stderr, with nothing started', (
       [['rekey'], 'tape file'],
       [['mutate', '--tape', tape()], 'after --'],
       [['report'], 'tapes to report on'],
+      [['recheck'], 'tapes to recheck'],
     ];
     for (const [args, message] of cases) {
       const result = await modeltape(args);
@@ -87,6 +88,9 @@ describe('exit status 2: a usage error, said on stderr, with nothing started', (
       [['report', tape(), '--max-cost', 'lots'], '--max-cost is "lots": give a number of US dollars'],
       [['report', tape(), '--max-cost', ''], '--max-cost is "": give a number of US dollars'],
       [['report', tape(), '--max-cost', '0x10'], '--max-cost is "0x10": give a number of US dollars'],
+      [['recheck', tape(), '--max-cost', 'lots'], '--max-cost is "lots": give a number of US dollars'],
+      [['recheck', tape(), '--fail-on', 'sometimes'], 'Invalid --fail-on "sometimes": expected one of regression, changed'],
+      [['recheck', tape(), '--concurrency', '0'], '--concurrency is 0: give a number from 1'],
     ];
     for (const [args, message] of cases) {
       const result = await modeltape(args);
@@ -118,6 +122,7 @@ describe('exit status 1: a failure', () => {
       [['inspect', broken], 'Invalid tape: 1 problem.'],
       [['rekey', broken], 'Invalid tape: 1 problem.'],
       [['report', broken], 'Invalid tape: 1 problem.'],
+      [['recheck', broken, '--dry-run'], 'Invalid tape: 1 problem.'],
       [['fake', '--script', join(dir, 'absent.script.jsonl')], `Could not read FakeProvider script ${join(dir, 'absent.script.jsonl')}`],
       [['rekey', broken, '--config', badConfig], `Config file ${badConfig}`],
       [['rekey', broken, '--config', join(dir, 'absent.config.json')], `Config file ${join(dir, 'absent.config.json')} does not exist.`],
