@@ -5,6 +5,7 @@ import { GenerationCache, generateValue } from '../schema/internal.js';
 import { BoundedHistory, checkHistoryLimit, DEFAULT_HISTORY_LIMIT, FakeHistoryTruncatedError, type KeptEntries } from './bounded-history.js';
 import { anthropicMessagesSurface } from './anthropic-messages/messages-surface.js';
 import { bedrockConverseSurface } from './bedrock-converse/converse-surface.js';
+import { bedrockInvokeSurface } from './bedrock-invoke/invoke-surface.js';
 import { geminiCountTokensResponse } from './gemini/count-tokens.js';
 import { geminiEmbedResponse } from './gemini/embed-content.js';
 import { geminiArrayStreamSurface, geminiGenerateSurface, geminiStreamFraming } from './gemini/generate-surface.js';
@@ -22,7 +23,9 @@ import {
   type AskedTurn,
   type Provider,
   type Route,
+  type TurnApi,
   type WireApi,
+  bodyFamilyOf,
 } from '../providers/internal.js';
 import { FINISH_REASONS, finishFor, finishesOf, type Answer, type ResolvedFinish, type ToolCallAnswer } from './answer.js';
 import type { Failure } from './failures.js';
@@ -558,7 +561,7 @@ export class FakeProvider {
         : SURFACES[served as keyof typeof SURFACES];
     const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
     if ('error' in resolved) return resolved.error;
-    const refusal = surface.refuse(resolved.body, refusalOptions, context);
+    const refusal = surface.refuse(resolved.body, refusalOptions, context, route);
     if (refusal) return refusal;
 
     const turn = surface.ask(resolved.body, index, route!);
@@ -816,6 +819,7 @@ const SURFACES = {
   'ollama-generate': ollamaGenerateSurface,
   'gemini-generate': geminiGenerateSurface,
   'bedrock-converse': bedrockConverseSurface,
+  'bedrock-invoke': bedrockInvokeSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
 /** Every wire API the fake serves. */
@@ -841,7 +845,7 @@ const REQUEST_ID_HEADER: Partial<Record<Provider, string>> = { anthropic: 'reque
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse and /model/{modelId}/converse-stream, Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse, /model/{modelId}/converse-stream, /model/{modelId}/invoke and /model/{modelId}/invoke-with-response-stream (Anthropic Claude and Amazon Nova bodies), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -935,9 +939,10 @@ function requestedChoices(turn: AskedTurn): number {
  */
 function resolveFinish(turn: AskedTurn, options: StepOptions): ResolvedFinish | string | undefined {
   if (options.finish === undefined) return undefined;
-  const reason = finishFor(turn.api, options.finish);
+  const api = bodyApiOf(turn);
+  const reason = finishFor(api, options.finish);
   if (reason === undefined)
-    return `  finish ${JSON.stringify(options.finish)} does not apply to ${turn.api}.\nScript one of ${finishesOf(turn.api).join(', ')}.`;
+    return `  finish ${JSON.stringify(options.finish)} does not apply to ${describeApi(turn)}.\nScript one of ${finishesOf(api).join(', ')}.`;
   if (reason !== 'stop-sequence') return { reason, scripted: options.finish };
   const { field, sent } = stopSequencesOf(turn);
   const sequences = typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item): item is string => typeof item === 'string') : [];
@@ -949,10 +954,27 @@ function resolveFinish(turn: AskedTurn, options: StepOptions): ResolvedFinish | 
   return { reason, scripted: options.finish, stopSequence };
 }
 
+/**
+ * The API whose body a turn was written in: its own, but for Bedrock InvokeModel, whose body is
+ * the model's (Anthropic Messages for Claude, Converse's shape for Nova): its finishes, stop
+ * sequences and tool choice are that API's.
+ */
+function bodyApiOf(turn: AskedTurn): TurnApi {
+  if (turn.api !== 'bedrock-invoke') return turn.api;
+  return bodyFamilyOf(turn.body) === 'anthropic-claude' ? 'anthropic-messages' : 'bedrock-converse';
+}
+
+/** The turn's API as a message names it: `bedrock-invoke (Anthropic Claude)`. */
+function describeApi(turn: AskedTurn): string {
+  if (turn.api !== 'bedrock-invoke') return turn.api;
+  return `bedrock-invoke (${bodyFamilyOf(turn.body) === 'anthropic-claude' ? 'Anthropic Claude' : 'Amazon Nova'})`;
+}
+
 /** Where the request's stop sequences are, by API: its JSON path, as a message names it, and what was sent there. */
 function stopSequencesOf(turn: AskedTurn): { field: string; sent: unknown } {
-  if (turn.api === 'anthropic-messages') return { field: 'stop_sequences', sent: turn.body.stop_sequences };
-  if (turn.api === 'bedrock-converse')
+  const api = bodyApiOf(turn);
+  if (api === 'anthropic-messages') return { field: 'stop_sequences', sent: turn.body.stop_sequences };
+  if (api === 'bedrock-converse')
     return { field: 'inferenceConfig.stopSequences', sent: isRecord(turn.body.inferenceConfig) ? turn.body.inferenceConfig.stopSequences : undefined };
   if (turn.api === 'gemini-generate') {
     const config = turn.body.generationConfig ?? turn.body.generation_config;
@@ -965,7 +987,8 @@ function stopSequencesOf(turn: AskedTurn): { field: string; sent: unknown } {
 
 /** Where a request's tool choice is, as a message names it. */
 function toolChoiceField(turn: AskedTurn): string {
-  return turn.provider === 'gemini' ? 'toolConfig' : turn.provider === 'bedrock' ? 'toolConfig.toolChoice' : 'tool_choice';
+  const api = bodyApiOf(turn);
+  return api === 'gemini-generate' ? 'toolConfig' : api === 'bedrock-converse' ? 'toolConfig.toolChoice' : 'tool_choice';
 }
 
 /** The tool a request forces, when it forces exactly one: named by tool_choice, or the only one offered under a required choice. */

@@ -51,9 +51,10 @@ export interface Surface {
   /**
    * The 400 the real provider answers before any model runs (a malformed conversation, a
    * parameter it rejects), or undefined. With `options.constrained`, a response schema or strict
-   * tool schema outside what strict mode accepts is refused too.
+   * tool schema outside what strict mode accepts is refused too. `route` is what the path says
+   * (Bedrock holds an InvokeModel body to the schema of the model it names).
    */
-  refuse(body: Record<string, unknown>, options: RefusalOptions, context: RenderContext): WireResponse | undefined;
+  refuse(body: Record<string, unknown>, options: RefusalOptions, context: RenderContext, route?: Route): WireResponse | undefined;
   /** What the turn was shown; `route` names what the path says (Gemini's model and whether it streams). */
   ask(body: Record<string, unknown>, index: number, route: Route): AskedTurn;
   /**

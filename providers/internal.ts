@@ -34,6 +34,7 @@ export {
   type ConverseStreamEventType,
 } from './bedrock/converse/read-answer.js';
 export { checkConverseStreamGrammar } from './bedrock/converse/stream-grammar.js';
+export { checkInvokeStreamGrammar, type InvokeStreamMessage } from './bedrock/invoke/stream-grammar.js';
 export { TRANSIENT_FAILURES, transientFailure, type TransientFailure } from './transient-failure.js';
 export { anthropicErrorType, ANTHROPIC_ERROR_TYPES } from './anthropic/error-body.js';
 export type { RefusalOptions } from './refusal.js';
@@ -79,8 +80,10 @@ export { renderOllamaChatRequest } from './ollama/chat/render-request.js';
 export { readOllamaChatAnswer } from './ollama/chat/read-answer.js';
 export { readGenerateRequest, responseSchemaOf } from './gemini/read-request.js';
 export { readConverseRequest, converseResponseSchema } from './bedrock/converse/read-request.js';
-export { refuseConverseRequest } from './bedrock/converse/refusals.js';
+export { refuseConverseRequest, refuseConverseShaped } from './bedrock/converse/refusals.js';
 export { readInvokeRequest } from './bedrock/invoke/read-request.js';
+export { refuseInvokeRequest } from './bedrock/invoke/refusals.js';
+export { INVOKE_FAMILIES, bodyFamilyOf, invokeFamilyOf, modelFamilyOf, type InvokeFamily } from './bedrock/invoke/family.js';
 export { refuseGenerateRequest } from './gemini/refusals.js';
 export { renderGenerateRequest } from './gemini/render-request.js';
 export { readGenerateAnswer } from './gemini/read-answer.js';

@@ -30,7 +30,8 @@ export const anthropicMessagesSurface: Surface = {
   },
 };
 
-function contentBlocks(turn: AskedTurn, answer: Answer, context: RenderContext): Block[] {
+/** An answer's content blocks: its thinking (when asked for), its text, its tool uses. */
+export function contentBlocks(turn: AskedTurn, answer: Answer, context: RenderContext): Block[] {
   const blocks: Block[] = [];
   const thinking = thinkingBlock(turn, answer);
   if (thinking !== undefined) blocks.push(thinking);
@@ -74,7 +75,7 @@ function message(turn: AskedTurn, answer: Answer, context: RenderContext, blocks
 }
 
 /** The scripted finish in Anthropic's words, else how the answer ends. */
-function stopReason(blocks: readonly Block[], context: RenderContext): string {
+export function stopReason(blocks: readonly Block[], context: RenderContext): string {
   const reason = context.finish?.reason;
   if (reason === 'length') return 'max_tokens';
   if (reason === 'refusal') return 'refusal';
@@ -84,7 +85,7 @@ function stopReason(blocks: readonly Block[], context: RenderContext): string {
 }
 
 /** Output tokens: the answer's, and its thinking's (which Anthropic bills as output). */
-function outputTokens(blocks: Block[], answer: Answer): number {
+export function outputTokens(blocks: Block[], answer: Answer): number {
   return countTokens(`${thinkingText(blocks.find((block) => block.type === 'thinking' || block.type === 'redacted_thinking'))}${answerText(answer)}`);
 }
 
@@ -104,32 +105,7 @@ function streamMessage(
   emit('message_start', {
     message: { ...whole, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: usage(context.promptTokens, 1) },
   });
-  for (const [index, block] of blocks.entries()) {
-    if (block.type === 'thinking') {
-      // As Anthropic streams it: an empty block, the text in thinking_deltas, the signature in one signature_delta.
-      emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      if (index === 0) emit('ping');
-      if (block.thinking !== '')
-        for (const thinking of cutIntoChunks(String(block.thinking), context.chunking))
-          emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
-      emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
-    } else if (block.type === 'redacted_thinking') {
-      // A redacted block comes whole in its content_block_start, with no deltas.
-      emit('content_block_start', { index, content_block: block });
-      if (index === 0) emit('ping');
-    } else if (block.type === 'text') {
-      emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      if (index === 0) emit('ping');
-      for (const text of cutIntoChunks(String(block.text), context.chunking)) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
-    } else {
-      emit('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } } });
-      if (index === 0) emit('ping');
-      emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
-      for (const partial_json of cutArguments(argumentsJson(block.input), context.chunking))
-        emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
-    }
-    emit('content_block_stop', { index });
-  }
+  streamBlocks(blocks, context, emit, { ping: true });
   emit('message_delta', {
     delta: { stop_reason: whole.stop_reason, stop_sequence: whole.stop_sequence, stop_details: whole.stop_details, container: null },
     // output_tokens is cumulative; the SDK takes input and cache counts from here when present.
@@ -156,4 +132,46 @@ function streamMessage(
   if (failure?.kind === 'drop-connection')
     return { ...sseResponse(frames, context.headers), cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
   return sseResponse(frames, context.headers);
+}
+
+/**
+ * Each content block as Anthropic streams it: `content_block_start`, its deltas,
+ * `content_block_stop`; with `ping`, a ping after the first start, as Anthropic's API sends one
+ * (Bedrock sends none).
+ */
+export function streamBlocks(
+  blocks: readonly Block[],
+  context: RenderContext,
+  emit: (type: string, fields?: Record<string, unknown>) => void,
+  options: { ping: boolean },
+): void {
+  const ping = (index: number): void => {
+    if (index === 0 && options.ping) emit('ping');
+  };
+  for (const [index, block] of blocks.entries()) {
+    if (block.type === 'thinking') {
+      // As Anthropic streams it: an empty block, the text in thinking_deltas, the signature in one signature_delta.
+      emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      ping(index);
+      if (block.thinking !== '')
+        for (const thinking of cutIntoChunks(String(block.thinking), context.chunking))
+          emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+      emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'redacted_thinking') {
+      // A redacted block comes whole in its content_block_start, with no deltas.
+      emit('content_block_start', { index, content_block: block });
+      ping(index);
+    } else if (block.type === 'text') {
+      emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      ping(index);
+      for (const text of cutIntoChunks(String(block.text), context.chunking)) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
+    } else {
+      emit('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } } });
+      ping(index);
+      emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
+      for (const partial_json of cutArguments(argumentsJson(block.input), context.chunking))
+        emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+    }
+    emit('content_block_stop', { index });
+  }
 }

@@ -1,15 +1,12 @@
 import { readConverseRequest, refuseConverseRequest } from '../../providers/internal.js';
-import { encodeEventStreamEvent } from '../../recordings/internal.js';
 import type { Answer } from '../answer.js';
+import { eventMessage, eventStreamResponse } from '../bedrock-event-stream.js';
 import { cutArguments, cutIntoChunks } from '../chunking.js';
 import { answerText, argumentsJson, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { jsonResponse, type WireResponse } from '../wire-response.js';
 
 type Block = Record<string, unknown>;
-
-/** The content type of an AWS event stream, as ConverseStream answers. */
-const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
 /**
  * Bedrock Runtime's Converse API: `POST /model/{modelId}/converse` answers one JSON body,
@@ -36,11 +33,11 @@ export const bedrockConverseSurface: Surface = {
   },
 };
 
-// The answer's latency: the fake answers at once, and says so as Bedrock would (never zero, as no call is free).
-const LATENCY_MS = 1;
+/** The answer's latency: the fake answers at once, and says so as Bedrock would (never zero, as no call is free). */
+export const LATENCY_MS = 1;
 
 /** The answer's content blocks: its text (a structured value as JSON text), then each tool use. */
-function contentBlocks(answer: Answer, context: RenderContext): Block[] {
+export function contentBlocks(answer: Answer, context: RenderContext): Block[] {
   const blocks: Block[] = [];
   const text = answer.kind === 'text' ? answer.text : answer.kind === 'structured' ? JSON.stringify(answer.value) : answer.text;
   if (text !== undefined) blocks.push({ text });
@@ -53,7 +50,7 @@ function contentBlocks(answer: Answer, context: RenderContext): Block[] {
  * The scripted finish in Bedrock's words (`max_tokens`, `stop_sequence`, `content_filtered`, or
  * `guardrail_intervened` when scripted so), else how the answer ends: `tool_use` or `end_turn`.
  */
-function stopReasonOf(blocks: readonly Block[], context: RenderContext): string {
+export function stopReasonOf(blocks: readonly Block[], context: RenderContext): string {
   const finish = context.finish;
   if (finish?.scripted === 'guardrail_intervened') return 'guardrail_intervened';
   if (finish?.reason === 'length') return 'max_tokens';
@@ -65,11 +62,6 @@ function stopReasonOf(blocks: readonly Block[], context: RenderContext): string 
 function usageOf(context: RenderContext, answer: Answer): Record<string, number> {
   const outputTokens = countTokens(answerText(answer));
   return { inputTokens: context.promptTokens, outputTokens, totalTokens: context.promptTokens + outputTokens };
-}
-
-/** One event stream message of an event, its headers in the order Bedrock sends them. */
-function eventMessage(eventType: string, payload: Record<string, unknown>): Uint8Array {
-  return encodeEventStreamEvent({ headers: { ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, json: payload });
 }
 
 // Text streams as deltas with no contentBlockStart (as Bedrock streams it); a tool use starts
@@ -95,21 +87,5 @@ function streamConverse(
   }
   frames.push(eventMessage('messageStop', { stopReason }));
   frames.push(eventMessage('metadata', { usage, metrics: { latencyMs: LATENCY_MS } }));
-  const headers = { 'content-type': EVENT_STREAM_CONTENT_TYPE, ...context.headers };
-  if (failure?.kind === 'stream-error') {
-    // Bedrock ends a broken stream with an exception message (as in vercel/ai's captured
-    // model-stream-error-exception.eventstream), which the AWS SDK raises as ModelStreamErrorException.
-    const kept = frames.slice(0, Math.min(failure.afterChunks, frames.length));
-    const message = failure.message ?? 'Model Stream Error (modeltape FakeProvider)';
-    kept.push(
-      encodeEventStreamEvent({
-        headers: { ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' },
-        json: { message, originalStatusCode: 500, originalMessage: 'The model stream failed. (modeltape FakeProvider)' },
-      }),
-    );
-    return { status: 200, headers, frames: kept };
-  }
-  if (failure?.kind === 'drop-connection')
-    return { status: 200, headers, frames, cut: { kind: 'drop', afterFrames: Math.min(failure.afterChunks, frames.length - 1) } };
-  return { status: 200, headers, frames };
+  return eventStreamResponse(frames, context.headers, failure);
 }

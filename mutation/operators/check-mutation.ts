@@ -2,12 +2,11 @@
 // reader takes, a JSON body whose bytes hash to its sha256, a stream its API's grammar accepts
 // (but for the operators that break the stream on purpose). Used by the operators' tests; `modeltape
 // mutate` can run it on a mutant before serving it.
-import { isRecord } from '../../core/internal.js';
 import {
   checkChatStreamGrammar,
   checkConverseStreamGrammar,
-  converseEventOfChunk,
   checkGenerateStreamGrammar,
+  checkInvokeStreamGrammar,
   checkMessagesStreamGrammar,
   checkOllamaChatStreamGrammar,
   checkOllamaGenerateStreamGrammar,
@@ -119,11 +118,7 @@ function eventStreamGrammarViolations(response: RecordedResponse, api: MutatedAp
   if (exceptions.length > 0) return exceptions;
   if (api === 'bedrock-converse') return checkConverseStreamGrammar(messages.map((message) => ({ type: message.event, payload: message.json })));
   if (api !== 'bedrock-invoke') return [`${api} does not stream an AWS event stream`];
-  const notChunks = messages.filter((message) => message.event !== 'chunk').map((message, index) => `message ${index} is ${message.event ?? '?'}, not a chunk`);
-  if (notChunks.length > 0) return notChunks;
-  if (messages.some((message) => isRecord(message.json) && typeof message.json.type === 'string'))
-    return checkMessagesStreamGrammar(messages.map((message) => ({ event: (message.json as { type: string }).type, data: message.data })));
-  return checkConverseStreamGrammar(messages.map((message) => converseEventOfChunk(message.json) ?? { type: undefined, payload: message.json }));
+  return checkInvokeStreamGrammar(messages);
 }
 
 /** The stream's bytes, its frames concatenated. */

@@ -20,11 +20,7 @@ test('the battery has an entry for every wire API the FakeProvider answers, once
   // MCP calls are the FakeMcpServer's, tested through the official MCP client (the-fake-mcp-server-answers-the-official-client);
   // Realtime sessions are WebSocket events, not HTTP requests, tested through the official client
   // (realtime-sessions-answer-the-openai-client-from-the-script, and through the proxy).
-  // Bedrock is not in the battery yet: it frames streams as AWS event streams, which the battery
-  // does not read, and the proxy signs its upstream requests. Converse is tested through the real
-  // AWS SDK (bedrock-converse-*.test.ts), and both Bedrock APIs through the proxy
-  // (test/proxy/bedrock-*.test.ts); the fake does not answer InvokeModel.
-  const outside = new Set(['mcp', 'openai-realtime', 'bedrock-converse', 'bedrock-invoke']);
+  const outside = new Set(['mcp', 'openai-realtime']);
   expect(WIRE_APIS_UNDER_TEST.map((api) => api.api).sort()).toEqual(WIRE_APIS.filter((api) => !outside.has(api)).sort());
 });
 

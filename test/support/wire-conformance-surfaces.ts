@@ -10,6 +10,7 @@ const ORIGINS: Record<Upstream, string> = {
   anthropic: 'https://api.anthropic.com',
   gemini: 'https://generativelanguage.googleapis.com',
   ollama: 'http://127.0.0.1:11434',
+  bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
 };
 
 /**
@@ -22,7 +23,7 @@ async function answerOf(send: () => Promise<Response>): Promise<WireAnswer> {
     response = await send();
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    return { status: 0, headers: new Headers(), text: '', cut: 'no-response' };
+    return { status: 0, headers: new Headers(), text: '', bytes: new Uint8Array(0), cut: 'no-response' };
   }
   const chunks: Uint8Array[] = [];
   let cut: WireAnswer['cut'];
@@ -37,8 +38,8 @@ async function answerOf(send: () => Promise<Response>): Promise<WireAnswer> {
     if (!(error instanceof TypeError)) throw error;
     cut = 'mid-body';
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return { status: response.status, headers: response.headers, text, ...(cut === undefined ? {} : { cut }) };
+  const bytes = Buffer.concat(chunks);
+  return { status: response.status, headers: response.headers, text: bytes.toString('utf8'), bytes, ...(cut === undefined ? {} : { cut }) };
 }
 
 // The headers each provider's client sends: the fake and the proxy tell a shared path
@@ -48,6 +49,8 @@ const HEADERS: Record<Upstream, Record<string, string>> = {
   anthropic: { 'content-type': 'application/json', 'x-api-key': 'fake-key', 'anthropic-version': '2023-06-01' },
   gemini: { 'content-type': 'application/json', 'x-goog-api-key': 'fake-key' },
   ollama: { 'content-type': 'application/json' },
+  // The proxy signs a Bedrock request again for the upstream whatever signed it (nothing, here).
+  bedrock: { 'content-type': 'application/json' },
 };
 
 function init(request: WireRequest, upstream: Upstream): RequestInit {
@@ -82,7 +85,9 @@ export function fromTape(tape: string, api: WireApiUnderTest): WireSurface {
 
 /**
  * A proxy in front of the fake, or replaying a tape: requests go under its `/openai`,
- * `/anthropic`, `/gemini` or `/ollama` prefix. `onClose` is told the proxy's summary.
+ * `/anthropic`, `/gemini`, `/ollama` or `/bedrock` prefix. Recording Bedrock, the proxy signs each
+ * request for the upstream with the AWS credentials of its environment: placeholders here (the
+ * fake checks no signature). `onClose` is told the proxy's summary.
  */
 export async function throughProxy(
   name: string,
@@ -96,7 +101,8 @@ export async function throughProxy(
     ...(options.mode === 'record'
       ? {
           allowRecordInCi: true,
-          upstreams: { openai: options.upstream, anthropic: options.upstream, gemini: options.upstream, ollama: options.upstream },
+          upstreams: { openai: options.upstream, anthropic: options.upstream, gemini: options.upstream, ollama: options.upstream, bedrock: options.upstream },
+          env: { ...process.env, AWS_ACCESS_KEY_ID: 'AKIDFAKEFAKEFAKEFAKE', AWS_SECRET_ACCESS_KEY: 'fake-secret-access-key', AWS_PROFILE: undefined },
         }
       : {}),
   });

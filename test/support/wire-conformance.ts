@@ -17,6 +17,7 @@
 // The entries live one provider a file in test/support/wire-battery/ and are listed in
 // test/support/wire-battery/apis.ts (WIRE_APIS_UNDER_TEST). This file holds what they share.
 
+import { EventStreamCodec } from '@smithy/core/event-streams';
 import { generateText, streamText, type LanguageModel } from 'ai';
 import { expect } from 'vitest';
 import { failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
@@ -38,7 +39,10 @@ export interface WireRequest {
 export interface WireAnswer {
   status: number;
   headers: Headers;
+  /** The body as UTF-8 text (an AWS event stream's is binary: read `bytes`). */
   text: string;
+  /** The body's bytes as they came. */
+  bytes: Uint8Array;
   cut?: 'no-response' | 'mid-body';
 }
 
@@ -177,7 +181,7 @@ export interface SpecSchemas {
 export interface WireApiUnderTest {
   api: WireApi;
   /** Which upstream of a proxy carries it (its prefix, `/gemini/…`, and the headers its clients send). */
-  upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama';
+  upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'bedrock';
   /** The request for a case; a stateful API's reads the ids earlier cases were answered. */
   request(shape: Shape, earlier: EarlierAnswers): WireRequest;
   /**
@@ -194,8 +198,8 @@ export interface WireApiUnderTest {
    * error shape and the clients only, and not counted as validated.
    */
   spec?: SpecSchemas;
-  /** How streams are framed. @default 'sse' */
-  streamFormat?: 'sse' | 'ndjson';
+  /** How streams are framed: server-sent events, NDJSON lines, or AWS's binary event stream (Bedrock). @default 'sse' */
+  streamFormat?: 'sse' | 'ndjson' | 'eventstream';
   /** The API's stream grammar (providers/<provider>/<api>/stream-grammar.ts). */
   grammar?: (events: readonly GrammarEvent[]) => string[];
   /** Whether a stream event is an error (validated as the error schema, not an event). */
@@ -369,7 +373,7 @@ export function replaying(answer: WireAnswer, sent?: string[]): typeof fetch {
     }
     if (answer.cut === 'no-response') throw new TypeError('fetch failed', { cause: socketClosed() });
     if (answer.cut === 'mid-body') {
-      const bytes = new TextEncoder().encode(answer.text);
+      const bytes = answer.bytes;
       let sent = false;
       const body = new ReadableStream<Uint8Array>({
         pull(controller) {
@@ -383,7 +387,7 @@ export function replaying(answer: WireAnswer, sent?: string[]): typeof fetch {
       });
       return new Response(body, { status: answer.status, headers: answer.headers });
     }
-    return new Response(answer.status === 204 ? null : answer.text, { status: answer.status, headers: answer.headers });
+    return new Response(answer.status === 204 ? null : answer.bytes, { status: answer.status, headers: answer.headers });
   };
 }
 
@@ -529,6 +533,38 @@ export function sseEvents(text: string): GrammarEvent[] {
     .map((frame) => sseFields(frame.split(/\r?\n/)));
 }
 
+/**
+ * The whole messages of an AWS event stream (`application/vnd.amazon.eventstream`, Bedrock's
+ * streams), decoded by @smithy/core's codec (which checks both CRCs): each as its `:event-type`
+ * (an exception's `:exception-type`, such as `modelStreamErrorException`) and its payload as text
+ * (for an InvokeModelWithResponseStream `chunk`, `{"bytes": …}` as sent).
+ */
+export function eventStreamEvents(bytes: Uint8Array): GrammarEvent[] {
+  const events: GrammarEvent[] = [];
+  let rest = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // What follows the last whole message is one still under way (a cut stream): not a message.
+  while (rest.length >= 4 && rest.length >= rest.readUInt32BE(0)) {
+    const length = rest.readUInt32BE(0);
+    const message = eventStreamCodec.decode(rest.subarray(0, length));
+    const header = (name: string) => {
+      const value = message.headers[name];
+      return value?.type === 'string' ? value.value : undefined;
+    };
+    const exception = header(':message-type') === 'exception' || header(':message-type') === 'error';
+    events.push({
+      event: exception ? (header(':exception-type') ?? header(':error-code')) : header(':event-type'),
+      data: Buffer.from(message.body).toString('utf8'),
+    });
+    rest = rest.subarray(length);
+  }
+  return events;
+}
+
+const eventStreamCodec = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
 /** The whole lines of an NDJSON stream, each as an event without a name. */
 export function ndjsonEvents(text: string): GrammarEvent[] {
   const lines = text.split('\n');
@@ -542,13 +578,13 @@ function expectSpec(spec: SpecSchemas, schema: string, value: unknown, where: st
   expect(result.errors, `${where} as ${spec.provider} ${schema}: ${JSON.stringify(value)?.slice(0, 300)}`).toEqual([]);
 }
 
-const STREAM_TYPES = { sse: /^text\/event-stream/, ndjson: /^application\/x-ndjson/ };
+const STREAM_TYPES = { sse: /^text\/event-stream/, ndjson: /^application\/x-ndjson/, eventstream: /^application\/vnd\.amazon\.eventstream/ };
 
 /** Reads a stream's events, validating each against the spec where there is one; returns them and the error events. */
 function readStream(api: WireApiUnderTest, answer: WireAnswer, counts: BatteryCounts, where: string): { events: GrammarEvent[]; errors: number } {
   const format = api.streamFormat ?? 'sse';
   expect(answer.headers.get('content-type') ?? '', `${where}: content-type`).toMatch(STREAM_TYPES[format]);
-  const events = format === 'sse' ? sseEvents(answer.text) : ndjsonEvents(answer.text);
+  const events = format === 'sse' ? sseEvents(answer.text) : format === 'ndjson' ? ndjsonEvents(answer.text) : eventStreamEvents(answer.bytes);
   let errors = 0;
   for (const [position, event] of events.entries()) {
     if (event.data === '[DONE]') continue;
@@ -621,7 +657,9 @@ async function checkDropped(
     const { events, errors } = readStream(api, answer, scratch, where);
     expect(events.length, `${where}: the events before the cut`).toBe(testCase.eventsBeforeCut);
     expect(errors, `${where}: a cut stream carries no error event`).toBe(0);
-    expect(api.grammar!(events).at(-1), `${where}: the grammar sees the stream never ended`).toMatch(/^the stream stops after \d+ |^the stream has no /);
+    expect(api.grammar!(events).at(-1), `${where}: the grammar sees the stream never ended`).toMatch(
+      /^the stream stops after \d+ |^the stream has no |^the stream ends without /,
+    );
   }
   counts.drops.cut++;
   counts.drops.clients += await api.clients(answer, request, testCase);

@@ -33,14 +33,24 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]+$/;
  */
 export function refuseConverseRequest(body: Record<string, unknown>, _options?: RefusalOptions): ProviderError | undefined {
   const refuse = (message: string): ProviderError => ({ status: 400, type: 'ValidationException', message });
-  const constraint = (value: unknown, at: string, rule: string): ProviderError =>
-    refuse(`Value '${typeof value === 'string' ? value : JSON.stringify(value)}' at '${at}' failed to satisfy constraint: ${rule}`);
   // An approximation: the wording of InvokeModel's schema check ("Malformed input request: #:
   // extraneous key [stream] is not permitted, please reformat your input and try again.", quoted in
   // fumito-ito/AnthropicSwiftSDK#19); no captured Converse answer to an unknown member was found.
   for (const name of Object.keys(body))
     if (!REQUEST_FIELDS.has(name))
       return refuse(`Malformed input request: #: extraneous key [${name}] is not permitted, please reformat your input and try again.`);
+  return refuseConverseShaped(body);
+}
+
+/**
+ * What Bedrock refuses in a body of Converse's shape, whatever its other members: Converse's own,
+ * or an Amazon Nova InvokeModel body (the same `system`, `messages` and `toolConfig`): the
+ * conversation, the inference bounds, the tools, the output schema.
+ */
+export function refuseConverseShaped(body: Record<string, unknown>): ProviderError | undefined {
+  const refuse = (message: string): ProviderError => ({ status: 400, type: 'ValidationException', message });
+  const constraint = (value: unknown, at: string, rule: string): ProviderError =>
+    refuse(`Value '${typeof value === 'string' ? value : JSON.stringify(value)}' at '${at}' failed to satisfy constraint: ${rule}`);
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     // An approximation in the form of the constraint errors: messages is required, and at least one.
     return constraint(body.messages ?? null, 'messages', 'Member must have length greater than or equal to 1');

@@ -6,16 +6,26 @@ import { CONVERSE_STREAM_EVENTS, type ConverseStreamEvent } from './read-answer.
  * …`); empty when it holds. The order Bedrock sends and the AWS SDK reads: `messageStart`, then
  * each content block's `contentBlockStart`? → `contentBlockDelta`* → `contentBlockStop` (indexes
  * 0, 1, … in turn; a block is opened by a start or by its first delta), then `messageStop` and
- * `metadata`. Nova's InvokeModelWithResponseStream chunks carry the same events.
+ * `metadata`. Nova's InvokeModelWithResponseStream chunks carry the same events. An exception
+ * message (its type from `:exception-type`: `modelStreamErrorException`, `throttlingException`…)
+ * ends the stream early, as Bedrock breaks a stream off: nothing may follow it.
  */
 export function checkConverseStreamGrammar(events: readonly ConverseStreamEvent[]): string[] {
   const violations: string[] = [];
   if (events.length === 0) return ['the stream has no events: expected messageStart … messageStop, metadata'];
-  let state = 'start' as 'start' | 'between' | 'block' | 'stopped' | 'ended';
+  let state = 'start' as 'start' | 'between' | 'block' | 'stopped' | 'ended' | 'broken';
   let open: number | undefined;
   let nextIndex = 0;
   events.forEach(({ type, payload }, position) => {
     const at = `event ${position} (${type ?? '(no type)'})`;
+    if (state === 'broken') {
+      violations.push(`${at}: comes after the stream broke off with an exception`);
+      return;
+    }
+    if (type !== undefined && isException(type)) {
+      state = 'broken';
+      return;
+    }
     if (type === undefined || !(CONVERSE_STREAM_EVENTS as readonly string[]).includes(type)) {
       violations.push(`${at}: not an event of a ConverseStream (expected one of ${CONVERSE_STREAM_EVENTS.join(', ')})`);
       return;
@@ -65,6 +75,11 @@ export function checkConverseStreamGrammar(events: readonly ConverseStreamEvent[
         return;
     }
   });
-  if (state !== 'stopped' && state !== 'ended') violations.push('the stream ends without messageStop');
+  if (state !== 'stopped' && state !== 'ended' && state !== 'broken') violations.push('the stream ends without messageStop');
   return violations;
+}
+
+/** Whether an event type is an exception's, as `:exception-type` names one (lower camel case, ending in `Exception`). */
+export function isException(type: string): boolean {
+  return /^[a-z][A-Za-z]*Exception$/.test(type);
 }

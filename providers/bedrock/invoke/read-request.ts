@@ -2,6 +2,7 @@ import { readMessagesRequest } from '../../anthropic/messages/read-request.js';
 import type { AskedTurn } from '../../turn.js';
 import type { Route } from '../../vocabulary.js';
 import { readConverseShaped } from '../converse/read-request.js';
+import { bodyFamilyOf } from './family.js';
 
 /**
  * What an InvokeModel (or InvokeModelWithResponseStream) request shows the model, read by the
@@ -14,7 +15,8 @@ import { readConverseShaped } from '../converse/read-request.js';
 export function readInvokeRequest(body: Record<string, unknown>, index: number, route?: Route): AskedTurn {
   const model = route?.model ?? 'unknown';
   const stream = route?.stream === true;
-  if (typeof body.anthropic_version === 'string') return { ...readMessagesRequest(body, index), provider: 'bedrock', api: 'bedrock-invoke', model, stream };
-  if (Array.isArray(body.messages)) return readConverseShaped(body, index, route, 'bedrock-invoke');
+  const family = bodyFamilyOf(body);
+  if (family === 'anthropic-claude') return { ...readMessagesRequest(body, index), provider: 'bedrock', api: 'bedrock-invoke', model, stream };
+  if (family === 'amazon-nova') return readConverseShaped(body, index, route, 'bedrock-invoke');
   throw new TypeError('an InvokeModel body in a format other than Anthropic Messages or Amazon Nova is not read as a turn');
 }

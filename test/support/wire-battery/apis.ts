@@ -1,6 +1,7 @@
 // Every wire API the wire battery checks (test/support/wire-conformance.ts), one entry each.
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
+import { converse, invoke } from './bedrock.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
 import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaModels, ollamaTags } from './ollama.js';
 import { chat, conversations, embeddings, models, responses, responsesStored } from './openai.js';
@@ -24,4 +25,6 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   ollamaEmbed,
   ollamaTags,
   ollamaModels,
+  converse,
+  invoke,
 ];
