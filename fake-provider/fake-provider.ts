@@ -852,6 +852,7 @@ const INVALID_REQUEST: Record<Provider, string> = {
   ollama: 'invalid_request_error',
   mcp: 'invalid_request',
   bedrock: 'ValidationException',
+  vertex: 'INVALID_ARGUMENT',
 };
 
 /** What each provider answers a body that is not JSON with. */
@@ -864,6 +865,7 @@ const NOT_JSON: Record<Provider, string> = {
   ollama: 'invalid character in request body: it is not JSON',
   mcp: 'Parse error',
   bedrock: 'Malformed input request, please reformat your input and try again.',
+  vertex: 'Invalid JSON payload received.',
 };
 
 function withoutSecrets(headers: Record<string, string>): Record<string, string> {
