@@ -139,7 +139,8 @@ function promptOf(body: Record<string, any>): string {
 /**
  * Starts the stand-in on port 0. Every request must carry `Authorization: Bearer <accessToken>`
  * (a 401 in Google's shape otherwise). A prompt starting `Busy` gets the 429; a Claude body
- * without `anthropic_version`, or with a `model` (Vertex takes it from the path), a 400.
+ * without `anthropic_version`, or with a `model` (Vertex takes it from the path; only
+ * `count-tokens:rawPredict` names it in the body), a 400.
  * Otherwise: `generateContent` answers `Hello from {model} in {location}: {prompt}`,
  * `streamGenerateContent?alt=sse` streams `One`, `, two`, `, three.`, `countTokens` counts,
  * `rawPredict` answers as Claude `Hello from {model}: {prompt}`, `streamRawPredict` streams the
@@ -182,12 +183,14 @@ export async function startVertexStandIn(accessToken: string): Promise<VertexSta
       if (method === 'countTokens')
         return json(200, { totalTokens: 6, totalBillableCharacters: 22, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 6 }] });
     } else {
-      if (typeof body.anthropic_version !== 'string' || 'model' in body)
+      // The token count names its model in the body (its path's "model" is `count-tokens`); a Messages call in the path only.
+      const counting = modelId === 'count-tokens';
+      if (typeof body.anthropic_version !== 'string' || counting !== (typeof body.model === 'string'))
         return json(400, {
           type: 'error',
-          error: { type: 'invalid_request_error', message: 'stand-in: a Vertex AI Claude body carries anthropic_version and no model' },
+          error: { type: 'invalid_request_error', message: 'stand-in: a Vertex AI Claude body carries anthropic_version, and a model only to count-tokens' },
         });
-      if (modelId === 'count-tokens' && method === 'rawPredict') return json(200, { input_tokens: 14 });
+      if (counting && method === 'rawPredict') return json(200, { input_tokens: 14 });
       if (method === 'rawPredict') return json(200, vertexClaudeMessage(modelId, `Hello from ${modelId}: ${prompt}`));
       if (method === 'streamRawPredict')
         return { headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames: sseFrames('anthropic/stream-text.sse') };
