@@ -76,6 +76,8 @@ test('@ai-sdk/google-vertex’s Gemini and Anthropic providers, given the run’
 
   const missed = await runMain(['run', '--tape', tape, '--', process.execPath, app], { env: { ...WHERE, PROMPT: 'Say goodbye' } });
   expect(missed.code).not.toBe(0);
-  expect(missed.stderr).toContain('Failed to replay POST /vertex/v1beta1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent');
+  expect(missed.stderr).toContain(
+    'Failed to replay POST /vertex/v1beta1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent',
+  );
   expect(missed.stderr).toContain('recorded "Say hello" sent "Say goodbye"');
 });
