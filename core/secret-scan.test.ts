@@ -22,6 +22,7 @@ const FAKE = {
   anthropic: 'sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKE0000',
   bearer: 'Bearer FAKEFAKEFAKEFAKEFAKE0000',
   google: 'AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE000',
+  googleOauth: 'ya29.a0FAKEFAKEFAKEFAKEFAKE_FAKE-0000',
   aws: 'AKIAFAKEFAKEFAKE0000',
 };
 
@@ -59,6 +60,8 @@ describe('findSecrets', () => {
     ['anthropic-key', FAKE.anthropic],
     ['bearer-token', FAKE.bearer],
     ['google-key', FAKE.google],
+    ['google-oauth-token', FAKE.googleOauth],
+    ['google-oauth-token', 'ya29.c.c0FAKEFAKEFAKEFAKEFAKE.FAKE0000'],
     ['aws-access-key', FAKE.aws],
   ])('reports a key matching the %s rule by that name', (rule, secret) => {
     expect(findSecrets({ text: `my key is ${secret}, keep it` })).toEqual([{ path: '.text', rule, masked: expect.any(String) as string }]);
@@ -75,6 +78,7 @@ describe('findSecrets', () => {
       'ephemeral-key',
       'github-token',
       'google-key',
+      'google-oauth-token',
       'groq-key',
       'huggingface-token',
       'jwt',
@@ -217,6 +221,7 @@ describe('base64HidesAnchor, the pre-filter of a base64 run in a tape line', () 
       'xai-',
       'ek_',
       'AIza',
+      'ya29',
       'AKIA',
       'ASIA',
       'eyJ',

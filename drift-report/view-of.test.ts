@@ -24,6 +24,24 @@ describe('viewOf reads which wire API a body is in from its route', () => {
     expect(viewOf(request('/openai/responses', 'azure', { model: 'm', input: 'Hi' })).format).toBe('Azure OpenAI Responses');
   });
 
+  test('a Vertex AI exchange reads as the Gemini or Anthropic API its path names, and the page says it is Vertex’s', () => {
+    const gemini = viewOf(
+      request('/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent', 'vertex', {
+        contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      }),
+    );
+    expect(gemini.format).toBe('Vertex AI Gemini generateContent');
+    expect(gemini.entries).toHaveLength(1);
+    const claude = viewOf(
+      request('/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict', 'vertex', {
+        anthropic_version: 'vertex-2023-10-16',
+        messages: messages.messages,
+      }),
+    );
+    expect(claude.format).toBe('Vertex AI Anthropic Messages');
+    expect(claude.entries).toHaveLength(1);
+  });
+
   test('a path no provider has falls back to the body’s shape', () => {
     expect(viewOf(request('/custom/generate', 'local', messages)).format).toBe('OpenAI Chat Completions');
     expect(viewOf(request('/custom/generate', 'my-anthropic', messages)).format).toBe('Anthropic Messages');

@@ -121,8 +121,9 @@ function readJsonBody(view: View, json: unknown): void {
     const turn = turnOf(view.request, json);
     if (turn !== undefined) {
       const conversation = CONVERSATIONS[turn.api as PagedApi];
-      // Azure OpenAI speaks OpenAI's APIs: the page names whose server it was.
-      view.format = guessProvider(view.request.upstream) === 'azure' ? `Azure ${conversation.format}` : conversation.format;
+      // Azure OpenAI speaks OpenAI's APIs, Vertex AI Gemini's and Anthropic's: the page names whose server it was.
+      const server = guessProvider(view.request.upstream);
+      view.format = server === 'azure' ? `Azure ${conversation.format}` : server === 'vertex' ? `Vertex AI ${conversation.format}` : conversation.format;
       view.fields = fieldsOf(json, conversation.consumed);
       view.tools =
         turn.api === 'gemini-generate'

@@ -546,7 +546,13 @@ export class FakeProvider {
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: 'The request body must be a JSON object.' }, context);
-    const record = body as Record<string, unknown>;
+    let record = body as Record<string, unknown>;
+    if (route?.provider === 'vertex' && (served === 'anthropic-messages' || served === 'anthropic-count-tokens')) {
+      // Claude on Vertex AI: the API version in the body, the model in the path (a count's body names it).
+      if (typeof record.anthropic_version !== 'string')
+        return errorResponse('anthropic', { status: 400, type: 'invalid_request_error', message: 'anthropic_version: Field required' }, context);
+      if (record.model === undefined && route.model !== undefined) record = { ...record, model: route.model };
+    }
     if (stateRoute !== undefined) return stateRoute({ method: call.method, ...stateRequestOf(request), body: record }, context);
     if (served === 'openai-embeddings') return embeddingsResponse(record, this.#embeddingDimensions, context);
     if (served === 'ollama-embed') return ollamaEmbedResponse(path(call), record, this.#embeddingDimensions, context);
@@ -845,7 +851,7 @@ const REQUEST_ID_HEADER: Partial<Record<Provider, string>> = { anthropic: 'reque
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse, /model/{modelId}/converse-stream, /model/{modelId}/invoke and /model/{modelId}/invoke-with-response-stream (Anthropic Claude and Amazon Nova bodies), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse, /model/{modelId}/converse-stream, /model/{modelId}/invoke and /model/{modelId}/invoke-with-response-stream (Anthropic Claude and Amazon Nova bodies), Vertex AI's /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent (and :streamGenerateContent, :countTokens) and …/publishers/anthropic/models/{model}:rawPredict (and :streamRawPredict, count-tokens:rawPredict), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {
@@ -856,6 +862,7 @@ const INVALID_REQUEST: Record<Provider, string> = {
   ollama: 'invalid_request_error',
   mcp: 'invalid_request',
   bedrock: 'ValidationException',
+  vertex: 'INVALID_ARGUMENT',
 };
 
 /** What each provider answers a body that is not JSON with. */
@@ -868,6 +875,7 @@ const NOT_JSON: Record<Provider, string> = {
   ollama: 'invalid character in request body: it is not JSON',
   mcp: 'Parse error',
   bedrock: 'Malformed input request, please reformat your input and try again.',
+  vertex: 'Invalid JSON payload received.',
 };
 
 function withoutSecrets(headers: Record<string, string>): Record<string, string> {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { googleAuthAnswer } from '../proxy/internal.js';
 import type { FakeRequest } from './fake-request.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -36,9 +37,10 @@ export interface FakeServer {
    * `OpenAIRealtimeWS` too, with `loopbackWebSocket()` from `modeltape/proxy`); `@anthropic-ai/sdk` the bare
    * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
    * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`); `@aws-sdk/client-bedrock-runtime`
-   * the bare URL as its `endpoint`.
+   * the bare URL as its `endpoint`; `@google/genai` with `vertexai: true` the bare URL
+   * (`AnthropicVertex` takes `/v1`), with `placeholderGoogleCredentials(url)` as its credentials.
    */
-  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string };
+  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string; vertex: string };
   /** Stops serving; hung and open connections are closed. */
   close(): Promise<void>;
 }
@@ -70,6 +72,12 @@ export async function serveOverHttp(
     });
     request.on('end', () => {
       if (refused) return;
+      // placeholderGoogleCredentials(server.url): the Google token exchange a Vertex AI client makes first.
+      const google = googleAuthAnswer(request.method ?? 'GET', request.url ?? '/');
+      if (google !== undefined) {
+        response.writeHead(google.status, { ...google.headers, [FAKE_HEADER]: '1' }).end(google.body);
+        return;
+      }
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       let wire: WireResponse | Promise<WireResponse>;
       try {
@@ -106,7 +114,7 @@ export async function serveOverHttp(
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url },
+    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url, vertex: url },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -1,5 +1,5 @@
 import { redactPathQuery } from '../recordings/internal.js';
-import { routeOf, withoutProviderPrefix, type Provider, type Route } from '../providers/internal.js';
+import { errorProviderOf, routeOf, withoutProviderPrefix, type Provider, type Route } from '../providers/internal.js';
 
 /** Where a request goes, read from its method, path and two headers only. */
 export interface RequestRoute {
@@ -50,8 +50,11 @@ function readRoute(method: string, pathAndQuery: string, anthropicVersion: boole
   const route = routeOf(method, path, prefixed ?? (anthropicVersion ? 'anthropic' : undefined));
   // A path no route has is answered in the shape of the provider it looks like: Ollama's paths
   // start /api/, Gemini's are `/v1beta/…` or `…:method`.
+  // Vertex AI's Claude paths answer in Anthropic's shape, its Gemini paths in Google's.
   const provider =
-    route?.provider ?? prefixed ?? (path.startsWith('/api/') ? 'ollama' : /^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || googleKey ? 'gemini' : 'openai');
+    (route === undefined ? undefined : errorProviderOf(route.provider, path)) ??
+    prefixed ??
+    (path.startsWith('/api/') ? 'ollama' : /^\/v1(beta|alpha)\/|:[A-Za-z]+$/.test(path) || googleKey ? 'gemini' : 'openai');
   return Object.freeze({
     method: method.toUpperCase(),
     path,

@@ -30,3 +30,18 @@ test('a * label inside an entry matches exactly one label there, on any port: ev
   for (const [host, port, expected] of checked) expect(matches(host, port), `${host}:${String(port)}`).toBe(expected);
   expect(checked).toHaveLength(7);
 });
+
+test('Vertex AI’s hosts: a * inside a label matches that label’s rest, every location’s endpoint', () => {
+  const matches = hostMatcher(['aiplatform.googleapis.com', '*-aiplatform.googleapis.com', 'aiplatform.*.rep.googleapis.com']);
+  const checked = [
+    ['us-central1-aiplatform.googleapis.com', 443, '*-aiplatform.googleapis.com'],
+    ['EUROPE-WEST4-aiplatform.googleapis.com.', 443, '*-aiplatform.googleapis.com'],
+    ['aiplatform.googleapis.com', 443, 'aiplatform.googleapis.com'],
+    ['aiplatform.eu.rep.googleapis.com', 443, 'aiplatform.*.rep.googleapis.com'],
+    ['-aiplatform.googleapis.com', 443, undefined],
+    ['a.us-central1-aiplatform.googleapis.com', 443, undefined],
+    ['generativelanguage.googleapis.com', 443, undefined],
+  ] as const;
+  for (const [host, port, expected] of checked) expect(matches(host, port), `${host}:${String(port)}`).toBe(expected);
+  expect(checked).toHaveLength(7);
+});

@@ -5,7 +5,7 @@ import { mcpErrorBody } from './mcp/json-rpc.js';
 import { ollamaErrorBody } from './ollama/error-body.js';
 import { openaiErrorBody } from './openai/error-body.js';
 import type { ProviderError } from './provider-error.js';
-import type { Provider } from './vocabulary.js';
+import { providerOf, routeOf, type Provider } from './vocabulary.js';
 
 export type { ProviderError };
 
@@ -13,7 +13,7 @@ export type { ProviderError };
  * An error body in the provider's own shape, so its SDK raises a readable error: OpenAI
  * `{"error":{"message","type","param","code"}}`, Anthropic
  * `{"type":"error","error":{"type","message"},"request_id"}`, Gemini's Google RPC
- * `{"error":{"code","message","status"}}`, Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`
+ * `{"error":{"code","message","status"}}` (Vertex AI's too), Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`
  * (its type in a header: {@link errorHeaders}), and on an MCP route a
  * JSON-RPC error (`id` null: the proxy answers a request with its own id).
  */
@@ -21,7 +21,10 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
   switch (provider) {
     case 'anthropic':
       return anthropicErrorBody(error);
+    // Vertex AI answers in Google's RPC shape, for Gemini and for a partner model's quota and
+    // platform errors alike (see errorProviderOf for the Anthropic model's own errors).
     case 'gemini':
+    case 'vertex':
       return geminiErrorBody(error);
     case 'ollama':
       return ollamaErrorBody(error);
@@ -34,6 +37,18 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
     case 'bedrock':
       return bedrockErrorBody(error);
   }
+}
+
+/**
+ * Whose shape an error to a request on `path` (the provider's path, no query) takes: the
+ * upstream's, but for Vertex AI's Anthropic models (`…/publishers/anthropic/models/…:rawPredict`),
+ * whose own errors come in Anthropic's shape (what `AnthropicVertex` reads). Vertex's quota and
+ * platform errors are Google's for every model: a chaos fault keeps the upstream's shape.
+ */
+export function errorProviderOf(provider: Provider, path: string): Provider {
+  if (provider !== 'vertex') return provider;
+  const route = routeOf('POST', path, 'vertex');
+  return route !== undefined && providerOf(route.api) === 'anthropic' ? 'anthropic' : 'vertex';
 }
 
 /**

@@ -16,12 +16,13 @@ export {
   guessProvider,
   providerPath,
   isRealtimePath,
+  vertexLocationOf,
   type Provider,
   type WireApi,
   type TurnApi,
   type Route,
 } from './vocabulary.js';
-export { errorBody, errorHeaders, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { errorBody, errorHeaders, errorProviderOf, modeltapeErrorBody, type ProviderError } from './error-body.js';
 export { BEDROCK_EXCEPTION_STATUS } from './bedrock/error-body.js';
 export { bedrockStreamException } from './bedrock/stream-exception.js';
 export {

@@ -14,7 +14,11 @@ import { providerOf, routeOf, withoutProviderPrefix, type Provider, type Route, 
 const READERS: Partial<Record<TurnApi, (body: Record<string, unknown>, index: number, route: Route) => AskedTurn>> = {
   'openai-chat': readChatRequest,
   'openai-responses': readResponsesRequest,
-  'anthropic-messages': readMessagesRequest,
+  // On Vertex AI the model is in the path (`…/publishers/anthropic/models/{model}:rawPredict`), not the body.
+  'anthropic-messages': (body, index, route) => {
+    const turn = readMessagesRequest(body, index);
+    return route.provider === 'vertex' ? { ...turn, model: route.model ?? turn.model, stream: route.stream === true || turn.stream } : turn;
+  },
   'ollama-chat': readOllamaChatRequest,
   'ollama-generate': readOllamaGenerateRequest,
   'gemini-generate': readGenerateRequest,

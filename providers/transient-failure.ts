@@ -8,7 +8,7 @@ export type TransientFailure = (typeof TRANSIENT_FAILURES)[number];
 /**
  * How each provider answers a transient failure, and with which status: OpenAI 429
  * `rate_limit_exceeded`, Anthropic 429 `rate_limit_error` and 529 `overloaded_error`, Gemini
- * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL`, Ollama's plain messages, Bedrock's
+ * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL` (Vertex AI the same, in its own words), Ollama's plain messages, Bedrock's
  * `ThrottlingException` / `ServiceUnavailableException` / `ModelNotReadyException` / `InternalServerException`. `by` names who
  * plays it (`modeltape FakeProvider`, `modeltape chaos`), at the end of the message, so nobody
  * mistakes it for the real provider.
@@ -60,6 +60,17 @@ const ownWords = (by: string): Record<Exclude<Provider, 'azure'>, Record<Transie
     unavailable: { status: 503, type: 'UNAVAILABLE', message: `The service is currently unavailable. (${by})` },
     overloaded: { status: 503, type: 'UNAVAILABLE', message: `The model is overloaded. Please try again later. (${by})` },
     'server-error': { status: 500, type: 'INTERNAL', message: `An internal error has occurred. (${by})` },
+  },
+  // Vertex AI's quota and capacity errors, in Google's RPC shape, for every publisher's model.
+  vertex: {
+    'rate-limited': {
+      status: 429,
+      type: 'RESOURCE_EXHAUSTED',
+      message: `Resource exhausted. Please try again later. Please refer to https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details. (${by})`,
+    },
+    unavailable: { status: 503, type: 'UNAVAILABLE', message: `The service is currently unavailable. (${by})` },
+    overloaded: { status: 503, type: 'UNAVAILABLE', message: `The model is overloaded. Please try again later. (${by})` },
+    'server-error': { status: 500, type: 'INTERNAL', message: `Internal error encountered. (${by})` },
   },
   ollama: {
     'rate-limited': { status: 429, type: 'rate_limited', message: `too many requests (${by})` },

@@ -11,8 +11,13 @@
  * `/openai/deployments/{deployment}/…` or `/openai/v1/…` on a resource's host. `bedrock` is AWS
  * Bedrock Runtime: `/model/{modelId}/converse`, `…/converse-stream`, `…/invoke` and
  * `…/invoke-with-response-stream`, signed with SigV4, streamed in AWS's binary event stream.
+ * `vertex` is Google Vertex AI: Gemini's wire APIs (`gemini-generate`, `gemini-count-tokens`) at
+ * `/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent`
+ * (and `v1beta1`), and Anthropic's (`anthropic-messages`, `anthropic-count-tokens`) at
+ * `…/publishers/anthropic/models/{model}:rawPredict` and `:streamRawPredict`, on a host per
+ * location, with Google OAuth access tokens.
  */
-export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp', 'azure', 'bedrock'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'gemini', 'ollama', 'mcp', 'azure', 'bedrock', 'vertex'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /**
@@ -75,9 +80,9 @@ export function providerOf(api: WireApi): Provider {
 export interface Route {
   api: WireApi;
   provider: Provider;
-  /** For Gemini and Bedrock, the model named in the path (`/v1beta/models/{model}:generateContent`, `/model/{modelId}/converse`), decoded. */
+  /** For Gemini, Bedrock and Vertex, the model named in the path (`/v1beta/models/{model}:generateContent`, `/model/{modelId}/converse`), decoded. */
   model?: string;
-  /** For Gemini and Bedrock, whether the path asks for a stream (`:streamGenerateContent`, `/converse-stream`, `/invoke-with-response-stream`). */
+  /** For Gemini, Bedrock and Vertex, whether the path asks for a stream (`:streamGenerateContent`, `/converse-stream`, `/invoke-with-response-stream`, `:streamRawPredict`). */
   stream?: boolean;
 }
 
@@ -100,6 +105,9 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
     return route === undefined || route.provider !== 'openai' ? undefined : { ...route, provider: 'azure' };
   }
   const verb = method.toUpperCase();
+  const vertex = VERTEX_PATH.exec(path);
+  if (vertex !== null) return verb === 'POST' ? vertexRoute(vertex[1]!, vertex[2]!, vertex[3]!) : undefined;
+  if (hint === 'vertex') return undefined;
   const bedrock = BEDROCK_PATH.exec(path);
   if (bedrock !== null) {
     if (verb !== 'POST') return undefined;
@@ -148,6 +156,38 @@ export function routeOf(method: string, path: string, hint?: Provider): Route | 
  */
 export function isRealtimePath(path: string): boolean {
   return /^(?:\/v1)?\/realtime$/.test(path);
+}
+
+// A Vertex AI publisher model's method: `/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`
+// (`v1beta1` too, which @google/genai and @ai-sdk/google-vertex send).
+const VERTEX_PATH = /^\/(?:v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
+
+// The wire API of a Vertex publisher model's method: Gemini's own, or Anthropic's Messages
+// through `rawPredict` (`count-tokens:rawPredict` is Anthropic's token count).
+function vertexRoute(publisher: string, segment: string, method: string): Route | undefined {
+  const model = decodedSegment(segment);
+  if (publisher === 'google') {
+    const api = GEMINI_METHODS[method];
+    if (api === undefined) return undefined;
+    return {
+      api,
+      provider: 'vertex',
+      ...(model === undefined ? {} : { model }),
+      ...(api === 'gemini-generate' ? { stream: method === 'streamGenerateContent' } : {}),
+    };
+  }
+  if (method !== 'rawPredict' && method !== 'streamRawPredict') return undefined;
+  if (model === 'count-tokens') return method === 'rawPredict' ? { api: 'anthropic-count-tokens', provider: 'vertex' } : undefined;
+  return { api: 'anthropic-messages', provider: 'vertex', ...(model === undefined ? {} : { model }), stream: method === 'streamRawPredict' };
+}
+
+/** The project and location a Vertex AI path names (`/v1/projects/{project}/locations/{location}/…`), or undefined. */
+export function vertexLocationOf(path: string): { project: string; location: string } | undefined {
+  const match = /^\/(?:v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\//.exec(path);
+  if (match === null) return undefined;
+  const project = decodedSegment(match[1]!);
+  const location = decodedSegment(match[2]!);
+  return project === undefined || location === undefined ? undefined : { project, location };
 }
 
 // A Bedrock Runtime operation on a model (its id or ARN, URL-encoded as the AWS SDK sends it).
@@ -216,12 +256,14 @@ export function withoutProviderPrefix(path: string): { path: string; prefixed: P
 }
 
 /**
- * The conventions an upstream follows, from its name and base URL: `…bedrock…` is Bedrock Runtime, `…azure…` is Azure OpenAI,
+ * The conventions an upstream follows, from its name and base URL: `…vertex…` or `…aiplatform…`
+ * is Vertex AI, `…bedrock…` is Bedrock Runtime, `…azure…` is Azure OpenAI,
  * `…anthropic…` or `…claude…` is Anthropic, `…gemini…` or googleapis Gemini, `…ollama…` or port
  * 11434 Ollama, anything else OpenAI's, which most compatible servers follow.
  */
 export function guessProvider(name: string, baseUrl = ''): Provider {
   const text = `${name} ${baseUrl}`.toLowerCase();
+  if (text.includes('vertex') || text.includes('aiplatform')) return 'vertex';
   if (text.includes('bedrock')) return 'bedrock';
   if (text.includes('azure')) return 'azure';
   if (text.includes('anthropic') || text.includes('claude')) return 'anthropic';

@@ -27,5 +27,6 @@ export { pruneTape } from './core/prune-tape.js';
 export { CHAOS_KINDS, DEFAULT_CHAOS_KINDS, describeChaos, type ChaosKind, type ChaosOptions, type ChaosFault, type ResolvedChaos } from './core/chaos.js';
 export { CHAOS_HEADER, type ProxySummary, type ChaosSummary, type UnusedRecordings } from './core/proxy-core.js';
 export { REPLAY_PLACEHOLDER_KEY } from './core/placeholder-key.js';
+export { placeholderGoogleCredentials, type PlaceholderGoogleCredentials } from './core/google-credentials.js';
 export { NETWORK_ISOLATIONS, type NetworkIsolation, type NetworkOptions, type OfflineLayer } from './run/network-namespace.js';
 export { loopbackWebSocket, type LoopbackWebSocketOptions } from './realtime/loopback-websocket.js';

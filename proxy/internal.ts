@@ -22,3 +22,4 @@ export { namespaceSupport } from './run/network-namespace.js';
 export type { UnusedOnTape } from './run/unused-recordings.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio/mcp-stdio.js';
 export { acceptWebSocket, type MessageSocket } from './realtime/websocket.js';
+export { googleAuthAnswer } from './core/google-credentials.js';

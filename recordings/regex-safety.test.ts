@@ -275,6 +275,7 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
     const patterns = texts.flatMap((text) => [...text.matchAll(/"pattern": ?"((?:[^"\\]|\\.)*)"/g)].map((match) => fromJson(match[1]!)));
     expect([...new Set(patterns)].sort()).toEqual([
       '/deployments/[^/]+/',
+      '/projects/[^/]+/',
       '\\d{4}-\\d{2}',
       '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z',
       'arn%3Aaws%3Abedrock%3A[a-z0-9-]+%3A\\d{12}%3A',

@@ -18,7 +18,15 @@ export {
   type LookupResult,
 } from '../lookup/internal.js';
 export { ESCAPE_ROUTES, type EscapeRoute, type SessionReport } from '../guard/internal.js';
-export { REPLAY_PLACEHOLDER_KEY, MISS_POLICIES, MISSING_TAPE_POLICIES, type MissPolicy, type MissingTapePolicy } from '../proxy/internal.js';
+export {
+  REPLAY_PLACEHOLDER_KEY,
+  placeholderGoogleCredentials,
+  type PlaceholderGoogleCredentials,
+  MISS_POLICIES,
+  MISSING_TAPE_POLICIES,
+  type MissPolicy,
+  type MissingTapePolicy,
+} from '../proxy/internal.js';
 export {
   buildDriftReport,
   formatDriftReport,

@@ -85,8 +85,8 @@ export interface TapeSession {
    * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`; see RunningProxy.baseUrls), `url` the proxy itself. */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; url: string };
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`), `vertex` for GOOGLE_VERTEX_BASE_URL (@google/genai's `httpOptions.baseUrl`; `AnthropicVertex` takes `${vertex}/v1`; see RunningProxy.baseUrls), `url` the proxy itself. */
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; vertex: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
   /** The replay guard (active in replay mode unless `guard: false`). */
@@ -179,7 +179,11 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
       (route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)),
     ) ??
     // Any Azure OpenAI resource (`new AzureOpenAI({ endpoint: 'https://RESOURCE.openai.azure.com', fetch: session.fetch })`).
-    (/\.(?:openai|cognitiveservices)\.azure\.com$/.test(url.hostname) && url.protocol === 'https:' ? { name: 'azure', basePath: '' } : undefined);
+    (/\.(?:openai|cognitiveservices)\.azure\.com$/.test(url.hostname) && url.protocol === 'https:' ? { name: 'azure', basePath: '' } : undefined) ??
+    // Vertex AI in any location (`https://us-central1-aiplatform.googleapis.com`, `https://aiplatform.eu.rep.googleapis.com`).
+    (/^(?:[a-z0-9-]+-aiplatform|aiplatform\.[a-z0-9-]+\.rep)\.googleapis\.com$/.test(url.hostname) && url.protocol === 'https:'
+      ? { name: 'vertex', basePath: '' }
+      : undefined);
   const proxyOrigin = new URL(proxy.url).origin;
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.

@@ -16,6 +16,9 @@ describe('the price table', () => {
     expect(priceOf('gpt-4o-mini-2024-07-18', 'openai')).toMatchObject({ matched: 'gpt-4o-mini', from: 'table' });
     expect(priceOf('claude-sonnet-4-5-20250929', 'anthropic')).toMatchObject({ matched: 'claude-sonnet-4-5' });
     expect(priceOf('claude-3-5-haiku-latest', 'anthropic')).toMatchObject({ matched: 'claude-3-5-haiku' });
+    // Vertex AI's model names: Gemini's as Google's, Claude's with its version after `@`.
+    expect(priceOf('claude-sonnet-4-5@20250929', 'vertex')).toMatchObject({ matched: 'claude-sonnet-4-5' });
+    expect(priceOf('gemini-2.5-flash', 'vertex')).toMatchObject({ matched: 'gemini-2.5-flash', price: { input: 0.3, output: 2.5 } });
     expect(priceOf('gpt-4o', 'openai')?.price).toMatchObject({ input: 2.5, output: 10 });
     // Not claude-opus-4's price, and not gpt-4o's for a model named like it.
     expect(priceOf('claude-opus-4-8', 'anthropic')).toBeUndefined();

@@ -96,7 +96,7 @@ export interface FoundPrice {
 
 /**
  * The price of `model`: an exact row, else the row its name gives without a date or `-latest`
- * suffix (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`, `claude-3-5-haiku-latest`), config
+ * suffix (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`, Vertex AI's `claude-sonnet-4-5@20250929`, `claude-3-5-haiku-latest`), config
  * first. Never a prefix guess: `claude-opus-4-8` is not `claude-opus-4`, so an unknown model is
  * unpriced and said to be. Models on Ollama are local and cost nothing.
  */
@@ -127,8 +127,9 @@ export function bedrockModelId(model: string): string {
   return resource.replace(/^(?:us|us-gov|eu|apac|ap|ca|jp|au|global)\.(?=[a-z0-9-]+\.)/, '');
 }
 
+// Vertex AI names a Claude version after `@` (`claude-sonnet-4-5@20250929`).
 function withoutVersionSuffix(model: string): string {
-  return model.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|latest|preview-\d{2}-\d{4}|\d{3})$/, '');
+  return model.replace(/(?:-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest|preview-\d{2}-\d{4}|\d{3})|@\d{8})$/, '');
 }
 
 /** The USD cost of `tokens` at `price`. */

@@ -250,7 +250,7 @@ describe('decideRequest: refuse', () => {
       kind: 'refuse',
       reason: 'unknown_upstream',
       message:
-        'No upstream named "acme". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set), bedrock (https://bedrock-runtime.us-east-1.amazonaws.com), openrouter (https://openrouter.ai/api), groq (https://api.groq.com), together (https://api.together.xyz), fireworks (https://api.fireworks.ai/inference), deepseek (https://api.deepseek.com), mistral (https://api.mistral.ai), xai (https://api.x.ai), vllm (http://127.0.0.1:8000), lmstudio (http://127.0.0.1:1234). ' +
+        'No upstream named "acme". Send requests to /<upstream>/<path>; configured upstreams: openai (https://api.openai.com), anthropic (https://api.anthropic.com), gemini (https://generativelanguage.googleapis.com), ollama (http://127.0.0.1:11434), azure (no endpoint set), bedrock (https://bedrock-runtime.us-east-1.amazonaws.com), vertex (https://aiplatform.googleapis.com), openrouter (https://openrouter.ai/api), groq (https://api.groq.com), together (https://api.together.xyz), fireworks (https://api.fireworks.ai/inference), deepseek (https://api.deepseek.com), mistral (https://api.mistral.ai), xai (https://api.x.ai), vllm (http://127.0.0.1:8000), lmstudio (http://127.0.0.1:1234). ' +
         'Declare it with --upstream acme=URL (an MCP server: --upstream acme=mcp+URL), or under "upstreams" in modeltape.config.json.',
       response: { status: 404, type: 'modeltape_unknown_upstream', provider: 'openai' },
     });

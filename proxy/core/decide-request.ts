@@ -7,7 +7,7 @@ import type { ProxyRequest, ProxyRequestHead } from './proxy-request.js';
 import type { RequestKeys } from './request-keys.js';
 import { routeRequest, type Route } from './router.js';
 import { shownBaseUrl, type Provider } from './upstream-table.js';
-import { describeMcpCall, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
+import { describeMcpCall, errorProviderOf, isJsonRpcRequest, jsonRpcIdOf, type JsonRpcId } from '../../providers/internal.js';
 
 /** What the decision reads: the run's options, its engine, and the keys of its requests. */
 export interface DecisionContext {
@@ -184,7 +184,7 @@ export function refuseTooLarge(context: DecisionContext, route: Route, method: s
     message:
       `Refused ${method} ${route.path} (${route.upstream.name}): its body is over the ${describeBytes(limit)} limit of a request, so it was not read and ${outcome}.\n` +
       `Raise the limit with --max-request-body BYTES (limits.requestBodyBytes in the config file, or the limits.requestBodyBytes option).`,
-    response: { status: 413, type: 'modeltape_request_too_large', provider: route.upstream.provider },
+    response: { status: 413, type: 'modeltape_request_too_large', provider: errorProviderOf(route.upstream.provider, route.path) },
   };
 }
 
@@ -200,7 +200,7 @@ export function decideAdmitted(context: DecisionContext, route: Route, request: 
     kind: 'refuse',
     reason: 'upstream_unset',
     message: `${request.method} ${route.path} (${route.upstream.name}) must be sent upstream in ${context.options.mode} mode, but ${route.upstream.unset}. Nothing was sent.`,
-    response: { status: 502, type: 'modeltape_upstream_unset', provider: route.upstream.provider },
+    response: { status: 502, type: 'modeltape_upstream_unset', provider: errorProviderOf(route.upstream.provider, route.path) },
   };
 }
 
@@ -246,7 +246,7 @@ function decideAdmittedRoute(context: DecisionContext, route: Route, request: Pr
     response:
       onMiss === 'nearest' && missError.nearestExchange !== undefined && answersAs(rpc, missError.nearestExchange)
         ? { nearest: missError.nearestExchange }
-        : { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider, ...rpcIdOf(rpc) },
+        : { status: 400, type: 'modeltape_replay_miss', provider: errorProviderOf(route.upstream.provider, route.path), ...rpcIdOf(rpc) },
     missError,
     ...rpcIdOf(rpc),
   };
@@ -293,7 +293,7 @@ function missKeyless(route: Route, request: ProxyRequest, mode: 'record' | 'auto
     message:
       `${request.method} ${route.path} (${route.upstream.name}) is not on the tape ${tape} and needs recording, but no real key is set: the request carries modeltape's placeholder key, so nothing was sent.\n` +
       `Set ${keyVariableOf(route.upstream.provider, route.upstream.name)} to a real key and run again in ${mode} mode (locally, not in CI), or fix the request so that it matches a recording.`,
-    response: { status: 401, type: 'modeltape_no_key', provider: route.upstream.provider },
+    response: { status: 401, type: 'modeltape_no_key', provider: errorProviderOf(route.upstream.provider, route.path) },
   };
 }
 
@@ -314,6 +314,6 @@ function tooDeepToKey(route: Route, request: ProxyRequest, mode: 'replay' | 'aut
     route,
     reason: 'too_deep',
     message: `${where} cannot be on the tape ${tape}: its request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${abbreviatePath(error.path)}), and modeltape never records what it cannot key. Flatten the payload, or keep such calls out of replayed tests.`,
-    response: { status: 400, type: 'modeltape_replay_miss', provider: route.upstream.provider },
+    response: { status: 400, type: 'modeltape_replay_miss', provider: errorProviderOf(route.upstream.provider, route.path) },
   };
 }

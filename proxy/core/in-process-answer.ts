@@ -4,6 +4,7 @@
 // way the answer travels differs.
 import { ModeltapeError, type FetchInput } from '../../core/internal.js';
 import type { PreparedResponse } from '../../lookup/internal.js';
+import { errorProviderOf } from '../../providers/internal.js';
 import { decideRequest, type RequestDecision } from './decide-request.js';
 import { routeRequest } from './router.js';
 import { CHAOS_HEADER, errorReply, type OwnAnswer, type ProxyCore } from './proxy-core.js';
@@ -35,7 +36,7 @@ export function answerOf(core: ProxyCore, request: ProxyRequest): InProcessAnswe
     // A replaying core never forwards (decide-request.ts); a caller that lets another mode in is a bug.
     throw new ModeltapeError('internal', `modeltape answers in process only when replaying; this core runs in ${core.mode} mode.`);
   }
-  const provider = decision.kind === 'refuse' ? decision.response.provider : decision.route.upstream.provider;
+  const provider = decision.kind === 'refuse' ? decision.response.provider : errorProviderOf(decision.route.upstream.provider, decision.route.path);
   return { answer: core.answer(decision), problem: decision.kind === 'hit' ? undefined : decision.message, provider };
 }
 

@@ -50,6 +50,8 @@ export function keyVariableOf(provider: Provider, upstream?: string): string {
       return 'AZURE_OPENAI_API_KEY';
     case 'mcp':
       return "the MCP server's credential";
+    case 'vertex':
+      return 'Google credentials (run gcloud auth application-default login, or point GOOGLE_APPLICATION_CREDENTIALS at a credentials file)';
     case 'bedrock':
       return 'AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) in the environment modeltape runs in';
     default:

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { routeOf } from '../../providers/internal.js';
+import { errorProviderOf, guessProvider, routeOf } from '../../providers/internal.js';
 import { routeRequest } from './router.js';
-import { buildUpstreamTable, providerHosts } from './upstream-table.js';
+import { buildUpstreamTable, providerHosts, vertexUpstreamFor } from './upstream-table.js';
 
 describe('routeRequest for Azure OpenAI', () => {
   const table = buildUpstreamTable({ azure: 'https://fake-resource.openai.azure.com' });
@@ -122,5 +122,72 @@ describe('the OpenAI-compatible presets', () => {
     expect(hosts).not.toContain('127.0.0.1:1234');
     // Given explicitly, a local server is an upstream like any other.
     expect(providerHosts(buildUpstreamTable({ vllm: 'http://127.0.0.1:8001' }))).toContain('127.0.0.1:8001');
+  });
+});
+
+describe('routeRequest for Google Vertex AI', () => {
+  const table = buildUpstreamTable();
+  const gemini = (version: string, location: string, method: string) =>
+    `/${version}/projects/fake-project/locations/${location}/publishers/google/models/gemini-2.5-flash:${method}`;
+  const claude = (method: string, model = 'claude-sonnet-4-5@20250929') =>
+    `/v1/projects/fake-project/locations/us-east5/publishers/anthropic/models/${model}:${method}`;
+
+  test('reads Gemini’s methods and Anthropic’s rawPredict at Vertex paths as the wire APIs they carry, the route’s provider vertex', () => {
+    expect(routeOf('POST', gemini('v1', 'us-central1', 'generateContent'))).toEqual({
+      api: 'gemini-generate',
+      provider: 'vertex',
+      model: 'gemini-2.5-flash',
+      stream: false,
+    });
+    expect(routeOf('POST', gemini('v1beta1', 'global', 'streamGenerateContent'))).toEqual({
+      api: 'gemini-generate',
+      provider: 'vertex',
+      model: 'gemini-2.5-flash',
+      stream: true,
+    });
+    expect(routeOf('POST', gemini('v1', 'europe-west4', 'countTokens'))).toEqual({ api: 'gemini-count-tokens', provider: 'vertex', model: 'gemini-2.5-flash' });
+    expect(routeOf('POST', claude('rawPredict'))).toEqual({
+      api: 'anthropic-messages',
+      provider: 'vertex',
+      model: 'claude-sonnet-4-5@20250929',
+      stream: false,
+    });
+    expect(routeOf('POST', claude('streamRawPredict'))).toMatchObject({ api: 'anthropic-messages', stream: true });
+    expect(routeOf('POST', claude('rawPredict', 'count-tokens'))).toEqual({ api: 'anthropic-count-tokens', provider: 'vertex' });
+    expect(routeOf('POST', claude('predict'))).toBeUndefined();
+    expect(routeOf('GET', gemini('v1', 'us-central1', 'generateContent'))).toBeUndefined();
+    expect(routeOf('POST', '/v1/messages', 'vertex')).toBeUndefined();
+    expect(guessProvider('vertex')).toBe('vertex');
+    expect(guessProvider('mine', 'https://us-central1-aiplatform.googleapis.com')).toBe('vertex');
+  });
+
+  test('takes /vertex/… to the vertex upstream at the path as sent, and forwards to the host of the location the path names', () => {
+    const route = routeRequest(`/vertex${gemini('v1', 'us-central1', 'generateContent')}`, table);
+    if (!('path' in route)) throw new Error('not routed');
+    expect(route.upstream).toMatchObject({ name: 'vertex', provider: 'vertex', baseUrl: 'https://aiplatform.googleapis.com' });
+    expect(route.forwardPath).toBe(gemini('v1', 'us-central1', 'generateContent'));
+    const hostOf = (path: string) => vertexUpstreamFor(route.upstream, path).origin;
+    expect(hostOf(gemini('v1', 'us-central1', 'generateContent'))).toBe('https://us-central1-aiplatform.googleapis.com');
+    expect(hostOf(claude('rawPredict'))).toBe('https://us-east5-aiplatform.googleapis.com');
+    expect(hostOf(gemini('v1beta1', 'global', 'generateContent'))).toBe('https://aiplatform.googleapis.com');
+    expect(hostOf(gemini('v1', 'eu', 'generateContent'))).toBe('https://aiplatform.eu.rep.googleapis.com');
+    expect(hostOf('/v1/projects/p/locations/evil.example.com%2F/publishers/google/models/m:generateContent')).toBe('https://aiplatform.googleapis.com');
+    expect(vertexUpstreamFor(route.upstream, gemini('v1', 'us-central1', 'generateContent')).name).toBe('vertex');
+    // An upstream given (a stand-in, a gateway) is used as it is, whatever the location.
+    const given = buildUpstreamTable({ vertex: 'http://127.0.0.1:9' }).get('vertex')!;
+    expect(vertexUpstreamFor(given, gemini('v1', 'us-central1', 'generateContent'))).toBe(given);
+  });
+
+  test('answers its own errors in Google’s shape, but in Anthropic’s on an Anthropic model’s route', () => {
+    expect(errorProviderOf('vertex', gemini('v1', 'us-central1', 'generateContent'))).toBe('vertex');
+    expect(errorProviderOf('vertex', claude('rawPredict'))).toBe('anthropic');
+    expect(errorProviderOf('vertex', claude('rawPredict', 'count-tokens'))).toBe('anthropic');
+    expect(errorProviderOf('gemini', '/v1beta/models/m:generateContent')).toBe('gemini');
+  });
+
+  test('every location’s endpoint and Google’s token endpoint are provider hosts a replay refuses', () => {
+    expect(providerHosts(table)).toEqual(
+      expect.arrayContaining(['aiplatform.googleapis.com', '*-aiplatform.googleapis.com', 'aiplatform.*.rep.googleapis.com', 'oauth2.googleapis.com']),
+    );
   });
 });

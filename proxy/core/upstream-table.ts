@@ -2,7 +2,10 @@ import { SIDE_CHANNELS } from '../../guard/internal.js';
 import { ModeltapeError } from '../../core/internal.js';
 import { redactUrl } from '../../recordings/internal.js';
 
-import { guessProvider, type Provider } from '../../providers/internal.js';
+import { guessProvider, vertexLocationOf, type Provider } from '../../providers/internal.js';
+
+// Vertex AI's global endpoint: the built-in vertex upstream, whose requests go to their location's host.
+const VERTEX_GLOBAL_URL = 'https://aiplatform.googleapis.com';
 
 // The built-in azure upstream's URL until one is given: never reached.
 const AZURE_UNSET_URL = 'https://azure-openai-endpoint-not-set.invalid';
@@ -47,6 +50,10 @@ export const BUILT_IN_UPSTREAMS: Readonly<Record<string, { baseUrl: string; prov
   // Bedrock Runtime in us-east-1 until AWS_REGION (or AWS_DEFAULT_REGION) names another region,
   // or --upstream bedrock=… (or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) another endpoint.
   bedrock: { baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com', provider: 'bedrock' },
+  // Vertex AI has a host per location: each request goes to the one its path names
+  // (`/v1/projects/{p}/locations/us-central1/…` to us-central1-aiplatform.googleapis.com; see
+  // vertexUpstreamFor), this global endpoint for `global`, until --upstream vertex=… names one.
+  vertex: { baseUrl: VERTEX_GLOBAL_URL, provider: 'vertex' },
   // OpenAI-compatible hosts teams reach through the `openai` package (or their own SDKs): presets,
   // so `$MODELTAPE_URL/groq/openai/v1` works with no --upstream. Each host's path is its API's
   // base as its own clients append to it (docs/proxy.md lists the base URL each client takes).
@@ -69,6 +76,30 @@ export const AZURE_HOSTS = ['*.openai.azure.com', '*.cognitiveservices.azure.com
 
 /** Bedrock Runtime's endpoints in every region, as the replay guard refuses them (a `*` label matches one label). */
 export const BEDROCK_HOSTS = ['bedrock-runtime.*.amazonaws.com', 'bedrock-runtime-fips.*.amazonaws.com'] as const;
+
+/**
+ * Vertex AI's endpoints in every location (`us-central1-aiplatform.googleapis.com`, the global
+ * `aiplatform.googleapis.com`, the multi-regions `aiplatform.us.rep.googleapis.com`), and Google's
+ * OAuth token endpoint, which an auth library asks for an access token before the first call: as
+ * the replay guard refuses them.
+ */
+export const VERTEX_HOSTS = ['aiplatform.googleapis.com', '*-aiplatform.googleapis.com', 'aiplatform.*.rep.googleapis.com', 'oauth2.googleapis.com'] as const;
+
+/**
+ * The upstream a Vertex AI request is forwarded to: the built-in `vertex` upstream sends each
+ * request to the host of the location its path names (`us-central1` to
+ * `https://us-central1-aiplatform.googleapis.com`, `global` to `https://aiplatform.googleapis.com`,
+ * the multi-regions `us` and `eu` to `https://aiplatform.us.rep.googleapis.com`), as Google's
+ * clients do; an upstream given with `--upstream vertex=URL` (a stand-in, a gateway) and any
+ * other upstream is returned as it is. The name stays `vertex`: the tape never names the host.
+ */
+export function vertexUpstreamFor(upstream: Upstream, path: string): Upstream {
+  if (upstream.provider !== 'vertex' || upstream.baseUrl !== VERTEX_GLOBAL_URL) return upstream;
+  const location = vertexLocationOf(path)?.location.toLowerCase();
+  if (location === undefined || location === 'global' || !/^[a-z][a-z0-9-]{0,62}$/.test(location)) return upstream;
+  const host = location === 'us' || location === 'eu' ? `aiplatform.${location}.rep.googleapis.com` : `${location}-aiplatform.googleapis.com`;
+  return { ...upstream, baseUrl: `https://${host}`, origin: `https://${host}` };
+}
 
 /**
  * The upstream table: the built-ins with `overrides` applied. An override keeps the built-in's
@@ -144,7 +175,8 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
  * The hosts no request may reach during a replay: every upstream's (`host`, or `host:port` when
  * the URL names a port), the built-in providers' even when overridden, every Azure OpenAI
  * resource's (`*.openai.azure.com`, `*.cognitiveservices.azure.com`), Bedrock Runtime's in every
- * region (`bedrock-runtime.*.amazonaws.com`), and the providers' known
+ * region (`bedrock-runtime.*.amazonaws.com`), Vertex AI's in every location and Google's OAuth
+ * token endpoint (VERTEX_HOSTS), and the providers' known
  * side channels (an SDK's trace exporter that ignores the base URL).
  */
 export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
@@ -165,7 +197,7 @@ function builtInHosts(): readonly string[] {
     const hosts = new Set<string>();
     for (const { baseUrl, local } of Object.values(BUILT_IN_UPSTREAMS))
       if (baseUrl !== AZURE_UNSET_URL && local !== true) hosts.add(new URL(baseUrl).host.toLowerCase());
-    for (const host of [...AZURE_HOSTS, ...BEDROCK_HOSTS, ...PRESET_ALIAS_HOSTS]) hosts.add(host);
+    for (const host of [...AZURE_HOSTS, ...BEDROCK_HOSTS, ...VERTEX_HOSTS, ...PRESET_ALIAS_HOSTS]) hosts.add(host);
     for (const channel of SIDE_CHANNELS) hosts.add(channel.host);
     builtIn = Object.freeze([...hosts]);
   }

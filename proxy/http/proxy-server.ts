@@ -20,12 +20,13 @@ import {
   type HttpResponse,
 } from './http-server.js';
 import { answerInProcess } from '../core/in-process-answer.js';
+import { googleAuthAnswer } from '../core/google-credentials.js';
 import { ProxyCore, type OwnAnswer, type ProxySummary, type UnusedRecordings } from '../core/proxy-core.js';
 import type { ProxyMode, ProxyOptions, ResolvedProxyOptions } from '../core/proxy-options.js';
 import { handleRealtimeUpgrade, type RealtimeSessions } from '../realtime/realtime-session.js';
 import { ResponseRecording } from '../core/response-recording.js';
 import { UpstreamClient } from './upstream.js';
-import { providerHosts, shownBaseUrl, withoutResourceHost, type Upstream } from '../core/upstream-table.js';
+import { providerHosts, shownBaseUrl, vertexUpstreamFor, withoutResourceHost, type Upstream } from '../core/upstream-table.js';
 
 export interface RunningProxy {
   /** e.g. `http://127.0.0.1:43121` */
@@ -36,10 +37,11 @@ export interface RunningProxy {
    * `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` (@google/genai; @ai-sdk/google takes
    * `${gemini}/v1beta`) and `OLLAMA_HOST` (the `ollama` client's `host`; ollama-ai-provider-v2
    * takes `${ollama}/api`), and `AZURE_OPENAI_ENDPOINT` (`AzureOpenAI`'s `endpoint`, to which it
-   * appends `/openai`), and `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (an AWS SDK Bedrock Runtime
-   * client's `endpoint`).
+   * appends `/openai`), `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (an AWS SDK Bedrock Runtime
+   * client's `endpoint`), and `GOOGLE_VERTEX_BASE_URL` (@google/genai's `httpOptions.baseUrl`
+   * with `vertexai: true`; `AnthropicVertex` takes `${vertex}/v1`).
    */
-  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string };
+  readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; vertex: string };
   /**
    * The URL a client reaches a configured upstream at: `${url}/<name>`. For an MCP server
    * (`upstreams: { docs: 'mcp+http://…/mcp' }`) it is the endpoint its client is given. Throws for
@@ -97,7 +99,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // Bedrock's requests are signed again for the real endpoint (the client signed for this proxy).
   let awsSigner: AwsSigner | undefined;
-  const forward = (decision: ForwardDecision, request: ProxyRequest, response: HttpResponse): void => {
+  const forward = (decided: ForwardDecision, request: ProxyRequest, response: HttpResponse): void => {
+    // Vertex AI's requests go to the host of the location their path names (the tape names none).
+    const upstream = vertexUpstreamFor(decided.route.upstream, decided.route.path);
+    const decision = upstream === decided.route.upstream ? decided : { ...decided, route: { ...decided.route, upstream } };
     if (decision.route.upstream.provider !== 'bedrock' || decision.route.upstream.unset !== undefined) return relay(decision, request, response);
     // A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK) is a bearer token: it signs nothing, and goes as it came.
     if (/^bearer\s/i.test(String(request.headers.authorization ?? ''))) return relay(decision, request, response);
@@ -146,6 +151,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const onRequest = (request: HttpRequest, response: HttpResponse): void => {
     if (forwardProxy.onAbsoluteForm(request, response)) return;
+    // The placeholder Google credentials' token exchange (and a metadata server's questions): answered here, offline.
+    const google = googleAuthAnswer(request.method ?? 'GET', request.url ?? '/');
+    if (google !== undefined) {
+      request.resume();
+      response.writeHead(google.status, google.headers).end(google.body);
+      return;
+    }
     const head = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers };
     const admitted = admitRequest(context, head);
     if (admitted.kind === 'refuse') return refuse(admitted, request, response);
@@ -234,6 +246,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       ollama: `${url}/ollama`,
       azure: `${url}/azure`,
       bedrock: `${url}/bedrock`,
+      vertex: `${url}/vertex`,
     },
     urlOf: (name) => {
       if (!resolved.upstreams.has(name)) {

@@ -93,8 +93,10 @@ export class UpstreamClient {
     await Promise.all(pools.map((pool) => pool.close()));
   }
 
+  // One pool per upstream and origin: the built-in vertex upstream reaches a host per location.
   #pool(upstream: Upstream): Pool {
-    let pool = this.#pools.get(upstream.name);
+    const id = `${upstream.name} ${upstream.origin}`;
+    let pool = this.#pools.get(id);
     if (pool === undefined) {
       const connect = this.#undici.buildConnector({});
       pool = new this.#undici.Pool(upstream.origin, {
@@ -112,7 +114,7 @@ export class UpstreamClient {
         headersTimeout: 10 * 60_000,
         bodyTimeout: 10 * 60_000,
       });
-      this.#pools.set(upstream.name, pool);
+      this.#pools.set(id, pool);
     }
     return pool;
   }

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { REPLAY_PLACEHOLDER_KEY } from '../core/placeholder-key.js';
 import { childEnvironment } from './child-environment.js';
@@ -98,5 +101,51 @@ describe('childEnvironment for the OpenAI-compatible presets’ own SDKs', () =>
     expect([env.GROQ_API_KEY, env.TOGETHER_API_KEY]).toEqual([REPLAY_PLACEHOLDER_KEY, REPLAY_PLACEHOLDER_KEY]);
     const recording = childEnvironment({ GROQ_API_KEY: 'fake-user-key' }, { ...run, mode: 'record' });
     expect([recording.GROQ_API_KEY, recording.TOGETHER_API_KEY]).toEqual(['fake-user-key', undefined]);
+  });
+});
+
+describe('childEnvironment for Google Vertex AI clients', () => {
+  const file = '/tmp/modeltape-run-fake/google-credentials.json';
+  const vertex = { ...run, googleCredentials: file };
+
+  test('points GOOGLE_VERTEX_BASE_URL (@google/genai) at /vertex and ANTHROPIC_VERTEX_BASE_URL (AnthropicVertex) at /vertex/v1 in every mode', () => {
+    for (const mode of ['replay', 'auto', 'record', 'passthrough'] as const) {
+      const env = childEnvironment({}, { ...vertex, mode });
+      expect(env.GOOGLE_VERTEX_BASE_URL).toBe('http://127.0.0.1:4100/vertex');
+      expect(env.ANTHROPIC_VERTEX_BASE_URL).toBe('http://127.0.0.1:4100/vertex/v1');
+    }
+  });
+
+  test('in replay the placeholder credentials win over the user’s file and the metadata server, which is turned off and pointed at the proxy', () => {
+    const env = childEnvironment({ GOOGLE_APPLICATION_CREDENTIALS: '/home/fake/adc.json', GCE_METADATA_HOST: 'metadata.google.internal' }, vertex);
+    expect(env.GOOGLE_APPLICATION_CREDENTIALS).toBe(file);
+    expect(env.METADATA_SERVER_DETECTION).toBe('none');
+    expect(env.GCE_METADATA_HOST).toBe('127.0.0.1:4100');
+    expect(env.GCE_METADATA_IP).toBe('127.0.0.1:4100');
+  });
+
+  test('record mode keeps the user’s credentials; auto gives the placeholders only where the user has none', () => {
+    const home = mkdtempSync(join(tmpdir(), 'modeltape-home-'));
+    try {
+      const recording = childEnvironment({ GOOGLE_APPLICATION_CREDENTIALS: '/home/fake/adc.json' }, { ...vertex, mode: 'record' });
+      expect(recording.GOOGLE_APPLICATION_CREDENTIALS).toBe('/home/fake/adc.json');
+      expect(recording.METADATA_SERVER_DETECTION).toBeUndefined();
+      expect(childEnvironment({ HOME: home }, { ...vertex, mode: 'record' }).GOOGLE_APPLICATION_CREDENTIALS).toBeUndefined();
+      expect(childEnvironment({ HOME: home }, { ...vertex, mode: 'auto' }).GOOGLE_APPLICATION_CREDENTIALS).toBe(file);
+      expect(
+        childEnvironment({ HOME: home, GOOGLE_APPLICATION_CREDENTIALS: '/home/fake/adc.json' }, { ...vertex, mode: 'auto' }).GOOGLE_APPLICATION_CREDENTIALS,
+      ).toBe('/home/fake/adc.json');
+      // What `gcloud auth application-default login` wrote counts as the user's own.
+      mkdirSync(join(home, '.config', 'gcloud'), { recursive: true });
+      writeFileSync(join(home, '.config', 'gcloud', 'application_default_credentials.json'), '{}');
+      const auto = childEnvironment({ HOME: home }, { ...vertex, mode: 'auto' });
+      expect(auto.GOOGLE_APPLICATION_CREDENTIALS).toBeUndefined();
+      expect(auto.METADATA_SERVER_DETECTION).toBeUndefined();
+      expect(
+        childEnvironment({ HOME: '/nowhere', CLOUDSDK_CONFIG: join(home, '.config', 'gcloud') }, { ...vertex, mode: 'auto' }).GOOGLE_APPLICATION_CREDENTIALS,
+      ).toBeUndefined();
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../../guard/internal.js';
 import { REPLAY_PLACEHOLDER_KEY } from '../core/placeholder-key.js';
 import type { ProxyMode } from '../core/proxy-options.js';
@@ -42,6 +44,19 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, { base: (url: string) =
     // and appends `/model/{modelId}/invoke` to the base's path.
     names: ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME', 'ANTHROPIC_BEDROCK_BASE_URL'],
   },
+  vertex: {
+    base: (url) => `${url}/vertex`,
+    // GOOGLE_VERTEX_BASE_URL: @google/genai (2.32) with `vertexai: true`, when no
+    // httpOptions.baseUrl is given; it appends `/v1beta1/projects/{p}/locations/{l}/…`.
+    // @ai-sdk/google-vertex (3.0.187) reads no base-URL variable: give it baseURL (docs/vertex.md).
+    names: ['GOOGLE_VERTEX_BASE_URL'],
+  },
+  vertexAnthropic: {
+    base: (url) => `${url}/vertex/v1`,
+    // ANTHROPIC_VERTEX_BASE_URL: @anthropic-ai/vertex-sdk (1.1.5), which appends
+    // `/projects/{p}/locations/{region}/publishers/anthropic/models/{model}:rawPredict`.
+    names: ['ANTHROPIC_VERTEX_BASE_URL'],
+  },
   groq: {
     base: (url) => `${url}/groq`,
     // GROQ_BASE_URL: groq-sdk (1.6), which appends `/openai/v1/…`. @ai-sdk/groq reads no variable.
@@ -83,6 +98,36 @@ function withPlaceholderAwsCredentials(env: NodeJS.ProcessEnv): void {
   env.AWS_DEFAULT_REGION ||= region;
 }
 
+/**
+ * Whether the environment holds Google credentials of the user's own: a credentials file named by
+ * `GOOGLE_APPLICATION_CREDENTIALS`, or the application default credentials `gcloud auth
+ * application-default login` writes (`$CLOUDSDK_CONFIG`, else `~/.config/gcloud`, or
+ * `%APPDATA%\gcloud` on Windows), where google-auth-library looks for them.
+ */
+export function hasGoogleCredentials(env: NodeJS.ProcessEnv): boolean {
+  if (env.GOOGLE_APPLICATION_CREDENTIALS || env.google_application_credentials) return true;
+  const folder =
+    env.CLOUDSDK_CONFIG || (process.platform === 'win32' ? env.APPDATA && join(env.APPDATA, 'gcloud') : env.HOME && join(env.HOME, '.config', 'gcloud'));
+  return typeof folder === 'string' && folder !== '' && existsSync(join(folder, 'application_default_credentials.json'));
+}
+
+/**
+ * Placeholder Google credentials (the file `googleCredentials` names, written by the caller; see
+ * placeholderGoogleCredentials), so that Google's auth libraries get an access token from the
+ * proxy, offline: they read `GOOGLE_APPLICATION_CREDENTIALS` first, before the well-known file
+ * and the metadata server, and the metadata server is turned off and pointed at the proxy too, so
+ * a cloud VM's service account is never asked (a client that looks for it anyway gets the
+ * proxy's 404).
+ */
+function withPlaceholderGoogleCredentials(env: NodeJS.ProcessEnv, file: string, url: string): void {
+  env.GOOGLE_APPLICATION_CREDENTIALS = file;
+  delete env.google_application_credentials;
+  env.METADATA_SERVER_DETECTION = 'none';
+  const host = new URL(url).host;
+  env.GCE_METADATA_HOST = host;
+  env.GCE_METADATA_IP = host;
+}
+
 /** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */
 const NO_PROXY = 'localhost,127.0.0.1,::1,[::1]';
 
@@ -104,6 +149,11 @@ export function childEnvironment(
     onMiss?: 'nearest';
     /** The upstreams the run was given (`--upstream`, the config file): sessions inside forward to them too. */
     upstreams?: Readonly<Record<string, string>>;
+    /**
+     * A file holding placeholderGoogleCredentials(url), written by the caller: given to the
+     * command in replay, and in auto when it has no Google credentials of its own.
+     */
+    googleCredentials?: string;
   },
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
@@ -133,6 +183,8 @@ export function childEnvironment(
   delete env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
   if (run.mode === 'replay') withPlaceholderAwsCredentials(env);
   else if (run.mode === 'auto' && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) withPlaceholderAwsCredentials(env);
+  if (run.googleCredentials !== undefined && (run.mode === 'replay' || (run.mode === 'auto' && !hasGoogleCredentials(env))))
+    withPlaceholderGoogleCredentials(env, run.googleCredentials, run.url);
   if (run.mode !== 'replay') {
     delete env[RUN_VARIABLES.guardHosts];
     return env;

@@ -6,6 +6,7 @@ import { NAMESPACE_SETUP_FAILED, readRunReport, type RunReport } from '../../gua
 import { ModeltapeError } from '../../core/internal.js';
 import { prepareNamespace, type NetworkOptions, type OfflineLayer, type PreparedNamespace } from './network-namespace.js';
 import { childEnvironment } from './child-environment.js';
+import { placeholderGoogleCredentials } from '../core/google-credentials.js';
 import type { ProxySummary } from '../core/proxy-core.js';
 import type { ProxyOptions } from '../core/proxy-options.js';
 import { startProxy, type RunningProxy } from '../http/proxy-server.js';
@@ -92,6 +93,13 @@ export async function runUnderProxy(
   // command, with whatever it held, and the run cannot say what its processes saw.
   writeFileSync(reportFile, '', { mode: 0o600 });
   const signals = listenForUnreported(reportFile);
+  // Placeholder Google credentials whose token exchange the proxy answers, for a replay (and a
+  // recording with none of the user's own), in the same private folder: removed with it.
+  let googleCredentials: string | undefined;
+  if (proxy.options.mode === 'replay' || proxy.options.mode === 'auto') {
+    googleCredentials = join(folder, 'google-credentials.json');
+    writeFileSync(googleCredentials, `${JSON.stringify(placeholderGoogleCredentials(proxy.url), null, 2)}\n`, { mode: 0o600 });
+  }
   const env = childEnvironment(io.env, {
     url: proxy.url,
     mode: proxy.options.mode,
@@ -99,6 +107,7 @@ export async function runUnderProxy(
     guardHosts: providerHosts(proxy.options.upstreams),
     ...(options.onMiss === 'nearest' ? { onMiss: 'nearest' as const } : {}),
     ...(childUpstreams(options, proxy.options.upstreams) ?? {}),
+    ...(googleCredentials === undefined ? {} : { googleCredentials }),
   });
   // In replay, the command may run in a network namespace of its own, reaching only the proxy.
   let namespace: PreparedNamespace | undefined;

@@ -7,6 +7,7 @@ import { closeAfterEach } from '../support/close-after-each.js';
 import { fakeAnthropicKey, fakeGoogleKey, fakeOpenAiKey } from '../support/fake-keys.js';
 import { startAzureStandIn } from '../support/azure-upstream.js';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
+import { startVertexStandIn } from '../support/vertex-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Real-looking, obviously fake credentials: one for every place a secret travels.
@@ -21,6 +22,9 @@ const FAKE = {
   responseCookie: '__cf_bm=FAKEresponseCookie8888; path=/',
   anthropicOrganization: 'FAKE-anthropic-org-9999',
   accessToken: 'FAKEaccessTOKEN0000',
+  // A Google OAuth access token's shape (Vertex AI's bearer token), built so no file holds one.
+  googleAccessToken: ['ya29', `a0FAKE${'FAKE'.repeat(6)}_fake-1111`].join('.'),
+  otherGoogleAccessToken: ['ya29', `c.c0FAKE${'FAKE'.repeat(6)}-2222`].join('.'),
 };
 
 const dir = tempDir();
@@ -117,4 +121,30 @@ test('an Azure api-key and an Entra ID bearer token reach the resource and never
   expect(loadTape(tape).exchanges).toHaveLength(2);
   expect(text).not.toContain(FAKE.azureKey);
   expect(text).not.toContain(FAKE.accessToken);
+});
+
+test('a Vertex AI access token reaches Google and never the tape; one a body carries refuses the write', async () => {
+  const standIn = started(await startVertexStandIn(FAKE.googleAccessToken));
+  const tape = `${dir}/vertex-secrets.jsonl`;
+  const logged: string[] = [];
+  const proxy = started(
+    await startProxy({ tape, mode: 'record', allowRecordInCi: true, upstreams: { vertex: standIn.url }, log: (line) => logged.push(line) }),
+  );
+  const path = `${proxy.baseUrls.vertex}/v1/projects/fake-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`;
+  const ask = (text: string) =>
+    fetch(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${FAKE.googleAccessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+    });
+  expect((await ask('Say hello')).status).toBe(200);
+  expect((await ask(`my token is ${FAKE.otherGoogleAccessToken}`)).status).toBe(200);
+  const summary = await proxy.close();
+  expect(summary).toMatchObject({ recorded: 1, refused: 1 });
+  expect(standIn.calls.map((call) => call.token)).toEqual([FAKE.googleAccessToken, FAKE.googleAccessToken]);
+  expect(summary.problems[0]).toContain(`at .request.body.json.contents[0].parts[0].text: [google-oauth-token ${FAKE.otherGoogleAccessToken.length} chars]`);
+  for (const token of [FAKE.googleAccessToken, FAKE.otherGoogleAccessToken]) {
+    expect(readFileSync(tape, 'utf8')).not.toContain(token);
+    expect(logged.join('\n')).not.toContain(token);
+  }
 });

@@ -47,6 +47,7 @@ describe('openTape', () => {
       ollama: `${url}/ollama`,
       azure: `${url}/azure`,
       bedrock: `${url}/bedrock`,
+      vertex: `${url}/vertex`,
       url,
     });
     const viaFetch = await ask(new OpenAI({ apiKey: 'unused', fetch: session.fetch, maxRetries: 0 }));
@@ -83,7 +84,7 @@ describe('openTape', () => {
     await recordOneExchange(tape);
     const session = started(await openTape(tape, { config: false }));
     await expect(session.fetch('https://example.com/v1/chat/completions', { method: 'POST', body: '{}' })).rejects.toThrow(
-      /none of the session's upstreams \(openai, anthropic, gemini, ollama, azure, bedrock, openrouter, groq, together, fireworks, deepseek, mistral, xai, vllm, lmstudio\b[^)]*\)/,
+      /none of the session's upstreams \(openai, anthropic, gemini, ollama, azure, bedrock, vertex, openrouter, groq, together, fireworks, deepseek, mistral, xai, vllm, lmstudio\b[^)]*\)/,
     );
   });
 });
