@@ -4,9 +4,14 @@
 //   replay   openTape(tape).fetch in strict replay of a tape recorded from the fake (the session's
 //            loopback proxy, the replay engine, the guard), calls per second, JSON and streamed.
 // Each row is an API's rate against OpenAI chat's on the same path; the goal is at least 0.5×:
-// no API the fake or replay speaks may be much slower than the one most suites use.
+// no API the fake or replay speaks may be much slower than the one most suites use. Bedrock's rows
+// record through a proxy that signs each request again with AWS credentials: placeholders, set
+// below (the upstream is the fake, which checks no signature). Azure OpenAI's row has a replay
+// column only while the fake does not answer Azure's deployment routes: its tape is recorded from
+// the fake's chat completions through a small server here that takes Azure's route.
 // Run after `npm run build`:  node bench/providers.mjs   (BENCH_PROVIDER_SECONDS, default 1.5)
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeProvider } from '../dist/fake-provider/index.js';
@@ -20,6 +25,17 @@ const WARMUP = Math.round(Math.min(0.5, SECONDS / 3) * 100) / 100;
 const ROUNDS = Number(process.env.BENCH_PROVIDER_ROUNDS ?? 2);
 const CONCURRENCY = 10;
 const GOAL = 0.5;
+// Placeholder AWS credentials for the recording proxy's SigV4 signer, never real ones: nothing here reaches AWS.
+process.env.AWS_ACCESS_KEY_ID = 'AKIDBENCHPLACEHOLDER';
+process.env.AWS_SECRET_ACCESS_KEY = 'modeltape-bench-placeholder-secret';
+delete process.env.AWS_SESSION_TOKEN;
+delete process.env.AWS_PROFILE;
+process.env.AWS_EC2_METADATA_DISABLED = 'true';
+
+const CLAUDE_ON_BEDROCK = encodeURIComponent('anthropic.claude-3-5-haiku-20241022-v1:0');
+const NOVA = encodeURIComponent('us.amazon.nova-micro-v1:0');
+const BEDROCK = 'https://bedrock-runtime.us-east-1.amazonaws.com';
+const AZURE = 'https://modeltape-bench.openai.azure.com';
 const TEXT = 'Hello! How can I help you today? I can answer questions, draft text, or explain code. Ask me about the weather or a bug.';
 
 /** One request per API, as its official client sends it (model, conversation, stream flag). */
@@ -49,6 +65,33 @@ const APIS = [
     api: 'ollama-chat',
     url: () => 'http://127.0.0.1:11434/api/chat',
     body: (stream) => ({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }], stream }),
+  },
+  {
+    api: 'bedrock-converse',
+    url: (stream) => `${BEDROCK}/model/${CLAUDE_ON_BEDROCK}/${stream ? 'converse-stream' : 'converse'}`,
+    body: () => ({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }], inferenceConfig: { maxTokens: 256 } }),
+  },
+  {
+    api: 'bedrock-invoke',
+    label: 'bedrock-invoke (Claude)',
+    url: (stream) => `${BEDROCK}/model/${CLAUDE_ON_BEDROCK}/${stream ? 'invoke-with-response-stream' : 'invoke'}`,
+    body: () => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 256, messages: [{ role: 'user', content: 'Hi' }] }),
+  },
+  {
+    api: 'bedrock-invoke',
+    label: 'bedrock-invoke (Nova)',
+    url: (stream) => `${BEDROCK}/model/${NOVA}/${stream ? 'invoke-with-response-stream' : 'invoke'}`,
+    body: () => ({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }], inferenceConfig: { max_new_tokens: 256 } }),
+  },
+  {
+    // Azure OpenAI's deployment route, as AzureOpenAI sends it: the deployment in the path, api-version in the query, the api-key header.
+    api: 'azure',
+    label: 'azure (chat completions)',
+    url: () => `${AZURE}/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21`,
+    headers: { 'api-key': 'fake-key' },
+    body: (stream) => ({ messages: [{ role: 'user', content: 'Hi' }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
+    // The fake does not answer Azure's routes (yet): it is measured in replay only.
+    fake: false,
   },
 ];
 
@@ -83,6 +126,31 @@ function scripted() {
   return fake;
 }
 
+/**
+ * The fake over HTTP; with `azure`, behind a server that takes Azure OpenAI's deployment route
+ * (`/openai/deployments/{deployment}/chat/completions?api-version=…`) and asks the fake's chat
+ * completions, so that a tape of Azure's route can be recorded while the fake does not serve it.
+ */
+async function upstream(azure) {
+  const fake = scripted();
+  if (!azure) return fake.listen();
+  const server = createServer(async (request, response) => {
+    const chunks = [];
+    for await (const chunk of request) chunks.push(chunk);
+    // Azure's body names no model: its deployment, in the path, does.
+    const deployment = decodeURIComponent(/\/deployments\/([^/]+)\//.exec(request.url)?.[1] ?? 'unknown');
+    const answer = await fake.fetch('https://api.openai.com/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: deployment, ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+    });
+    response.writeHead(answer.status, Object.fromEntries(answer.headers));
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'modeltape-bench-providers-'));
 const rows = [];
 const best = (previous, value) => (Number.isFinite(previous) ? Math.max(previous, value) : value);
@@ -91,24 +159,27 @@ try {
     for (const entry of APIS) {
       for (const stream of [false, true]) {
         const payload = stream ? 'stream' : 'json';
-        let row = rows.find((candidate) => candidate.api === entry.api && candidate.payload === payload);
+        const label = entry.label ?? entry.api;
+        let row = rows.find((candidate) => candidate.label === label && candidate.payload === payload);
         if (row === undefined) {
-          row = { api: entry.api, payload, fake: NaN, replay: NaN, problems: [] };
+          row = { label, api: entry.api, payload, fake: NaN, replay: NaN, measuresFake: entry.fake !== false, problems: [] };
           rows.push(row);
         }
         if (row.problems.length > 0) continue;
-        try {
-          const fake = scripted();
-          row.fake = best(row.fake, await rate(() => fake.fetch(entry.url(stream), init(entry, stream))));
-        } catch (error) {
-          row.problems.push(`fake: ${error.message}`);
+        if (row.measuresFake) {
+          try {
+            const fake = scripted();
+            row.fake = best(row.fake, await rate(() => fake.fetch(entry.url(stream), init(entry, stream))));
+          } catch (error) {
+            row.problems.push(`fake: ${error.message}`);
+          }
         }
         // A tape recorded from the fake over HTTP, then replayed strictly, repeating its one exchange.
         // Each round records its own tape: a second recording into one tape would append.
-        const tape = join(dir, `${entry.api}-${payload}-${round}.jsonl`);
-        const server = await scripted().listen();
+        const tape = join(dir, `${label.replace(/\W+/g, '-')}-${payload}-${round}.jsonl`);
+        const server = await upstream(entry.api === 'azure');
         try {
-          const upstreams = { openai: server.url, anthropic: server.url, gemini: server.url, ollama: server.url };
+          const upstreams = { openai: server.url, anthropic: server.url, gemini: server.url, ollama: server.url, bedrock: server.url, azure: server.url };
           // session.fetch maps the providers' public hosts to their upstreams; Ollama's is a local
           // port, which the session does not take over, so its requests name the upstream itself.
           const url = (streamed) => entry.url(streamed).replace('http://127.0.0.1:11434', server.url);
@@ -144,19 +215,24 @@ const lines = [
   '| API | payload | fake.fetch calls/s | × chat | replay calls/s | × chat | verdict |',
   '|---|---|---:|---:|---:|---:|---|',
 ];
+const notes = [
+  '',
+  'Bedrock rows record through the proxy, which signs each request again (SigV4) with placeholder credentials; replay signs nothing.',
+  "azure: replay only (—: the fake does not answer Azure OpenAI's deployment routes yet); its tape was recorded from the fake's chat completions behind a server taking Azure's route.",
+];
 for (const row of rows) {
   const base = baseline(row.payload);
   const fakeRatio = row.fake / base.fake;
   const replayRatio = row.replay / base.replay;
-  const met = row.problems.length === 0 && fakeRatio >= GOAL && replayRatio >= GOAL;
+  const met = row.problems.length === 0 && (!row.measuresFake || fakeRatio >= GOAL) && replayRatio >= GOAL;
   if (!met) failed = true;
   lines.push(
-    `| ${row.api} | ${row.payload} | ${fixed(row.fake, 0)} | ${fixed(fakeRatio, 2)} | ${fixed(row.replay, 0)} | ${fixed(replayRatio, 2)} | ${met ? 'met' : `MISSED${row.problems.length > 0 ? `: ${row.problems.join('; ').slice(0, 200)}` : ''}`} |`,
+    `| ${row.label} | ${row.payload} | ${fixed(row.fake, 0)} | ${fixed(fakeRatio, 2)} | ${fixed(row.replay, 0)} | ${fixed(replayRatio, 2)} | ${met ? 'met' : `MISSED${row.problems.length > 0 ? `: ${row.problems.join('; ').slice(0, 200)}` : ''}`} |`,
   );
 }
 writeResults('providers', {
   title: 'Each wire API, fake and replay, against OpenAI chat in the same run',
   command: 'npm run bench:providers',
-  body: lines.join('\n'),
+  body: [...lines, ...notes].join('\n'),
 });
 if (failed) process.exitCode = 1;

@@ -6,18 +6,29 @@ import type { WireResponse } from './wire-response.js';
 /** The content type of an AWS event stream, as ConverseStream and InvokeModelWithResponseStream answer. */
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
-/** One event message of a Bedrock stream, its headers in the order Bedrock sends them. */
+// Each event type's headers, in the order Bedrock sends them: one object per type, which the
+// encoder recognizes by identity and encodes once.
+const EVENT_HEADERS = new Map<string, Readonly<Record<string, string>>>();
+
+function headersOf(eventType: string): Readonly<Record<string, string>> {
+  let headers = EVENT_HEADERS.get(eventType);
+  if (headers === undefined) {
+    headers = Object.freeze({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' });
+    EVENT_HEADERS.set(eventType, headers);
+  }
+  return headers;
+}
+
+const NO_MEMBERS = Object.freeze({});
+
+/** One event message of a Bedrock stream (a ConverseStream event's type: `messageStart`, `contentBlockDelta`, …). */
 export function eventMessage(eventType: string, payload: Record<string, unknown>): Uint8Array {
-  return encodeEventStreamEvent({ headers: { ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, json: payload });
+  return encodeEventStreamEvent({ headers: headersOf(eventType), json: payload });
 }
 
 /** An InvokeModelWithResponseStream `chunk`: the model's own event as JSON, then base64, in `bytes`. */
 export function chunkMessage(modelEvent: Record<string, unknown>): Uint8Array {
-  return encodeEventStreamEvent({
-    headers: { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' },
-    json: {},
-    bytes: { json: modelEvent },
-  });
+  return encodeEventStreamEvent({ headers: headersOf('chunk'), json: NO_MEMBERS, bytes: { json: modelEvent } });
 }
 
 /**

@@ -95,3 +95,33 @@ describe('readEventStreamMessage', () => {
     expect(cases).toHaveLength(5);
   });
 });
+
+describe('encodeEventStreamEvent', () => {
+  const string = (value: string) => ({ type: 'string' as const, value });
+  test('writes every message byte for byte as @smithy/core’s codec does', () => {
+    const long = 'x'.repeat(40_000);
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['an event', { ':event-type': 'messageStart', ':content-type': 'application/json', ':message-type': 'event' }, '{"role":"assistant"}'],
+      [
+        'an exception',
+        { ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' },
+        '{"message":"x"}',
+      ],
+      ['headers and a payload in other scripts', { ':event-type': 'chunk', 'x-note': 'héllo 👋', ünï: 'ok' }, '{"text":"日本語 👋"}'],
+      ['no headers, an empty payload', {}, ''],
+      ['a name JavaScript orders first', { '1': 'one', ':event-type': 'chunk' }, '{}'],
+      ['a payload past 64 KiB', { ':event-type': 'chunk' }, JSON.stringify({ text: long.repeat(2) })],
+    ];
+    for (const [what, headers, payload] of cases) {
+      const typed = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, string(value)]));
+      const expected = message(typed, payload);
+      const event = readEventStreamMessage(expected);
+      expect(event, what).toBeDefined();
+      expect(encodeEventStreamEvent(event!).equals(expected), what).toBe(true);
+      // Twice: the second time the header block comes from the cache.
+      expect(encodeEventStreamEvent(event!).equals(expected), what).toBe(true);
+    }
+    // A value too long for a string header is left to the codec, which refuses it.
+    expect(() => encodeEventStreamEvent({ headers: { ':event-type': long }, json: {} })).toThrow();
+  });
+});

@@ -1,6 +1,7 @@
 // The one file that imports @smithy/core's event stream codec: AWS's binary event stream
 // (application/vnd.amazon.eventstream), as Bedrock's ConverseStream and
 // InvokeModelWithResponseStream answer.
+import { crc32 } from 'node:zlib';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/core/event-streams';
 import type { EventStreamBytes, EventStreamEvent, Frame } from './tape-format.js';
 
@@ -63,8 +64,70 @@ export function readEventStreamMessage(message: Buffer): EventStreamEvent | unde
   return candidates.find((candidate) => encodeEventStreamEvent(candidate).equals(message));
 }
 
-/** The bytes of a message from its readable form: prelude, headers, payload, both CRC32s. */
+/**
+ * The bytes of a message from its readable form: prelude (total length, headers length, CRC32),
+ * headers, payload, message CRC32, laid out as @smithy/core's codec lays them out (the tests hold
+ * the two byte for byte). Written here rather than by the codec, whose per-header encoding was
+ * most of a replayed or faked stream's time; a header block is made once per set of headers.
+ */
 export function encodeEventStreamEvent(event: EventStreamEvent): Buffer {
+  const headers = headerBlock(event.headers);
+  if (headers === undefined) return codecEncode(event);
+  const payload = payloadOf(event);
+  const total = 12 + headers.length + Buffer.byteLength(payload, 'utf8') + 4;
+  const message = Buffer.allocUnsafe(total);
+  message.writeUInt32BE(total, 0);
+  message.writeUInt32BE(headers.length, 4);
+  message.writeUInt32BE(crc32(message.subarray(0, 8)), 8);
+  headers.copy(message, 12);
+  message.write(payload, 12 + headers.length, 'utf8');
+  message.writeUInt32BE(crc32(message.subarray(0, total - 4)), total - 4);
+  return message;
+}
+
+// A stream's messages share a few sets of headers (`:event-type: chunk`, …): each is encoded once.
+const KEPT_HEADER_BLOCKS = 64;
+const headerBlocks = new Map<string, Buffer>();
+const blocksByObject = new WeakMap<object, Buffer>();
+
+/**
+ * String headers as the codec writes them: per header its name's length (1 byte) and name, type
+ * 7 (string), its value's length (2 bytes) and value. Undefined for a name or value too long for
+ * that (the codec then says what is wrong).
+ */
+function headerBlock(headers: Readonly<Record<string, string>>): Buffer | undefined {
+  // The same headers object (a tape's frame replayed again, a fake's constant) is looked up by identity.
+  const seen = blocksByObject.get(headers);
+  if (seen !== undefined) return seen;
+  const entries = Object.entries(headers);
+  const key = entries.map(([name, value]) => `${name}\u0000${value}`).join('\u0000');
+  const known = headerBlocks.get(key);
+  if (known !== undefined) {
+    blocksByObject.set(headers, known);
+    return known;
+  }
+  const parts: Buffer[] = [];
+  for (const [name, value] of entries) {
+    const nameBytes = Buffer.from(name, 'utf8');
+    const valueBytes = Buffer.from(value, 'utf8');
+    if (nameBytes.length > 255 || valueBytes.length > 32767) return undefined;
+    const part = Buffer.allocUnsafe(1 + nameBytes.length + 3 + valueBytes.length);
+    part.writeUInt8(nameBytes.length, 0);
+    nameBytes.copy(part, 1);
+    part.writeUInt8(7, 1 + nameBytes.length);
+    part.writeUInt16BE(valueBytes.length, 2 + nameBytes.length);
+    valueBytes.copy(part, 4 + nameBytes.length);
+    parts.push(part);
+  }
+  const block = Buffer.concat(parts);
+  if (headerBlocks.size >= KEPT_HEADER_BLOCKS) headerBlocks.clear();
+  headerBlocks.set(key, block);
+  blocksByObject.set(headers, block);
+  return block;
+}
+
+/** The codec's own encoding, for what {@link headerBlock} does not write. */
+function codecEncode(event: EventStreamEvent): Buffer {
   const headers: MessageHeaders = {};
   for (const [name, value] of Object.entries(event.headers)) {
     Object.defineProperty(headers, name, { value: { type: 'string', value }, enumerable: true, writable: true, configurable: true });
@@ -77,8 +140,17 @@ function payloadOf(event: EventStreamEvent): string {
   if ('text' in event) return event.text;
   if (event.bytes === undefined) return JSON.stringify(event.json);
   const inner = 'text' in event.bytes ? event.bytes.text : JSON.stringify(event.bytes.json);
+  const bytes = Buffer.from(inner, 'utf8').toString('base64');
   // `bytes` first, as Bedrock writes it; the exactness check at record time refuses any other order.
-  return JSON.stringify({ bytes: Buffer.from(inner, 'utf8').toString('base64'), ...(event.json as object) });
+  // Base64 needs no escaping, so the object is written around it: the same text JSON.stringify
+  // gives `{bytes, ...json}` for a plain object without a `bytes` of its own.
+  const rest = event.json;
+  if (isObject(rest) && Object.getPrototypeOf(rest) === Object.prototype && !Object.hasOwn(rest, 'bytes')) {
+    if (Object.keys(rest).length === 0) return `{"bytes":"${bytes}"}`;
+    const members = JSON.stringify(rest);
+    return members === '{}' ? `{"bytes":"${bytes}"}` : `{"bytes":"${bytes}",${members.slice(1)}`;
+  }
+  return JSON.stringify({ bytes, ...(rest as object) });
 }
 
 const NOT_JSON = Symbol('not compact JSON');
