@@ -1,7 +1,7 @@
 import { ConverseCommand, type ContentBlock, type Message, type Tool } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { FAKE_HEADER, FakeProvider } from 'modeltape/fake-provider';
-import { bedrockAgainst } from '../support/bedrock-client.js';
+import { bedrockAgainst, captureResponseHeaders } from '../support/bedrock-client.js';
 import { closeAfterEach } from '../support/close-after-each.js';
 
 // The real @aws-sdk/client-bedrock-runtime against FakeProvider.listen(): Converse answers from
@@ -98,19 +98,11 @@ test('a structured answer follows outputConfig’s schema; a forced tool must be
 test('answers are marked fake: the fake header, fake ids, request ids, usage never zero', async () => {
   const fake = new FakeProvider().willCallTool('bash', { command: 'ls' });
   const { client } = started(await bedrockAgainst(fake));
-  let headers: Record<string, string> = {};
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      headers = (result.response as { headers: Record<string, string> }).headers;
-      return result;
-    },
-    { step: 'deserialize', name: 'captureHeaders' },
-  );
+  const headersOf = captureResponseHeaders(client);
   const answer = await client.send(
     new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Go.' }] }], toolConfig: { tools: [bash] } }),
   );
-  expect(headers[FAKE_HEADER]).toBe('1');
+  expect(headersOf()[FAKE_HEADER]).toBe('1');
   expect(answer.$metadata.requestId).toBe('fake-req-0');
   expect(answer.output!.message!.content![0]!.toolUse!.toolUseId).toMatch(/^fake-/);
   expect(answer.usage!.outputTokens).toBeGreaterThan(0);

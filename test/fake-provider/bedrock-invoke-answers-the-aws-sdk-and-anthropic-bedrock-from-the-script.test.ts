@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { FAKE_HEADER, FakeProvider, failures } from 'modeltape/fake-provider';
-import { FAKE_AWS_CREDENTIALS, bedrockAgainst } from '../support/bedrock-client.js';
+import { FAKE_AWS_CREDENTIALS, bedrockAgainst, captureResponseHeaders } from '../support/bedrock-client.js';
 import { closeAfterEach } from '../support/close-after-each.js';
 
 // InvokeModel and InvokeModelWithResponseStream from the fake, read by the unmodified AWS SDK
@@ -66,15 +66,7 @@ async function chunksOf(answer: InvokeModelWithResponseStreamCommandOutput): Pro
 test('Claude: InvokeModel answers in Messages’ shape, as Bedrock does, its counts in the headers, marked fake', async () => {
   const fake = new FakeProvider().willSay('Ship to Paris.');
   const { client } = started(await bedrockAgainst(fake));
-  let headers: Record<string, string> = {};
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      headers = (result.response as { headers: Record<string, string> }).headers;
-      return result;
-    },
-    { step: 'deserialize', name: 'captureHeaders' },
-  );
+  const headersOf = captureResponseHeaders(client);
   const answer = await client.send(invoke(CLAUDE, claudeBody('Where to?', { system: 'Be brief.' })));
   const body = JSON.parse(decoder.decode(answer.body)) as Record<string, unknown>;
   const captured = fixture<{ body: Record<string, unknown> }>('invoke-claude-response.json').body;
@@ -90,14 +82,14 @@ test('Claude: InvokeModel answers in Messages’ shape, as Bedrock does, its cou
   });
   const usage = body.usage as { input_tokens: number; output_tokens: number };
   expect(usage.output_tokens).toBeGreaterThan(0);
-  expect(headers[FAKE_HEADER]).toBe('1');
+  expect(headersOf()[FAKE_HEADER]).toBe('1');
   expect(answer.$metadata.requestId).toBe('fake-req-0');
   expect(answer.contentType).toBe('application/json');
-  expect([headers['x-amzn-bedrock-input-token-count'], headers['x-amzn-bedrock-output-token-count']]).toEqual([
+  expect([headersOf()['x-amzn-bedrock-input-token-count'], headersOf()['x-amzn-bedrock-output-token-count']]).toEqual([
     String(usage.input_tokens),
     String(usage.output_tokens),
   ]);
-  expect(Number(headers['x-amzn-bedrock-invocation-latency'])).toBeGreaterThan(0);
+  expect(Number(headersOf()['x-amzn-bedrock-invocation-latency'])).toBeGreaterThan(0);
   const [turn] = fake.asked();
   expect([turn!.provider, turn!.api, turn!.model, turn!.stream, turn!.prompt]).toEqual([
     'bedrock',

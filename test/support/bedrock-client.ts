@@ -27,3 +27,17 @@ export async function bedrockAgainst(fake: FakeProvider): Promise<{ client: Bedr
     },
   };
 }
+
+/** The headers of the last response `client` read, as its deserializer saw them (the fake's marker, Bedrock's counts). */
+export function captureResponseHeaders(client: BedrockRuntimeClient): () => Record<string, string> {
+  let headers: Record<string, string> = {};
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      headers = (result.response as { headers: Record<string, string> }).headers;
+      return result;
+    },
+    { step: 'deserialize', name: 'captureResponseHeaders' },
+  );
+  return () => headers;
+}
