@@ -36,9 +36,10 @@ export interface FakeServer {
    * `OpenAIRealtimeWS` too, with `loopbackWebSocket()` from `modeltape/proxy`); `@anthropic-ai/sdk` the bare
    * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
    * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`); `@aws-sdk/client-bedrock-runtime`
-   * the bare URL as its `endpoint`.
+   * the bare URL as its `endpoint`; the `openai` package's `AzureOpenAI` `/azure` as its `endpoint`
+   * (an `OpenAI` client on Azure's v1 routes takes `/azure/openai/v1`).
    */
-  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string };
+  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string; azure: string };
   /** Stops serving; hung and open connections are closed. */
   close(): Promise<void>;
 }
@@ -106,7 +107,7 @@ export async function serveOverHttp(
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url },
+    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url, azure: `${url}/azure` },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
