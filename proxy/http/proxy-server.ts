@@ -1,3 +1,4 @@
+import { azureIdentityReply } from '../core/azure-identity.js';
 import { redactPathQuery } from '../../recordings/internal.js';
 import { ModeltapeError, type FetchInput } from '../../core/internal.js';
 import type { OutsideConnection } from '../../guard/internal.js';
@@ -146,6 +147,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const onRequest = (request: HttpRequest, response: HttpResponse): void => {
     if (forwardProxy.onAbsoluteForm(request, response)) return;
+    // The managed identity stand-in `run` points IDENTITY_ENDPOINT at in replay: no exchange, never recorded.
+    const identity = azureIdentityReply(request.method ?? 'GET', request.url ?? '/', request.headers);
+    if (identity !== undefined) {
+      response.writeHead(identity.status, identity.headers).end(identity.body);
+      request.resume();
+      return;
+    }
     const head = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers };
     const admitted = admitRequest(context, head);
     if (admitted.kind === 'refuse') return refuse(admitted, request, response);
