@@ -140,6 +140,8 @@ export function childEnvironment(
     // AzureOpenAI refuses to start without a key (or an Entra token provider), and with both:
     // a variable set empty says the code uses Entra ID, and stays empty.
     if (env.AZURE_OPENAI_API_KEY === undefined) env.AZURE_OPENAI_API_KEY = REPLAY_PLACEHOLDER_KEY;
+    // @ai-sdk/azure reads its own, at the first request (a tokenProvider takes its place).
+    env.AZURE_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
     if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
