@@ -22,7 +22,6 @@ import {
   type AskedTool,
   type AskedTurn,
   type Provider,
-  type Route,
   type TurnApi,
   type WireApi,
   bodyFamilyOf,
@@ -55,7 +54,9 @@ import { readFakeScript } from './script-file.js';
 import { failTurn, fakeError, type IdKind, type RenderContext, type Surface } from './surface.js';
 import { promptTokens } from './usage.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
-import { requestRoute } from './request-route.js';
+import { requestRoute, type RequestRoute } from './request-route.js';
+import { azureChatSurface, azureResponsesSurface, withDeploymentModel } from './azure-openai/azure-surfaces.js';
+import { openaiPathOf, refuseAzureRequest } from './azure-openai/azure-refusals.js';
 
 export interface FakeProviderOptions {
   /** Milliseconds since the epoch; `created` fields come from it. @default always 2026-01-01T00:00:00Z */
@@ -116,8 +117,8 @@ const NEVER_ABORTED = new AbortController().signal;
 /**
  * A deterministic model provider in the OpenAI Chat Completions, OpenAI Responses, Anthropic
  * Messages, Gemini generateContent and Ollama chat and generate wire formats, plus OpenAI, Gemini and
- * Ollama embeddings, Gemini countTokens, model lists, and (over `listen()`) OpenAI Realtime sessions
- * over WebSocket. Script what it answers, then
+ * Ollama embeddings, Gemini countTokens, model lists, Bedrock Converse, Azure OpenAI's routes (OpenAI's
+ * APIs with Azure's annotations), and (over `listen()`) OpenAI Realtime sessions over WebSocket. Script what it answers, then
  * point an official SDK at it by `fetch` (in process) or by base URL (`listen()`).
  *
  * @example
@@ -347,7 +348,9 @@ export class FakeProvider {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const { method, url, headers, body, signal } = await readFetchInput(input, init);
     const text = body === undefined ? '' : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-    const wire = await this.handle({ method, path: `${url.pathname}${url.search}`, headers, body: text });
+    // A request to an Azure OpenAI resource's host is Azure's, whatever its path (its v1 routes are OpenAI's paths): it goes where `baseUrls.azure` would take it.
+    const azureHost = AZURE_HOST.test(url.hostname) && !url.pathname.startsWith('/azure/');
+    const wire = await this.handle({ method, path: `${azureHost ? '/azure' : ''}${url.pathname}${url.search}`, headers, body: text });
     return fetchResponse(wire, signal ?? NEVER_ABORTED, this.#sleep);
   };
 
@@ -435,9 +438,12 @@ export class FakeProvider {
   answer(request: FakeRequest): WireResponse {
     const index = this.#callCount++;
     const requestId = this.#newId('req');
-    const { method, route, provider, shownPath } = requestRoute(request.method, request.path, request.headers);
+    const routed = requestRoute(request.method, request.path, request.headers);
+    const { method, provider, shownPath } = routed;
     // The request id in the header each SDK reads: `request-id` (Anthropic), `x-amzn-requestid` (the AWS SDK), `x-request-id` (the others).
     const headers: Record<string, string> = { [FAKE_HEADER]: '1', [REQUEST_ID_HEADER[provider] ?? 'x-request-id']: requestId };
+    // Azure OpenAI sends its gateway's request id too.
+    if (provider === 'azure') headers['apim-request-id'] = requestId;
     const context: RenderContext = {
       newId: this.#newId,
       created: Math.floor(this.#now() / 1000),
@@ -462,7 +468,7 @@ export class FakeProvider {
     this.#calls.push(call);
     let wire: WireResponse;
     try {
-      wire = this.#answer(request, call, route, provider, context);
+      wire = this.#answer(request, call, routed, context);
     } catch (error) {
       // A throw (a rule predicate, a schema ajv cannot compile, chunks that do not fit) is the
       // fake's own error: answered loudly, never as a connection failure the SDK would retry.
@@ -477,9 +483,17 @@ export class FakeProvider {
     return wire;
   }
 
-  #answer(request: FakeRequest, call: FakeCall, route: Route | undefined, provider: Provider, context: RenderContext): WireResponse {
+  #answer(received: FakeRequest, call: FakeCall, routed: RequestRoute, context: RenderContext): WireResponse {
+    const { route, provider, azure } = routed;
     const index = call.index;
-    const served = route !== undefined && SERVED_APIS.includes(route.api) ? route.api : undefined;
+    let request = received;
+    if (azure !== undefined) {
+      const refused = refuseAzureRequest(request.headers, azure, context);
+      if (refused !== undefined) return refused;
+      // From here on the request is the OpenAI one it stands for (its path, without `/openai/deployments/{d}`).
+      request = { ...received, path: openaiPathOf(routed.path, received.path) };
+    }
+    const served = route !== undefined && SERVED_APIS.includes(route.api) && (azure === undefined || route.api !== 'openai-realtime') ? route.api : undefined;
     if (served === undefined) {
       const help = `the modeltape FakeProvider serves ${SERVED_ROUTES}, also under /openai/…, /anthropic/…, /gemini/… and /ollama/….`;
       // Ollama's router (Gin) answers a route it lacks in plain text, which the ollama client
@@ -517,7 +531,7 @@ export class FakeProvider {
     }
     call.api = served;
     if (served === 'openai-models' || served === 'anthropic-models') {
-      const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(call.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
+      const model = /^(?:\/v1)?\/models\/([^/]+)$/.exec(request.path.split('?')[0]!.replace(PROVIDER_PREFIX, ''))?.[1];
       const named = model === undefined ? undefined : decodeURIComponent(model);
       if (served === 'anthropic-models')
         return anthropicModelsResponse(context, { model: named, query: new URLSearchParams(request.path.split('?')[1] ?? '') });
@@ -546,7 +560,8 @@ export class FakeProvider {
     call.body = body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return errorResponse(provider, { status: 400, type: INVALID_REQUEST[provider], message: 'The request body must be a JSON object.' }, context);
-    let record = body as Record<string, unknown>;
+    // On a deployment route the deployment names the model, which the body may leave out.
+    let record = azure === undefined ? (body as Record<string, unknown>) : withDeploymentModel(body as Record<string, unknown>, azure.deployment);
     if (route?.provider === 'vertex' && (served === 'anthropic-messages' || served === 'anthropic-count-tokens')) {
       // Claude on Vertex AI: the API version in the body, the model in the path (a count's body names it).
       if (typeof record.anthropic_version !== 'string')
@@ -564,7 +579,9 @@ export class FakeProvider {
     const surface: Surface =
       served === 'gemini-generate' && route?.stream === true && geminiStreamFraming(request.path.split('?')[1] ?? '') === 'json-array'
         ? geminiArrayStreamSurface
-        : SURFACES[served as keyof typeof SURFACES];
+        : azure !== undefined
+          ? AZURE_SURFACES[served as keyof typeof AZURE_SURFACES]
+          : SURFACES[served as keyof typeof SURFACES];
     const resolved = surface.resolve?.(record, request.headers, context) ?? { body: record };
     if ('error' in resolved) return resolved.error;
     const refusal = surface.refuse(resolved.body, refusalOptions, context, route);
@@ -615,6 +632,10 @@ export class FakeProvider {
       return { kind: 'answer', answers: Array.from({ length: choiceCount }, (_, choice) => this.#unscripted(turn, choice)), finish: undefined, step };
     }
     if (step.answer.kind === 'failure') {
+      if (step.answer.failure.kind === 'content-filter' && turn.provider !== 'azure')
+        return doesNotFit(
+          `  failures.contentFilter() is Azure OpenAI's refusal of a prompt its content filter blocks, and this is ${turn.api} on ${turn.provider}. Script finish: 'content-filter' for a filtered answer, or send the request to an Azure OpenAI route (server.baseUrls.azure).`,
+        );
       if (step.answer.failure.kind === 'stream-error' && !turn.stream)
         return doesNotFit('  failures.streamError breaks a stream, and this request does not stream. Script failures.serverError() for a plain request.');
       return { kind: 'failure', failure: step.answer.failure, partial: this.#unscripted(turn), step };
@@ -679,7 +700,7 @@ export class FakeProvider {
           return `  it calls tool ${JSON.stringify(call.name)}, and the request's toolConfig.functionCallingConfig.allowedFunctionNames allows only ${choice.allowed.map((name) => JSON.stringify(name)).join(', ')}.\nScript willCallTool(${JSON.stringify(choice.allowed[0])}, arguments), or another allowed function.`;
         // OpenAI guarantees arguments only for strict tools; Anthropic's tool input is checked
         // always, and so is a structured answer given as a forced tool's arguments.
-        if (!checksValues || (turn.provider === 'openai' && !tool.strict && !structuredCalls.has(call))) continue;
+        if (!checksValues || ((turn.provider === 'openai' || turn.provider === 'azure') && !tool.strict && !structuredCalls.has(call))) continue;
         const mismatches = this.#schemaCheck.check(tool.parameters ?? {}, call.arguments);
         if (mismatches.length > 0)
           return `  the arguments ${JSON.stringify(call.arguments)} of tool ${JSON.stringify(call.name)} do not match its parameters schema:\n${describeMismatches(mismatches)}\nScript arguments that fit, or call fake.withoutConstrainedDecoding().`;
@@ -828,6 +849,12 @@ const SURFACES = {
   'bedrock-invoke': bedrockInvokeSurface,
 } as const satisfies Partial<Record<WireApi, Surface>>;
 
+/** The wire APIs the fake answers Azure OpenAI's model turns in: OpenAI's, with Azure's annotations. */
+const AZURE_SURFACES = {
+  'openai-chat': azureChatSurface,
+  'openai-responses': azureResponsesSurface,
+} as const satisfies Partial<Record<WireApi, Surface>>;
+
 /** Every wire API the fake serves. */
 const SERVED_APIS: readonly WireApi[] = [
   ...(Object.keys(SURFACES) as WireApi[]),
@@ -844,6 +871,9 @@ const SERVED_APIS: readonly WireApi[] = [
   'gemini-embed',
   'gemini-models',
 ];
+/** The hosts of Azure OpenAI resources (`RESOURCE.openai.azure.com`, `RESOURCE.cognitiveservices.azure.com`). */
+const AZURE_HOST = /\.(?:openai|cognitiveservices)\.azure\.com\.?$/i;
+
 /** Where a provider's SDK reads the request id, when not `x-request-id`. */
 const REQUEST_ID_HEADER: Partial<Record<Provider, string>> = { anthropic: 'request-id', bedrock: 'x-amzn-requestid' };
 
@@ -851,7 +881,7 @@ const REQUEST_ID_HEADER: Partial<Record<Provider, string>> = { anthropic: 'reque
 const FAKE_HINT_HEADER = 'x-modeltape-fake-hint';
 
 const SERVED_ROUTES =
-  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse, /model/{modelId}/converse-stream, /model/{modelId}/invoke and /model/{modelId}/invoke-with-response-stream (Anthropic Claude and Amazon Nova bodies), Vertex AI's /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent (and :streamGenerateContent, :countTokens) and …/publishers/anthropic/models/{model}:rawPredict (and :streamRawPredict, count-tokens:rawPredict), Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
+  "POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/conversations, /v1/messages (or /messages), /v1/messages/count_tokens, /v1beta/models/{model}:generateContent (and :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents), Bedrock Runtime's /model/{modelId}/converse, /model/{modelId}/converse-stream, /model/{modelId}/invoke and /model/{modelId}/invoke-with-response-stream (Anthropic Claude and Amazon Nova bodies), Vertex AI's /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent (and :streamGenerateContent, :countTokens) and …/publishers/anthropic/models/{model}:rawPredict (and :streamRawPredict, count-tokens:rawPredict), Azure OpenAI's /azure/openai/deployments/{deployment}/chat/completions and /embeddings, /azure/openai/responses (each ?api-version=…) and /azure/openai/v1/…, Ollama's /api/chat, /api/generate, /api/embed, /api/embeddings, /api/show, /api/pull, /api/push, /api/create, /api/copy, DELETE /api/delete and GET /v1/models, /v1beta/models, /api/tags, /api/ps, /api/version; the Responses API's GET/DELETE /v1/responses/{id}, GET …/input_items, POST …/cancel and the Conversations API's /v1/conversations/{id}, …/items, …/items/{item_id}; and, over listen(), OpenAI Realtime sessions by WebSocket at GET /v1/realtime?model=…";
 
 /** The error type each provider gives a request it cannot read (Gemini's is its RPC status). */
 const INVALID_REQUEST: Record<Provider, string> = {

@@ -38,9 +38,11 @@ export interface FakeServer {
    * URL (`@ai-sdk/anthropic` takes `/v1`); `@google/genai` (`httpOptions.baseUrl`) and the `ollama`
    * client (`host`) the bare URL (`@ai-sdk/google` takes `/v1beta`); `@aws-sdk/client-bedrock-runtime`
    * the bare URL as its `endpoint`; `@google/genai` with `vertexai: true` the bare URL
-   * (`AnthropicVertex` takes `/v1`), with `placeholderGoogleCredentials(url)` as its credentials.
+   * (`AnthropicVertex` takes `/v1`), with `placeholderGoogleCredentials(url)` as its credentials; the
+   * `openai` package's `AzureOpenAI` `/azure` as its `endpoint` (an `OpenAI` client on Azure's v1
+   * routes takes `/azure/openai/v1`).
    */
-  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string; vertex: string };
+  baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; bedrock: string; vertex: string; azure: string };
   /** Stops serving; hung and open connections are closed. */
   close(): Promise<void>;
 }
@@ -114,7 +116,7 @@ export async function serveOverHttp(
   return {
     url,
     port,
-    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url, vertex: url },
+    baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url, vertex: url, azure: `${url}/azure` },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -8,6 +8,7 @@ export type { FakeRequest } from './fake-request.js';
 export { FakeHistoryTruncatedError, DEFAULT_HISTORY_LIMIT, type KeptEntries } from './bounded-history.js';
 export { failures, FAILURE_KINDS, type Failure, type RetryOptions } from './failures.js';
 export { PROVIDERS, WIRE_APIS, TURN_APIS, type Provider, type WireApi, type TurnApi } from '../providers/internal.js';
+export { AZURE_FILTER_CATEGORIES, AZURE_SEVERITIES, type AzureFilterCategory, type AzureFilterHit, type AzureSeverity } from '../providers/internal.js';
 export type { AskedTurn, AskedMessage, AskedItem, AskedPart, AskedValue, AskedTool, ResponseSchema, ToolExchange } from '../providers/internal.js';
 export type { Answer, ToolCallAnswer } from './answer.js';
 export { FINISH_REASONS, NEUTRAL_FINISHES, PROVIDER_FINISHES, type FinishReason, type NeutralFinish, type ProviderFinish } from './answer.js';

@@ -18,12 +18,15 @@ export function errorResponse(provider: Provider, error: ProviderError, context:
   return jsonResponse(error.status, body, { ...context.headers, ...errorHeaders(provider, error.type), ...headers });
 }
 
-/** The HTTP failures (429, 5xx) in each provider's shape, with `retry-after-ms` unless turned off. */
+/** The HTTP failures (429, 5xx) in each provider's shape, with `retry-after-ms` (Azure: and `retry-after`) unless turned off. */
 export function httpFailure(provider: Provider, failure: Failure, context: ErrorContext): WireResponse {
   const retry: Record<string, string> = {};
-  if ('retryAfterMs' in failure && failure.retryAfterMs !== null) retry['retry-after-ms'] = String(failure.retryAfterMs);
+  const retryAfterMs = 'retryAfterMs' in failure ? failure.retryAfterMs : null;
+  if (retryAfterMs !== null) retry['retry-after-ms'] = String(retryAfterMs);
+  // Azure OpenAI says it in seconds too, as its resources do.
+  if (retryAfterMs !== null && provider === 'azure') retry['retry-after'] = String(Math.ceil(retryAfterMs / 1000));
   const kind = failure.kind === 'rate-limited' || failure.kind === 'unavailable' || failure.kind === 'overloaded' ? failure.kind : 'server-error';
-  const known = transientFailure(provider, kind, 'modeltape FakeProvider');
+  const known = transientFailure(provider, kind, 'modeltape FakeProvider', retryAfterMs);
   const custom = 'message' in failure ? failure.message : undefined;
   return errorResponse(provider, { ...known, ...(custom === undefined ? {} : { message: custom }) }, context, retry);
 }

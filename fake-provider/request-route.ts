@@ -15,6 +15,18 @@ export interface RequestRoute {
   provider: Provider;
   /** The path and query as `calls()` shows it, credentials in the query redacted. */
   shownPath: string;
+  /** For an Azure OpenAI request: what its path and query say (see {@link azureRequestOf}). */
+  azure?: AzureRequest;
+}
+
+/** What an Azure OpenAI request's path and query say. */
+export interface AzureRequest {
+  /** The deployment a `/openai/deployments/{deployment}/…` route names. */
+  deployment?: string;
+  /** The `api-version` of the query, if any. */
+  apiVersion?: string;
+  /** A v1 route (`/openai/v1/…`), which takes no api-version. */
+  v1: boolean;
 }
 
 // A client sends the same few paths call after call, and reading one costs a dozen regular
@@ -45,6 +57,8 @@ export function requestRoute(method: string, pathAndQuery: string, headers: Reco
 }
 
 function readRoute(method: string, pathAndQuery: string, anthropicVersion: boolean, googleKey: boolean): RequestRoute {
+  const azure = azureRouteOf(method, pathAndQuery);
+  if (azure !== undefined) return azure;
   const { path, prefixed } = withoutProviderPrefix(pathAndQuery.split('?')[0]!);
   // A path two providers share (`/v1/models`) is the one its prefix or headers name.
   const route = routeOf(method, path, prefixed ?? (anthropicVersion ? 'anthropic' : undefined));
@@ -62,5 +76,42 @@ function readRoute(method: string, pathAndQuery: string, anthropicVersion: boole
     route: route === undefined ? undefined : Object.freeze(route),
     provider,
     shownPath: redactPathQuery(pathAndQuery),
+  });
+}
+
+/**
+ * An Azure OpenAI request, or undefined for any other. Azure's are: everything under `/azure/…`
+ * (the fake's `baseUrls.azure`, where `AzureOpenAI` puts `/openai/…` after its endpoint, and an
+ * `OpenAI` client its v1 routes, `/azure/openai/v1/…`); a `/openai/deployments/{deployment}/…`
+ * route, which OpenAI's API has not; and any request whose query holds `api-version`, which
+ * `AzureOpenAI` adds to every request and OpenAI's API takes none of (`/openai/responses?api-version=…`,
+ * and `/v1/deployments/…?api-version=…` from an `AzureOpenAI` that read `OPENAI_BASE_URL`).
+ */
+function azureRouteOf(method: string, pathAndQuery: string): RequestRoute | undefined {
+  const [rawPath, query = ''] = pathAndQuery.split('?') as [string, string?];
+  const apiVersion = new URLSearchParams(query).get('api-version') ?? undefined;
+  const under = /^\/azure(?=\/)/.exec(rawPath);
+  let path = under === null ? rawPath : rawPath.slice(under[0].length);
+  if (under === null && apiVersion === undefined && !/^\/openai(?:\/v1)?\/deployments\/[^/]+\//.test(path)) return undefined;
+  // The deployment routes, whether `AzureOpenAI` built them on `…/openai` or (from OPENAI_BASE_URL) on `…/openai/v1` or `…/v1`.
+  path = path.replace(/^(?:\/openai)?\/v1(?=\/deployments\/)/, '/openai');
+  if (!path.startsWith('/openai/')) path = `/openai${path}`;
+  const v1 = path.startsWith('/openai/v1/');
+  const deploymentMatch = /^\/openai\/deployments\/([^/]+)\//.exec(path);
+  let deployment: string | undefined;
+  try {
+    deployment = deploymentMatch === null ? undefined : decodeURIComponent(deploymentMatch[1]!);
+  } catch {
+    deployment = deploymentMatch![1];
+  }
+  const route = routeOf(method, path, 'azure');
+  return Object.freeze({
+    method: method.toUpperCase(),
+    path,
+    prefixed: undefined,
+    route: route === undefined ? undefined : Object.freeze(route),
+    provider: 'azure',
+    shownPath: redactPathQuery(pathAndQuery),
+    azure: Object.freeze({ v1, ...(deployment === undefined ? {} : { deployment }), ...(apiVersion === undefined ? {} : { apiVersion }) }),
   });
 }

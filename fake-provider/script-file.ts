@@ -4,6 +4,7 @@ import { ModeltapeError } from '../core/internal.js';
 import { ownSchema } from '../schema/internal.js';
 import { FINISH_REASONS, type FinishReason } from './answer.js';
 import { FAILURE_KINDS, type Failure } from './failures.js';
+import { AZURE_FILTER_CATEGORIES, type AzureFilterCategory } from '../providers/internal.js';
 import type { Chunking, Matcher, StepOptions } from './script.js';
 
 /**
@@ -30,7 +31,15 @@ export interface ScriptLine {
   say?: string | string[];
   callTools?: Array<{ name: string; arguments?: unknown; id?: string }>;
   answer?: unknown;
-  fail?: { kind: Failure['kind']; retryAfterMs?: number | null; afterChunks?: number; ms?: number; message?: string };
+  fail?: {
+    kind: Failure['kind'];
+    retryAfterMs?: number | null;
+    afterChunks?: number;
+    ms?: number;
+    message?: string;
+    category?: AzureFilterCategory;
+    severity?: 'low' | 'medium' | 'high';
+  };
   chunks?: Chunking;
   delayMs?: number;
   finish?: FinishReason;
@@ -59,6 +68,8 @@ const lineSchema = closed({
       afterChunks: { type: 'integer', minimum: 0 },
       ms: { type: 'integer', minimum: 0 },
       message: { type: 'string' },
+      category: { enum: [...AZURE_FILTER_CATEGORIES] },
+      severity: { enum: ['low', 'medium', 'high'] },
     },
     ['kind'],
   ),
@@ -180,5 +191,7 @@ function toFailure(fail: NonNullable<ScriptLine['fail']>): Failure {
       return { kind: 'delay', ms: fail.ms ?? 0 };
     case 'hang':
       return { kind: 'hang' };
+    case 'content-filter':
+      return { kind: 'content-filter', category: fail.category ?? 'hate', ...(fail.severity === undefined ? {} : { severity: fail.severity }), ...message };
   }
 }

@@ -1,4 +1,14 @@
-import { anthropicErrorType, type AskedTurn, type Provider, type ProviderError, type RefusalOptions, type Route, type TurnApi } from '../providers/internal.js';
+import {
+  PROMPT_FILTERED_MESSAGE,
+  anthropicErrorType,
+  promptFilteredInnerError,
+  type AskedTurn,
+  type Provider,
+  type ProviderError,
+  type RefusalOptions,
+  type Route,
+  type TurnApi,
+} from '../providers/internal.js';
 import type { MessageThreads } from './anthropic-messages/message-threads.js';
 import type { Answer, ResolvedFinish } from './answer.js';
 import type { Failure } from './failures.js';
@@ -85,6 +95,20 @@ export function failTurn(surface: Surface, turn: AskedTurn, failure: Failure, pa
       );
     case 'hang':
       return { status: 0, headers: {}, cut: { kind: 'hang', afterFrames: 0 } };
+    case 'content-filter':
+      // Only an Azure OpenAI turn gets here (the fake refuses the step elsewhere).
+      return errorResponse(
+        surface.provider,
+        {
+          status: 400,
+          type: 'invalid_request_error',
+          param: 'prompt',
+          code: 'content_filter',
+          message: failure.message ?? PROMPT_FILTERED_MESSAGE,
+          innererror: promptFilteredInnerError(failure),
+        },
+        context,
+      );
     case 'delay':
       return { ...surface.respond(turn, partial, context), delayMs: failure.ms };
     default:
@@ -121,5 +145,9 @@ export function refusalResponse(provider: Provider, refusal: ProviderError | und
  */
 export function fakeError(provider: Provider, status: number, type: string, message: string, context: RenderContext): WireResponse {
   const shown = provider === 'anthropic' ? anthropicErrorType(status, type) : type;
-  return errorResponse(provider, { status, type: shown, message, ...(provider === 'openai' ? { code: type } : {}), fromModeltape: true }, context);
+  return errorResponse(
+    provider,
+    { status, type: shown, message, ...(provider === 'openai' || provider === 'azure' ? { code: type } : {}), fromModeltape: true },
+    context,
+  );
 }

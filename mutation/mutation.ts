@@ -44,6 +44,12 @@ export const MUTATION_OPERATORS = [
   'overloaded',
   /** A streamed answer ends in the provider's own in-stream error event after its first frames. */
   'stream-error',
+  /**
+   * Azure OpenAI's content filter: the completion filtered (`finish_reason: "content_filter"`, the
+   * choice's `content_filter_results` naming the category) or the prompt refused (the 400
+   * `content_filter`). Azure OpenAI answers only.
+   */
+  'content-filtered',
 ] as const;
 export type MutationOperator = (typeof MUTATION_OPERATORS)[number];
 

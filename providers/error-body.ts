@@ -1,4 +1,5 @@
 import { anthropicErrorBody } from './anthropic/error-body.js';
+import { azureErrorBody } from './azure/error-body.js';
 import { bedrockErrorBody, bedrockErrorHeaders } from './bedrock/error-body.js';
 import { geminiErrorBody } from './gemini/error-body.js';
 import { mcpErrorBody } from './mcp/json-rpc.js';
@@ -11,7 +12,8 @@ export type { ProviderError };
 
 /**
  * An error body in the provider's own shape, so its SDK raises a readable error: OpenAI
- * `{"error":{"message","type","param","code"}}`, Anthropic
+ * `{"error":{"message","type","param","code"}}` (Azure OpenAI's too, but for its resource's own
+ * errors and its content filter's refusal), Anthropic
  * `{"type":"error","error":{"type","message"},"request_id"}`, Gemini's Google RPC
  * `{"error":{"code","message","status"}}` (Vertex AI's too), Ollama's `{"error":"…"}`, Bedrock's `{"message":"…"}`
  * (its type in a header: {@link errorHeaders}), and on an MCP route a
@@ -28,10 +30,11 @@ export function errorBody(provider: Provider, error: ProviderError): Record<stri
       return geminiErrorBody(error);
     case 'ollama':
       return ollamaErrorBody(error);
-    // Azure OpenAI answers in OpenAI's error shape (its content filter adds an `innererror`).
     case 'openai':
-    case 'azure':
       return openaiErrorBody(error);
+    // Azure OpenAI: OpenAI's shape, but its own errors' `{code, message}` and its content filter's `innererror`.
+    case 'azure':
+      return azureErrorBody(error);
     case 'mcp':
       return mcpErrorBody(error);
     case 'bedrock':

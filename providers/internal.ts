@@ -23,6 +23,21 @@ export {
   type Route,
 } from './vocabulary.js';
 export { errorBody, errorHeaders, errorProviderOf, modeltapeErrorBody, type ProviderError } from './error-body.js';
+export { AZURE_OWN_ERROR, AZURE_ACCESS_DENIED } from './azure/error-body.js';
+export {
+  AZURE_FILTER_CATEGORIES,
+  AZURE_SEVERITIES,
+  PROMPT_FILTERED_MESSAGE,
+  completionFilterResults,
+  promptFilterAnnotation,
+  promptAnnotationChunk,
+  promptFilteredInnerError,
+  promptFilterResults,
+  responsesContentFilters,
+  type AzureFilterCategory,
+  type AzureFilterHit,
+  type AzureSeverity,
+} from './azure/content-filter.js';
 export { BEDROCK_EXCEPTION_STATUS } from './bedrock/error-body.js';
 export { bedrockStreamException } from './bedrock/stream-exception.js';
 export {

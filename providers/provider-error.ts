@@ -21,4 +21,10 @@ export interface ProviderError {
    * @anthropic-ai/sdk reads as `error.errorCode` and picks its error class by. @default none
    */
   details?: Record<string, unknown>;
+  /**
+   * Azure OpenAI's `innererror` on a prompt its content filter blocks (`code:
+   * "ResponsibleAIPolicyViolation"`, `content_filter_result`); the body is then Azure's 400
+   * `content_filter` shape. @default none
+   */
+  innererror?: Record<string, unknown>;
 }

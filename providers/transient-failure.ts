@@ -9,19 +9,30 @@ export type TransientFailure = (typeof TRANSIENT_FAILURES)[number];
  * How each provider answers a transient failure, and with which status: OpenAI 429
  * `rate_limit_exceeded`, Anthropic 429 `rate_limit_error` and 529 `overloaded_error`, Gemini
  * `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `INTERNAL` (Vertex AI the same, in its own words), Ollama's plain messages, Bedrock's
- * `ThrottlingException` / `ServiceUnavailableException` / `ModelNotReadyException` / `InternalServerException`. `by` names who
+ * `ThrottlingException` / `ServiceUnavailableException` / `ModelNotReadyException` / `InternalServerException`,
+ * Azure OpenAI's own 429 (`{"error":{"code":"429","message":"Requests to the … Please retry after N seconds. …"}}`,
+ * N from `retryAfterMs`) and OpenAI's 5xx. `by` names who
  * plays it (`modeltape FakeProvider`, `modeltape chaos`), at the end of the message, so nobody
  * mistakes it for the real provider.
  */
-export function transientFailure(provider: Provider, kind: TransientFailure, by: string): Omit<ProviderError, 'requestId'> {
-  return words(by)[provider][kind];
+export function transientFailure(provider: Provider, kind: TransientFailure, by: string, retryAfterMs: number | null = 0): Omit<ProviderError, 'requestId'> {
+  if (provider === 'azure') return kind === 'rate-limited' ? azureRateLimit(by, retryAfterMs) : ownWords(by).openai[kind];
+  return ownWords(by)[provider][kind];
 }
 
-// Azure OpenAI fails in OpenAI's words and shape (its 429 adds `retry-after-ms`, a header).
-const words = (by: string): Record<Provider, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => {
-  const table = ownWords(by);
-  return { ...table, azure: table.openai };
-};
+/**
+ * Azure OpenAI's 429, in the resource's words: its body is `{"error":{"code":"429","message"}}` and
+ * the message says when to retry in whole seconds (clients parse it: `retry after (\d+) second`),
+ * as the `retry-after` header does. The operation and api-version a real one names are not known here.
+ */
+function azureRateLimit(by: string, retryAfterMs: number | null): Omit<ProviderError, 'requestId'> {
+  const seconds = Math.ceil((retryAfterMs ?? 0) / 1000);
+  return {
+    status: 429,
+    type: '429',
+    message: `Requests to the operation under Azure OpenAI API have exceeded call rate limit of your current pricing tier. Please retry after ${seconds} second${seconds === 1 ? '' : 's'}. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit. (${by})`,
+  };
+}
 
 const ownWords = (by: string): Record<Exclude<Provider, 'azure'>, Record<TransientFailure, Omit<ProviderError, 'requestId'>>> => ({
   openai: {

@@ -348,7 +348,7 @@ export class FakeRealtimeSession {
     let error = { type: 'server_error', code: 'server_error' };
     if (failure.kind === 'stream-error') {
       for (const event of events.slice(1, Math.min(failure.afterChunks, events.length - 1))) this.#sendOf(active, event);
-    } else {
+    } else if (failure.kind !== 'content-filter') {
       const known = transientFailure('openai', failure.kind, 'modeltape FakeProvider');
       error = { type: known.type, code: known.code ?? known.type };
     }

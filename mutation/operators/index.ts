@@ -9,6 +9,7 @@ import { converseBodyEditor, converseStreamEditor } from './bedrock-converse.js'
 import { invokeBodyEditor, invokeStreamEditor } from './bedrock-invoke.js';
 import { geminiBodyEditor, geminiStreamEditor } from './gemini.js';
 import { jsonAnswerOf } from './json-text.js';
+import { azureContentFilterMutations } from './azure-openai.js';
 import { ollamaBodyEditor, ollamaStreamEditor } from './ollama.js';
 import { chatBodyEditor, chatStreamEditor } from './openai-chat.js';
 import { responsesBodyEditor, responsesStreamEditor } from './openai-responses.js';
@@ -29,8 +30,11 @@ export function mutationsOf(exchange: Exchange): Mutation[] {
   const editor = editorOf(api, response);
   if (editor === undefined) return [];
   const body = request.body !== undefined && 'json' in request.body ? request.body.json : undefined;
-  const turn = readTurn(request.path, body, request.method, guessProvider(exchange.upstream));
-  return mutationsOfAnswer(editor, turn, response);
+  const provider = guessProvider(exchange.upstream);
+  const turn = readTurn(request.path, body, request.method, provider);
+  if (provider !== 'azure') return mutationsOfAnswer(editor, turn, response);
+  // Azure OpenAI: OpenAI's answers, its own failures (its 429), and its content filter.
+  return [...mutationsOfAnswer({ ...editor, provider: 'azure' }, turn, response), ...azureContentFilterMutations(api, response)];
 }
 
 /**

@@ -445,7 +445,7 @@ export class ProxyCore {
 // A status fault as the provider sends it (its error body, `retry-after`), marked as modeltape's
 // chaos in the header and the message.
 function faultReply(provider: Provider, kind: TransientFailure, chaos: ResolvedChaos): { status: number; headers: Record<string, string>; body: string } {
-  const error = transientFailure(provider, kind, `modeltape chaos, seed ${chaos.seed}`);
+  const error = transientFailure(provider, kind, `modeltape chaos, seed ${chaos.seed}`, chaos.retryAfterMs);
   const body = JSON.stringify(errorBody(provider, error));
   return {
     status: error.status,

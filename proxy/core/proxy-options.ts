@@ -264,12 +264,15 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
 }
 
 /**
- * The Azure OpenAI resource from `AZURE_OPENAI_ENDPOINT` (what `AzureOpenAI` reads), unless
- * `--upstream azure=…` names one. Inside a `modeltape run` the variable points at the run's own
- * proxy (its `/azure` route), never a resource: then the run's upstreams say where it is.
+ * The Azure OpenAI resource from `AZURE_OPENAI_ENDPOINT` (what `AzureOpenAI` reads), else from
+ * `AZURE_RESOURCE_NAME` (what `@ai-sdk/azure` reads: `https://NAME.openai.azure.com`), unless
+ * `--upstream azure=…` names one. Inside a `modeltape run` the endpoint variable points at the
+ * run's own proxy (its `/azure` route), never a resource: then the run's upstreams say where it is.
  */
 function azureFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const endpoint = env.AZURE_OPENAI_ENDPOINT?.trim().replace(/\/+$/, '');
+  const resourceName = env.AZURE_RESOURCE_NAME?.trim();
+  const named = resourceName !== undefined && /^[a-z0-9][a-z0-9-]*$/i.test(resourceName) ? `https://${resourceName}.openai.azure.com` : undefined;
+  const endpoint = env.AZURE_OPENAI_ENDPOINT?.trim().replace(/\/+$/, '') || named;
   if (endpoint === undefined || endpoint === '') return {};
   const run = env[RUN_VARIABLES.url];
   if (run !== undefined && run !== '' && endpoint.startsWith(run)) return {};

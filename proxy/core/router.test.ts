@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { errorProviderOf, guessProvider, routeOf } from '../../providers/internal.js';
+import { resolveProxyOptions } from './proxy-options.js';
 import { routeRequest } from './router.js';
 import { buildUpstreamTable, providerHosts, vertexUpstreamFor } from './upstream-table.js';
 
@@ -39,6 +40,18 @@ describe('routeRequest for Azure OpenAI', () => {
     const guarded = providerHosts(buildUpstreamTable());
     expect(guarded).toEqual(expect.arrayContaining(['*.openai.azure.com', '*.cognitiveservices.azure.com']));
     expect(guarded.filter((host) => host.endsWith('.invalid'))).toEqual([]);
+  });
+
+  test('the resource comes from AZURE_OPENAI_ENDPOINT, else from AZURE_RESOURCE_NAME (what @ai-sdk/azure reads), else from --upstream', () => {
+    const azureOf = (env: Record<string, string>, upstreams: Record<string, string> = {}) =>
+      resolveProxyOptions({ tape: '/tmp/azure.jsonl', mode: 'record', env, upstreams }).upstreams.get('azure')!.baseUrl;
+    expect(azureOf({ AZURE_RESOURCE_NAME: 'fake-resource' })).toBe('https://fake-resource.openai.azure.com');
+    expect(azureOf({ AZURE_RESOURCE_NAME: 'fake-resource', AZURE_OPENAI_ENDPOINT: 'https://other-resource.openai.azure.com/' })).toBe(
+      'https://other-resource.openai.azure.com',
+    );
+    expect(azureOf({ AZURE_RESOURCE_NAME: 'fake-resource' }, { azure: 'https://given.openai.azure.com' })).toBe('https://given.openai.azure.com');
+    // Not a resource name: nothing is made of it.
+    expect(azureOf({ AZURE_RESOURCE_NAME: 'evil.example/x' })).toContain('.invalid');
   });
 });
 

@@ -64,6 +64,9 @@ export function formatUnused(tape: string, unused: UnusedRecordings, mode: strin
   return [`  ${unused.count} of ${count(unused.total, 'recording')} unused: ${where} (${next})`];
 }
 
+// Microsoft Entra ID's token hosts, in every cloud (public, US Government, China).
+const ENTRA_HOSTS = /(?:^|\.)(?:login\.microsoftonline\.(?:com|us)|login\.microsoft\.com|login\.chinacloudapi\.cn)\.?$/i;
+
 function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -98,6 +101,10 @@ export function formatEscapes(summary: Pick<ProxySummary, 'escapes' | 'outside'>
       );
     }
     if (summary.outside.length > 20) lines.push(`    … and ${summary.outside.length - 20} more`);
+    if (summary.outside.some((connection) => ENTRA_HOSTS.test(connection.host)))
+      lines.push(
+        '  Microsoft Entra ID is where an explicit ClientSecretCredential, ClientCertificateCredential or WorkloadIdentityCredential (@azure/identity) asks for a token: build the credential with DefaultAzureCredential, which modeltape run points at its stand-in managed identity in replay (docs/azure.md, "Entra ID").',
+      );
   }
   return lines;
 }

@@ -1,3 +1,4 @@
+import { azureIdentityReply } from '../core/azure-identity.js';
 import { redactPathQuery } from '../../recordings/internal.js';
 import { ModeltapeError, type FetchInput } from '../../core/internal.js';
 import type { OutsideConnection } from '../../guard/internal.js';
@@ -156,6 +157,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (google !== undefined) {
       request.resume();
       response.writeHead(google.status, google.headers).end(google.body);
+      return;
+    }
+    // The managed identity stand-in `run` points IDENTITY_ENDPOINT at in replay: no exchange, never recorded.
+    const identity = azureIdentityReply(request.method ?? 'GET', request.url ?? '/', request.headers);
+    if (identity !== undefined) {
+      response.writeHead(identity.status, identity.headers).end(identity.body);
+      request.resume();
       return;
     }
     const head = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers };

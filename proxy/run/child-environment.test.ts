@@ -30,6 +30,31 @@ describe('childEnvironment for Gemini clients', () => {
 });
 
 describe('childEnvironment for Azure OpenAI clients', () => {
+  test('in replay, @azure/identity finds the proxy’s managed identity stand-in, whatever the machine has', () => {
+    const machine = {
+      AZURE_TOKEN_CREDENTIALS: 'dev',
+      IDENTITY_ENDPOINT: 'http://localhost:41741/MSI/token/',
+      IDENTITY_HEADER: 'fake-real-header',
+      IDENTITY_SERVER_THUMBPRINT: 'fake-thumbprint',
+      MSI_ENDPOINT: 'http://169.254.169.254/metadata/identity/oauth2/token',
+      MSI_SECRET: 'fake-msi-secret',
+      IMDS_ENDPOINT: 'http://localhost:40342',
+      AZURE_FEDERATED_TOKEN_FILE: '/var/run/secrets/azure/tokens/azure-identity-token',
+      AZURE_CLIENT_ID: 'fake-client-id',
+    };
+    const env = childEnvironment(machine, { url: 'http://127.0.0.1:4100', mode: 'replay', reportFile: '/tmp/report.json', guardHosts: [] });
+    expect(env.AZURE_TOKEN_CREDENTIALS).toBe('ManagedIdentityCredential');
+    expect(env.IDENTITY_ENDPOINT).toBe('http://127.0.0.1:4100/_modeltape/azure-identity/token');
+    expect(env.IDENTITY_HEADER).toBe(REPLAY_PLACEHOLDER_KEY);
+    for (const name of ['IDENTITY_SERVER_THUMBPRINT', 'MSI_ENDPOINT', 'MSI_SECRET', 'IMDS_ENDPOINT', 'AZURE_FEDERATED_TOKEN_FILE'])
+      expect(env[name], name).toBeUndefined();
+    // A user-assigned identity's id is only asked for: the stand-in answers any.
+    expect(env.AZURE_CLIENT_ID).toBe('fake-client-id');
+    // Recording and auto need the machine's real identity.
+    for (const mode of ['record', 'auto', 'passthrough'] as const)
+      expect(childEnvironment(machine, { url: 'http://127.0.0.1:4100', mode, reportFile: '/tmp/report.json', guardHosts: [] })).toMatchObject(machine);
+  });
+
   test('points AZURE_OPENAI_ENDPOINT at the proxy’s /azure and gives AZURE_OPENAI_API_KEY a placeholder in replay and auto', () => {
     for (const mode of ['replay', 'auto'] as const) {
       const env = childEnvironment({}, { ...run, mode });
@@ -40,6 +65,8 @@ describe('childEnvironment for Azure OpenAI clients', () => {
 
   test('leaves the user’s key alone, and gives none in record mode, where a real one is needed', () => {
     expect(childEnvironment({ AZURE_OPENAI_API_KEY: 'fake-user-key' }, run).AZURE_OPENAI_API_KEY).toBe('fake-user-key');
+    // Set empty: the code authenticates with Entra ID, and AzureOpenAI refuses a key beside a token provider.
+    expect(childEnvironment({ AZURE_OPENAI_API_KEY: '' }, run).AZURE_OPENAI_API_KEY).toBe('');
     const recording = childEnvironment({ AZURE_OPENAI_ENDPOINT: 'https://fake-resource.openai.azure.com' }, { ...run, mode: 'record' });
     expect(recording.AZURE_OPENAI_API_KEY).toBeUndefined();
     // The command reaches the resource through the run: its own variable names the proxy.

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GUARD_PRELOAD_URL, RUN_VARIABLES } from '../../guard/internal.js';
+import { AZURE_IDENTITY_PATH } from '../core/azure-identity.js';
 import { REPLAY_PLACEHOLDER_KEY } from '../core/placeholder-key.js';
 import type { ProxyMode } from '../core/proxy-options.js';
 
@@ -128,6 +129,23 @@ function withPlaceholderGoogleCredentials(env: NodeJS.ProcessEnv, file: string, 
   env.GCE_METADATA_IP = host;
 }
 
+/**
+ * Entra ID without Entra, for `@azure/identity` in replay: `DefaultAzureCredential` is set to use
+ * `ManagedIdentityCredential` alone (`AZURE_TOKEN_CREDENTIALS`, which wins over a developer's
+ * `dev` and over the environment's client secret or certificate, which would go to
+ * login.microsoftonline.com), and the managed identity found is App Service's, at the proxy
+ * (`IDENTITY_ENDPOINT`, `IDENTITY_HEADER`, plain HTTP on loopback, as App Service's is). What
+ * would win over App Service in MSAL's order, or send the identity elsewhere, goes: Service
+ * Fabric's thumbprint, Azure ML's and Cloud Shell's `MSI_ENDPOINT` / `MSI_SECRET`, Azure Arc's
+ * `IMDS_ENDPOINT`, and `AZURE_FEDERATED_TOKEN_FILE` (workload identity trades it at Entra).
+ */
+function withStandInAzureIdentity(env: NodeJS.ProcessEnv, url: string): void {
+  env.AZURE_TOKEN_CREDENTIALS = 'ManagedIdentityCredential';
+  env.IDENTITY_ENDPOINT = `${url}${AZURE_IDENTITY_PATH}`;
+  env.IDENTITY_HEADER = REPLAY_PLACEHOLDER_KEY;
+  for (const name of ['IDENTITY_SERVER_THUMBPRINT', 'MSI_ENDPOINT', 'MSI_SECRET', 'IMDS_ENDPOINT', 'AZURE_FEDERATED_TOKEN_FILE']) delete env[name];
+}
+
 /** Loopback, as NO_PROXY lists it: clients reach the proxy itself directly. */
 const NO_PROXY = 'localhost,127.0.0.1,::1,[::1]';
 
@@ -169,8 +187,11 @@ export function childEnvironment(
     // Auto replays what it can without a key; a miss that needs one says so (see the proxy).
     env.OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     env.ANTHROPIC_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
-    // AzureOpenAI refuses to start without a key (or an Entra token provider).
-    env.AZURE_OPENAI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
+    // AzureOpenAI refuses to start without a key (or an Entra token provider), and with both:
+    // a variable set empty says the code uses Entra ID, and stays empty.
+    if (env.AZURE_OPENAI_API_KEY === undefined) env.AZURE_OPENAI_API_KEY = REPLAY_PLACEHOLDER_KEY;
+    // @ai-sdk/azure reads its own, at the first request (a tokenProvider takes its place).
+    env.AZURE_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @google/genai reads GOOGLE_API_KEY before GEMINI_API_KEY; either set is the user's.
     if (!env.GOOGLE_API_KEY) env.GEMINI_API_KEY ||= REPLAY_PLACEHOLDER_KEY;
     // @ai-sdk/google reads its own variable, and throws at the first request when it is unset.
@@ -182,6 +203,7 @@ export function childEnvironment(
   // With it set, the AWS SDKs ignore every endpoint variable, this run's too.
   delete env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
   if (run.mode === 'replay') withPlaceholderAwsCredentials(env);
+  if (run.mode === 'replay') withStandInAzureIdentity(env, run.url);
   else if (run.mode === 'auto' && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) withPlaceholderAwsCredentials(env);
   if (run.googleCredentials !== undefined && (run.mode === 'replay' || (run.mode === 'auto' && !hasGoogleCredentials(env))))
     withPlaceholderGoogleCredentials(env, run.googleCredentials, run.url);

@@ -21,6 +21,22 @@ describe('checkChatStreamGrammar', () => {
     }
   });
 
+  test('Azure OpenAI’s first chunk, the prompt annotations alone, goes before the chunks; anywhere else it is no chunk', () => {
+    const events = sample('chat-stream-text.sse');
+    const annotation = {
+      data: JSON.stringify({
+        choices: [],
+        created: 0,
+        id: '',
+        model: '',
+        object: '',
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }],
+      }),
+    };
+    expect(checkChatStreamGrammar([annotation, ...events])).toEqual([]);
+    expect(checkChatStreamGrammar([events[0]!, annotation, ...events.slice(1)])).toContain('event 1: object "", expected "chat.completion.chunk"');
+  });
+
   test('an empty stream, a missing [DONE] and a chunk after [DONE] are named', () => {
     const events = sample('chat-stream-text.sse');
     expect(checkChatStreamGrammar([])).toEqual(['the stream has no events: expected chat.completion.chunk … [DONE]']);

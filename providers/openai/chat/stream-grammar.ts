@@ -3,6 +3,7 @@
  * `event:` line, each a `chat.completion.chunk` of one id, a choice's `finish_reason` set once
  * and then nothing more for that choice, at most a usage chunk (`choices: []`) after the last
  * finish, and `data: [DONE]` last. An `{"error":…}` chunk ends the stream instead of `[DONE]`.
+ * Azure OpenAI's first chunk, the prompt's annotations alone, goes before the chunks.
  */
 
 /** One server-sent event: its `event:` line (when it has one) and its `data:`, as text. */
@@ -43,6 +44,9 @@ export function checkChatStreamGrammar(events: readonly GrammarEvent[]): string[
       ended = 'error';
       return;
     }
+    // Azure OpenAI opens its streams with the prompt's annotations, in a chunk that is no
+    // chat.completion.chunk: no choices, `prompt_filter_results`, id and object empty.
+    if (chunks === 0 && isAzurePromptAnnotation(data)) return;
     chunks++;
     if (data.object !== 'chat.completion.chunk') violations.push(`${where}: object ${JSON.stringify(data.object)}, expected "chat.completion.chunk"`);
     if (chunks === 1) id = data.id;
@@ -58,4 +62,8 @@ export function checkChatStreamGrammar(events: readonly GrammarEvent[]): string[
   });
   if (ended === undefined) violations.push(`the stream stops after ${events.length} events without data: [DONE]`);
   return violations;
+}
+
+function isAzurePromptAnnotation(data: Record<string, unknown>): boolean {
+  return Array.isArray(data.choices) && data.choices.length === 0 && Array.isArray(data.prompt_filter_results) && data.object === '';
 }
