@@ -15,9 +15,15 @@ export const FAKE_USAGE = `Usage: modeltape fake [--port N] [--host HOST] [--scr
 Serves the FakeProvider over HTTP until SIGINT or SIGTERM: OpenAI chat completions, responses,
 embeddings and models under /v1, Anthropic messages under /v1/messages and /messages, Gemini
 generateContent, countTokens and embeddings under /v1beta/models, Ollama under /api, OpenAI
-Realtime sessions over WebSocket at /v1/realtime?model=…, and all of them under /openai/…,
-/anthropic/…, /gemini/… and /ollama/… so the fake can stand behind the proxy as an upstream. The first line on stdout is "modeltape fake listening on http://HOST:PORT";
-then OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST for the clients.
+Realtime sessions over WebSocket at /v1/realtime?model=…, AWS Bedrock Runtime's Converse and
+InvokeModel at /model/{modelId}/…, Google Vertex AI's Gemini and Claude paths at /v1/projects/…,
+Azure OpenAI's routes under /azure/openai/…, and all of them under /openai/…, /anthropic/…,
+/gemini/… and /ollama/… so the fake can stand behind the proxy as an upstream. The first line on
+stdout is "modeltape fake listening on http://HOST:PORT"; then OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+GOOGLE_GEMINI_BASE_URL, OLLAMA_HOST, AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AZURE_OPENAI_ENDPOINT and
+GOOGLE_VERTEX_BASE_URL for the clients (the fake speaks HTTP/1.1 only: give the AWS SDK's client
+requestHandler: new NodeHttpHandler(); a Vertex AI client's token comes from the fake too:
+placeholderGoogleCredentials(URL) from modeltape/replay).
 
 Without --script the fake is unscripted: a request for a schema gets a value made from it, the
 first turn of a tool loop calls the first tool, every other turn gets text. With a script,
@@ -46,7 +52,9 @@ export async function fakeCommand(argv: readonly string[], io: ResolvedCommandIo
   // One variable per client that reads one; the `ollama` npm package reads none (pass OLLAMA_HOST as `host`).
   io.stdout.write(
     `OPENAI_BASE_URL=${server.baseUrls.openai}\nANTHROPIC_BASE_URL=${server.baseUrls.anthropic}\n` +
-      `GOOGLE_GEMINI_BASE_URL=${server.baseUrls.gemini}\nOLLAMA_HOST=${server.baseUrls.ollama}\n`,
+      `GOOGLE_GEMINI_BASE_URL=${server.baseUrls.gemini}\nOLLAMA_HOST=${server.baseUrls.ollama}\n` +
+      `AWS_ENDPOINT_URL_BEDROCK_RUNTIME=${server.baseUrls.bedrock}\nAZURE_OPENAI_ENDPOINT=${server.baseUrls.azure}\n` +
+      `GOOGLE_VERTEX_BASE_URL=${server.baseUrls.vertex}\n`,
   );
   io.stdout.write(script === undefined ? 'unscripted\n' : `script ${script}\n`);
   await new Promise<void>((resolve) => {

@@ -1,10 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { describe, expect, test } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
+import { placeholderGoogleCredentials } from 'modeltape/replay';
 import { runMain, startMain } from '../support/cli.js';
 import { sdkSession } from '../support/realtime-client.js';
 import { closeAfterEach } from '../support/close-after-each.js';
@@ -86,7 +89,30 @@ describe('modeltape fake', () => {
     const fake = running(await startMain(['fake']));
     const lines = fake.output().stdout.split('\n');
     const variables = Object.fromEntries(lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split('=', 2) as [string, string]));
-    expect(Object.keys(variables)).toEqual(['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL', 'OLLAMA_HOST']);
+    expect(Object.keys(variables)).toEqual([
+      'OPENAI_BASE_URL',
+      'ANTHROPIC_BASE_URL',
+      'GOOGLE_GEMINI_BASE_URL',
+      'OLLAMA_HOST',
+      'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+      'AZURE_OPENAI_ENDPOINT',
+      'GOOGLE_VERTEX_BASE_URL',
+    ]);
+    const bedrock = new BedrockRuntimeClient({
+      endpoint: variables.AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDFAKEFAKEFAKEFAKE', secretAccessKey: 'fake-secret' },
+      maxAttempts: 1,
+      // The fake speaks HTTP/1.1 only; the SDK speaks HTTP/2 to an http:// endpoint otherwise (the proxy takes both).
+      requestHandler: new NodeHttpHandler(),
+    });
+    const vertex = new GoogleGenAI({
+      vertexai: true,
+      project: 'fake-project',
+      location: 'us-central1',
+      httpOptions: { baseUrl: variables.GOOGLE_VERTEX_BASE_URL },
+      googleAuthOptions: { credentials: placeholderGoogleCredentials(variables.GOOGLE_VERTEX_BASE_URL!) },
+    });
     const answers = [
       (
         await new OpenAI({ apiKey: 'fake-key', baseURL: variables.OPENAI_BASE_URL, maxRetries: 0 }).chat.completions.create({
@@ -110,11 +136,26 @@ describe('modeltape fake', () => {
         })
       ).text,
       (await new Ollama({ host: variables.OLLAMA_HOST }).chat({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] })).message.content,
+      (await bedrock.send(new ConverseCommand({ modelId: 'amazon.nova-lite-v1:0', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }))).output?.message
+        ?.content?.[0]?.text,
+      (
+        await new AzureOpenAI({
+          endpoint: variables.AZURE_OPENAI_ENDPOINT,
+          apiKey: 'fake-key',
+          apiVersion: '2024-10-21',
+          deployment: 'gpt-4o',
+          maxRetries: 0,
+        }).chat.completions.create({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).choices[0]!.message.content,
+      (await vertex.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).text,
     ];
-    expect(answers).toHaveLength(4);
+    expect(answers).toHaveLength(7);
     for (const answer of answers) expect(answer).toMatch(/fake answer/);
     const result = await fake.stop('SIGTERM');
-    expect(result.stdout).toContain('modeltape fake: 4 calls, 4 model turns, 0 problems');
+    expect(result.stdout).toContain('modeltape fake: 7 calls, 7 model turns, 0 problems');
   });
 
   test('a script file with an unknown field fails with file:line, the field and the nearest known one', async () => {
