@@ -168,7 +168,7 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
     io.stderr.write(text);
   } else {
     io.stdout.write(text);
-    if (json !== undefined) writeReportFile(io, 'recheck', json, `${JSON.stringify(forShow, null, 2)}\n`);
+    if (json !== undefined) writeReportFile(io, 'recheck', json, `${JSON.stringify(forShow, null, 2)}\n`, '--json');
   }
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) writeReportFile(io, 'recheck', html, renderRecheckHtml(forShow));

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMain } from '../support/cli.js';
@@ -49,6 +50,16 @@ describe('modeltape recheck within a budget', () => {
     expect(result.stdout).toContain('modeltape recheck --dry-run: would send 4 recorded requests; nothing was sent.');
     expect(result.stdout).toContain('  costly.jsonl:2  POST /openai/v1/chat/completions  gpt-4o  ~$0.0125');
     expect(result.stdout).toContain('Estimated cost: $0.0500');
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  test('a --json FILE that cannot be written is a clear error naming that flag, with nothing left behind', async () => {
+    writeFileSync(join(dir, 'a-file'), '');
+    const result = await runMain(['recheck', 'costly.jsonl', '--dry-run', '--json', 'a-file/recheck.json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('could not write a-file/recheck.json');
+    expect(result.stderr).toContain('choose another --json FILE');
+    expect(result.stderr).not.toContain('unexpected error');
     expect(upstream.received).toHaveLength(0);
   });
 
