@@ -6,6 +6,7 @@ import { FakeProvider } from 'modeltape/fake-provider';
 import { openTape } from 'modeltape/replay';
 import { startAzureStandIn } from '../support/azure-upstream.js';
 import { runMain } from '../support/cli.js';
+import { mutateOutcomes } from '../support/mutate-outcomes.js';
 import { fakeOpenAiKey } from '../support/fake-keys.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -83,30 +84,7 @@ describe('modeltape mutate and report on Azure OpenAI', () => {
   afterAll(() => vi.unstubAllEnvs());
 
   test('content-filtered mutants of the Azure answers (the completion filtered, the prompt refused) are killed; rate-limited is Azure’s 429', async () => {
-    const result = await runMain(
-      [
-        'mutate',
-        '--tape',
-        tape,
-        '--jobs',
-        '2',
-        '--json',
-        '--operators',
-        'content-filtered,rate-limited,finish-length',
-        '--',
-        process.execPath,
-        `${dir}/suite.mjs`,
-      ],
-      { cwd: dir },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as {
-      score: number;
-      mutants: Array<{ line: number; operator: string; variant: string; outcome: string; after: string }>;
-    };
-    const outcomes = Object.fromEntries(
-      report.mutants.map((mutant) => [`${mutant.line} ${mutant.operator}${mutant.variant === '' ? '' : ` ${mutant.variant}`}`, mutant.outcome]),
-    );
+    const { report, outcomes } = await mutateOutcomes(dir, tape, ['content-filtered', 'rate-limited', 'finish-length']);
     // Line 2: the chat completion; line 3: the stream.
     expect(outcomes).toEqual({
       '2 finish-length': 'survived',

@@ -4,6 +4,7 @@ import { openTape } from 'modeltape/replay';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startBedrockUpstream } from '../support/bedrock-upstream.js';
 import { runMain } from '../support/cli.js';
+import { mutateOutcomes } from '../support/mutate-outcomes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // modeltape mutate and modeltape report on a Bedrock suite: a Converse tool use and a
@@ -80,30 +81,17 @@ describe('modeltape mutate and report on Bedrock', () => {
   afterAll(() => vi.unstubAllEnvs());
 
   test('mutants of the Converse tool use and the ConverseStream are killed where the suite looks, and survive where it does not', async () => {
-    const result = await runMain(
-      [
-        'mutate',
-        '--tape',
-        tape,
-        '--jobs',
-        '2',
-        '--json',
-        '--operators',
-        'tool-argument-changed,tool-call-dropped,tool-renamed,finish-length,number-changed,text-emptied,stream-truncated,stream-error,rate-limited',
-        '--',
-        process.execPath,
-        `${dir}/suite.mjs`,
-      ],
-      { cwd: dir },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as {
-      score: number;
-      mutants: Array<{ line: number; operator: string; variant: string; outcome: string; after: string }>;
-    };
-    const outcomes = Object.fromEntries(
-      report.mutants.map((mutant) => [`${mutant.line} ${mutant.operator}${mutant.variant === '' ? '' : ` ${mutant.variant}`}`, mutant.outcome]),
-    );
+    const { report, outcomes } = await mutateOutcomes(dir, tape, [
+      'tool-argument-changed',
+      'tool-call-dropped',
+      'tool-renamed',
+      'finish-length',
+      'number-changed',
+      'text-emptied',
+      'stream-truncated',
+      'stream-error',
+      'rate-limited',
+    ]);
     // Line 2: Converse with a tool use; line 3: the ConverseStream.
     expect(outcomes).toEqual({
       '2 tool-argument-changed call 1': 'killed',

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { openTape, placeholderGoogleCredentials } from 'modeltape/replay';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMain } from '../support/cli.js';
+import { mutateOutcomes } from '../support/mutate-outcomes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { startVertexStandIn, userGoogleCredentials } from '../support/vertex-upstream.js';
 
@@ -74,27 +75,7 @@ describe('modeltape mutate and report on Vertex AI', () => {
   });
 
   test('mutants of the Gemini answer, its stream and the Claude answer are killed where the suite looks, and survive where it does not', async () => {
-    const result = await runMain(
-      [
-        'mutate',
-        '--tape',
-        tape,
-        '--jobs',
-        '2',
-        '--json',
-        '--operators',
-        'text-emptied,finish-length,stream-truncated,rate-limited',
-        '--',
-        process.execPath,
-        `${dir}/suite.mjs`,
-      ],
-      { cwd: dir },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as { score: number; mutants: Array<{ line: number; operator: string; variant: string; outcome: string }> };
-    const outcomes = Object.fromEntries(
-      report.mutants.map((mutant) => [`${mutant.line} ${mutant.operator}${mutant.variant === '' ? '' : ` ${mutant.variant}`}`, mutant.outcome]),
-    );
+    const { outcomes } = await mutateOutcomes(dir, tape, ['text-emptied', 'finish-length', 'stream-truncated', 'rate-limited']);
     // Line 2: Gemini's generateContent; line 3: its stream; line 4: Claude's rawPredict.
     expect(outcomes).toEqual({
       '2 text-emptied': 'killed',
