@@ -21,8 +21,12 @@ export interface Http2Answer {
   status: number | undefined;
   headers: IncomingHttpHeaders;
   body: Buffer;
-  /** Each DATA chunk as it arrived, `atMs` after the response headers. */
-  chunks: Array<{ atMs: number; text: string }>;
+  /**
+   * Each DATA chunk as it arrived, `atMs` after the response headers and `sinceRequestMs` after the
+   * request was sent (a busy machine may deliver the headers late, never a chunk early: a bound
+   * below is safe only from the request).
+   */
+  chunks: Array<{ atMs: number; sinceRequestMs: number; text: string }>;
   /** The stream's RST_STREAM code: 0 (NGHTTP2_NO_ERROR) for a stream that ended normally. */
   rstCode: number | undefined;
 }
@@ -37,7 +41,8 @@ export function http2Request(
   else stream.end(request.body);
   let status: number | undefined;
   let headers: IncomingHttpHeaders = {};
-  let started = performance.now();
+  const requested = performance.now();
+  let started = requested;
   const chunks: Http2Answer['chunks'] = [];
   const bytes: Buffer[] = [];
   stream.on('response', (received) => {
@@ -47,7 +52,8 @@ export function http2Request(
   });
   stream.on('data', (chunk: Buffer) => {
     bytes.push(chunk);
-    chunks.push({ atMs: performance.now() - started, text: chunk.toString('utf8') });
+    const now = performance.now();
+    chunks.push({ atMs: now - started, sinceRequestMs: now - requested, text: chunk.toString('utf8') });
   });
   // A reset stream also errors; its code is what is asserted.
   stream.on('error', () => undefined);
