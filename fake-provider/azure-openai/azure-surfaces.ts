@@ -108,6 +108,38 @@ function annotatedChatStream(wire: WireResponse): WireResponse {
 // A chunk with its choices annotated: content and tool-call deltas carry the completion's results,
 // the role chunk and a plain finish empty ones, a content_filter finish the category that filtered it.
 function annotatedChunk(frame: string): string {
+  return splicedChunk(frame) ?? parsedChunk(frame);
+}
+
+const ONE_CHOICE = ',"choices":[{"index":';
+const CHOICE_OPENS = ',"choices":[{'.length;
+let safeResults: string | undefined;
+let filteredResults: string | undefined;
+
+/**
+ * The chat surface's own chunk of one choice (`…,"choices":[{"index":N,"delta":{…},…}]…`) with its
+ * results spliced in as the first member of the choice, byte for byte what parsedChunk writes,
+ * without reading and writing the chunk again; undefined for any other chunk.
+ */
+export function splicedChunk(frame: string): string | undefined {
+  if (!frame.startsWith('data: {')) return undefined;
+  const at = frame.indexOf(ONE_CHOICE);
+  if (at < 0 || frame.indexOf(ONE_CHOICE, at + 1) >= 0) return undefined;
+  const delta = frame.indexOf('"delta":', at);
+  if (delta < 0) return undefined;
+  const opens = frame.slice(delta + 8, delta + 22);
+  let results: string;
+  // The finish's string is the only place a bare `"content_filter"` can be: text is escaped.
+  if (frame.includes('"finish_reason":"content_filter"')) results = filteredResults ??= JSON.stringify(completionFilterResults(AZURE_FILTERED_BY));
+  else if (opens.startsWith('{"role":') || opens.startsWith('{}') || opens.startsWith('{"content":""')) results = '{}';
+  else if (opens.startsWith('{"content":"') || opens.startsWith('{"tool_calls":') || opens.startsWith('{"refusal":"'))
+    results = safeResults ??= JSON.stringify(completionFilterResults());
+  else return undefined;
+  const cut = at + CHOICE_OPENS;
+  return `${frame.slice(0, cut)}"content_filter_results":${results},${frame.slice(cut)}`;
+}
+
+export function parsedChunk(frame: string): string {
   if (!frame.startsWith('data: {')) return frame;
   const chunk = JSON.parse(frame.slice(6)) as Record<string, unknown>;
   if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return frame;
