@@ -7,7 +7,7 @@
 export * from './index.js';
 export { resolveProxyOptions, LIMIT_FLAGS, pinnedDate } from './core/proxy-options.js';
 export { parseChaosRate } from './core/chaos.js';
-export { buildUpstreamTable, parseUpstreamFlag, providerHosts } from './core/upstream-table.js';
+export { buildUpstreamTable, CLOUD_HOSTS, cloudUpstreamOf, parseUpstreamFlag, providerHosts } from './core/upstream-table.js';
 export { routeRequest, type Route } from './core/router.js';
 export { formatEscapes, formatUnused, describeRecorded } from './core/summary.js';
 export { UPSTREAM_SOCKETS } from './http/upstream.js';

@@ -1,5 +1,5 @@
 import { ModeltapeError } from '../core/internal.js';
-import { BUILT_IN_UPSTREAMS } from '../proxy/internal.js';
+import { BUILT_IN_UPSTREAMS, CLOUD_HOSTS } from '../proxy/internal.js';
 import type { TapeSession } from './open-tape.js';
 
 /** Interception in force; `close()` restores the global `fetch` and `node:http`. */
@@ -11,7 +11,7 @@ export interface ProviderInterception {
 
 type SetupServer = { listen(options: { onUnhandledRequest: 'bypass' }): void; close(): void; use(...handlers: unknown[]): void };
 type MswNode = { setupServer: (...handlers: unknown[]) => SetupServer };
-type Msw = { http: { all: (path: string, resolver: (info: { request: Request }) => Promise<Response>) => unknown } };
+type Msw = { http: { all: (path: string | RegExp, resolver: (info: { request: Request }) => Promise<Response>) => unknown } };
 
 export interface InterceptOptions {
   /**
@@ -31,7 +31,10 @@ export interface InterceptOptions {
  * as `{ server }`.
  *
  * Intercepted: the built-in provider hosts (api.openai.com, api.anthropic.com,
- * generativelanguage.googleapis.com) and every configured upstream not on loopback.
+ * generativelanguage.googleapis.com, the OpenAI-compatible presets), every Azure OpenAI resource
+ * (`*.openai.azure.com`, `*.cognitiveservices.azure.com`), Bedrock Runtime in every region,
+ * Vertex AI in every location, and every configured upstream not on loopback. Google's OAuth
+ * token endpoint is not: give a Vertex client `placeholderGoogleCredentials()`.
  * What it cannot intercept on Node 20: `undici.request` and other direct undici dispatchers
  * (msw patches only the global fetch and `node:http`), `http2`, raw sockets, worker threads and
  * child processes. In replay mode the session's guard still sees undici and `node:http` requests
@@ -72,13 +75,18 @@ function handlersFor(session: TapeSession, msw: Msw, intercepted: Array<{ method
     const origin = new URL(upstream.baseUrl).origin;
     if (!/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|$)/.test(origin)) origins.add(origin);
   }
-  const handlers = [...origins].map((origin) =>
-    msw.http.all(`${origin}/*`, async ({ request }) => {
-      intercepted.push({ method: request.method, url: request.url });
-      return session.fetch(request);
-    }),
-  );
-  return { handlers, hosts: [...origins].map((origin) => new URL(origin).host) };
+  const answer = async ({ request }: { request: Request }): Promise<Response> => {
+    intercepted.push({ method: request.method, url: request.url });
+    return session.fetch(request);
+  };
+  const handlers = [
+    ...[...origins].map((origin) => msw.http.all(`${origin}/*`, answer)),
+    // A cloud provider's host names the user's resource, region or location: every one of them.
+    ...CLOUD_HOSTS.map(({ host }) => msw.http.all(new RegExp(`^https://${host.source.slice(1, -1)}(?::\\d+)?/`, 'i'), answer)),
+  ];
+  // The guard names such a host by its pattern (`*.openai.azure.com`): those are what msw answers.
+  const hosts = [...[...origins].map((origin) => new URL(origin).host), ...CLOUD_HOSTS.flatMap(({ guardEntries }) => guardEntries)];
+  return { handlers, hosts };
 }
 
 async function loadMsw(): Promise<Msw>;

@@ -18,6 +18,7 @@ import {
   PROXY_MODES,
   isCi,
   loadConfig,
+  cloudUpstreamOf,
   providerHosts,
   inProcessAnswerer,
   formatUnused,
@@ -119,6 +120,12 @@ export class EscapeError extends ModeltapeError {
   }
 }
 
+// The route of a request to a cloud provider's host that names the user's own resource, region or location.
+function cloudRoute(url: URL): { name: string; basePath: string } | undefined {
+  const name = url.protocol === 'https:' ? cloudUpstreamOf(url.hostname) : undefined;
+  return name === undefined ? undefined : { name, basePath: '' };
+}
+
 // The hosts of the built-in upstreams, by name.
 const BUILT_IN_HOSTS: ReadonlyMap<string, string> = new Map(Object.entries(BUILT_IN_UPSTREAMS).map(([name, { baseUrl }]) => [new URL(baseUrl).host, name]));
 
@@ -178,12 +185,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     routes.find(
       (route) => route.origin === url.origin && (route.basePath === '' || url.pathname === route.basePath || url.pathname.startsWith(`${route.basePath}/`)),
     ) ??
-    // Any Azure OpenAI resource (`new AzureOpenAI({ endpoint: 'https://RESOURCE.openai.azure.com', fetch: session.fetch })`).
-    (/\.(?:openai|cognitiveservices)\.azure\.com$/.test(url.hostname) && url.protocol === 'https:' ? { name: 'azure', basePath: '' } : undefined) ??
-    // Vertex AI in any location (`https://us-central1-aiplatform.googleapis.com`, `https://aiplatform.eu.rep.googleapis.com`).
-    (/^(?:[a-z0-9-]+-aiplatform|aiplatform\.[a-z0-9-]+\.rep)\.googleapis\.com$/.test(url.hostname) && url.protocol === 'https:'
-      ? { name: 'vertex', basePath: '' }
-      : undefined);
+    // Any Azure OpenAI resource (`new AzureOpenAI({ endpoint: 'https://RESOURCE.openai.azure.com', fetch: session.fetch })`),
+    // Bedrock Runtime in any region, Vertex AI in any location (`https://us-central1-aiplatform.googleapis.com`).
+    cloudRoute(url);
   const proxyOrigin = new URL(proxy.url).origin;
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.

@@ -86,6 +86,28 @@ export const BEDROCK_HOSTS = ['bedrock-runtime.*.amazonaws.com', 'bedrock-runtim
 export const VERTEX_HOSTS = ['aiplatform.googleapis.com', '*-aiplatform.googleapis.com', 'aiplatform.*.rep.googleapis.com', 'oauth2.googleapis.com'] as const;
 
 /**
+ * The cloud providers whose hosts name the user's own resource, region or location, each with
+ * what matches its hosts (a host name, as a URL's `hostname` gives it) and its entries in
+ * `providerHosts`, which the replay guard names when it stops a request to one of them. The
+ * OAuth token endpoint is not among Vertex's here: it is no model API a session answers.
+ */
+export const CLOUD_HOSTS: ReadonlyArray<{ name: 'azure' | 'bedrock' | 'vertex'; host: RegExp; guardEntries: readonly string[] }> = [
+  { name: 'azure', host: /^[a-z0-9-]+\.(?:openai|cognitiveservices)\.azure\.com$/, guardEntries: AZURE_HOSTS },
+  { name: 'bedrock', host: /^bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, guardEntries: BEDROCK_HOSTS },
+  {
+    name: 'vertex',
+    host: /^(?:[a-z0-9-]+-aiplatform|aiplatform|aiplatform\.[a-z0-9-]+\.rep)\.googleapis\.com$/,
+    guardEntries: VERTEX_HOSTS.filter((host) => host !== 'oauth2.googleapis.com'),
+  },
+];
+
+/** The built-in cloud upstream (`azure`, `bedrock`, `vertex`) a host belongs to, whatever resource, region or location it names. */
+export function cloudUpstreamOf(hostname: string): 'azure' | 'bedrock' | 'vertex' | undefined {
+  const name = hostname.toLowerCase();
+  return CLOUD_HOSTS.find(({ host }) => host.test(name))?.name;
+}
+
+/**
  * The upstream a Vertex AI request is forwarded to: the built-in `vertex` upstream sends each
  * request to the host of the location its path names (`us-central1` to
  * `https://us-central1-aiplatform.googleapis.com`, `global` to `https://aiplatform.googleapis.com`,
