@@ -21,8 +21,8 @@ Azure OpenAI's routes under /azure/openai/…, and all of them under /openai/…
 /gemini/… and /ollama/… so the fake can stand behind the proxy as an upstream. The first line on
 stdout is "modeltape fake listening on http://HOST:PORT"; then OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
 GOOGLE_GEMINI_BASE_URL, OLLAMA_HOST, AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AZURE_OPENAI_ENDPOINT and
-GOOGLE_VERTEX_BASE_URL for the clients (the fake speaks HTTP/1.1 only: give the AWS SDK's client
-requestHandler: new NodeHttpHandler(); a Vertex AI client's token comes from the fake too:
+GOOGLE_VERTEX_BASE_URL for the clients (one port speaks HTTP/1.1 and the cleartext HTTP/2 the AWS
+SDK's client speaks to an http:// endpoint; a Vertex AI client's token comes from the fake too:
 placeholderGoogleCredentials(URL) from modeltape/replay).
 
 Without --script the fake is unscripted: a request for a schema gets a value made from it, the

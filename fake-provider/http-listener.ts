@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import { constants as http2 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { googleAuthAnswer } from '../proxy/internal.js';
+import { googleAuthAnswer, Http2Sessions, serveHttp2WithPriorKnowledge, type Http2ProxyRequest, type Http2ProxyResponse } from '../proxy/internal.js';
 import type { FakeRequest } from './fake-request.js';
 import { FAKE_HEADER, type WireResponse } from './wire-response.js';
 
@@ -47,9 +48,15 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+// A request over HTTP/1.1, or over cleartext HTTP/2 (whose headers read as HTTP/1.1's), and its response.
+type Request = IncomingMessage | Http2ProxyRequest;
+type Response = ServerResponse | Http2ProxyResponse;
+
 /**
  * Serves `handle` over node:http: frames written one by one, drops and hangs as the wire says.
- * `upgrade` takes the connections that ask to be upgraded; without it they are closed.
+ * One port speaks HTTP/1.1 and cleartext HTTP/2 with prior knowledge, which the AWS SDK's Bedrock
+ * Runtime client speaks to an http:// endpoint by default. `upgrade` takes the connections that
+ * ask to be upgraded (HTTP/1.1); without it they are closed.
  */
 export async function serveOverHttp(
   handle: (request: FakeRequest) => WireResponse | Promise<WireResponse>,
@@ -59,7 +66,7 @@ export async function serveOverHttp(
 ): Promise<FakeServer> {
   const sockets = new Set<Socket>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const server: Server = createServer({ noDelay: true }, (request, response) => {
+  const serve = (request: Request, response: Response): void => {
     const chunks: Buffer[] = [];
     let received = 0;
     let refused = false;
@@ -96,10 +103,23 @@ export async function serveOverHttp(
         );
       else written(response, wire, sleep);
     });
+  };
+  const server: Server = createServer({ noDelay: true }, serve);
+  // Node's own HTTP/1.1 timeouts: a header within 60 s, the whole request within 300 s.
+  const sessions = new Http2Sessions({
+    headersTimeoutMs: server.headersTimeout,
+    requestTimeoutMs: server.requestTimeout || 300_000,
+    idleTimeoutMs: server.keepAliveTimeout,
+    onRequest: serve,
+    onIncomplete: () => undefined,
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+  serveHttp2WithPriorKnowledge(server, sessions, {
+    timeoutMs: server.headersTimeout,
+    onTimeout: (socket) => socket.destroy(),
+    onConnection: (socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    },
   });
   // An upgraded connection stays in `sockets`, so close() ends its session too.
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -119,6 +139,7 @@ export async function serveOverHttp(
     baseUrls: { openai: `${url}/v1`, anthropic: url, gemini: url, ollama: url, bedrock: url, vertex: url, azure: `${url}/azure` },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      sessions.destroy();
       for (const socket of sockets) socket.destroy();
       await closed;
     },
@@ -126,7 +147,7 @@ export async function serveOverHttp(
 }
 
 /** The request's headers, one string each: node:http's own record, unless a header came as a list (set-cookie). */
-function headersOf(request: IncomingMessage): Record<string, string> {
+function headersOf(request: Request): Record<string, string> {
   const received = request.headers;
   let listed = false;
   for (const name in received) if (Array.isArray(received[name])) listed = true;
@@ -137,9 +158,9 @@ function headersOf(request: IncomingMessage): Record<string, string> {
 }
 
 /** The fake's handler threw or rejected: a 500 in OpenAI's error shape, or, once the headers are out, a cut connection. */
-function failed(response: ServerResponse, error: unknown): void {
+function failed(response: Response, error: unknown): void {
   if (response.headersSent) {
-    response.socket?.destroy();
+    cutConnection(response);
     return;
   }
   response.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
@@ -150,21 +171,21 @@ function failed(response: ServerResponse, error: unknown): void {
   );
 }
 
-function written(response: ServerResponse, wire: WireResponse, sleep: (milliseconds: number) => Promise<void>): void {
+function written(response: Response, wire: WireResponse, sleep: (milliseconds: number) => Promise<void>): void {
   // A response that cannot even be written (an invalid header value) closes the connection.
   try {
     if (wire.delayMs)
       sleep(wire.delayMs)
         .then(() => write(response, wire))
-        .catch(() => response.socket?.destroy());
+        .catch(() => cutConnection(response));
     else write(response, wire);
   } catch {
-    response.socket?.destroy();
+    cutConnection(response);
   }
 }
 
 /** A body over the limit: a 413 in the provider's own error shape, then the connection is closed. */
-function tooLarge(url: string, response: ServerResponse, maxBodyBytes: number): void {
+function tooLarge(url: string, response: Response, maxBodyBytes: number): void {
   const message = `The request body is larger than this modeltape FakeProvider reads (maxBodyBytes ${maxBodyBytes}).`;
   const anthropic = /^(\/anthropic)?(\/v1)?\/messages(\?|$)/.test(url);
   const body = anthropic
@@ -172,14 +193,14 @@ function tooLarge(url: string, response: ServerResponse, maxBodyBytes: number): 
     : { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
   if (response.headersSent) return;
   response.writeHead(413, { 'content-type': 'application/json', connection: 'close', 'x-should-retry': 'false', [FAKE_HEADER]: '1' });
-  response.end(JSON.stringify(body), () => response.socket?.destroy());
+  response.end(JSON.stringify(body), () => cutConnection(response));
 }
 
-function write(response: ServerResponse, wire: WireResponse): void {
+function write(response: Response, wire: WireResponse): void {
   const cut = wire.cut;
   if (cut !== undefined && wire.frames === undefined) {
     // A drop closes the socket without a response; a hang leaves it open until the client leaves.
-    if (cut.kind === 'drop') response.socket?.destroy();
+    if (cut.kind === 'drop') cutConnection(response);
     return;
   }
   if (wire.frames === undefined) {
@@ -198,25 +219,42 @@ function write(response: ServerResponse, wire: WireResponse): void {
   response.writeHead(wire.status, wire.headers);
   const limit = cut === undefined ? wire.frames.length : Math.min(cut.afterFrames, wire.frames.length);
   if (cut === undefined) {
-    for (const frame of wire.frames) response.write(frame);
+    for (const frame of wire.frames) writeFrame(response, frame);
     response.end();
     return;
   }
   // Cut after the frames have reached the socket, without the stream's proper end.
   const drop = (): void => {
-    if (cut.kind === 'drop') response.socket?.destroy();
+    if (cut.kind === 'drop') cutConnection(response);
   };
   if (limit === 0) {
-    // No frame to carry them: the headers go alone, then the connection is cut.
-    response.flushHeaders();
+    // No frame to carry them: the headers go alone (HTTP/2's writeHead has sent them), then the connection is cut.
+    if (response instanceof ServerResponse) response.flushHeaders();
     setImmediate(drop);
     return;
   }
-  for (let index = 0; index < limit; index++) response.write(wire.frames[index]!, index === limit - 1 ? drop : undefined);
+  for (let index = 0; index < limit; index++) {
+    writeFrame(response, wire.frames[index]!, index === limit - 1 ? drop : undefined);
+  }
 }
 
 /** Whether every header name is lower case and none is content-length: then no two name one header. */
 function lowerCaseNamesWithoutLength(headers: Record<string, string>): boolean {
   for (const name in headers) if (name === 'content-length' || name !== name.toLowerCase()) return false;
   return true;
+}
+
+// The two versions' write overloads do not unite into one callable.
+function writeFrame(response: Response, frame: string | Uint8Array, written?: () => void): void {
+  if (response instanceof ServerResponse) response.write(frame, written);
+  else response.write(frame, written);
+}
+
+/**
+ * Ends an answer with no more of it: HTTP/1.1 destroys the connection; HTTP/2 resets only the
+ * stream (RST_STREAM, INTERNAL_ERROR), as a provider's load balancer does, and the session goes on.
+ */
+function cutConnection(response: Response): void {
+  if (response instanceof ServerResponse) response.socket?.destroy();
+  else if (!response.stream.closed) response.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
 }

@@ -23,3 +23,4 @@ export type { UnusedOnTape } from './run/unused-recordings.js';
 export { bridgeMcpStdio, STDIO_MCP_UPSTREAM, type McpStdioOptions, type McpStdioResult } from './mcp-stdio/mcp-stdio.js';
 export { acceptWebSocket, type MessageSocket } from './realtime/websocket.js';
 export { googleAuthAnswer } from './core/google-credentials.js';
+export { Http2Sessions, serveHttp2WithPriorKnowledge, type Http2ProxyRequest, type Http2ProxyResponse } from './http/http2-sessions.js';

@@ -12,7 +12,7 @@ import type { Pace, ProxyLimits } from '../core/proxy-options.js';
 import type { ResponseRecording } from '../core/response-recording.js';
 import type { Route } from '../core/router.js';
 import type { UpstreamClient, UpstreamHandler } from './upstream.js';
-import { HTTP2_PREFACE, Http2Sessions, type Http2ProxyRequest, type Http2ProxyResponse } from './http2-sessions.js';
+import { Http2Sessions, serveHttp2WithPriorKnowledge, type Http2ProxyRequest, type Http2ProxyResponse } from './http2-sessions.js';
 
 /**
  * A request the proxy serves: over HTTP/1.1, or over HTTP/2, whose `headers` read as HTTP/1.1's
@@ -129,55 +129,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   server.on('connect', options.onConnect);
   if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade);
 
-  // The HTTP/1.1 server listens (its connection cap, `drop`, and the tracking its timeouts need
-  // stay Node's own), but its connection listener runs only once a connection's first bytes are
-  // not HTTP/2's; the HTTP/2 ones go to the sessions. Node's http.Server serves a connection in
-  // the one 'connection' listener it installs: if that changes, fail here, not on a request.
-  const connectionListeners = server.listeners('connection');
-  if (connectionListeners.length !== 1) throw new Error(`node:http's Server has ${connectionListeners.length} connection listeners; modeltape expects 1.`);
-  const serveHttp1 = connectionListeners[0] as (this: Server, socket: Socket) => void;
-  server.removeListener('connection', serveHttp1);
-  const peeking = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    // The proxy never keeps a process alive by itself: a test that fails before close() still
-    // lets its runner exit (node:test waits for the event loop to empty).
-    socket.unref();
-    peeking.add(socket);
-    let seen = Buffer.alloc(0);
-    // A connection that sends too little to tell (nothing, or the start of the preface) is held
-    // no longer than one that sends no whole HTTP/1.1 header.
-    const timer = setTimeout(() => {
+  // The proxy never keeps a process alive by itself: a test that fails before close() still
+  // lets its runner exit (node:test waits for the event loop to empty).
+  const peeking = serveHttp2WithPriorKnowledge(server, sessions, {
+    timeoutMs: limits.headersTimeoutMs,
+    onTimeout: (socket) => {
       incomplete(socket.remoteAddress);
       if (socket.writable && !socket.destroyed) socket.end(REQUEST_TIMEOUT);
       else socket.destroy();
-    }, limits.headersTimeoutMs).unref();
-    const stop = (): void => {
-      clearTimeout(timer);
-      peeking.delete(socket);
-      socket.off('readable', onReadable);
-      socket.off('error', onError);
-      socket.off('end', onError);
-      socket.off('close', stop);
-    };
-    const onError = (): void => {
-      socket.destroy();
-    };
-    const onReadable = (): void => {
-      for (let chunk: Buffer | null = socket.read(); chunk !== null; chunk = socket.read()) seen = Buffer.concat([seen, chunk]);
-      const compared = Math.min(seen.length, HTTP2_PREFACE.length);
-      const http2Preface = seen.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
-      if (http2Preface && seen.length < HTTP2_PREFACE.length) return;
-      stop();
-      // The bytes go back to the socket, for the server that reads the connection from its start.
-      socket.unshift(seen);
-      if (http2Preface) sessions.accept(socket);
-      else serveHttp1.call(server, socket);
-    };
-    socket.on('readable', onReadable);
-    socket.on('error', onError);
-    // Ended before its first bytes told anything: nothing to answer.
-    socket.on('end', onError);
-    socket.on('close', stop);
+    },
+    onConnection: (socket) => socket.unref(),
   });
   server.unref();
 

@@ -13,6 +13,7 @@ import {
   type ServerHttp2Session,
   type ServerHttp2Stream,
 } from 'node:http2';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ReadableOptions } from 'node:stream';
 
@@ -173,4 +174,67 @@ export class Http2Sessions {
     response.once('close', settled);
     this.#options.onRequest(request, response);
   }
+}
+
+/** How long {@link serveHttp2WithPriorKnowledge} waits for a connection's first bytes, and what it does then. */
+export interface PriorKnowledgeOptions {
+  /** A connection that sends too little to tell (nothing, or the start of the preface) within it is given to `onTimeout`. */
+  timeoutMs: number;
+  onTimeout(socket: Socket): void;
+  /** Each new connection, before its first bytes are read. */
+  onConnection?(socket: Socket): void;
+}
+
+/**
+ * Makes one HTTP/1.1 server's port serve cleartext HTTP/2 with prior knowledge too: each
+ * connection goes to `sessions` when its first bytes are the HTTP/2 preface, else to the
+ * server's own HTTP/1.1 handling. The HTTP/1.1 server keeps listening (its connection cap,
+ * `drop`, and the tracking its timeouts need stay Node's own); its connection listener runs
+ * only for the HTTP/1.1 connections. Returns the connections whose first bytes are still awaited
+ * (to destroy at close).
+ */
+export function serveHttp2WithPriorKnowledge(server: Server, sessions: Http2Sessions, options: PriorKnowledgeOptions): ReadonlySet<Socket> {
+  // Node's http.Server serves a connection in the one 'connection' listener it installs: if that
+  // changes, fail here, not on a request.
+  const connectionListeners = server.listeners('connection');
+  if (connectionListeners.length !== 1) throw new Error(`node:http's Server has ${connectionListeners.length} connection listeners; modeltape expects 1.`);
+  const serveHttp1 = connectionListeners[0] as (this: Server, socket: Socket) => void;
+  server.removeListener('connection', serveHttp1);
+  const peeking = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    options.onConnection?.(socket);
+    peeking.add(socket);
+    let seen = Buffer.alloc(0);
+    // A connection that sends too little to tell is held no longer than one that sends no whole
+    // HTTP/1.1 header.
+    const timer = setTimeout(() => options.onTimeout(socket), options.timeoutMs).unref();
+    const stop = (): void => {
+      clearTimeout(timer);
+      peeking.delete(socket);
+      socket.off('readable', onReadable);
+      socket.off('error', onError);
+      socket.off('end', onError);
+      socket.off('close', stop);
+    };
+    const onError = (): void => {
+      socket.destroy();
+    };
+    const onReadable = (): void => {
+      for (let chunk: Buffer | null = socket.read(); chunk !== null; chunk = socket.read()) seen = Buffer.concat([seen, chunk]);
+      const compared = Math.min(seen.length, HTTP2_PREFACE.length);
+      const http2Preface = seen.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
+      if (http2Preface && seen.length < HTTP2_PREFACE.length) return;
+      stop();
+      // The bytes go back to the socket, for the server that reads the connection from its start.
+      socket.unshift(seen);
+      if (http2Preface) sessions.accept(socket);
+      else serveHttp1.call(server, socket);
+    };
+    socket.on('readable', onReadable);
+    socket.on('error', onError);
+    // Ended before its first bytes told anything: nothing to answer.
+    socket.on('end', onError);
+    socket.on('close', stop);
+  });
+  return peeking;
 }

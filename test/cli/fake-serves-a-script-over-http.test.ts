@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI, { AzureOpenAI } from 'openai';
@@ -102,9 +101,8 @@ describe('modeltape fake', () => {
       endpoint: variables.AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
       region: 'us-east-1',
       credentials: { accessKeyId: 'AKIDFAKEFAKEFAKEFAKE', secretAccessKey: 'fake-secret' },
+      // The SDK's own handler: HTTP/2 with prior knowledge, which the fake's port takes as it takes HTTP/1.1.
       maxAttempts: 1,
-      // The fake speaks HTTP/1.1 only; the SDK speaks HTTP/2 to an http:// endpoint otherwise (the proxy takes both).
-      requestHandler: new NodeHttpHandler(),
     });
     const vertex = new GoogleGenAI({
       vertexai: true,

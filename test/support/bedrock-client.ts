@@ -1,14 +1,13 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { FakeProvider } from 'modeltape/fake-provider';
 
 /** Obviously fake AWS credentials: the fake checks no signature. */
 export const FAKE_AWS_CREDENTIALS = { accessKeyId: 'AKIDFAKEFAKEFAKEFAKE', secretAccessKey: 'fake-secret-access-key' };
 
 /**
- * The real Bedrock Runtime client against `fake.listen()` on 127.0.0.1, port 0: HTTP/1.1 (the SDK
- * speaks HTTP/2 with prior knowledge to an `http://` endpoint unless given a NodeHttpHandler), one
- * attempt, so a failure reaches the test as the SDK raised it. `close()` stops both.
+ * The real Bedrock Runtime client against `fake.listen()` on 127.0.0.1, port 0, with its own
+ * default handler (HTTP/2 with prior knowledge to an `http://` endpoint), one attempt, so a
+ * failure reaches the test as the SDK raised it. `close()` stops both.
  */
 export async function bedrockAgainst(fake: FakeProvider): Promise<{ client: BedrockRuntimeClient; close(): Promise<void> }> {
   const server = await fake.listen({ port: 0 });
@@ -16,7 +15,6 @@ export async function bedrockAgainst(fake: FakeProvider): Promise<{ client: Bedr
     endpoint: server.baseUrls.bedrock,
     region: 'us-east-1',
     credentials: FAKE_AWS_CREDENTIALS,
-    requestHandler: new NodeHttpHandler(),
     maxAttempts: 1,
   });
   return {
