@@ -213,10 +213,12 @@ describe('the architecture', () => {
     expect(inProxy.filter(({ target }) => !target.startsWith('proxy/core/')).map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 
-  test('fake-provider/ takes from proxy/ only what proxy/core/ defines (the decision, never a transport), but for the ws wrapper its Realtime sessions speak through', () => {
+  test('fake-provider/ takes from proxy/ only what proxy/core/ defines (the decision, never a transport), but for the ws wrapper its Realtime sessions speak through and the HTTP/2 sessions its listen() serves', () => {
     const sources = proxyExportSources();
     // The fake's own Realtime sessions speak WebSocket through the one file that loads ws, as the proxy's do.
     const WEBSOCKET = ['acceptWebSocket', 'MessageSocket'];
+    // Its listen() takes cleartext HTTP/2 on its one port (the AWS SDK's default) as the proxy does.
+    const HTTP2 = ['Http2Sessions', 'serveHttp2WithPriorKnowledge', 'Http2ProxyRequest', 'Http2ProxyResponse'];
     const taken: string[] = [];
     const offenders: string[] = [];
     let statements = 0;
@@ -235,7 +237,8 @@ describe('the architecture', () => {
           taken.push(`${file}: ${name} (${source})`);
           const allowed =
             source?.startsWith('proxy/core/') === true ||
-            (WEBSOCKET.includes(name) && source === 'proxy/realtime/websocket.ts' && file !== 'fake-provider/tape-fake.ts');
+            (WEBSOCKET.includes(name) && source === 'proxy/realtime/websocket.ts' && file !== 'fake-provider/tape-fake.ts') ||
+            (HTTP2.includes(name) && source === 'proxy/http/http2-sessions.ts' && file === 'fake-provider/http-listener.ts');
           if (!allowed) offenders.push(`${file} imports ${name}, defined in ${source ?? 'no file proxy/internal.ts names'}`);
         }
       }
