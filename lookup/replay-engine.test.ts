@@ -236,6 +236,32 @@ describe('ReplayEngine.fromTape', () => {
     expect(answerOf(engine.lookup(exchangeKey('openai', hello, rules)))).toBe('first');
   });
 
+  test('a tape that keeps none of its lines in memory answers hits, finds a miss its nearest recording through the index, and lets go of its file at close', () => {
+    const rules = compileKeyRules();
+    // More recordings of one route than the index's minimum: a miss reads only its shortlist.
+    const asked = Array.from({ length: 100 }, (_, index) =>
+      request({ body: messages(`Where is parcel ${index}?`, 'On its way.', `Ship parcel ${index} to Paris`) }),
+    );
+    const file = writeTape(
+      'large.jsonl',
+      rules,
+      asked.map((recorded, index) => exchange(recorded, `answer ${index}`)),
+    );
+    const { engine } = ReplayEngine.fromTape(file, { keyRules: rules, spillAboveBytes: 0 });
+    expect(engine.indexedCount('openai', 'POST', '/v1/chat/completions')).toBe(100);
+    expect(answerOf(engine.lookup(exchangeKey('openai', asked[71]!, rules)))).toBe('answer 71');
+    const nearest = engine.nearest('openai', request({ body: messages('Where is parcel 42?', 'On its way.', 'Ship parcel 42 to Lyon') }))!;
+    expect(nearest.entry.line).toBe(44);
+    expect(nearest.differences).toEqual([
+      { path: '.messages[2].content', change: 'changed', recorded: 'Ship parcel 42 to Paris', sent: 'Ship parcel 42 to Lyon' },
+    ]);
+    engine.close();
+    // Closed, the file is opened again for a line not read yet; gone, it is named.
+    expect(answerOf(engine.lookup(exchangeKey('openai', asked[3]!, rules)))).toBe('answer 3');
+    rmSync(file);
+    expect(() => answerOf(engine.lookup(exchangeKey('openai', asked[1]!, rules)))).toThrow(/large\.jsonl does not exist/);
+  });
+
   test('refuses a tape keyed with other rules only where they change a key, naming each exchange and the rule that changed it', () => {
     const tapeRules = compileKeyRules();
     const withId = request(

@@ -4,7 +4,9 @@ import {
   compileNormalizers,
   exchangeKey,
   keyInputs,
+  closeTapeLines,
   LazyLoadedExchange,
+  prepareExchangeCheck,
   loadTape,
   normalizeBody,
   normalizePath,
@@ -146,6 +148,8 @@ export class ReplayEngine {
   #nearestIndexes = new Map<string, NearestIndex>();
   #countedOnly = new Map<string, number>();
   #size = 0;
+  // The lines the engine was loaded from, when read from a tape file (see close()).
+  #tapeLines: readonly LoadedExchange[] | undefined;
 
   constructor(options: ReplayEngineOptions, loaded: Iterable<LoadedExchange> = []) {
     this.file = options.file;
@@ -182,11 +186,15 @@ export class ReplayEngine {
       requireLive?: boolean;
       /** The config file `keyRules` came from, for the advice of a refusal (`modeltape rekey FILE --config CONFIG`). */
       configFile?: string;
+      /** @internal Above this size the tape keeps no line in memory (see `ReadTapeOptions.spillAboveBytes`); tests lower it. */
+      spillAboveBytes?: number;
     },
   ): { engine: ReplayEngine; warnings: TapeWarning[] } {
     // Lazily: a line is parsed when first used, so a 100,000-exchange tape opens in well under a
     // second (bench/tape-open.mjs); `modeltape verify` reads every line in full.
-    const contents = loadTape(file, { lazy: true });
+    const contents = loadTape(file, { lazy: true, ...(options.spillAboveBytes === undefined ? {} : { spillAboveBytes: options.spillAboveBytes }) });
+    // Its lines are checked when first used: the check is compiled now, not by the first hit.
+    prepareExchangeCheck();
     if (options.requireLive) {
       const fake = contents.exchanges.filter((loaded) => indexOf(loaded).source !== 'live');
       if (fake.length > 0) {
@@ -222,13 +230,22 @@ export class ReplayEngine {
         message: `the tape was keyed with other rules than this run uses, and none of its ${contents.exchanges.length} keys changes under this run's rules, so it is used as it is. ${rekeyCommand(file, options.configFile)} writes this run's rules into its header (recording into the tape does too).`,
       });
     }
-    return {
-      engine: new ReplayEngine(
-        { file, keyRules, ...(options.repeat ? { repeat: options.repeat } : {}), ...(options.repeatLines ? { repeatLines: options.repeatLines } : {}) },
-        contents.exchanges,
-      ),
-      warnings,
-    };
+    const engine = new ReplayEngine(
+      { file, keyRules, ...(options.repeat ? { repeat: options.repeat } : {}), ...(options.repeatLines ? { repeatLines: options.repeatLines } : {}) },
+      contents.exchanges,
+    );
+    // A large tape's lines are read again from the file when used (to index them, then a hit's
+    // one line, a miss's shortlist): the file stays open until close().
+    engine.#tapeLines = contents.exchanges;
+    return { engine, warnings };
+  }
+
+  /**
+   * Lets go of the tape file a large tape's spilled lines are read from (its descriptor). A line
+   * used after this is read by opening the file again. Idempotent.
+   */
+  close(): void {
+    if (this.#tapeLines !== undefined) closeTapeLines(this.#tapeLines);
   }
 
   /**

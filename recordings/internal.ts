@@ -27,11 +27,11 @@ export { encodeEventStreamEvent, readEventStreamMessage } from './event-stream.j
 export { writeTapeFile } from './write-tape-file.js';
 export { abbreviatePath, deeperThan, exchangeTooDeepAt } from './json-depth.js';
 export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.js';
-export { LazyLoadedExchange } from './tape-reader.js';
+export { closeTapeLines, LazyLoadedExchange } from './tape-reader.js';
 export { openTapeFile } from './open-tape-file.js';
 export { copyTapeReplacingLine } from './copy-tape-replacing-line.js';
 export { keysJsonBodyAsIs, WEBSOCKET_MESSAGE_METHOD } from './exchange-key.js';
-export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
+export { pointerToPath, describeSchemaErrors, prepareExchangeCheck } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';

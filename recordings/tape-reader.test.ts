@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -7,7 +7,7 @@ import { ModeltapeError } from '../core/internal.js';
 import { compileKeyRules } from './exchange-key.js';
 import type { Exchange } from './tape-format.js';
 import { createHeader, serializeLine } from './tape-line.js';
-import { TapeNotFoundError, loadTape, parseTape, readTape } from './tape-reader.js';
+import { closeTapeLines, LazyLoadedExchange, TapeNotFoundError, loadTape, parseTape, readTape } from './tape-reader.js';
 
 let dir: string;
 beforeEach(() => {
@@ -243,5 +243,53 @@ describe('recordedAt (tape schema 3)', () => {
     expect(exchanges[0]!.exchange.recordedAt).toBe('2026-12-03');
     expect(() => exchanges[1]!.exchange).toThrow(/dated\.jsonl:3: "\.recordedAt"/);
     expect(readTape(file).problems).toEqual([expect.objectContaining({ line: 3, field: '.recordedAt' })]);
+  });
+});
+
+describe('a large tape read lazily keeps none of its lines (spillAboveBytes)', () => {
+  const lines = Array.from({ length: 40 }, (_, index) => serializeLine(exchange(`question ${index} ${'x'.repeat(index * 7)}`, index)));
+
+  test('each line is read again from the file when used, equal to what a tape kept in memory gives, across windows and a closed descriptor', () => {
+    const file = write('spilled.jsonl', tape(...lines));
+    const kept = readTape(file, { lazy: true });
+    const spilled = readTape(file, { lazy: true, spillAboveBytes: 0 });
+    expect(spilled.problems).toEqual([]);
+    // Nothing left to give back: each line was spilled as it was read.
+    expect(spilled.exchanges.map((loaded) => (loaded as LazyLoadedExchange).spill())).toEqual(Array(40).fill(false));
+    expect(kept.exchanges.map((loaded) => (loaded as LazyLoadedExchange).spill())).toEqual(Array(40).fill(false));
+    // Out of order: each read outside the window reads another.
+    for (const at of [39, 0, 20, 21, 5]) {
+      const loaded = spilled.exchanges[at] as LazyLoadedExchange;
+      expect(loaded.requestRoute()).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
+      expect(loaded.uncheckedRequest()).toEqual(exchange(`question ${at} ${'x'.repeat(at * 7)}`, at).request);
+      expect(loaded.exchange).toEqual(kept.exchanges[at]!.exchange);
+    }
+    closeTapeLines(spilled.exchanges);
+    closeTapeLines(spilled.exchanges);
+    // After close, a line is read by opening the file again: it holds none of its bytes.
+    expect(spilled.exchanges[30]!.exchange).toEqual(kept.exchanges[30]!.exchange);
+    rmSync(file);
+    expect(() => spilled.exchanges[10]!.exchange).toThrow(TapeNotFoundError);
+    expect(kept.exchanges[31]!.exchange.ordinal).toBe(31);
+  });
+
+  test('a re-record renaming another file over the tape changes nothing it reads; a line changed in place is an error naming it, never another answer', () => {
+    const file = write('replaced.jsonl', tape(...lines));
+    const spilled = readTape(file, { lazy: true, spillAboveBytes: 0 });
+    // Renamed over (as modeltape's writers do), every request changed (so is every key): the open
+    // descriptor still reads the tape it indexed.
+    const other = write('other.jsonl', tape(...lines.map((line) => line.replace(/question/g, 'answered').replace('c'.repeat(64), 'e'.repeat(64)))));
+    renameSync(other, file);
+    expect(JSON.stringify(spilled.exchanges[3]!.exchange)).toContain('question 3');
+    closeTapeLines(spilled.exchanges);
+    // Closed, then the file on disk differs where line 12 was: refused, naming the line.
+    expect(() => spilled.exchanges[10]!.exchange).toThrow(/replaced\.jsonl:12.*changed on disk while the tape was open/);
+  });
+
+  test('a small tape keeps its lines in memory, and keeps no descriptor', () => {
+    const file = write('small.jsonl', tape(...lines.slice(0, 3)));
+    const { exchanges } = readTape(file, { lazy: true });
+    rmSync(file);
+    expect(exchanges[2]!.exchange.ordinal).toBe(2);
   });
 });

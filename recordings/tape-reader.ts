@@ -48,7 +48,21 @@ export interface ReadTapeOptions {
   lazy?: boolean;
   /** @internal How many bytes are read at a time (tests lower it to cross chunk edges). */
   chunkBytes?: number;
+  /**
+   * With `lazy`, a tape larger than this keeps none of its lines' bytes: each line is read again
+   * from the file when it is used, through the descriptor it was read with, kept open until
+   * `closeTapeLines(contents.exchanges)` (or until the exchanges are collected). Smaller tapes
+   * keep their bytes in memory. @internal tests lower it.
+   * @default 32 MiB
+   */
+  spillAboveBytes?: number;
 }
+
+/** Tapes larger than this keep no line in memory, with `lazy` (see {@link ReadTapeOptions.spillAboveBytes}). */
+export const SPILL_ABOVE_BYTES = 32 * 1024 * 1024;
+
+// How much of a spilled tape is read at a time when its lines are read again.
+const LINE_WINDOW_BYTES = 1 << 20;
 
 /** A tape file that does not exist. */
 export class TapeNotFoundError extends ModeltapeError {
@@ -75,9 +89,13 @@ export function loadTape(file: string, options: ReadTapeOptions = {}): TapeConte
 /** Reads a tape and reports what it holds, its problems and its warnings, without throwing on them. */
 export function readTape(file: string, options: ReadTapeOptions = {}): TapeContents {
   const descriptor = openTapeFile(file, 'r', (error) => new TapeNotFoundError(file, error));
+  let kept = false;
   try {
     const total = fstatSync(descriptor).size;
-    const reader = new LineReader(file, options);
+    // A large tape read lazily keeps its descriptor, to read its lines again once spilled.
+    const source = options.lazy === true && total > (options.spillAboveBytes ?? SPILL_ABOVE_BYTES) ? new TapeLineSource(file, descriptor) : undefined;
+    kept = source !== undefined;
+    const reader = new LineReader(file, options, source);
     if (total === 0) return reader.finish();
     const progressEvery = Math.max(1 << 20, Math.floor(total / 100));
     let nextProgress = 0;
@@ -86,12 +104,101 @@ export function readTape(file: string, options: ReadTapeOptions = {}): TapeConte
         options.onProgress(bytesDone, total, 'bytes');
         nextProgress = bytesDone + progressEvery;
       }
-      reader.addBytes(bytes);
+      reader.addBytes(bytes, bytesDone);
     }
     if (options.onProgress) options.onProgress(total, total, 'bytes');
     return reader.finish();
+  } catch (error) {
+    if (kept) closeSync(descriptor);
+    kept = false;
+    throw error;
   } finally {
-    closeSync(descriptor);
+    if (!kept) closeSync(descriptor);
+  }
+}
+
+/**
+ * Closes the descriptor a large tape read lazily keeps for its spilled lines (see
+ * {@link ReadTapeOptions.spillAboveBytes}). A line used later is read by opening the file again.
+ */
+export function closeTapeLines(exchanges: Iterable<LoadedExchange>): void {
+  for (const loaded of exchanges) {
+    if (loaded instanceof LazyLoadedExchange) {
+      loaded.closeSource();
+      return;
+    }
+  }
+}
+
+/**
+ * Where a large tape's spilled lines are read again: the descriptor it was read through (the
+ * file as it was read, even when a re-record has renamed another file over it since), then, once
+ * closed, the file by its name. Each line read is checked to be the line that was indexed.
+ */
+class TapeLineSource {
+  readonly #file: string;
+  #descriptor: number | undefined;
+  static readonly #closing = new FinalizationRegistry<number>((descriptor) => {
+    try {
+      closeSync(descriptor);
+    } catch {
+      // Closed already.
+    }
+  });
+
+  constructor(file: string, descriptor: number) {
+    this.#file = file;
+    this.#descriptor = descriptor;
+    TapeLineSource.#closing.register(this, descriptor, this);
+  }
+
+  // What was read last, from the file's byte `#windowAt`: the engine reads the lines in file order
+  // once to index them, a window at a time, not a read per line.
+  #window: Buffer | undefined;
+  #windowAt = 0;
+
+  /**
+   * `length` bytes at `position`, or fewer at the file's end: a view of a window shared with the
+   * next reads, to use at once and not keep.
+   */
+  read(position: number, length: number): Buffer {
+    const window = this.#window;
+    if (window !== undefined && position >= this.#windowAt && position + length <= this.#windowAt + window.length)
+      return window.subarray(position - this.#windowAt, position - this.#windowAt + length);
+    const size = Math.max(length, LINE_WINDOW_BYTES);
+    const read = this.#readAt(position, size);
+    this.#window = read;
+    this.#windowAt = position;
+    return read.length <= length ? read : read.subarray(0, length);
+  }
+
+  #readAt(position: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    let descriptor = this.#descriptor;
+    const own = descriptor === undefined;
+    try {
+      descriptor ??= openTapeFile(this.#file, 'r', (error) => new TapeNotFoundError(this.#file, error));
+      let read = 0;
+      while (read < length) {
+        const got = readSync(descriptor, buffer, read, length - read, position + read);
+        if (got === 0) break;
+        read += got;
+      }
+      return read === length ? buffer : buffer.subarray(0, read);
+    } catch (error) {
+      if (error instanceof ModeltapeError) throw error;
+      throw unreadable(this.#file, error);
+    } finally {
+      if (own && descriptor !== undefined) closeSync(descriptor);
+    }
+  }
+
+  close(): void {
+    this.#window = undefined;
+    if (this.#descriptor === undefined) return;
+    TapeLineSource.#closing.unregister(this);
+    closeSync(this.#descriptor);
+    this.#descriptor = undefined;
   }
 }
 
@@ -200,20 +307,33 @@ export class LazyLoadedExchange implements LoadedExchange {
   readonly upstream: string;
   readonly source: ExchangeSource;
   readonly #file: string;
+  // The line is buffer[start, end); once spilled, the buffer is gone and the offsets count from
+  // the line's start, which is `#position` in the file.
   #buffer: Buffer | undefined;
-  readonly #start: number;
-  readonly #end: number;
-  readonly #requestStart: number;
+  #start: number;
+  #end: number;
+  #requestStart: number;
   // One past the request object, once requestRoute() found it (0: not yet, -1: not found).
   #requestEnd = 0;
   #exchange: Exchange | undefined;
+  readonly #source: TapeLineSource | undefined;
+  readonly #position: number;
 
-  constructor(file: string, line: number, where: { buffer: Buffer; start: number; end: number }, found: CanonicalIndex) {
+  /** @internal */
+  constructor(
+    file: string,
+    line: number,
+    where: { buffer: Buffer; start: number; end: number },
+    found: CanonicalIndex,
+    spill?: { source: TapeLineSource; position: number },
+  ) {
     this.#file = file;
     this.line = line;
     this.#buffer = where.buffer;
     this.#start = where.start;
     this.#end = where.end;
+    this.#source = spill?.source;
+    this.#position = spill?.position ?? -1;
     this.#requestStart = found.requestStart;
     this.key = found.key;
     this.ordinal = found.ordinal;
@@ -226,8 +346,9 @@ export class LazyLoadedExchange implements LoadedExchange {
     if (this.#exchange !== undefined) return this.#exchange;
     const problems: TapeProblem[] = [];
     let value: unknown;
+    const buffer = this.#bytes();
     try {
-      value = JSON.parse(this.#buffer!.toString('utf8', this.#start, this.#end));
+      value = JSON.parse(buffer.toString('utf8', this.#start, this.#end));
     } catch (error) {
       problems.push({ file: this.#file, line: this.line, field: '', message: `not valid JSON: ${(error as Error).message}` });
     }
@@ -245,10 +366,51 @@ export class LazyLoadedExchange implements LoadedExchange {
    * from `exchange`.
    */
   requestRoute(): { method: string; path: string } | undefined {
-    if (this.#buffer === undefined || this.#requestEnd < 0) return undefined;
-    const outline = requestOutline(this.#buffer, this.#requestStart, this.#end);
+    if (this.#exchange !== undefined || this.#requestEnd < 0) return undefined;
+    const buffer = this.#bytes();
+    const outline = requestOutline(buffer, this.#requestStart, this.#end);
     this.#requestEnd = outline?.end ?? -1;
     return outline;
+  }
+
+  /**
+   * Gives the line's bytes back: from now on it is read again from the tape file when used
+   * (only for a large tape read lazily, see `ReadTapeOptions.spillAboveBytes`; otherwise nothing
+   * happens). Returns whether it was spilled.
+   */
+  spill(): boolean {
+    if (this.#source === undefined || this.#buffer === undefined || this.#exchange !== undefined) return false;
+    const start = this.#start;
+    this.#end -= start;
+    this.#requestStart -= start;
+    if (this.#requestEnd > 0) this.#requestEnd -= start;
+    this.#start = 0;
+    this.#buffer = undefined;
+    return true;
+  }
+
+  /** @internal Closes the tape's descriptor, shared by its exchanges (see {@link closeTapeLines}). */
+  closeSource(): void {
+    this.#source?.close();
+  }
+
+  // The line's bytes: in memory, or read again from the file, checked to be the line indexed
+  // (a tape edited in place since is an error naming the line, never another line's answer).
+  #bytes(): Buffer {
+    if (this.#buffer !== undefined) return this.#buffer;
+    const buffer = this.#source!.read(this.#position, this.#end);
+    const found = buffer.length === this.#end ? canonicalIndex(buffer, 0, this.#end) : undefined;
+    if (found === undefined || found.key !== this.key || found.ordinal !== this.ordinal || found.requestStart !== this.#requestStart) {
+      throw new TapeFormatError([
+        {
+          file: this.#file,
+          line: this.line,
+          field: '',
+          message: `line ${this.line} changed on disk while the tape was open (it was read again from the file, and is not the line that was indexed). Do not edit a tape while it is replayed; run again.`,
+        },
+      ]);
+    }
+    return buffer;
   }
 
   /**
@@ -256,10 +418,17 @@ export class LazyLoadedExchange implements LoadedExchange {
    * undefined otherwise, and once the line is parsed. Unchecked, like {@link uncheckedRequest}.
    */
   requestBytes(): { buffer: Buffer; start: number; end: number } | undefined {
-    if (this.#buffer === undefined) return undefined;
+    if (this.#exchange !== undefined) return undefined;
     if (this.#requestEnd === 0) this.requestRoute();
     if (this.#requestEnd < 0) return undefined;
-    return { buffer: this.#buffer, start: this.#requestStart, end: this.#requestEnd };
+    let buffer: Buffer;
+    try {
+      buffer = this.#bytes();
+    } catch {
+      // Changed on disk: `exchange` says so, naming the line.
+      return undefined;
+    }
+    return { buffer, start: this.#requestStart, end: this.#requestEnd };
   }
 
   /**
@@ -309,19 +478,28 @@ class LineReader {
   #blank: number | undefined;
   #crlf: { first: number; count: number } | undefined;
 
-  constructor(file: string, options: ReadTapeOptions) {
+  readonly #source: TapeLineSource | undefined;
+
+  constructor(file: string, options: ReadTapeOptions, source?: TapeLineSource) {
     this.#file = file;
     this.#options = options;
+    this.#source = source;
     this.#contents = { file, header: undefined, exchanges: [], problems: [], warnings: [], lineCount: 0 };
   }
 
-  addBytes(bytes: LineBytes): void {
+  /** A line's bytes; `bytesDone`, where the file is read to, one past its newline. */
+  addBytes(bytes: LineBytes, bytesDone?: number): void {
     if ('tooLong' in bytes) return this.add(bytes);
     if (this.#options.lazy === true && !bytes.unterminated && this.#contents.lineCount > 0 && this.#blank === undefined) {
       const found = canonicalIndex(bytes.buffer, bytes.start, bytes.end);
       if (found !== undefined) {
         const lineNumber = ++this.#contents.lineCount;
-        this.#contents.exchanges.push(new LazyLoadedExchange(this.#file, lineNumber, bytes, found));
+        const spill =
+          this.#source === undefined || bytesDone === undefined ? undefined : { source: this.#source, position: bytesDone - 1 - (bytes.end - bytes.start) };
+        const loaded = new LazyLoadedExchange(this.#file, lineNumber, bytes, found, spill);
+        // A large tape keeps no line: what is read once the tape is, is read again from the file.
+        loaded.spill();
+        this.#contents.exchanges.push(loaded);
         return;
       }
     }

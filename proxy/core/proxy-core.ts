@@ -439,6 +439,7 @@ export class ProxyCore {
   async finish(prune: boolean | undefined): Promise<void> {
     await this.recorder?.close();
     this.counts.pruned = pruneAtClose(this.options, this.engine, this.clean, prune, (message) => this.log(message));
+    this.engine?.close();
   }
 }
 

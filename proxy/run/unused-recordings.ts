@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SessionReport } from '../../guard/internal.js';
-import { readTape } from '../../recordings/internal.js';
+import { closeTapeLines, readTape } from '../../recordings/internal.js';
 import type { ReplayEngine } from '../../lookup/internal.js';
 import type { UnusedRecordings } from '../core/proxy-core.js';
 
@@ -56,10 +56,7 @@ export function unusedAcrossRun(
 function firstUnusedLines(path: string, used: ReadonlySet<number>, engine: ReplayEngine | undefined): number[] {
   const lines: number[] = [];
   try {
-    const all =
-      engine !== undefined
-        ? engine.entries().flatMap((entry) => (entry.line === undefined ? [] : [entry.line]))
-        : readTape(path, { lazy: true }).exchanges.map(({ line }) => line);
+    const all = engine !== undefined ? engine.entries().flatMap((entry) => (entry.line === undefined ? [] : [entry.line])) : linesOf(path);
     for (const line of all) {
       if (used.has(line)) continue;
       lines.push(line);
@@ -77,4 +74,11 @@ function realPath(file: string): string {
   } catch {
     return file;
   }
+}
+
+// The line of each exchange of a tape; a large tape's descriptor is let go at once.
+function linesOf(path: string): number[] {
+  const { exchanges } = readTape(path, { lazy: true });
+  closeTapeLines(exchanges);
+  return exchanges.map(({ line }) => line);
 }
