@@ -117,7 +117,12 @@ export async function runUnderProxy(
     offline = { layer: 'guard' };
     if (isolation !== 'guard') {
       try {
-        namespace = await prepareNamespace({ proxyPort: proxy.port, allowPorts: bound.network?.allowPorts ?? [], folder });
+        namespace = await prepareNamespace({
+          proxyPort: proxy.port,
+          allowPorts: bound.network?.allowPorts ?? [],
+          folder,
+          ...(bound.network?.unshare === undefined ? {} : { unshare: bound.network.unshare }),
+        });
         offline = { layer: 'namespace', allowedPorts: [...(bound.network?.allowPorts ?? [])] };
       } catch (error) {
         if (!ModeltapeError.isInstance(error) || error.code !== 'namespace_unavailable' || isolation === 'namespace') {
