@@ -99,7 +99,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
       ...(options.operators === undefined ? {} : { operators: options.operators }),
       ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      network: networkFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config),
+      network: networkFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config, io.env),
       proxy,
       onMutant: progress,
       log: (message) => io.stderr.write(`${message}\n`),

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import {
   CHAOS_KINDS,
   LIMIT_FLAGS,
@@ -12,6 +13,7 @@ import {
   type ProxyOptions,
   type ModeltapeConfig,
   type NetworkIsolation,
+  type NetworkOptions,
 } from '../proxy/internal.js';
 import { ModeltapeError } from '../core/internal.js';
 import { REPEAT_POLICIES } from '../lookup/internal.js';
@@ -85,8 +87,12 @@ export const NETWORK_FLAGS: readonly FlagSpec[] = [
   },
 ];
 
-/** The network layer and the ports it lets through, from --network and --allow-port over the config file's `network` and `allowPorts`. */
-export function networkFrom(parsed: ParsedArguments, config: ModeltapeConfig): { isolation: NetworkIsolation; allowPorts: number[] } {
+/**
+ * The network layer and the ports it lets through, from --network and --allow-port over the config
+ * file's `network` and `allowPorts`; and the `unshare` program that makes a namespace, from
+ * `MODELTAPE_UNSHARE` in `env` when it is not in the usual places.
+ */
+export function networkFrom(parsed: ParsedArguments, config: ModeltapeConfig, env: NodeJS.ProcessEnv): NetworkOptions & { allowPorts: number[] } {
   const isolation = (parsed.flags.network as NetworkIsolation | undefined) ?? config.network ?? 'guard';
   const allowPorts = [...(config.allowPorts ?? [])];
   for (const value of (parsed.flags['allow-port'] as string[] | undefined) ?? []) {
@@ -97,7 +103,10 @@ export function networkFrom(parsed: ParsedArguments, config: ModeltapeConfig): {
   }
   if (allowPorts.length > 0 && isolation === 'guard')
     throw new UsageError('--allow-port lets a port through a network namespace, and this run has none: add --network namespace-or-guard (or namespace).');
-  return { isolation, allowPorts };
+  const unshare = env.MODELTAPE_UNSHARE || undefined;
+  if (unshare !== undefined && !isAbsolute(unshare))
+    throw new UsageError(`Invalid MODELTAPE_UNSHARE ${JSON.stringify(unshare)}: expected the absolute path of the unshare program (util-linux).`);
+  return { isolation, allowPorts, ...(unshare === undefined ? {} : { unshare }) };
 }
 
 const LIMIT_FLAG_NAMES = (Object.entries(LIMIT_FLAGS) as [keyof ProxyLimits, string][]).map(([name, flag]) => [flag.slice(2), name] as const);

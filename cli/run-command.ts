@@ -61,7 +61,7 @@ export async function runCommand(argv: readonly string[], io: ResolvedCommandIo)
   const options = proxyOptionsFrom(parsed, { tape: DEFAULT_RUN_TAPE, port: 0 }, io.cwd);
   const { config } = loadConfig(parsed.flags.config as string | undefined, io.cwd);
   const ageLimit = ageLimitFrom(parsed, config);
-  const network = networkFrom(parsed, config);
+  const network = networkFrom(parsed, config, io.env);
   // Without --tape the command may replay from its own tapes (openTape in its tests): a missing
   // default tape is then an empty one, and any request that reaches it misses.
   if (parsed.flags.tape === undefined) options.missingTape = 'empty';

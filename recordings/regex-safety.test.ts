@@ -228,6 +228,25 @@ describe('a normalizer pattern that can backtrack catastrophically', () => {
     );
   });
 
+  // Without the u flag, `\1` with no group 1 is an octal escape (the character U+0001) and
+  // `\k<n>` with no named group is the text "k<n>": single characters, which V8 matches as such,
+  // not backreferences. Refusing them would refuse safe patterns; only a reference to a group
+  // that exists is one (the parser, @eslint-community/regexpp, says which it read).
+  test.each([
+    ['a\\1+b', 'a\u0001\u0001b'],
+    ['(a)\\2*x', 'a\u0002\u0002x'],
+    ['\\k<n>+!', 'k<n>>!'],
+  ])('%s names no group, so it is no backreference, and is accepted', (pattern, matched) => {
+    expect(new RegExp(pattern).test(matched)).toBe(true);
+    expect(backtrackingRisk(pattern)).toBeUndefined();
+    expect(() => compileNormalizers([{ pattern }])).not.toThrow();
+  });
+
+  test('(\\d+)\\1+! names its group, so it is a backreference, and is refused', () => {
+    expect(backtrackingRisk('(\\d+)\\1+!')).toMatch(/^it uses the backreference "\\1"/);
+    expect(() => compileNormalizers([{ pattern: '(\\d+)\\1+!' }])).toThrow(expect.objectContaining({ code: 'unsafe_normalizer' }));
+  });
+
   test('a digit escape inside a class is no backreference', () => {
     expect(backtrackingRisk('[\\1-\\3]+x')).toBeUndefined();
   });

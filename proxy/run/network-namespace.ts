@@ -28,6 +28,12 @@ export type NetworkIsolation = (typeof NETWORK_ISOLATIONS)[number];
 export interface NetworkOptions {
   isolation: NetworkIsolation;
   allowPorts: readonly number[];
+  /**
+   * The absolute path of the `unshare` program (util-linux) that makes the namespace, where it is
+   * not in one of the usual places (NixOS, a tool folder); the CLI takes it from `MODELTAPE_UNSHARE`.
+   * @default the first of /usr/bin/unshare, /bin/unshare, /usr/sbin/unshare, /sbin/unshare
+   */
+  unshare?: string;
 }
 
 /** Which layer kept a replay offline. */
@@ -54,22 +60,31 @@ function executable(candidates: readonly string[]): string | undefined {
   return undefined;
 }
 
-let probed: { unshare: string[]; ip: string } | { reason: string } | undefined;
+type NamespaceSupport = { unshare: string[]; ip: string } | { reason: string };
+
+// Per `unshare` program asked for ('' for the usual places).
+const probed = new Map<string, NamespaceSupport>();
 
 /**
- * Whether a network namespace can be made here, tried once per process: the argv that makes one
- * (`unshare --net`, with a user namespace mapping this user to root unless this is root) and the
- * `ip` that brings its loopback up; or why not.
+ * Whether a network namespace can be made here, tried once per process (and per `unshare`
+ * program named, see {@link NetworkOptions.unshare}): the argv that makes one (`unshare --net`,
+ * with a user namespace mapping this user to root unless this is root) and the `ip` that brings
+ * its loopback up; or why not.
  */
-export function namespaceSupport(): { unshare: string[]; ip: string } | { reason: string } {
-  probed ??= probe();
-  return probed;
+export function namespaceSupport(unshare?: string): NamespaceSupport {
+  let support = probed.get(unshare ?? '');
+  if (support === undefined) {
+    support = probe(unshare);
+    probed.set(unshare ?? '', support);
+  }
+  return support;
 }
 
-function probe(): { unshare: string[]; ip: string } | { reason: string } {
+function probe(named: string | undefined): NamespaceSupport {
   if (process.platform !== 'linux') return { reason: `network namespaces are a Linux feature, and this is ${process.platform}` };
-  const unshare = executable(UNSHARE_CANDIDATES);
-  if (unshare === undefined) return { reason: 'unshare (util-linux) is not installed' };
+  const unshare = executable(named === undefined ? UNSHARE_CANDIDATES : [named]);
+  if (unshare === undefined)
+    return { reason: named === undefined ? 'unshare (util-linux) is not installed' : `the unshare program named, ${named}, is not an executable file` };
   const ip = executable(IP_CANDIDATES);
   if (ip === undefined) return { reason: 'ip (iproute2) is not installed, so the namespace could not bring its loopback up' };
   const argv = process.getuid?.() === 0 ? [unshare, '--net'] : [unshare, '--user', '--map-root-user', '--net'];
@@ -86,8 +101,13 @@ function probe(): { unshare: string[]; ip: string } | { reason: string } {
  * `folder` (the run's private folder), each connection to it passed to that port on this
  * machine's loopback. Throws `namespace_unavailable` with the reason when no namespace can be made.
  */
-export async function prepareNamespace(options: { proxyPort: number; allowPorts: readonly number[]; folder: string }): Promise<PreparedNamespace> {
-  const support = namespaceSupport();
+export async function prepareNamespace(options: {
+  proxyPort: number;
+  allowPorts: readonly number[];
+  folder: string;
+  unshare?: string;
+}): Promise<PreparedNamespace> {
+  const support = namespaceSupport(options.unshare);
   if ('reason' in support) throw new ModeltapeError('namespace_unavailable', `No network namespace for this run: ${support.reason}.`);
   const ports = [...new Set([options.proxyPort, ...options.allowPorts])];
   const servers: Server[] = [];

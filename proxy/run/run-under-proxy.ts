@@ -117,10 +117,17 @@ export async function runUnderProxy(
     offline = { layer: 'guard' };
     if (isolation !== 'guard') {
       try {
-        namespace = await prepareNamespace({ proxyPort: proxy.port, allowPorts: bound.network?.allowPorts ?? [], folder });
+        namespace = await prepareNamespace({
+          proxyPort: proxy.port,
+          allowPorts: bound.network?.allowPorts ?? [],
+          folder,
+          ...(bound.network?.unshare === undefined ? {} : { unshare: bound.network.unshare }),
+        });
         offline = { layer: 'namespace', allowedPorts: [...(bound.network?.allowPorts ?? [])] };
       } catch (error) {
         if (!ModeltapeError.isInstance(error) || error.code !== 'namespace_unavailable' || isolation === 'namespace') {
+          // The report's signal pipe too: left open, it kept the process alive after this failure.
+          await signals?.close();
           rmSync(folder, { recursive: true, force: true });
           await proxy.close({ prune: false });
           if (ModeltapeError.isInstance(error) && error.code === 'namespace_unavailable')
