@@ -1,6 +1,8 @@
-// Every wire API the wire battery checks (test/support/wire-conformance.ts), one entry each.
+// Every wire API the wire battery checks (test/support/wire-conformance.ts), one entry each, and
+// one more for each API Azure OpenAI serves at routes of its own.
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
+import { azureChat, azureEmbeddings, azureResponses } from './azure.js';
 import { converse, invoke } from './bedrock.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
 import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaModels, ollamaTags } from './ollama.js';
@@ -27,4 +29,7 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   ollamaModels,
   converse,
   invoke,
+  azureChat,
+  azureResponses,
+  azureEmbeddings,
 ];
