@@ -28,7 +28,15 @@ test('the battery has an entry for every wire API the FakeProvider answers, once
   // Azure's embeddings and Google's and Anthropic's token counts (Azure's v1 routes to OpenAI's
   // model list and stored state are not in the battery yet).
   const platforms = WIRE_APIS_UNDER_TEST.filter((api) => !own.includes(api)).map(entryName);
-  expect(platforms).toEqual(['openai-chat on azure', 'openai-responses on azure', 'openai-embeddings on azure']);
+  expect(platforms).toEqual([
+    'openai-chat on azure',
+    'openai-responses on azure',
+    'openai-embeddings on azure',
+    'gemini-generate on vertex',
+    'gemini-count-tokens on vertex',
+    'anthropic-messages on vertex',
+    'anthropic-count-tokens on vertex',
+  ]);
 });
 
 // What the battery checks by hand must hold for what Azure really sends (test/fixtures/azure/README.md), and fail when it is broken.

@@ -1,5 +1,5 @@
 // Every wire API the wire battery checks (test/support/wire-conformance.ts), one entry each, and
-// one more for each API Azure OpenAI serves at routes of its own.
+// one more for each API Azure OpenAI or Vertex AI serves at routes of its own.
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
 import { azureChat, azureEmbeddings, azureResponses } from './azure.js';
@@ -7,6 +7,7 @@ import { converse, invoke } from './bedrock.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
 import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaModels, ollamaTags } from './ollama.js';
 import { chat, conversations, embeddings, models, responses, responsesStored } from './openai.js';
+import { vertexAnthropicCountTokens, vertexCountTokens, vertexGenerate, vertexMessages } from './vertex.js';
 
 export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   chat,
@@ -32,4 +33,8 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   azureChat,
   azureResponses,
   azureEmbeddings,
+  vertexGenerate,
+  vertexCountTokens,
+  vertexMessages,
+  vertexAnthropicCountTokens,
 ];
