@@ -165,5 +165,7 @@ describe.each(WIRE_APIS_UNDER_TEST.map((api) => [entryName(api), api] as const))
       .split('\n')
       .filter((line) => line.includes('"key"'));
     expect(exchanges.length, 'exchanges on the tape').toBe(cases);
+    // The fake's marker reached the tape: every exchange says it came from the fake.
+    expect(exchanges.filter((line) => (JSON.parse(line) as { source?: unknown }).source === 'fake').length, 'exchanges labelled source "fake"').toBe(cases);
   });
 });

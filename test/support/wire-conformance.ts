@@ -4,10 +4,11 @@
 // check the answer: every JSON body and stream event against the provider's published schema
 // where there is one (spec-validator.ts), the stream against the API's grammar
 // (providers/<provider>/<api>/stream-grammar.ts), error bodies against the provider's error
-// shape, and the official clients reading the very bytes. A surface is anything that answers the
-// API (`fake.fetch`, `fake.listen()`, the proxy recording the fake, a tape replayed by
-// FakeProvider.fromTape or the proxy); `runWireBattery` runs every case over one, the way Polly
-// runs one persister suite over every persister.
+// shape, the fake's marker on every answer (recorded and replayed too), and the official clients
+// reading the very bytes. A surface is anything that answers the API (`fake.fetch`,
+// `fake.listen()`, the proxy recording the fake, a tape replayed by FakeProvider.fromTape or the
+// proxy); `runWireBattery` runs every case over one, the way Polly runs one persister suite over
+// every persister.
 //
 // Stateful APIs (stored responses, conversations, Ollama's local models) ask their cases in the
 // order listed, and a case's request may name what an earlier case's answer made (the id of the
@@ -20,7 +21,7 @@
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { generateText, streamText, type LanguageModel } from 'ai';
 import { expect } from 'vitest';
-import { failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
+import { FAKE_HEADER, failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
 import type { GrammarEvent } from '../../providers/internal.js';
 import { sseFields } from '../../recordings/internal.js';
 import { validateAgainstSpec, type SpecProvider } from './spec-validator.js';
@@ -720,6 +721,8 @@ export async function checkAnswer(
   if (testCase.outcome === 'dropped') return checkDropped(api, testCase, request, answer, counts, where, handling);
   expect(answer.cut, `${where}: the connection broke`).toBeUndefined();
   expect(answer.status, `${where}: status`).toBe(testCase.outcome === 'http-error' ? testCase.status : 200);
+  // A fake answer is never mistaken for the real thing, recorded and replayed too.
+  expect(answer.headers.get(FAKE_HEADER), `${where}: the fake's marker (${FAKE_HEADER})`).toBe('1');
   if (testCase.outcome === 'stream' || testCase.outcome === 'stream-error') {
     const { events, errors } = readStream(api, answer, counts, where);
     expect(events.length, `${where}: a stream with no events checks nothing`).toBeGreaterThan(0);
