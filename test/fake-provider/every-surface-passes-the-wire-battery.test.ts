@@ -24,14 +24,17 @@ test('the battery has an entry for every wire API the FakeProvider answers, once
   const outside = new Set(['mcp', 'openai-realtime']);
   const own = WIRE_APIS_UNDER_TEST.filter((api) => api.upstream !== 'azure' && api.upstream !== 'vertex');
   expect(own.map((api) => api.api).sort()).toEqual(WIRE_APIS.filter((api) => !outside.has(api)).sort());
-  // Azure OpenAI and Vertex AI serve other providers' APIs at routes of their own: the turns, with
-  // Azure's embeddings and Google's and Anthropic's token counts (Azure's v1 routes to OpenAI's
-  // model list and stored state are not in the battery yet).
+  // Azure OpenAI and Vertex AI serve other providers' APIs at routes of their own: each is an entry
+  // of its own (Azure's v1 routes serve every OpenAI API the fake answers; Vertex AI, Gemini's
+  // turns and count and Anthropic's).
   const platforms = WIRE_APIS_UNDER_TEST.filter((api) => !own.includes(api)).map(entryName);
   expect(platforms).toEqual([
     'openai-chat on azure',
     'openai-responses on azure',
     'openai-embeddings on azure',
+    'openai-models on azure',
+    'openai-responses-stored on azure',
+    'openai-conversations on azure',
     'gemini-generate on vertex',
     'gemini-count-tokens on vertex',
     'anthropic-messages on vertex',

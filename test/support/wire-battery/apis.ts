@@ -2,7 +2,7 @@
 // one more for each API Azure OpenAI or Vertex AI serves at routes of its own.
 import type { WireApiUnderTest } from '../wire-conformance.js';
 import { anthropicModels, countTokens, messages } from './anthropic.js';
-import { azureChat, azureEmbeddings, azureResponses } from './azure.js';
+import { azureChat, azureConversations, azureEmbeddings, azureModels, azureResponses, azureResponsesStored } from './azure.js';
 import { converse, invoke } from './bedrock.js';
 import { generate, geminiCountTokens, geminiEmbed, geminiModels } from './gemini.js';
 import { ollamaChat, ollamaEmbed, ollamaGenerate, ollamaModels, ollamaTags } from './ollama.js';
@@ -33,6 +33,9 @@ export const WIRE_APIS_UNDER_TEST: readonly WireApiUnderTest[] = [
   azureChat,
   azureResponses,
   azureEmbeddings,
+  azureModels,
+  azureResponsesStored,
+  azureConversations,
   vertexGenerate,
   vertexCountTokens,
   vertexMessages,

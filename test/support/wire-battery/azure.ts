@@ -1,8 +1,9 @@
 // Azure OpenAI's routes in the battery: OpenAI's Chat Completions, Responses and embeddings at a
 // resource's deployment routes (`/openai/deployments/{d}/…?api-version=…`, `/openai/responses?api-version=…`)
-// and its v1 routes (`/openai/v1/…`), each route kind a family of every case. The bodies are
-// OpenAI's, validated against OpenAI's published spec; what Azure adds is checked by hand against
-// the shapes of its captured samples (test/fixtures/azure/README.md names each): the
+// and its v1 routes (`/openai/v1/…`), each route kind a family of every case; and on the v1 routes
+// the model list and the Responses API's stored state (stored responses, conversations). The
+// bodies are OpenAI's, validated against OpenAI's published spec; what Azure adds is checked by
+// hand against the shapes of its captured samples (test/fixtures/azure/README.md names each): the
 // content-filter annotations (`prompt_filter_results`, each choice's `content_filter_results`, a
 // Responses answer's `content_filters`), the prompt-annotation chunk that opens a chat stream (no
 // chat.completion.chunk, so outside the spec), and the resource's own errors (`{"error":{code,message}}`,
@@ -19,19 +20,30 @@ import {
   replaying,
   routeText,
   settle,
+  statefulEntry,
   turnCases,
   vercelReading,
   vercelReads,
-  type ClientErrors,
   type Shape,
+  type StatefulStep,
   type WireAnswer,
   type WireApiUnderTest,
   type WireCase,
   type WireRequest,
 } from '../wire-conformance.js';
-import { chat, embeddings, openAiErrorShape, responses } from './openai.js';
+import {
+  chat,
+  conversations,
+  CONVERSATION_STEPS,
+  embeddings,
+  models,
+  OPENAI_ERRORS,
+  openAiErrorShape,
+  responses,
+  responsesStored,
+  STORED_STEPS,
+} from './openai.js';
 
-const OPENAI_ERRORS: ClientErrors = { apiError: OpenAI.APIError };
 const RESOURCE = 'modeltape-fake-resource';
 const ENDPOINT = `https://${RESOURCE}.openai.azure.com`;
 const DEPLOYMENT = 'gpt-4o-dev';
@@ -348,6 +360,61 @@ export const azureEmbeddings: WireApiUnderTest = {
     const family = familyOf(testCase.shape);
     const body = request.body as unknown as OpenAI.EmbeddingCreateParams;
     await openAiReading(answer, request, testCase, (fetch) => openAiClientFor(family, fetch, { deployment: EMBEDDING_DEPLOYMENT }).embeddings.create(body));
+    return 1;
+  },
+};
+
+// --- OpenAI's other APIs on the v1 routes: the model list and the Responses API's stored state ----
+
+/** A request of OpenAI's at a resource's v1 route: `/v1/…` is `/openai/v1/…`. */
+function atV1Route(request: WireRequest): WireRequest {
+  return { ...request, path: `/openai${request.path}` };
+}
+
+/**
+ * OpenAI's stateful steps at the v1 routes, read by an OpenAI client on the resource's v1 base:
+ * each step reads its ids from the path as OpenAI's (`/v1/responses/{id}`), so it is given that.
+ */
+function v1Steps(steps: readonly StatefulStep<OpenAI>[]): StatefulStep<OpenAI>[] {
+  return steps.map((step) => ({
+    case: step.case,
+    request: (earlier) => atV1Route(step.request(earlier)),
+    read: (client, request) => step.read(client, { ...request, path: request.path.replace(/^\/openai(?=\/v1\/)/, '') }),
+  }));
+}
+
+const v1Client = (fetch: typeof globalThis.fetch) => openAiClientFor('v1', fetch);
+
+// A created response's content_filters are checked by azureResponses; what a resource sends for a
+// retrieved one is not in the samples, so the stored state is held to OpenAI's spec and Azure's errors only.
+export const azureResponsesStored: WireApiUnderTest = {
+  ...responsesStored,
+  upstream: 'azure',
+  ...statefulEntry(v1Steps(STORED_STEPS), v1Client, { name: 'openai on Azure', errors: OPENAI_ERRORS }),
+  offSpec: azureOffSpec,
+  errorShape: azureErrorShape,
+};
+
+export const azureConversations: WireApiUnderTest = {
+  ...conversations,
+  upstream: 'azure',
+  ...statefulEntry(v1Steps(CONVERSATION_STEPS), v1Client, { name: 'openai on Azure', errors: OPENAI_ERRORS }),
+  offSpec: azureOffSpec,
+  errorShape: azureErrorShape,
+};
+
+export const azureModels: WireApiUnderTest = {
+  ...models,
+  upstream: 'azure',
+  request: (shape, earlier) => atV1Route(models.request(shape, earlier)),
+  offSpec: azureOffSpec,
+  errorShape: azureErrorShape,
+  async clients(answer, request, testCase) {
+    await openAiReading(answer, request, testCase, async (fetch) => {
+      const page = await v1Client(fetch).models.list();
+      expect(page.data.length, 'models listed').toBeGreaterThan(0);
+      return page.data;
+    });
     return 1;
   },
 };
