@@ -4,6 +4,7 @@
 import { createServer, ServerResponse, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { constants as http2 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import { errorProviderOf } from '../../providers/internal.js';
 import { HOP_BY_HOP_HEADERS } from '../../recordings/internal.js';
 import type { PreparedResponse } from '../../lookup/internal.js';
 import { CHAOS_HEADER, errorReply, type ErrorAnswer } from '../core/proxy-core.js';
@@ -348,8 +349,9 @@ export function relayUpstream(
       if (done) return;
       done = true;
       const message = events.onError(error);
-      if (!response.headersSent)
-        sendError(response, { kind: 'error', provider: route.upstream.provider, status: 502, type: 'modeltape_upstream_error', message }, true);
+      // In the shape the client reads the route's errors in: Anthropic's for Claude on Vertex AI, as modeltape's other errors there.
+      const provider = errorProviderOf(route.upstream.provider, route.path);
+      if (!response.headersSent) sendError(response, { kind: 'error', provider, status: 502, type: 'modeltape_upstream_error', message }, true);
       else response.destroy(error);
     },
   };

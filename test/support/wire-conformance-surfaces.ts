@@ -11,6 +11,9 @@ const ORIGINS: Record<Upstream, string> = {
   gemini: 'https://generativelanguage.googleapis.com',
   ollama: 'http://127.0.0.1:11434',
   bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+  // An Azure OpenAI resource's host: fake.fetch takes every path on it for Azure's (its v1 routes are OpenAI's paths).
+  azure: 'https://modeltape-fake-resource.openai.azure.com',
+  vertex: 'https://us-central1-aiplatform.googleapis.com',
 };
 
 /**
@@ -51,7 +54,15 @@ const HEADERS: Record<Upstream, Record<string, string>> = {
   ollama: { 'content-type': 'application/json' },
   // The proxy signs a Bedrock request again for the upstream whatever signed it (nothing, here).
   bedrock: { 'content-type': 'application/json' },
+  azure: { 'content-type': 'application/json', 'api-key': 'fake-key' },
+  vertex: { 'content-type': 'application/json', authorization: 'Bearer fake-access-token' },
 };
+
+/**
+ * Where the fake serves an upstream's paths over HTTP: Azure's under `/azure` (server.baseUrls.azure),
+ * where a v1 route (`/openai/v1/…`, which takes no api-version) is Azure's and not OpenAI's.
+ */
+const FAKE_PREFIX: Partial<Record<Upstream, string>> = { azure: '/azure' };
 
 function init(request: WireRequest, upstream: Upstream): RequestInit {
   return {
@@ -74,7 +85,7 @@ export function inProcess(fake: FakeProvider, api: WireApiUnderTest): WireSurfac
 /** The fake over HTTP on a loopback port. */
 export async function overHttp(fake: FakeProvider, api: WireApiUnderTest): Promise<WireSurface & { server: FakeServer }> {
   const server = await fake.listen({ port: 0 });
-  return { ...fetchSurface('fake.listen()', 'cut', fetch, server.url, api.upstream, () => server.close()), server };
+  return { ...fetchSurface('fake.listen()', 'cut', fetch, `${server.url}${FAKE_PREFIX[api.upstream] ?? ''}`, api.upstream, () => server.close()), server };
 }
 
 /** A tape, replayed in process by FakeProvider.fromTape. */
@@ -85,7 +96,7 @@ export function fromTape(tape: string, api: WireApiUnderTest): WireSurface {
 
 /**
  * A proxy in front of the fake, or replaying a tape: requests go under its `/openai`,
- * `/anthropic`, `/gemini`, `/ollama` or `/bedrock` prefix. Recording Bedrock, the proxy signs each
+ * `/anthropic`, `/gemini`, `/ollama`, `/bedrock`, `/azure` or `/vertex` prefix. Recording Bedrock, the proxy signs each
  * request for the upstream with the AWS credentials of its environment: placeholders here (the
  * fake checks no signature). `onClose` is told the proxy's summary.
  */
@@ -101,7 +112,15 @@ export async function throughProxy(
     ...(options.mode === 'record'
       ? {
           allowRecordInCi: true,
-          upstreams: { openai: options.upstream, anthropic: options.upstream, gemini: options.upstream, ollama: options.upstream, bedrock: options.upstream },
+          upstreams: {
+            openai: options.upstream,
+            anthropic: options.upstream,
+            gemini: options.upstream,
+            ollama: options.upstream,
+            bedrock: options.upstream,
+            azure: `${options.upstream}${FAKE_PREFIX.azure}`,
+            vertex: options.upstream,
+          },
           env: { ...process.env, AWS_ACCESS_KEY_ID: 'AKIDFAKEFAKEFAKEFAKE', AWS_SECRET_ACCESS_KEY: 'fake-secret-access-key', AWS_PROFILE: undefined },
         }
       : {}),

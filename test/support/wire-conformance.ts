@@ -4,10 +4,11 @@
 // check the answer: every JSON body and stream event against the provider's published schema
 // where there is one (spec-validator.ts), the stream against the API's grammar
 // (providers/<provider>/<api>/stream-grammar.ts), error bodies against the provider's error
-// shape, and the official clients reading the very bytes. A surface is anything that answers the
-// API (`fake.fetch`, `fake.listen()`, the proxy recording the fake, a tape replayed by
-// FakeProvider.fromTape or the proxy); `runWireBattery` runs every case over one, the way Polly
-// runs one persister suite over every persister.
+// shape, the fake's marker on every answer (recorded and replayed too), and the official clients
+// reading the very bytes. A surface is anything that answers the API (`fake.fetch`,
+// `fake.listen()`, the proxy recording the fake, a tape replayed by FakeProvider.fromTape or the
+// proxy); `runWireBattery` runs every case over one, the way Polly runs one persister suite over
+// every persister.
 //
 // Stateful APIs (stored responses, conversations, Ollama's local models) ask their cases in the
 // order listed, and a case's request may name what an earlier case's answer made (the id of the
@@ -20,7 +21,7 @@
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { generateText, streamText, type LanguageModel } from 'ai';
 import { expect } from 'vitest';
-import { failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
+import { FAKE_HEADER, failures, type FakeProvider, type Failure, type WireApi } from 'modeltape/fake-provider';
 import type { GrammarEvent } from '../../providers/internal.js';
 import { sseFields } from '../../recordings/internal.js';
 import { validateAgainstSpec, type SpecProvider } from './spec-validator.js';
@@ -180,8 +181,13 @@ export interface SpecSchemas {
 /** One wire API under test: how to ask it each case and how to check what comes back. */
 export interface WireApiUnderTest {
   api: WireApi;
-  /** Which upstream of a proxy carries it (its prefix, `/gemini/…`, and the headers its clients send). */
-  upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'bedrock';
+  /**
+   * Which upstream of a proxy carries it (its prefix, `/gemini/…`, and the headers its clients
+   * send). Azure OpenAI and Vertex AI serve other providers' wire APIs at routes of their own
+   * (`openai-chat` at `/openai/deployments/{d}/chat/completions`, `gemini-generate` and
+   * `anthropic-messages` at `…/publishers/{publisher}/models/{model}:…`): each is an entry of its own.
+   */
+  upstream: 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'bedrock' | 'azure' | 'vertex';
   /** The request for a case; a stateful API's reads the ids earlier cases were answered. */
   request(shape: Shape, earlier: EarlierAnswers): WireRequest;
   /**
@@ -206,6 +212,18 @@ export interface WireApiUnderTest {
   isErrorEvent?: (event: GrammarEvent, data: Record<string, unknown>) => boolean;
   /** An answer body or event as the spec types it, where the wire may differ (base64 embeddings, decoded). */
   asSpecified?: (value: unknown) => unknown;
+  /**
+   * What the provider sends that its spec does not type (Azure OpenAI's resource errors and its
+   * chat streams' prompt-annotation chunk, which OpenAI's spec has no room for): what is wrong with
+   * it, checked by hand instead of the spec (empty when it fits), or undefined for what the spec types.
+   */
+  offSpec?: (value: unknown, kind: 'body' | 'event' | 'error') => string[] | undefined;
+  /**
+   * What the platform adds to the spec's shape (Azure OpenAI's content-filter annotations): what
+   * is wrong with a body or event's additions, or missing from it (empty when it fits), or
+   * undefined for one that carries none (a usage chunk). Checked besides the spec.
+   */
+  annotations?: (value: unknown, kind: 'body' | 'event') => string[] | undefined;
   /** What is wrong with an error body in the provider's shape; empty when it fits. */
   errorShape(body: unknown): string[];
   /** The official clients read `answer` as the answer to `request`; returns how many clients did. */
@@ -245,6 +263,10 @@ export interface BatteryCounts {
   handChecked: number;
   /** Answers that were a 200 with no body, as the case said (they have no schema). */
   empties: number;
+  /** Bodies and events the spec does not type, checked by the API's `offSpec` instead. */
+  offSpec: number;
+  /** Bodies and events whose platform annotations were checked (the API's `annotations`). */
+  annotated: number;
   clients: number;
   drops: DropCounts;
 }
@@ -596,12 +618,31 @@ function readStream(api: WireApiUnderTest, answer: WireAnswer, counts: BatteryCo
       counts.errorShapes++;
     }
     counts.frames++;
+    if (!isError) checkAnnotations(api, data, 'event', counts, `${where} event ${position}`);
+    if (checkOffSpec(api, data, isError ? 'error' : 'event', counts, `${where} event ${position}`)) continue;
     if (api.spec === undefined) continue;
     if (isError) expectSpec(api.spec, api.spec.error, data, `${where} event ${position}`);
     else expectSpec(api.spec, api.spec.event!, api.asSpecified?.(data) ?? data, `${where} event ${position}`);
     counts.events++;
   }
   return { events, errors };
+}
+
+/** Checks what the API's `offSpec` says the spec does not type; returns whether it did. */
+function checkOffSpec(api: WireApiUnderTest, value: unknown, kind: 'body' | 'event' | 'error', counts: BatteryCounts, where: string): boolean {
+  const problems = api.offSpec?.(value, kind);
+  if (problems === undefined) return false;
+  expect(problems, `${where}: what the spec does not type, checked by hand`).toEqual([]);
+  counts.offSpec++;
+  return true;
+}
+
+/** Checks the platform's annotations on a body or event, where the API has them. */
+function checkAnnotations(api: WireApiUnderTest, value: unknown, kind: 'body' | 'event', counts: BatteryCounts, where: string): void {
+  const problems = api.annotations?.(value, kind);
+  if (problems === undefined) return;
+  expect(problems, `${where}: the platform's annotations`).toEqual([]);
+  counts.annotated++;
 }
 
 /** Reads a JSON body: the error shape for an error, the spec where there is one. */
@@ -618,6 +659,8 @@ function readBody(api: WireApiUnderTest, testCase: WireCase, answer: WireAnswer,
     counts.handChecked++;
     return;
   }
+  if (!isError) checkAnnotations(api, body, 'body', counts, where);
+  if (checkOffSpec(api, body, isError ? 'error' : 'body', counts, where)) return;
   if (api.spec === undefined) return;
   if (isError) expectSpec(api.spec, api.spec.error, body, where);
   else expectSpec(api.spec, testCase.bodySchema ?? api.spec.body, api.asSpecified?.(body) ?? body, where);
@@ -678,6 +721,8 @@ export async function checkAnswer(
   if (testCase.outcome === 'dropped') return checkDropped(api, testCase, request, answer, counts, where, handling);
   expect(answer.cut, `${where}: the connection broke`).toBeUndefined();
   expect(answer.status, `${where}: status`).toBe(testCase.outcome === 'http-error' ? testCase.status : 200);
+  // A fake answer is never mistaken for the real thing, recorded and replayed too.
+  expect(answer.headers.get(FAKE_HEADER), `${where}: the fake's marker (${FAKE_HEADER})`).toBe('1');
   if (testCase.outcome === 'stream' || testCase.outcome === 'stream-error') {
     const { events, errors } = readStream(api, answer, counts, where);
     expect(events.length, `${where}: a stream with no events checks nothing`).toBeGreaterThan(0);
@@ -691,6 +736,11 @@ export async function checkAnswer(
   } else readBody(api, testCase, answer, counts, where, testCase.outcome === 'http-error');
   counts.clients += await api.clients(answer, request, testCase);
   counts.cases++;
+}
+
+/** An entry's name: its wire API, and the platform that serves it where that is not the API's own provider (`openai-chat on azure`). */
+export function entryName(api: WireApiUnderTest): string {
+  return api.api.startsWith(`${api.upstream}-`) ? api.api : `${api.api} on ${api.upstream}`;
 }
 
 /** Scripts `fake` for every case of `api`, in the order runWireBattery asks them. */
@@ -720,6 +770,8 @@ function emptyCounts(): BatteryCounts {
     errorShapes: 0,
     handChecked: 0,
     empties: 0,
+    offSpec: 0,
+    annotated: 0,
     clients: 0,
     drops: { asked: 0, skipped: 0, cut: 0, badGateway: 0, clients: 0 },
   };
@@ -736,7 +788,7 @@ export async function runWireBattery(api: WireApiUnderTest, surface: WireSurface
     }
     const request = api.request(testCase.shape, earlier);
     const answer = await surface.send(request);
-    await checkAnswer(api, testCase, request, answer, counts, `${surface.name} ${api.api} "${testCase.name}"`, surface.drops);
+    await checkAnswer(api, testCase, request, answer, counts, `${surface.name} ${entryName(api)} "${testCase.name}"`, surface.drops);
     if (/^application\/json/.test(answer.headers.get('content-type') ?? '') && answer.cut === undefined)
       earlier.set(testCase.shape.tag, JSON.parse(answer.text));
   }

@@ -18,14 +18,14 @@ import {
   type WireApiUnderTest,
 } from '../wire-conformance.js';
 
-const ANTHROPIC_ERRORS: ClientErrors = { apiError: Anthropic.APIError };
+export const ANTHROPIC_ERRORS: ClientErrors = { apiError: Anthropic.APIError };
 
 function anthropicClient(answer: WireAnswer): Anthropic {
   return new Anthropic({ apiKey: 'fake-key', baseURL: 'https://api.anthropic.com', fetch: replaying(answer), maxRetries: 0 });
 }
 
 /** Anthropic's error body: `{"type":"error","error":{type,message}}`. */
-function anthropicErrorShape(body: unknown): string[] {
+export function anthropicErrorShape(body: unknown): string[] {
   const record = body as { type?: unknown; error?: Record<string, unknown> } | null;
   if (record?.type !== 'error' || typeof record.error !== 'object' || record.error === null)
     return [`expected {"type":"error","error":{…}}, found ${JSON.stringify(body)?.slice(0, 120)}`];

@@ -1,17 +1,19 @@
 // Gemini's wire APIs in the battery: generateContent (and its alt=sse stream), countTokens,
-// embedContent / batchEmbedContents and the model list. Google publishes no OpenAPI document for
+// embedContent / batchEmbedContents and the model list (generateContent and countTokens also on
+// Vertex AI's routes, test/support/wire-battery/vertex.ts). Google publishes no OpenAPI document for
 // the Gemini API, so these entries have no `spec`: their bytes are checked by the stream grammar
 // (providers/gemini/stream-grammar.ts), Google's RPC error shape and the clients reading them
 // (@google/genai, and `ai` with @ai-sdk/google).
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { ApiError, GoogleGenAI, Type, type GenerateContentConfig } from '@google/genai';
-import { APICallError, embed, embedMany } from 'ai';
+import { APICallError, embed, embedMany, type LanguageModel } from 'ai';
 import { expect } from 'vitest';
 import { checkGenerateStreamGrammar } from '../../../providers/internal.js';
 import {
   answerSchema,
   expectClientReading,
   replaying,
+  routeText,
   settle,
   turnCases,
   vercelReading,
@@ -20,21 +22,22 @@ import {
   type ClientErrors,
   type WireAnswer,
   type WireApiUnderTest,
+  type WireCase,
+  type WireRequest,
 } from '../wire-conformance.js';
 
 const GENAI_ERRORS: ClientErrors = { apiError: ApiError };
 
 function genai(answer: WireAnswer): GoogleGenAI {
-  // No retryOptions: @google/genai then sends each call once.
-  return new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { fetch: replaying(answer) } });
+  return GEMINI_API.genai(replaying(answer));
 }
 
 function vercelGoogle(answer: WireAnswer): ReturnType<typeof createGoogleGenerativeAI> {
   return createGoogleGenerativeAI({ apiKey: 'fake-key', fetch: replaying(answer) });
 }
 
-/** Google's RPC error body: `{"error":{code,message,status}}`, the code a number and the status an RPC status name. */
-function geminiErrorShape(body: unknown): string[] {
+/** Google's RPC error body (the Gemini API's and Vertex AI's): `{"error":{code,message,status}}`, the code a number and the status an RPC status name. */
+export function geminiErrorShape(body: unknown): string[] {
   const error = (body as { error?: Record<string, unknown> } | null)?.error;
   if (error === undefined || error === null || typeof error !== 'object') return [`expected {"error":{…}}, found ${JSON.stringify(body)?.slice(0, 120)}`];
   const problems: string[] = [];
@@ -66,77 +69,122 @@ const responseSchema = {
   required: ['city', 'temperature'],
 };
 
-export const generate: WireApiUnderTest = {
-  api: 'gemini-generate',
+/**
+ * Where Gemini's generateContent and countTokens are served, and the clients that read them there:
+ * the Gemini API (`/v1beta/models/{model}:…`, an API key) or Vertex AI (`…/publishers/google/models/{model}:…`).
+ */
+export interface GeminiPlace {
+  upstream: 'gemini' | 'vertex';
+  /** The path of a model's method (`generateContent`, `streamGenerateContent?alt=sse`, `countTokens`). */
+  path(model: string, method: string): string;
+  /** @google/genai over a `fetch`. */
+  genai(fetch: typeof globalThis.fetch): GoogleGenAI;
+  /** `ai`'s model over a `fetch`. */
+  vercel(fetch: typeof globalThis.fetch, model: string): LanguageModel;
+  /** The name the client readings go by. */
+  name: string;
+}
+
+const GEMINI_API: GeminiPlace = {
   upstream: 'gemini',
-  request: (shape) => ({
-    method: 'POST',
-    path: `/v1beta/models/${MODEL}:${shape.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
-    body: {
-      // Gemini refuses a request without contents.
-      contents: shape.refused ? [] : contents(shape.tag, shape.toolResults),
-      ...(shape.system ? { systemInstruction: { parts: [{ text: 'Be brief.' }] } } : {}),
-      ...(shape.tools ? { tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weather }] }] } : {}),
-      ...(shape.structured
-        ? {
-            generationConfig: shape.stream
-              ? { responseMimeType: 'application/json', responseJsonSchema: answerSchema }
-              : { responseMimeType: 'application/json', responseSchema },
-          }
-        : {}),
-    },
-  }),
-  cases: turnCases(503),
-  grammar: checkGenerateStreamGrammar,
-  isErrorEvent: (_event, data) => 'error' in data,
-  errorShape: geminiErrorShape,
-  async clients(answer, request, testCase) {
-    const body = request.body as { contents: unknown[]; systemInstruction?: unknown; tools?: unknown; generationConfig?: Record<string, unknown> };
-    const config = {
-      ...(body.systemInstruction === undefined ? {} : { systemInstruction: body.systemInstruction }),
-      ...(body.tools === undefined ? {} : { tools: body.tools }),
-      ...body.generationConfig,
-    } as GenerateContentConfig;
-    // The client checks that there are contents before it sends; the refusal it reads is the surface's.
-    const params = { model: MODEL, contents: (body.contents.length > 0 ? body.contents : 'Hi') as never, config };
-    const client = genai(answer);
-    const reading = await settle(async () => {
-      if (testCase.shape.stream) return client.models.generateContentStream(params);
-      const response = await client.models.generateContent(params);
-      expect(response.candidates?.[0]?.finishReason, 'finishReason').toBe('STOP');
-      return response;
-    });
-    expectClientReading('@google/genai', reading, testCase, GENAI_ERRORS);
-    if (!vercelReads(testCase)) return 1;
-    return 1 + (await vercelReading(vercelGoogle(answer)(MODEL), testCase));
-  },
+  path: (model, method) => `/v1beta/models/${model}:${method}`,
+  // No retryOptions: @google/genai then sends each call once.
+  genai: (fetch) => new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { fetch } }),
+  vercel: (fetch, model) => createGoogleGenerativeAI({ apiKey: 'fake-key', fetch })(model),
+  name: '@google/genai',
 };
 
-export const geminiCountTokens: WireApiUnderTest = {
-  api: 'gemini-count-tokens',
-  upstream: 'gemini',
-  request: (shape) => ({
-    method: 'POST',
-    path: `/v1beta/models/${MODEL}:countTokens`,
-    body: { contents: shape.refused ? [] : contents(shape.tag, shape.toolResults) },
-  }),
-  cases: [
-    { name: 'a message', shape: { tag: 'count-text' }, outcome: 'answer' },
-    { name: 'a function call and its response', shape: { toolResults: true, tag: 'count-tools' }, outcome: 'answer' },
-    { name: 'a refused request', shape: { refused: true, tag: 'refused' }, outcome: 'http-error', status: 400 },
-  ],
-  errorShape: geminiErrorShape,
-  async clients(answer, request, testCase) {
-    const sent = (request.body as { contents: unknown[] }).contents;
-    const reading = await settle(async () => {
-      const counted = await genai(answer).models.countTokens({ model: MODEL, contents: (sent.length > 0 ? sent : 'Hi') as never });
-      expect(counted.totalTokens, 'totalTokens').toBeGreaterThan(0);
-      return counted;
-    });
-    expectClientReading('@google/genai', reading, testCase, GENAI_ERRORS);
-    return 1;
-  },
-};
+/**
+ * @google/genai reads the answer as `call` asks it. Where the place's path is the one the client
+ * builds (Vertex AI's), the client must have sent exactly the route the surface was asked.
+ */
+async function genaiReading(place: GeminiPlace, answer: WireAnswer, request: WireRequest, testCase: WireCase, call: (client: GoogleGenAI) => Promise<unknown>) {
+  const sent: string[] = [];
+  const reading = await settle(() => call(place.genai(replaying(answer, sent))));
+  if (place.upstream === 'vertex') {
+    const [path, query] = request.path.split('?');
+    expect(sent, `${place.name} "${testCase.name}": the client's request`).toEqual([routeText(request.method, path!, new URLSearchParams(query))]);
+  }
+  expectClientReading(place.name, reading, testCase, GENAI_ERRORS);
+}
+
+/** generateContent (and its alt=sse stream) where `place` serves it. */
+export function generateEntry(place: GeminiPlace): WireApiUnderTest {
+  return {
+    api: 'gemini-generate',
+    upstream: place.upstream,
+    request: (shape) => ({
+      method: 'POST',
+      path: place.path(MODEL, shape.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
+      body: {
+        // Gemini refuses a request without contents.
+        contents: shape.refused ? [] : contents(shape.tag, shape.toolResults),
+        ...(shape.system ? { systemInstruction: { parts: [{ text: 'Be brief.' }] } } : {}),
+        ...(shape.tools ? { tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weather }] }] } : {}),
+        ...(shape.structured
+          ? {
+              generationConfig: shape.stream
+                ? { responseMimeType: 'application/json', responseJsonSchema: answerSchema }
+                : { responseMimeType: 'application/json', responseSchema },
+            }
+          : {}),
+      },
+    }),
+    cases: turnCases(503),
+    grammar: checkGenerateStreamGrammar,
+    isErrorEvent: (_event, data) => 'error' in data,
+    errorShape: geminiErrorShape,
+    async clients(answer, request, testCase) {
+      const body = request.body as { contents: unknown[]; systemInstruction?: unknown; tools?: unknown; generationConfig?: Record<string, unknown> };
+      const config = {
+        ...(body.systemInstruction === undefined ? {} : { systemInstruction: body.systemInstruction }),
+        ...(body.tools === undefined ? {} : { tools: body.tools }),
+        ...body.generationConfig,
+      } as GenerateContentConfig;
+      // The client checks that there are contents before it sends; the refusal it reads is the surface's.
+      const params = { model: MODEL, contents: (body.contents.length > 0 ? body.contents : 'Hi') as never, config };
+      await genaiReading(place, answer, request, testCase, async (client) => {
+        if (testCase.shape.stream) return client.models.generateContentStream(params);
+        const response = await client.models.generateContent(params);
+        expect(response.candidates?.[0]?.finishReason, 'finishReason').toBe('STOP');
+        return response;
+      });
+      if (!vercelReads(testCase)) return 1;
+      return 1 + (await vercelReading(place.vercel(replaying(answer), MODEL), testCase));
+    },
+  };
+}
+
+/** countTokens where `place` serves it. */
+export function countTokensEntry(place: GeminiPlace): WireApiUnderTest {
+  return {
+    api: 'gemini-count-tokens',
+    upstream: place.upstream,
+    request: (shape) => ({
+      method: 'POST',
+      path: place.path(MODEL, 'countTokens'),
+      body: { contents: shape.refused ? [] : contents(shape.tag, shape.toolResults) },
+    }),
+    cases: [
+      { name: 'a message', shape: { tag: 'count-text' }, outcome: 'answer' },
+      { name: 'a function call and its response', shape: { toolResults: true, tag: 'count-tools' }, outcome: 'answer' },
+      { name: 'a refused request', shape: { refused: true, tag: 'refused' }, outcome: 'http-error', status: 400 },
+    ],
+    errorShape: geminiErrorShape,
+    async clients(answer, request, testCase) {
+      const sent = (request.body as { contents: unknown[] }).contents;
+      await genaiReading(place, answer, request, testCase, async (client) => {
+        const counted = await client.models.countTokens({ model: MODEL, contents: (sent.length > 0 ? sent : 'Hi') as never });
+        expect(counted.totalTokens, 'totalTokens').toBeGreaterThan(0);
+        return counted;
+      });
+      return 1;
+    },
+  };
+}
+
+export const generate = generateEntry(GEMINI_API);
+export const geminiCountTokens = countTokensEntry(GEMINI_API);
 
 const EMBEDDING_MODEL = 'gemini-embedding-001';
 

@@ -23,7 +23,7 @@ import {
   type WireRequest,
 } from '../wire-conformance.js';
 
-const OPENAI_ERRORS: ClientErrors = { apiError: OpenAI.APIError };
+export const OPENAI_ERRORS: ClientErrors = { apiError: OpenAI.APIError };
 
 function openAiClient(answer: WireAnswer): OpenAI {
   return openAiOver(replaying(answer));
@@ -196,7 +196,7 @@ function deletedResponseShape(body: unknown): string[] {
 
 const storedId = (earlier: ReadonlyMap<string, unknown>) => encodeURIComponent(idOf(earlier, 'store'));
 
-const STORED_STEPS: StatefulStep<OpenAI>[] = [
+export const STORED_STEPS: StatefulStep<OpenAI>[] = [
   {
     case: {
       name: 'a response to store (POST /v1/responses)',
@@ -280,7 +280,7 @@ const firstAdded = (earlier: ReadonlyMap<string, unknown>) =>
   encodeURIComponent(idOf(earlier, 'items-create', (list) => (list.data as Array<{ id?: unknown }> | undefined)?.[0]?.id));
 const itemOf = (request: WireRequest) => [segmentOf(request, 5), { conversation_id: segmentOf(request, 3) }] as const;
 
-const CONVERSATION_STEPS: StatefulStep<OpenAI>[] = [
+export const CONVERSATION_STEPS: StatefulStep<OpenAI>[] = [
   {
     case: { name: 'create a conversation with an item', shape: { tag: 'create' }, outcome: 'answer' },
     request: () => ({
