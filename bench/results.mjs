@@ -1,7 +1,7 @@
 // Where a benchmark's tables go: bench/results/NAME.md (or BENCH_RESULTS_DIR, which
 // bench/on-node.mjs sets to a folder per Node version), headed by what wrote them, when, and on
-// which machine and Node. docs/benchmarks.md keeps the prose and links these files: no number is
-// copied by hand.
+// which machine and Node. docs/benchmarks.md and its parts (docs/benchmarks-*.md) keep the prose
+// and link these files: no number is copied by hand.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, platform, arch, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `modeltape/proxy`: the recording and replaying HTTP proxy that official SDKs reach by base URL
- * (`startProxy`), its options and modes, its summary, the config file, and `pruneTape` (see docs/proxy.md).
+ * (`startProxy`), its options and modes, its summary, the config file, and `pruneTape` (see docs/proxy.md and docs/proxy-options.md).
  */
 export { ModeltapeError, type ErrorCode } from '../core/internal.js';
 export { startProxy, type RunningProxy } from './http/proxy-server.js';

@@ -4,27 +4,40 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGE = readFileSync(join(ROOT, 'docs/benchmarks.md'), 'utf8');
 const BENCH = join(ROOT, 'bench');
+// The benchmarks page and its parts (benchmarks-peers.md, …): the first lists every program.
+const FRONT = 'docs/benchmarks.md';
+const PAGES = readdirSync(join(ROOT, 'docs'))
+  .filter((name) => /^benchmarks(?:-[a-z0-9-]+)?\.md$/.test(name))
+  .sort()
+  .map((name) => `docs/${name}`);
+const text = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 
-// The results files the page links, as paths under the project.
-const linked = [...PAGE.matchAll(/\]\(\.\.\/(bench\/results\/[^)]+\.md)\)/g)].map((match) => match[1]!);
+// The results files a page links, as paths under the project.
+const linkedBy = (page: string) => [...text(page).matchAll(/\]\(\.\.\/(bench\/results\/[^)]+\.md)\)/g)].map((match) => match[1]!);
 
-describe('docs/benchmarks.md', () => {
-  test('copies no table of numbers: every measured number is in a file a bench program wrote', () => {
-    const numericRows = PAGE.split('\n').filter((line) => line.startsWith('|') && /\d[\d,.]*\s*(?:µs|ms|s|MB|×)?\s*\|/.test(line));
-    expect(numericRows).toEqual([]);
+describe('docs/benchmarks.md and its parts', () => {
+  test('copy no table of numbers: every measured number is in a file a bench program wrote', () => {
+    expect(PAGES).toContain(FRONT);
+    for (const page of PAGES) {
+      const numericRows = text(page)
+        .split('\n')
+        .filter((line) => line.startsWith('|') && /\d[\d,.]*\s*(?:µs|ms|s|MB|×)?\s*\|/.test(line));
+      expect(numericRows, page).toEqual([]);
+    }
   });
 
-  test('links a results file for every program that writes one, and each was written by it', () => {
+  test('the first page links a results file for every program that writes one, and each file any page links was written by it', () => {
     const writers = readdirSync(BENCH)
       .filter((name) => name.endsWith('.mjs'))
       .flatMap((name) =>
         [...readFileSync(join(BENCH, name), 'utf8').matchAll(/writeResults\('([a-z0-9-]+)'/g)].map((match) => ({ program: name, results: match[1]! })),
       );
     expect(writers.length).toBeGreaterThanOrEqual(9);
-    for (const { program, results } of writers) expect(linked, `${program} writes ${results}.md`).toContain(`bench/results/${results}.md`);
-    expect(linked.length).toBeGreaterThanOrEqual(writers.length);
+    const listed = linkedBy(FRONT);
+    for (const { program, results } of writers) expect(listed, `${program} writes ${results}.md`).toContain(`bench/results/${results}.md`);
+    expect(listed.length).toBeGreaterThanOrEqual(writers.length);
+    const linked = [...new Set(PAGES.flatMap(linkedBy))];
     for (const file of linked) {
       expect(existsSync(join(ROOT, file)), `${file} is committed`).toBe(true);
       const [title, blank, written] = readFileSync(join(ROOT, file), 'utf8').split('\n');

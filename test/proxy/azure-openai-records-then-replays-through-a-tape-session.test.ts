@@ -106,7 +106,7 @@ test('AzureOpenAI given session.baseUrls.azure as its endpoint records, then rep
 test('a deployment key rule lets a tape recorded under one deployment replay under another', async () => {
   standIn = await startAzureStandIn();
   const tape = `${dir}/azure-deployments.jsonl`;
-  // What docs/azure.md tells a team to put in modeltape.config.json.
+  // What docs/azure-tapes.md tells a team to put in modeltape.config.json.
   const normalizers = [{ pattern: '/deployments/[^/]+/', in: 'path' as const, placeholder: '/deployments/<deployment>/' }];
   const client = (endpoint: string, deployment: string, fetch?: typeof globalThis.fetch) =>
     new AzureOpenAI({ endpoint, apiKey: FAKE_AZURE_KEY, apiVersion, deployment, maxRetries: 0, ...(fetch === undefined ? {} : { fetch }) });
