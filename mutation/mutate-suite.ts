@@ -11,9 +11,10 @@ import { RUN_VARIABLES } from '../guard/internal.js';
 import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type NetworkOptions, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
 import { TapeNotFoundError, copyTapeReplacingLine, loadTape, openTapeFile, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
-import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
+import { buildMutationReport, mutantListDigest, resultOf, type MutantResult, type MutationReport, type MutationShard } from './mutation-report.js';
 import type { MutationOperator } from './mutation.js';
 import { mutantProblems } from './operators/index.js';
+import { mutantsOfShard, type ShardChoice } from './mutant-shards.js';
 
 export interface MutateSuiteOptions {
   /** The tapes to mutate, as the suite names them. The proxy the command's clients reach (by the base-URL variables) replays the first. */
@@ -30,6 +31,12 @@ export interface MutateSuiteOptions {
   max?: number;
   /** Only these operators. @default all */
   operators?: readonly MutationOperator[];
+  /**
+   * Runs only this shard of the mutants: every shard lists the same mutants (each runs the suite on
+   * the real tapes first), and the one at position `p` is shard `p % count + 1`'s. The report says
+   * which shard it is; {@link mergeMutationReports} puts the shards back together. @default the whole run
+   */
+  shard?: ShardChoice;
   /** Mutants run at once. @default the number of cores */
   jobs?: number;
   /** Kill a mutant's command (its whole process group) after this long; the mutant counts as detected. @default 5× the first run + 10 s */
@@ -79,6 +86,9 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const seed = options.seed ?? '1';
   if (options.tapes.length === 0) throw new ModeltapeError('usage', 'mutateSuite needs the tapes to mutate (tapes: ["tapes/a.jsonl"]).');
   if (options.command.length === 0) throw new ModeltapeError('usage', "mutateSuite needs the command that runs the suite (command: ['npx', 'vitest', 'run']).");
+  const { shard } = options;
+  if (shard !== undefined && !(Number.isSafeInteger(shard.count) && Number.isSafeInteger(shard.index) && shard.index >= 1 && shard.index <= shard.count))
+    throw new ModeltapeError('usage', `mutateSuite's shard needs an index from 1 to its count (shard: { index: 1, count: 4 }), got ${JSON.stringify(shard)}.`);
   // Each tape is there and a regular file before anything runs (read only after the first run).
   const files = options.tapes.map((file) => {
     const path = resolve(cwd, file);
@@ -138,19 +148,37 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
         : `modeltape mutate: none of the ${used} exchange${used === 1 ? '' : 's'} the suite used admits ${options.operators ? `the operators ${options.operators.join(', ')}` : 'a mutation'} (they are not model answers, or recorded errors). A run that mutates nothing checks nothing.`,
     );
   }
+  const run = {
+    command: [...options.command],
+    seed,
+    tapes: [...options.tapes],
+    candidates: choice.candidates,
+    unusedExchanges: choice.unusedExchanges,
+    unmutable: choice.unmutable,
+  };
+  // A shard runs its slice of the list, and carries what the list is, so that only shards of one run merge.
+  let ownShard: MutationShard | undefined;
+  if (shard !== undefined) {
+    const listed = buildMutationReport({ ...run, mutants: mutants.map((mutant) => resultOf(mutant, 'not-reached', '')) }).mutants;
+    ownShard = { ...shard, mutants: mutants.length, list: mutantListDigest(listed) };
+  }
+  const own = shard === undefined ? mutants : mutantsOfShard(mutants, shard);
   const { baselineMs } = baseline;
   const timeoutMs = options.timeoutMs ?? Math.round(5 * baselineMs + 10_000);
-  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), mutants.length));
+  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), own.length));
+  const chosen = `${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed})`;
   log(
     [
-      `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
+      `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${
+        shard === undefined ? chosen : `shard ${shard.index}/${shard.count}: ${own.length} of the run's ${chosen}`
+      }, ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
       // What the suite never read is never mutated: said here, as every replay says it.
       ...baseline.unused,
     ].join('\n'),
   );
 
   const folder = temporaryFolder();
-  const results: MutantResult[] = new Array(mutants.length);
+  const results: MutantResult[] = new Array(own.length);
   let done = 0;
   // A mutant that could not be set up (its copy did not fit): no other starts, the running ones
   // are stopped, and it is what mutateSuite throws.
@@ -160,13 +188,13 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
     // Read afresh after each await: a signal or another worker's failure may have come meanwhile.
     const stopping = (): boolean => signal?.aborted === true || failure !== undefined;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < mutants.length && !stopping(); index = next++) {
-        const mutant = mutants[index]!;
+      for (let index = next++; index < own.length && !stopping(); index = next++) {
+        const mutant = own[index]!;
         try {
           const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
           results[index] = result;
           // A mutant stopped because another failed, or because the run was stopped, has no outcome to tell.
-          if (!stopping()) options.onMutant?.(result, ++done, mutants.length);
+          if (!stopping()) options.onMutant?.(result, ++done, own.length);
         } catch (error) {
           failure ??= error;
           signals.emit('SIGTERM');
@@ -180,12 +208,13 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   signal?.throwIfAborted();
   if (failure !== undefined) throw failure;
   return buildMutationReport({
-    command: [...options.command],
+    command: run.command,
     seed,
-    tapes: [...options.tapes],
-    candidates: choice.candidates,
-    unusedExchanges: choice.unusedExchanges,
-    unmutable: choice.unmutable,
+    tapes: run.tapes,
+    ...(ownShard === undefined ? {} : { shard: ownShard }),
+    candidates: run.candidates,
+    unusedExchanges: run.unusedExchanges,
+    unmutable: run.unmutable,
     mutants: results,
   });
 }

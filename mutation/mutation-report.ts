@@ -1,5 +1,6 @@
 // What a mutation run found: each mutant's outcome, the survivors as the places the suite does not
 // look, and the score. Printed for a terminal, written as JSON and as a self-contained page.
+import { hash } from 'node:crypto';
 import { escapeHtml, maskValue } from '../core/internal.js';
 import type { Mutant } from './choose-mutants.js';
 import type { MutationOperator } from './mutation.js';
@@ -31,12 +32,30 @@ export interface MutantResult {
   detail: string;
 }
 
+/**
+ * A shard's place in its run. Every shard of a run lists the same mutants; the one at position `p`
+ * (from 0, in the run's order) is shard `p % count + 1`'s. `modeltape mutate --merge` puts the
+ * shards back together and refuses shards of different runs.
+ */
+export interface MutationShard {
+  /** This shard, 1 to `count`. */
+  index: number;
+  /** How many shards the run is split into. */
+  count: number;
+  /** The run's mutants, over every shard. */
+  mutants: number;
+  /** sha256 (hex) of the run's whole mutant list: each mutant's id, exchange, operator, variant and change, as the report shows them. The same in every shard of one run. */
+  list: string;
+}
+
 /** The whole run, as `--json` prints it. The same tapes, seed and command give the same report. */
 export interface MutationReport {
   /** The command run once per mutant. */
   command: string[];
   seed: string;
   tapes: string[];
+  /** On a shard's report only (`--shard I/N`): which slice of the run's mutants `mutants` holds. */
+  shard?: MutationShard;
   /** Every mutation the used exchanges admit (before --max). */
   candidates: number;
   /** Exchanges the suite never used: not mutated (see `modeltape inspect --unused`). */
@@ -73,7 +92,25 @@ export function buildMutationReport(run: Omit<MutationReport, 'counts' | 'score'
   const reached = detected + counts.survived;
   // Every string of the report masked once, here: an answer's text, a tool call's arguments, the
   // command's arguments reach the terminal, --json and the page only as they are here.
-  return maskValue({ ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 });
+  const report = maskValue({ ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 });
+  // A shard's digest is no key, whatever a scan of 64 hex digits would make of it (it keeps its place).
+  return run.shard === undefined ? report : { ...report, shard: run.shard };
+}
+
+/** The digest a shard's report carries of the run's whole mutant list (see {@link MutationShard.list}): what each mutant is, not its outcome. */
+export function mutantListDigest(mutants: readonly MutantResult[]): string {
+  const identities = mutants.map((mutant) => [
+    mutant.id,
+    mutant.tape,
+    mutant.line,
+    mutant.endpoint,
+    mutant.operator,
+    mutant.variant,
+    mutant.description,
+    mutant.before,
+    mutant.after,
+  ]);
+  return hash('sha256', JSON.stringify(identities), 'hex');
 }
 
 const OUTCOME_WORDS: Record<MutantOutcome, string> = {
@@ -97,6 +134,10 @@ export function formatMutationReport(report: MutationReport): string {
   lines.push(
     `modeltape mutate: ${report.mutants.length} mutant${report.mutants.length === 1 ? '' : 's'} of ${report.candidates} (seed ${report.seed}): mutation score ${report.score === null ? 'n/a' : `${report.score}%`} (${reached - report.counts.survived} of ${reached} detected)`,
   );
+  if (report.shard !== undefined)
+    lines.push(
+      `  shard ${report.shard.index}/${report.shard.count}: these ${report.mutants.length} of the run's ${report.shard.mutants} mutants (modeltape mutate --merge puts every shard's --json report together)`,
+    );
   for (const outcome of MUTANT_OUTCOMES) if (report.counts[outcome] > 0) lines.push(`  ${report.counts[outcome]} ${OUTCOME_WORDS[outcome]}`);
   if (report.unusedExchanges > 0)
     lines.push(
@@ -151,7 +192,7 @@ pre.diff{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
 </style></head><body>
 <h1>modeltape mutation report</h1>
 <p>Command <code>${escapeHtml(report.command.join(' '))}</code>, seed <code>${escapeHtml(report.seed)}</code>, tapes ${report.tapes.map((tape) => `<code>${escapeHtml(tape)}</code>`).join(', ')}.</p>
-<p>Mutation score <span id="score">${report.score === null ? 'n/a' : `${report.score}%`}</span> of ${report.mutants.length} mutants (${report.candidates} possible).</p>
+${report.shard === undefined ? '' : `<p id="shard">Shard ${report.shard.index}/${report.shard.count}: these ${report.mutants.length} of the run's ${report.shard.mutants} mutants.</p>\n`}<p>Mutation score <span id="score">${report.score === null ? 'n/a' : `${report.score}%`}</span> of ${report.mutants.length} mutants (${report.candidates} possible).</p>
 <ul id="counts">${counts}</ul>
 <h2>Survivors (${survivors.length})</h2>
 ${survivors.length === 0 ? '<p id="no-survivors">Every mutant reached was detected.</p>' : survivors.map(survivor).join('\n')}
