@@ -44,6 +44,12 @@ const FLAGS: readonly FlagSpec[] = [
     kind: 'boolean',
     description: "merge the shards' --json reports named after it into the whole run's report (printed, --json, --html, --min-score as one run); runs nothing",
   },
+  {
+    name: 'selective',
+    kind: 'boolean',
+    description:
+      'run each mutant with only the tests that read its exchange on the real tapes (vitest or jest commands, tapes opened inside tests); the whole command where that is not known',
+  },
   { name: 'jobs', kind: 'integer', value: 'N', description: 'mutants run at once, each with its own proxy and tape copy (default the number of cores)' },
   {
     name: 'timeout',
@@ -58,7 +64,7 @@ const FLAGS: readonly FlagSpec[] = [
   ...NETWORK_FLAGS,
 ];
 
-export const MUTATE_USAGE = `Usage: modeltape mutate --tape FILE… [--max N] [--seed SEED] [--jobs N] [--shard I/N] -- CMD [ARG]…
+export const MUTATE_USAGE = `Usage: modeltape mutate --tape FILE… [--max N] [--seed SEED] [--jobs N] [--shard I/N] [--selective] -- CMD [ARG]…
        modeltape mutate --merge REPORT.json… [--min-score PERCENT] [--json] [--html FILE]
 
 Asks whether a suite notices when the model answers differently. Runs CMD once on the real tapes
@@ -129,6 +135,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
       ...(options.operators === undefined ? {} : { operators: options.operators }),
       ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
       ...(shard === undefined ? {} : { shard }),
+      ...(parsed.flags.selective === true ? { selective: true } : {}),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       network: networkFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config),
       proxy,

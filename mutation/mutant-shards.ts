@@ -4,6 +4,7 @@
 // that is not a shard of that one run.
 import { ModeltapeError } from '../core/internal.js';
 import { MUTATION_OPERATORS } from './mutation.js';
+import type { MutantRun } from './test-selection.js';
 import {
   MUTANT_OUTCOMES,
   buildMutationReport,
@@ -119,6 +120,7 @@ export function readShardReport(file: string, text: string): ShardReport {
         `one of ${MUTANT_OUTCOMES.join(', ')}`,
       ),
       detail: text('detail'),
+      ...(mutant.ran === undefined ? {} : { ran: field(`${at}.ran`, mutant.ran, isMutantRun, '{"tests": [names]} or {"whole": why}') }),
     };
   });
   const read = buildMutationReport({
@@ -215,6 +217,11 @@ export function mergeMutationReports(reports: ReadonlyArray<{ file: string; repo
   if (mutantListDigest(merged.mutants) !== list)
     throw refuse(`the mutants of ${reports.map((entry) => entry.file).join(', ')} put together are not the list their .shard.list names (a report was edited)`);
   return merged;
+}
+
+function isMutantRun(value: unknown): value is MutantRun {
+  if (!isRecord(value) || Object.keys(value).length !== 1) return false;
+  return Array.isArray(value.tests) ? value.tests.every(isString) : isString(value.whole);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -15,6 +15,7 @@ import { buildMutationReport, mutantListDigest, resultOf, type MutantResult, typ
 import type { MutationOperator } from './mutation.js';
 import { mutantProblems } from './operators/index.js';
 import { mutantsOfShard, type ShardChoice } from './mutant-shards.js';
+import { lineReaders, narrowCommand, type LineReaders } from './test-selection.js';
 
 export interface MutateSuiteOptions {
   /** The tapes to mutate, as the suite names them. The proxy the command's clients reach (by the base-URL variables) replays the first. */
@@ -37,6 +38,14 @@ export interface MutateSuiteOptions {
    * which shard it is; {@link mergeMutationReports} puts the shards back together. @default the whole run
    */
   shard?: ShardChoice;
+  /**
+   * Runs each mutant's command narrowed to the tests that read its exchange in the run on the real
+   * tapes (known where the suite opens its tapes inside Vitest or Jest tests: `tapePerTest()`,
+   * `openTape(tapeForCurrentTest())`), by appending the test files and `-t PATTERN` to a `vitest`
+   * or `jest` command; the whole command where that is not known. Each result says how it ran
+   * (`ran`). A narrowed run that does not reach its exchange runs again whole. @default false
+   */
+  selective?: boolean;
   /** Mutants run at once. @default the number of cores */
   jobs?: number;
   /** Kill a mutant's command (its whole process group) after this long; the mutant counts as detected. @default 5× the first run + 10 s */
@@ -72,6 +81,8 @@ interface OpenedTape {
   path: string;
   real: string;
   byLine: Map<number, Exchange>;
+  /** Which tests read each used line on the real tapes (for `selective`). */
+  readers: LineReaders;
 }
 
 /**
@@ -122,7 +133,7 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
       },
     });
     toMutate.push({ file: tape.file, exchanges, used, unread });
-    return { ...tape, byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])) };
+    return { ...tape, byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])), readers: baseline.readers[index]! };
   });
   const choice = chooseMutants(toMutate, {
     seed,
@@ -191,7 +202,19 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
       for (let index = next++; index < own.length && !stopping(); index = next++) {
         const mutant = own[index]!;
         try {
-          const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
+          const tape = byFile.get(mutant.tape)!;
+          const context = { folder, proxyOptions, command: options.command, io, timeoutMs, ...network };
+          let result: MutantResult;
+          if (options.selective === true) {
+            const narrowed = narrowCommand(options.command, cwd, tape.readers.get(mutant.line));
+            result = { ...(await runMutant(mutant, tape, { ...context, command: narrowed.command })), ran: narrowed.ran };
+            // The tests that read it on the real tapes did not ask for it now: the whole command says what one run would.
+            if ('tests' in narrowed.ran && result.outcome === 'not-reached' && !stopping())
+              result = {
+                ...(await runMutant(mutant, tape, context)),
+                ran: { whole: `the tests that read its exchange on the real tapes (${narrowed.ran.tests.join(', ')}) did not ask for it` },
+              };
+          } else result = await runMutant(mutant, tape, context);
           results[index] = result;
           // A mutant stopped because another failed, or because the run was stopped, has no outcome to tell.
           if (!stopping()) options.onMutant?.(result, ++done, own.length);
@@ -229,7 +252,7 @@ async function runBaseline(
   io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter },
   tapes: ReadonlyArray<{ real: string }>,
   network: { network?: NetworkOptions },
-): Promise<{ baselineMs: number; used: Array<Set<number>>; unused: string[] }> {
+): Promise<{ baselineMs: number; used: Array<Set<number>>; readers: LineReaders[]; unused: string[] }> {
   const started = performance.now();
   const baseline = await runCaptured(proxyOptions, options.command, io, network);
   const baselineMs = performance.now() - started;
@@ -249,6 +272,7 @@ async function runBaseline(
   return {
     baselineMs,
     used: tapes.map((tape) => new Set(linesUsed(baseline.run, tape.real))),
+    readers: tapes.map((tape) => lineReaders(baseline.run.report, tape.real, proxyLinesUsed(baseline.run, tape.real))),
     unused: baseline.run.unused.flatMap((tape) => formatUnused(tape.tape, tape.unused, tape.mode)),
   };
 }
@@ -269,11 +293,15 @@ function temporaryFolder(): string {
 // The tape lines a run answered from, of the tape at `real`: its own proxy's, when it served that
 // tape, and every session's that opened it.
 function linesUsed(run: ProxiedRun, real: string): number[] {
-  const lines: number[] = [];
-  const proxyTape = run.proxy.options.swappedFrom ?? safeRealpath(run.proxy.options.tape);
-  if (proxyTape === real) lines.push(...(run.proxy.engine?.usedLines() ?? []));
+  const lines = proxyLinesUsed(run, real);
   for (const session of run.report.sessions) if (session.path === real) lines.push(...(session.used ?? []));
   return lines;
+}
+
+// The lines of the tape at `real` the run's own proxy answered from (not a session's).
+function proxyLinesUsed(run: ProxiedRun, real: string): number[] {
+  const proxyTape = run.proxy.options.swappedFrom ?? safeRealpath(run.proxy.options.tape);
+  return proxyTape === real ? [...(run.proxy.engine?.usedLines() ?? [])] : [];
 }
 
 function safeRealpath(file: string): string {

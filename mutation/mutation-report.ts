@@ -4,6 +4,7 @@ import { hash } from 'node:crypto';
 import { escapeHtml, maskValue } from '../core/internal.js';
 import type { Mutant } from './choose-mutants.js';
 import type { MutationOperator } from './mutation.js';
+import type { MutantRun } from './test-selection.js';
 
 /**
  * - `killed`: the command failed on the mutant: a test noticed.
@@ -30,6 +31,8 @@ export interface MutantResult {
   outcome: MutantOutcome;
   /** How it was killed or why it was not reached: the command's exit status, the first miss. */
   detail: string;
+  /** With `--selective` only: the tests its run was narrowed to (`file > name`), or why it ran the whole command. */
+  ran?: MutantRun;
 }
 
 /**
@@ -139,6 +142,12 @@ export function formatMutationReport(report: MutationReport): string {
       `  shard ${report.shard.index}/${report.shard.count}: these ${report.mutants.length} of the run's ${report.shard.mutants} mutants (modeltape mutate --merge puts every shard's --json report together)`,
     );
   for (const outcome of MUTANT_OUTCOMES) if (report.counts[outcome] > 0) lines.push(`  ${report.counts[outcome]} ${OUTCOME_WORDS[outcome]}`);
+  const narrowed = report.mutants.filter((mutant) => mutant.ran !== undefined && 'tests' in mutant.ran).length;
+  const whole = report.mutants.filter((mutant) => mutant.ran !== undefined && 'whole' in mutant.ran);
+  if (narrowed + whole.length > 0)
+    lines.push(
+      `  ${narrowed} ran only the tests that read their exchange, ${whole.length} the whole command${whole.length === 0 ? '' : ` (${whole[0]!.id}: ${(whole[0]!.ran as { whole: string }).whole}; --json says each)`}`,
+    );
   if (report.unusedExchanges > 0)
     lines.push(
       `  ${report.unusedExchanges} exchange${report.unusedExchanges === 1 ? '' : 's'} no test used were not mutated (modeltape inspect TAPE --unused -- CMD lists them)`,

@@ -68,6 +68,7 @@ export {
   ShardMergeError,
   type MutateSuiteOptions,
   type MutationShard,
+  type MutantRun,
   type ShardChoice,
   type ShardReport,
   type Mutation,
