@@ -1,15 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ModeltapeError, checkChoice } from '../core/internal.js';
 import {
   MUTATION_OPERATORS,
+  ShardMergeError,
   SuiteFailsOnTapesError,
   formatMutationReport,
+  mergeMutationReports,
   mutateSuite,
+  readShardReport,
   renderMutationHtml,
+  type ShardChoice,
   type MutantResult,
   type MutationOperator,
   type MutationReport,
 } from '../mutation/internal.js';
-import { describeFlags, parseArguments, UsageError, type FlagSpec } from './arguments.js';
+import { describeFlags, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { writeControl, type ResolvedCommandIo } from './io.js';
 import { writeReportFile } from './write-report-file.js';
 import { loadConfig } from '../proxy/internal.js';
@@ -26,6 +32,24 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'max', kind: 'integer', value: 'N', description: 'try at most N mutants, chosen from --seed, each operator in turn (default all)' },
   { name: 'seed', kind: 'string', value: 'SEED', description: 'chooses the mutants under --max: the same seed gives the same mutants (default 1)' },
   { name: 'operators', kind: 'string', value: 'OPS', description: `a comma list of ${MUTATION_OPERATORS.join(', ')} (default all)` },
+  {
+    name: 'shard',
+    kind: 'string',
+    value: 'I/N',
+    description:
+      'run only shard I of N of the mutants (every shard lists the same ones; a CI matrix runs 1/N to N/N, and --merge puts their --json reports together)',
+  },
+  {
+    name: 'merge',
+    kind: 'boolean',
+    description: "merge the shards' --json reports named after it into the whole run's report (printed, --json, --html, --min-score as one run); runs nothing",
+  },
+  {
+    name: 'selective',
+    kind: 'boolean',
+    description:
+      'run each mutant with only the tests that read its exchange on the real tapes (vitest or jest commands, tapes opened inside tests); the whole command where that is not known',
+  },
   { name: 'jobs', kind: 'integer', value: 'N', description: 'mutants run at once, each with its own proxy and tape copy (default the number of cores)' },
   {
     name: 'timeout',
@@ -40,7 +64,8 @@ const FLAGS: readonly FlagSpec[] = [
   ...NETWORK_FLAGS,
 ];
 
-export const MUTATE_USAGE = `Usage: modeltape mutate --tape FILE… [--max N] [--seed SEED] [--jobs N] -- CMD [ARG]…
+export const MUTATE_USAGE = `Usage: modeltape mutate --tape FILE… [--max N] [--seed SEED] [--jobs N] [--shard I/N] [--selective] -- CMD [ARG]…
+       modeltape mutate --merge REPORT.json… [--min-score PERCENT] [--json] [--html FILE]
 
 Asks whether a suite notices when the model answers differently. Runs CMD once on the real tapes
 (it must pass), then once per mutant: a copy of a tape with exactly one recorded answer changed on
@@ -59,6 +84,11 @@ Prints the survivors with the diff of each answer and the mutation score; --json
 give the whole report. Exit 1 when the first run fails, no mutant could be made, or the score is
 below --min-score.
 
+Over a CI matrix: each job runs --shard I/N --json > report-I.json (the first run on the real
+tapes in every job, then every N-th mutant), and one more job runs --merge on the N reports: the
+report one whole run would print, byte for byte, and its --min-score. --merge refuses reports of
+other runs (seed, tapes, command, mutants, N) and a shard missing or given twice.
+
 ${describeFlags(FLAGS)}`;
 
 export async function mutateCommand(argv: readonly string[], io: ResolvedCommandIo): Promise<number> {
@@ -67,6 +97,7 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     io.stdout.write(`${MUTATE_USAGE}\n`);
     return 0;
   }
+  if (parsed.flags.merge === true) return mergeCommand(parsed, io);
   if (parsed.command === undefined || parsed.command.length === 0)
     throw new UsageError('modeltape mutate needs the command that runs the suite, after --: modeltape mutate --tape tapes/a.jsonl -- npm test');
   if (parsed.positionals.length > 0)
@@ -75,6 +106,11 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
   if (patterns.length === 0)
     throw new UsageError("modeltape mutate needs the tapes to mutate: --tape FILE (repeatable, or a quoted glob: --tape 'tapes/**/*.jsonl').");
   const options = mutateOptions(parsed.flags);
+  const shard = parsed.flags.shard === undefined ? undefined : parseShard(parsed.flags.shard as string);
+  if (shard !== undefined && options.minScore !== undefined)
+    throw new UsageError(
+      `--min-score judges the whole run, not shard ${shard.index}/${shard.count}: give it to modeltape mutate --merge with every shard's --json report.`,
+    );
   const files = expandTapeArguments(patterns, io.cwd, 'mutate', 'nothing was run');
   const { tape: _tape, mode: _mode, ...proxy } = proxyOptionsFrom(parsed, { tape: files[0]!, port: 0 }, io.cwd);
   const progress = mutantProgress(io);
@@ -98,6 +134,8 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
       ...(options.max === undefined ? {} : { max: options.max }),
       ...(options.operators === undefined ? {} : { operators: options.operators }),
       ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
+      ...(shard === undefined ? {} : { shard }),
+      ...(parsed.flags.selective === true ? { selective: true } : {}),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       network: networkFrom(parsed, loadConfig(parsed.flags.config as string | undefined, io.cwd).config, io.env),
       proxy,
@@ -114,19 +152,74 @@ export async function mutateCommand(argv: readonly string[], io: ResolvedCommand
     io.signals.off('SIGTERM', onSignal);
   }
   const elapsedMs = performance.now() - started;
-  if (parsed.flags.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout.write(`${formatMutationReport(report)}\n`);
   const count = report.mutants.length;
-  io.stderr.write(
-    `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
+  return printReport(report, parsed.flags, options.minScore, io, () =>
+    io.stderr.write(
+      `modeltape mutate: ${count} mutant${count === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s (${((count / elapsedMs) * 60_000).toFixed(1)} a minute)\n`,
+    ),
   );
-  const html = parsed.flags.html as string | undefined;
+}
+
+// The report as a run prints it (--json or the text on stdout, --html, --min-score's exit status),
+// whether the run just ended or its shards were merged: one path, so the two print the same bytes.
+function printReport(
+  report: MutationReport,
+  flags: Record<string, unknown>,
+  minScore: number | undefined,
+  io: ResolvedCommandIo,
+  afterPrint: () => void,
+): number {
+  if (flags.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout.write(`${formatMutationReport(report)}\n`);
+  afterPrint();
+  const html = flags.html as string | undefined;
   if (html !== undefined) writeReportFile(io, 'mutate', html, renderMutationHtml(report));
-  if (options.minScore !== undefined && (report.score ?? 0) < options.minScore) {
-    io.stderr.write(`modeltape mutate: the mutation score ${report.score ?? 'n/a'}% is below --min-score ${options.minScore}.\n`);
+  if (minScore !== undefined && (report.score ?? 0) < minScore) {
+    io.stderr.write(`modeltape mutate: the mutation score ${report.score ?? 'n/a'}% is below --min-score ${minScore}.\n`);
     return 1;
   }
   return 0;
+}
+
+// What --merge takes: it prints a report, and runs nothing.
+const MERGE_FLAGS = ['merge', 'min-score', 'json', 'html', 'help'];
+
+// modeltape mutate --merge REPORT…: the shards' reports, read and checked, as one run's report.
+function mergeCommand(parsed: ParsedArguments, io: ResolvedCommandIo): number {
+  const running = FLAGS.map((flag) => flag.name).filter((name) => !MERGE_FLAGS.includes(name) && parsed.flags[name] !== undefined);
+  if (running.length > 0 || parsed.command !== undefined)
+    throw new UsageError(
+      `modeltape mutate --merge runs nothing: it takes the shards' reports, --min-score, --json and --html, not ${running.length > 0 ? `--${running[0]}` : 'a command after --'}. Each shard's run had its own: modeltape mutate --merge report-1.json report-2.json.`,
+    );
+  if (parsed.positionals.length === 0)
+    throw new UsageError(
+      "modeltape mutate --merge needs the shards' reports: modeltape mutate --merge report-1.json report-2.json (each from modeltape mutate --shard I/N --json).",
+    );
+  const { minScore } = mutateOptions(parsed.flags);
+  const reports = parsed.positionals.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(resolve(io.cwd, file), 'utf8');
+    } catch (error) {
+      throw new ShardMergeError(
+        'mutation_report_invalid',
+        `modeltape mutate --merge: could not read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such file' : (error as Error).message}. Name each shard's --json report.`,
+        file,
+      );
+    }
+    return { file, report: readShardReport(file, text) };
+  });
+  return printReport(mergeMutationReports(reports), parsed.flags, minScore, io, () => undefined);
+}
+
+/** `--shard I/N`: shard I (1 to N) of N. */
+function parseShard(text: string): ShardChoice {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || !(count >= 1 && index >= 1 && index <= count && Number.isSafeInteger(count)))
+    throw new UsageError(`--shard needs I/N, shard I from 1 to N of N (--shard 2/4), got ${JSON.stringify(text)}.`);
+  return { index, count };
 }
 
 interface MutateOptions {

@@ -132,6 +132,8 @@ export const ERROR_CODES = [
   'suite_fails_on_tapes',
   'mutate_stopped',
   'mutant_copy_failed',
+  'mutation_report_invalid',
+  'shards_do_not_match',
   'report_write_failed',
 ] as const;
 

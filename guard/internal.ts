@@ -24,6 +24,7 @@ export {
   type RunReport,
   type RunReportRecord,
   type SessionReport,
+  type ReportedTest,
 } from './run-report.js';
 export { RUN_VARIABLES, runEnvironment, ancestorRunVariables, type RunEnvironment, type TapeSwap } from './run-environment.js';
 export { installRunGuard, runGuardInstalled, GUARD_PRELOAD_URL } from './run-guard.js';

@@ -33,6 +33,22 @@ export interface SessionReport {
   used?: number[];
   /** How many recordings the tape held when the session opened (replay and auto). Absent in reports before 0.3. */
   recordings?: number;
+  /**
+   * The Vitest or Jest tests whose requests the session answered: every request it was asked came
+   * through its `fetch` while one of them ran. Absent when one came outside a test (a `beforeAll`,
+   * `node:test`, a script) or past its `fetch` (a client given its `baseUrls`): then which test read
+   * what is not known. `modeltape mutate --selective` runs only these tests for a mutant of the tape.
+   */
+  tests?: ReportedTest[];
+}
+
+/** A test, as its runner names it (`expect.getState()`), for a command to run it alone. */
+export interface ReportedTest {
+  runner: 'vitest' | 'jest';
+  /** The test file's absolute path. */
+  file: string;
+  /** Vitest's `describe > test`, Jest's `describe test`. */
+  name: string;
 }
 
 /** One line of a run's report file. */

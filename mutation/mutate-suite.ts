@@ -11,9 +11,11 @@ import { RUN_VARIABLES } from '../guard/internal.js';
 import { formatUnused, runUnderProxy, runVerdict, type CommandRunIo, type NetworkOptions, type ProxiedRun, type ProxyOptions } from '../proxy/internal.js';
 import { TapeNotFoundError, copyTapeReplacingLine, loadTape, openTapeFile, serializeLine, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { chooseMutants, type Mutant, type TapeToMutate } from './choose-mutants.js';
-import { buildMutationReport, resultOf, type MutantResult, type MutationReport } from './mutation-report.js';
+import { buildMutationReport, mutantListDigest, resultOf, type MutantResult, type MutationReport, type MutationShard } from './mutation-report.js';
 import type { MutationOperator } from './mutation.js';
 import { mutantProblems } from './operators/index.js';
+import { mutantsOfShard, type ShardChoice } from './mutant-shards.js';
+import { lineReaders, narrowCommand, type LineReaders } from './test-selection.js';
 
 export interface MutateSuiteOptions {
   /** The tapes to mutate, as the suite names them. The proxy the command's clients reach (by the base-URL variables) replays the first. */
@@ -30,6 +32,20 @@ export interface MutateSuiteOptions {
   max?: number;
   /** Only these operators. @default all */
   operators?: readonly MutationOperator[];
+  /**
+   * Runs only this shard of the mutants: every shard lists the same mutants (each runs the suite on
+   * the real tapes first), and the one at position `p` is shard `p % count + 1`'s. The report says
+   * which shard it is; {@link mergeMutationReports} puts the shards back together. @default the whole run
+   */
+  shard?: ShardChoice;
+  /**
+   * Runs each mutant's command narrowed to the tests that read its exchange in the run on the real
+   * tapes (known where the suite opens its tapes inside Vitest or Jest tests: `tapePerTest()`,
+   * `openTape(tapeForCurrentTest())`), by appending the test files and `-t PATTERN` to a `vitest`
+   * or `jest` command; the whole command where that is not known. Each result says how it ran
+   * (`ran`). A narrowed run that does not reach its exchange runs again whole. @default false
+   */
+  selective?: boolean;
   /** Mutants run at once. @default the number of cores */
   jobs?: number;
   /** Kill a mutant's command (its whole process group) after this long; the mutant counts as detected. @default 5× the first run + 10 s */
@@ -65,6 +81,8 @@ interface OpenedTape {
   path: string;
   real: string;
   byLine: Map<number, Exchange>;
+  /** Which tests read each used line on the real tapes (for `selective`). */
+  readers: LineReaders;
 }
 
 /**
@@ -79,6 +97,9 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   const seed = options.seed ?? '1';
   if (options.tapes.length === 0) throw new ModeltapeError('usage', 'mutateSuite needs the tapes to mutate (tapes: ["tapes/a.jsonl"]).');
   if (options.command.length === 0) throw new ModeltapeError('usage', "mutateSuite needs the command that runs the suite (command: ['npx', 'vitest', 'run']).");
+  const { shard } = options;
+  if (shard !== undefined && !(Number.isSafeInteger(shard.count) && Number.isSafeInteger(shard.index) && shard.index >= 1 && shard.index <= shard.count))
+    throw new ModeltapeError('usage', `mutateSuite's shard needs an index from 1 to its count (shard: { index: 1, count: 4 }), got ${JSON.stringify(shard)}.`);
   // Each tape is there and a regular file before anything runs (read only after the first run).
   const files = options.tapes.map((file) => {
     const path = resolve(cwd, file);
@@ -112,7 +133,7 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
       },
     });
     toMutate.push({ file: tape.file, exchanges, used, unread });
-    return { ...tape, byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])) };
+    return { ...tape, byLine: new Map(exchanges.map((loaded) => [loaded.line, loaded.exchange])), readers: baseline.readers[index]! };
   });
   const choice = chooseMutants(toMutate, {
     seed,
@@ -138,19 +159,37 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
         : `modeltape mutate: none of the ${used} exchange${used === 1 ? '' : 's'} the suite used admits ${options.operators ? `the operators ${options.operators.join(', ')}` : 'a mutation'} (they are not model answers, or recorded errors). A run that mutates nothing checks nothing.`,
     );
   }
+  const run = {
+    command: [...options.command],
+    seed,
+    tapes: [...options.tapes],
+    candidates: choice.candidates,
+    unusedExchanges: choice.unusedExchanges,
+    unmutable: choice.unmutable,
+  };
+  // A shard runs its slice of the list, and carries what the list is, so that only shards of one run merge.
+  let ownShard: MutationShard | undefined;
+  if (shard !== undefined) {
+    const listed = buildMutationReport({ ...run, mutants: mutants.map((mutant) => resultOf(mutant, 'not-reached', '')) }).mutants;
+    ownShard = { ...shard, mutants: mutants.length, list: mutantListDigest(listed) };
+  }
+  const own = shard === undefined ? mutants : mutantsOfShard(mutants, shard);
   const { baselineMs } = baseline;
   const timeoutMs = options.timeoutMs ?? Math.round(5 * baselineMs + 10_000);
-  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), mutants.length));
+  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), own.length));
+  const chosen = `${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed})`;
   log(
     [
-      `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${mutants.length} mutant${mutants.length === 1 ? '' : 's'} of ${choice.candidates} (seed ${seed}), ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
+      `modeltape mutate: the suite passed on the real tapes in ${(baselineMs / 1000).toFixed(1)} s; ${
+        shard === undefined ? chosen : `shard ${shard.index}/${shard.count}: ${own.length} of the run's ${chosen}`
+      }, ${jobs} at a time, each bounded to ${(timeoutMs / 1000).toFixed(1)} s`,
       // What the suite never read is never mutated: said here, as every replay says it.
       ...baseline.unused,
     ].join('\n'),
   );
 
   const folder = temporaryFolder();
-  const results: MutantResult[] = new Array(mutants.length);
+  const results: MutantResult[] = new Array(own.length);
   let done = 0;
   // A mutant that could not be set up (its copy did not fit): no other starts, the running ones
   // are stopped, and it is what mutateSuite throws.
@@ -160,13 +199,25 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
     // Read afresh after each await: a signal or another worker's failure may have come meanwhile.
     const stopping = (): boolean => signal?.aborted === true || failure !== undefined;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < mutants.length && !stopping(); index = next++) {
-        const mutant = mutants[index]!;
+      for (let index = next++; index < own.length && !stopping(); index = next++) {
+        const mutant = own[index]!;
         try {
-          const result = await runMutant(mutant, byFile.get(mutant.tape)!, { folder, proxyOptions, command: options.command, io, timeoutMs, ...network });
+          const tape = byFile.get(mutant.tape)!;
+          const context = { folder, proxyOptions, command: options.command, io, timeoutMs, ...network };
+          let result: MutantResult;
+          if (options.selective === true) {
+            const narrowed = narrowCommand(options.command, cwd, tape.readers.get(mutant.line));
+            result = { ...(await runMutant(mutant, tape, { ...context, command: narrowed.command })), ran: narrowed.ran };
+            // The tests that read it on the real tapes did not ask for it now: the whole command says what one run would.
+            if ('tests' in narrowed.ran && result.outcome === 'not-reached' && !stopping())
+              result = {
+                ...(await runMutant(mutant, tape, context)),
+                ran: { whole: `the tests that read its exchange on the real tapes (${narrowed.ran.tests.join(', ')}) did not ask for it` },
+              };
+          } else result = await runMutant(mutant, tape, context);
           results[index] = result;
           // A mutant stopped because another failed, or because the run was stopped, has no outcome to tell.
-          if (!stopping()) options.onMutant?.(result, ++done, mutants.length);
+          if (!stopping()) options.onMutant?.(result, ++done, own.length);
         } catch (error) {
           failure ??= error;
           signals.emit('SIGTERM');
@@ -180,12 +231,13 @@ export async function mutateSuite(options: MutateSuiteOptions): Promise<Mutation
   signal?.throwIfAborted();
   if (failure !== undefined) throw failure;
   return buildMutationReport({
-    command: [...options.command],
+    command: run.command,
     seed,
-    tapes: [...options.tapes],
-    candidates: choice.candidates,
-    unusedExchanges: choice.unusedExchanges,
-    unmutable: choice.unmutable,
+    tapes: run.tapes,
+    ...(ownShard === undefined ? {} : { shard: ownShard }),
+    candidates: run.candidates,
+    unusedExchanges: run.unusedExchanges,
+    unmutable: run.unmutable,
     mutants: results,
   });
 }
@@ -200,7 +252,7 @@ async function runBaseline(
   io: { env: NodeJS.ProcessEnv; cwd: string; signals: NodeJS.EventEmitter },
   tapes: ReadonlyArray<{ real: string }>,
   network: { network?: NetworkOptions },
-): Promise<{ baselineMs: number; used: Array<Set<number>>; unused: string[] }> {
+): Promise<{ baselineMs: number; used: Array<Set<number>>; readers: LineReaders[]; unused: string[] }> {
   const started = performance.now();
   const baseline = await runCaptured(proxyOptions, options.command, io, network);
   const baselineMs = performance.now() - started;
@@ -220,6 +272,7 @@ async function runBaseline(
   return {
     baselineMs,
     used: tapes.map((tape) => new Set(linesUsed(baseline.run, tape.real))),
+    readers: tapes.map((tape) => lineReaders(baseline.run.report, tape.real, proxyLinesUsed(baseline.run, tape.real))),
     unused: baseline.run.unused.flatMap((tape) => formatUnused(tape.tape, tape.unused, tape.mode)),
   };
 }
@@ -240,11 +293,15 @@ function temporaryFolder(): string {
 // The tape lines a run answered from, of the tape at `real`: its own proxy's, when it served that
 // tape, and every session's that opened it.
 function linesUsed(run: ProxiedRun, real: string): number[] {
-  const lines: number[] = [];
-  const proxyTape = run.proxy.options.swappedFrom ?? safeRealpath(run.proxy.options.tape);
-  if (proxyTape === real) lines.push(...(run.proxy.engine?.usedLines() ?? []));
+  const lines = proxyLinesUsed(run, real);
   for (const session of run.report.sessions) if (session.path === real) lines.push(...(session.used ?? []));
   return lines;
+}
+
+// The lines of the tape at `real` the run's own proxy answered from (not a session's).
+function proxyLinesUsed(run: ProxiedRun, real: string): number[] {
+  const proxyTape = run.proxy.options.swappedFrom ?? safeRealpath(run.proxy.options.tape);
+  return proxyTape === real ? [...(run.proxy.engine?.usedLines() ?? [])] : [];
 }
 
 function safeRealpath(file: string): string {

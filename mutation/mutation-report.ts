@@ -1,8 +1,10 @@
 // What a mutation run found: each mutant's outcome, the survivors as the places the suite does not
 // look, and the score. Printed for a terminal, written as JSON and as a self-contained page.
+import { hash } from 'node:crypto';
 import { escapeHtml, maskValue } from '../core/internal.js';
 import type { Mutant } from './choose-mutants.js';
 import type { MutationOperator } from './mutation.js';
+import type { MutantRun } from './test-selection.js';
 
 /**
  * - `killed`: the command failed on the mutant: a test noticed.
@@ -29,6 +31,24 @@ export interface MutantResult {
   outcome: MutantOutcome;
   /** How it was killed or why it was not reached: the command's exit status, the first miss. */
   detail: string;
+  /** With `--selective` only: the tests its run was narrowed to (`file > name`), or why it ran the whole command. */
+  ran?: MutantRun;
+}
+
+/**
+ * A shard's place in its run. Every shard of a run lists the same mutants; the one at position `p`
+ * (from 0, in the run's order) is shard `p % count + 1`'s. `modeltape mutate --merge` puts the
+ * shards back together and refuses shards of different runs.
+ */
+export interface MutationShard {
+  /** This shard, 1 to `count`. */
+  index: number;
+  /** How many shards the run is split into. */
+  count: number;
+  /** The run's mutants, over every shard. */
+  mutants: number;
+  /** sha256 (hex) of the run's whole mutant list: each mutant's id, exchange, operator, variant and change, as the report shows them. The same in every shard of one run. */
+  list: string;
 }
 
 /** The whole run, as `--json` prints it. The same tapes, seed and command give the same report. */
@@ -37,6 +57,8 @@ export interface MutationReport {
   command: string[];
   seed: string;
   tapes: string[];
+  /** On a shard's report only (`--shard I/N`): which slice of the run's mutants `mutants` holds. */
+  shard?: MutationShard;
   /** Every mutation the used exchanges admit (before --max). */
   candidates: number;
   /** Exchanges the suite never used: not mutated (see `modeltape inspect --unused`). */
@@ -73,7 +95,25 @@ export function buildMutationReport(run: Omit<MutationReport, 'counts' | 'score'
   const reached = detected + counts.survived;
   // Every string of the report masked once, here: an answer's text, a tool call's arguments, the
   // command's arguments reach the terminal, --json and the page only as they are here.
-  return maskValue({ ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 });
+  const report = maskValue({ ...run, counts, score: reached === 0 ? null : Math.round((detected / reached) * 1000) / 10 });
+  // A shard's digest is no key, whatever a scan of 64 hex digits would make of it (it keeps its place).
+  return run.shard === undefined ? report : { ...report, shard: run.shard };
+}
+
+/** The digest a shard's report carries of the run's whole mutant list (see {@link MutationShard.list}): what each mutant is, not its outcome. */
+export function mutantListDigest(mutants: readonly MutantResult[]): string {
+  const identities = mutants.map((mutant) => [
+    mutant.id,
+    mutant.tape,
+    mutant.line,
+    mutant.endpoint,
+    mutant.operator,
+    mutant.variant,
+    mutant.description,
+    mutant.before,
+    mutant.after,
+  ]);
+  return hash('sha256', JSON.stringify(identities), 'hex');
 }
 
 const OUTCOME_WORDS: Record<MutantOutcome, string> = {
@@ -97,7 +137,17 @@ export function formatMutationReport(report: MutationReport): string {
   lines.push(
     `modeltape mutate: ${report.mutants.length} mutant${report.mutants.length === 1 ? '' : 's'} of ${report.candidates} (seed ${report.seed}): mutation score ${report.score === null ? 'n/a' : `${report.score}%`} (${reached - report.counts.survived} of ${reached} detected)`,
   );
+  if (report.shard !== undefined)
+    lines.push(
+      `  shard ${report.shard.index}/${report.shard.count}: these ${report.mutants.length} of the run's ${report.shard.mutants} mutants (modeltape mutate --merge puts every shard's --json report together)`,
+    );
   for (const outcome of MUTANT_OUTCOMES) if (report.counts[outcome] > 0) lines.push(`  ${report.counts[outcome]} ${OUTCOME_WORDS[outcome]}`);
+  const narrowed = report.mutants.filter((mutant) => mutant.ran !== undefined && 'tests' in mutant.ran).length;
+  const whole = report.mutants.filter((mutant) => mutant.ran !== undefined && 'whole' in mutant.ran);
+  if (narrowed + whole.length > 0)
+    lines.push(
+      `  ${narrowed} ran only the tests that read their exchange, ${whole.length} the whole command${whole.length === 0 ? '' : ` (${whole[0]!.id}: ${(whole[0]!.ran as { whole: string }).whole}; --json says each)`}`,
+    );
   if (report.unusedExchanges > 0)
     lines.push(
       `  ${report.unusedExchanges} exchange${report.unusedExchanges === 1 ? '' : 's'} no test used were not mutated (modeltape inspect TAPE --unused -- CMD lists them)`,
@@ -151,7 +201,7 @@ pre.diff{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
 </style></head><body>
 <h1>modeltape mutation report</h1>
 <p>Command <code>${escapeHtml(report.command.join(' '))}</code>, seed <code>${escapeHtml(report.seed)}</code>, tapes ${report.tapes.map((tape) => `<code>${escapeHtml(tape)}</code>`).join(', ')}.</p>
-<p>Mutation score <span id="score">${report.score === null ? 'n/a' : `${report.score}%`}</span> of ${report.mutants.length} mutants (${report.candidates} possible).</p>
+${report.shard === undefined ? '' : `<p id="shard">Shard ${report.shard.index}/${report.shard.count}: these ${report.mutants.length} of the run's ${report.shard.mutants} mutants.</p>\n`}<p>Mutation score <span id="score">${report.score === null ? 'n/a' : `${report.score}%`}</span> of ${report.mutants.length} mutants (${report.candidates} possible).</p>
 <ul id="counts">${counts}</ul>
 <h2>Survivors (${survivors.length})</h2>
 ${survivors.length === 0 ? '<p id="no-survivors">Every mutant reached was detected.</p>' : survivors.map(survivor).join('\n')}

@@ -17,7 +17,7 @@ export {
   type ReplayEntry,
   type LookupResult,
 } from '../lookup/internal.js';
-export { ESCAPE_ROUTES, type EscapeRoute, type SessionReport } from '../guard/internal.js';
+export { ESCAPE_ROUTES, type EscapeRoute, type SessionReport, type ReportedTest } from '../guard/internal.js';
 export {
   REPLAY_PLACEHOLDER_KEY,
   placeholderGoogleCredentials,

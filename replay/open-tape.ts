@@ -7,6 +7,7 @@ import {
   runGuardInstalled,
   type Escape,
   type OutsideConnection,
+  type ReportedTest,
 } from '../guard/internal.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -31,7 +32,7 @@ import {
 } from '../proxy/internal.js';
 import { buildDriftReport } from '../drift-report/internal.js';
 import { EscapeGuard } from './escape-guard.js';
-import { testCommandAdvice } from './test-context.js';
+import { currentRunner, currentTest, testCommandAdvice } from './test-context.js';
 
 export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'host' | 'mode'> {
   /**
@@ -200,7 +201,11 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   // A replay is answered in process, by the proxy's own decision and counts, with no socket;
   // the other modes may forward, so they go through the proxy over loopback.
   const inProcess = inProcessAnswerer(proxy);
+  // Under a run, which tests asked this session (for `modeltape mutate --selective`): each request
+  // is told the test running when it came; one outside a Vitest or Jest test makes it unknown.
+  const readers = run.reportFile === undefined ? undefined : new TestReaders(env);
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    readers?.note();
     // As fetch itself does: init, when given, overrides what the Request carries.
     const request = await readFetchInput(input, init);
     const { url } = request;
@@ -266,6 +271,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         path: proxy.options.swappedFrom ?? realPath(file),
         used: proxy.engine?.usedLines() ?? [],
         ...(seen.unused === undefined ? {} : { recordings: seen.unused.total }),
+        ...(readers === undefined ? {} : readers.tests(seen.hits + seen.misses + seen.recorded + seen.passthrough)),
       },
     });
     // The run's own guard, when this process has it, has reported each escape already.
@@ -329,5 +335,36 @@ function realPath(file: string): string {
     return realpathSync(resolve(file));
   } catch {
     return resolve(file);
+  }
+}
+
+// The tests a session's requests came in, as far as they are known: every request through its
+// fetch inside a Vitest or Jest test. A request outside one, or one the session answered that never
+// came through its fetch (a client given its baseUrls), makes it unknown.
+class TestReaders {
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #tests = new Map<string, ReportedTest>();
+  #asked = 0;
+  #unknown = false;
+
+  constructor(env: Readonly<Record<string, string | undefined>>) {
+    this.#env = env;
+  }
+
+  note(): void {
+    this.#asked++;
+    if (this.#unknown) return;
+    const runner = currentRunner(this.#env);
+    const test = currentTest();
+    if (test === undefined || (runner !== 'vitest' && runner !== 'jest')) {
+      this.#unknown = true;
+      return;
+    }
+    this.#tests.set(`${test.file}\u0000${test.name}`, { runner, file: test.file, name: test.name });
+  }
+
+  /** `{ tests }` for the session's report, or nothing when they are not known; `answered` is what the session answered in all. */
+  tests(answered: number): { tests?: ReportedTest[] } {
+    return this.#unknown || answered > this.#asked ? {} : { tests: [...this.#tests.values()] };
   }
 }

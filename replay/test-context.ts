@@ -22,6 +22,15 @@ export function currentTest(): CurrentTest | undefined {
   return { name: state.currentTestName, file: state.testPath };
 }
 
+/** The test runner this process is a worker of, told by the variables each sets in its workers (the innermost first). */
+export function currentRunner(env: Readonly<Record<string, string | undefined>> = process.env): 'vitest' | 'jest' | 'node:test' | undefined {
+  // A node:test or Jest process started from a Vitest test inherits VITEST.
+  if (env.NODE_TEST_CONTEXT) return 'node:test';
+  if (env.JEST_WORKER_ID) return 'jest';
+  if (env.VITEST) return 'vitest';
+  return undefined;
+}
+
 /**
  * A tape path named after the running test, so each recording maps back to its test:
  * `<test dir>/__tapes__/<test file>/<test name>.jsonl` (or under `dir`). Works in Vitest and Jest

@@ -18,7 +18,7 @@ import { EscapeGuard } from '../../dist/replay/internal.js';
  *   reader has, like their agent), with an HTML comment on the line before saying why: its
  *   imports are still checked against the exports;
  * - `json` blocks must parse, `jsonl` blocks must parse line by line;
- * - every `modeltape <command> …` in a `sh` block or an inline code span names a command the
+ * - every `modeltape <command> …` in a `sh` or `yaml` block or an inline code span names a command the
  *   CLI has, and only flags that command's `--help` names (flags after `--` belong to CMD).
  * - the README has a program importing each public entry (every link is followed by
  *   every-docs-link-resolves.test.ts).
@@ -238,7 +238,7 @@ async function helpOf(argv: string[]): Promise<string> {
   return text;
 }
 
-/** Every `modeltape <word> …` the pages show, in sh blocks and inline code, with its place. */
+/** Every `modeltape <word> …` the pages show, in sh and yaml blocks and inline code, with its place. */
 function commandLines(): Array<{ where: string; words: string[] }> {
   const found: Array<{ where: string; words: string[] }> = [];
   const take = (text: string, place: string) => {
@@ -264,7 +264,8 @@ function commandLines(): Array<{ where: string; words: string[] }> {
         return;
       }
       if (fence !== undefined) {
-        if (language === 'sh') take(text.replace(/#.*$/, ''), `${file}:${index + 1}`);
+        // A CI workflow's `run:` lines are command lines too.
+        if (language === 'sh' || language === 'yaml') take(text.replace(/#.*$/, ''), `${file}:${index + 1}`);
         return;
       }
       for (const span of text.matchAll(/`([^`]+)`/g)) take(span[1]!, `${file}:${index + 1}`);
