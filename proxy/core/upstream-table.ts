@@ -185,9 +185,20 @@ export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
     // A local preset left as built in (vLLM on 127.0.0.1:8000) is the user's own server, not a provider.
     if (upstream.unset !== undefined || (BUILT_IN_UPSTREAMS[upstream.name]?.local === true && upstream.baseUrl === BUILT_IN_UPSTREAMS[upstream.name]!.baseUrl))
       continue;
-    hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+    hosts.add(hostOf(upstream));
   }
   return [...hosts].sort();
+}
+
+// An upstream's host, parsed once per upstream: the built-ins are shared by every session's table.
+const hosts = new WeakMap<Upstream, string>();
+function hostOf(upstream: Upstream): string {
+  let host = hosts.get(upstream);
+  if (host === undefined) {
+    host = new URL(upstream.baseUrl).host.toLowerCase();
+    hosts.set(upstream, host);
+  }
+  return host;
 }
 
 // The built-in providers' hosts and their side channels, the same for every proxy: found once.
