@@ -21,7 +21,8 @@ import {
   providerHosts,
   inProcessAnswerer,
   formatUnused,
-  startProxy,
+  listeningUrl,
+  openProxy,
   type ModeltapeConfig,
   type ProxyMode,
   type ProxyOptions,
@@ -71,9 +72,11 @@ export interface UnusedExchange {
 
 /**
  * A tape opened for a test: the official SDKs reach it through `session.fetch` (their `fetch`
- * option) or `session.baseUrls` (a proxy it started on port 0). Both are answered by the same
- * proxy, so every request is keyed, replayed, recorded and counted the same way; in replay mode
- * `session.fetch` is answered in process, with no socket.
+ * option) or `session.baseUrls` (a proxy on port 0). Both are answered by the same proxy, so
+ * every request is keyed, replayed, recorded and counted the same way; in replay mode
+ * `session.fetch` is answered in process, with no socket, and the proxy listens only once a URL
+ * of it is read (`session.baseUrls`, `session.proxy.url`, `.port`, `.baseUrls` or `.urlOf()`),
+ * until `close()`.
  */
 export interface TapeSession {
   readonly file: string;
@@ -85,7 +88,7 @@ export interface TapeSession {
    * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`), `vertex` for GOOGLE_VERTEX_BASE_URL (@google/genai's `httpOptions.baseUrl`; `AnthropicVertex` takes `${vertex}/v1`; see RunningProxy.baseUrls), `url` the proxy itself. */
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`), `vertex` for GOOGLE_VERTEX_BASE_URL (@google/genai's `httpOptions.baseUrl`; `AnthropicVertex` takes `${vertex}/v1`; see RunningProxy.baseUrls), `url` the proxy itself. In replay mode the first read makes the proxy listen. */
   readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; vertex: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
@@ -151,18 +154,22 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const advice = testCommandAdvice({ underRun: run.proxyUrl !== undefined, ci: isCi(env) });
   let proxy: RunningProxy;
   try {
-    proxy = await startProxy({
-      ...proxyOptions,
-      tape: file,
-      mode,
-      ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
-      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
-      ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
-      // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
-      upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
-      ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
-      ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
-    });
+    proxy = await openProxy(
+      {
+        ...proxyOptions,
+        tape: file,
+        mode,
+        ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
+        advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
+        ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
+        // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
+        upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
+        ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+        ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+      },
+      // A replay answers session.fetch in process: it listens only once a client is given its URL.
+      { listen: mode === 'replay' ? 'when-asked' : 'at-start' },
+    );
   } catch (error) {
     if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape);
     throw error;
@@ -184,7 +191,15 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     (/^(?:[a-z0-9-]+-aiplatform|aiplatform\.[a-z0-9-]+\.rep)\.googleapis\.com$/.test(url.hostname) && url.protocol === 'https:'
       ? { name: 'vertex', basePath: '' }
       : undefined);
-  const proxyOrigin = new URL(proxy.url).origin;
+  // The proxy's own URL (a client given session.baseUrls and session.fetch): none while it does not listen.
+  let proxyOrigin: string | undefined;
+  const ownOrigin = (): string | undefined => {
+    if (proxyOrigin === undefined) {
+      const url = listeningUrl(proxy);
+      if (url !== undefined) proxyOrigin = new URL(url).origin;
+    }
+    return proxyOrigin;
+  };
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.
   const runOrigin = run.proxyUrl === undefined ? undefined : safeOrigin(run.proxyUrl);
@@ -202,7 +217,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     const { url } = request;
     // The request as the proxy takes it: `/<upstream>/<path>?<query>`.
     let proxyPath: string;
-    if (url.origin === proxyOrigin || url.origin === runOrigin) {
+    if (url.origin === runOrigin || url.origin === ownOrigin()) {
       proxyPath = `${url.pathname}${url.search}`;
     } else {
       const upstream = routeOf(url);
@@ -271,11 +286,16 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const onExit = (): void => report(false);
   if (reportFile !== undefined) process.once('exit', onExit);
   let closed: Promise<SessionSummary> | undefined;
+  let baseUrls: TapeSession['baseUrls'] | undefined;
   return {
     file,
     mode,
     fetch: sessionFetch,
-    baseUrls: { ...proxy.baseUrls, url: proxy.url },
+    // Read, the proxy listens (until close()); a session whose clients all take session.fetch never does.
+    get baseUrls() {
+      baseUrls ??= { ...proxy.baseUrls, url: proxy.url };
+      return baseUrls;
+    },
     proxy,
     guard,
     summary,
