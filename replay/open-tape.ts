@@ -160,7 +160,13 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
         tape: file,
         mode,
         ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
-        advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
+        advice: {
+          get record() {
+            return advice.record;
+          },
+          repeat: "openTape(file, { repeat: 'last' })",
+          ci: advice.ci,
+        },
         ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
         // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
         upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
