@@ -23,6 +23,9 @@ export function isLoopbackHost(host: string): boolean {
  * Returns the entry that matched.
  */
 export function hostMatcher(hosts: Iterable<string>): HostMatcher {
+  // A list made once (providerHosts) is matched by the matcher made for it.
+  const known = typeof hosts === 'object' && Object.isFrozen(hosts) ? matchersByList.get(hosts) : undefined;
+  if (known !== undefined) return known;
   const entries = new Set([...hosts].map((host) => host.trim().toLowerCase()).filter((host) => host !== ''));
   // Every session of a suite guards the same hosts: the matcher is built once per list.
   const id = [...entries].join('\n');
@@ -32,6 +35,7 @@ export function hostMatcher(hosts: Iterable<string>): HostMatcher {
     if (matchers.size >= MATCHERS_KEPT) matchers.delete(matchers.keys().next().value!);
     matchers.set(id, matcher);
   }
+  if (typeof hosts === 'object' && Object.isFrozen(hosts)) matchersByList.set(hosts, matcher);
   return matcher;
 }
 
@@ -39,6 +43,7 @@ export function hostMatcher(hosts: Iterable<string>): HostMatcher {
 export type HostMatcher = (host: string, port: number | string | undefined) => string | undefined;
 
 const matchers = new Map<string, HostMatcher>();
+const matchersByList = new WeakMap<object, HostMatcher>();
 const MATCHERS_KEPT = 32;
 
 function buildHostMatcher(entries: ReadonlySet<string>): HostMatcher {

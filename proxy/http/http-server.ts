@@ -265,7 +265,7 @@ export interface HttpServerReservation {
  */
 export async function reserveHttpServer(options: HttpListenOptions): Promise<HttpServerReservation> {
   // Only a free port can be shared: a fixed one is the proxy's own.
-  const key = options.port === 0 ? `${options.host}\n${JSON.stringify(Object.entries(options.limits).sort())}` : undefined;
+  const key = options.port === 0 ? `${options.host} ${Object.entries(options.limits).join(' ')}` : undefined;
   const bound = (key === undefined ? undefined : spareServers.get(key)?.pop()) ?? (await bindHttpServer(options));
   let state: 'reserved' | 'taken' | 'released' = 'reserved';
   return {
