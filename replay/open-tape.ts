@@ -248,10 +248,12 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     });
   };
 
-  const summary = (): SessionSummary => {
-    const own = proxy.summary();
-    return { ...own, escapes: [...own.escapes, ...guard.escapes()], outside: [...own.outside, ...guard.outside()] };
-  };
+  const withGuard = (own: ProxySummary): SessionSummary => ({
+    ...own,
+    escapes: [...own.escapes, ...guard.escapes()],
+    outside: [...own.outside, ...guard.outside()],
+  });
+  const summary = (): SessionSummary => withGuard(proxy.summary());
   // Under a run, the session tells the run what it saw: when it closes, or when its process
   // exits first (a test that failed before close()).
   const reportFile = run.reportFile;
@@ -308,11 +310,12 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     unused: () => (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line)),
     close: (closeOptions = {}) => {
       closed ??= (async () => {
-        await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
+        // What the proxy saw when it closed: nothing answers after, so it is its summary from now on.
+        const own = await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
         guard.stop();
         process.off('exit', onExit);
         report(true);
-        const result = summary();
+        const result = withGuard(own);
         // A run prints what its sessions left unused, together; a session on its own says it here.
         if (reportFile === undefined && mode === 'replay' && result.unused !== undefined)
           for (const line of formatUnused(file, result.unused, mode)) proxy.options.log(`modeltape: tape session:${line.slice(1)}`);

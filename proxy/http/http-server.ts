@@ -265,7 +265,7 @@ export interface HttpServerReservation {
  */
 export async function reserveHttpServer(options: HttpListenOptions): Promise<HttpServerReservation> {
   // Only a free port can be shared: a fixed one is the proxy's own.
-  const key = options.port === 0 ? `${options.host} ${Object.entries(options.limits).join(' ')}` : undefined;
+  const key = options.port === 0 ? `${options.host} ${limitsKey(options.limits)}` : undefined;
   const bound = (key === undefined ? undefined : spareServers.get(key)?.pop()) ?? (await bindHttpServer(options));
   let state: 'reserved' | 'taken' | 'released' = 'reserved';
   return {
@@ -292,6 +292,17 @@ export async function reserveHttpServer(options: HttpListenOptions): Promise<Htt
 export const SPARE_SERVERS_KEPT = 1;
 
 const spareServers = new Map<string, BoundHttpServer[]>();
+
+// Limits as a pool key; the defaults are one object, keyed once.
+const limitsKeys = new WeakMap<object, string>();
+function limitsKey(limits: Readonly<Required<ProxyLimits>>): string {
+  let key = limitsKeys.get(limits);
+  if (key === undefined) {
+    key = Object.entries(limits).join(' ');
+    if (Object.isFrozen(limits)) limitsKeys.set(limits, key);
+  }
+  return key;
+}
 
 const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n';
 
