@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
  * Runs one in-process target. `env` is the child's (TARGET, MEASURE, TAPE, SNAPSHOT, …: see
  * bench/servers/in-process.mjs); `seconds`, `warmup`, `concurrency` its run. `execArgv` for
  * --cpu-prof, `onSpawn(child)` to pin it. Resolves to a rate row (MEASURE=rate: rps, usPerCall,
- * cpuUs, meanLatencyUs, requests) or a cycle row (MEASURE=cycle: cycleUs, fakeUs, loadUs, …), each
+ * cpuUs, meanLatencyUs, requests) or a cycle row (MEASURE=cycle: cycleUs, fakeUs, loadUs, fromTapeUs, …), each
  * with `problems` (empty when every answer was checked and counted), `foreignCores` and a `note`.
  */
 export function runInProcess({ name, target, payload, env, seconds, warmup, concurrency, execArgv = [], onSpawn }) {
@@ -58,7 +58,7 @@ export function runInProcess({ name, target, payload, env, seconds, warmup, conc
 }
 
 const failedRate = { rps: NaN, usPerCall: NaN, cpuUs: NaN, meanLatencyUs: NaN, requests: 0 };
-const failedCycle = { cycleUs: NaN, cycleCpuUs: NaN, fakeUs: NaN, loadUs: NaN, cycles: 0, ratio: NaN };
+const failedCycle = { cycleUs: NaN, cycleCpuUs: NaN, fakeUs: NaN, loadUs: NaN, fromTapeUs: NaN, cycles: 0, ratio: NaN };
 
 function rateRow(result) {
   const problems = [];
@@ -87,10 +87,13 @@ function cycleRow(result) {
     cycleCpuUs: result.cycle.cpuUs,
     fakeUs: result.fake.us,
     loadUs: result.load.us,
+    fromTapeUs: result.fromtape?.us ?? NaN,
     cycles: result.cycle.count,
-    ratio: result.cycle.us / (result.fake.us + result.load.us),
+    // A session's cycle against FakeProvider.fromTape(tape) + 1 request (issue 36 §4), measured in
+    // its child; fromTape's own cycle against a bare fake.fetch call plus the tape's load.
+    ratio: result.fromtape === undefined ? result.cycle.us / (result.fake.us + result.load.us) : result.cycle.us / result.fromtape.us,
     problems,
-    note: `${result.cycle.count} cycles, ${result.fake.count} fake.fetch calls, ${result.load.count} loads; cycle CPU ${result.cycle.cpuUs.toFixed(0)} µs`,
+    note: `${result.cycle.count} cycles, ${result.fake.count} fake.fetch calls, ${result.load.count} loads${result.fromtape === undefined ? '' : `, ${result.fromtape.count} fromTape cycles`}; cycle CPU ${result.cycle.cpuUs.toFixed(0)} µs`,
   };
 }
 

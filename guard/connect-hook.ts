@@ -34,7 +34,10 @@ interface HookState {
   /** The last request undici was asked for, per `host:port`: its path and, off loopback, which client asked. */
   paths: Map<string, { path: string; via: EscapeRoute | undefined }>;
   proxyDepth: number;
-  /** The copy of modeltape whose request listener is subscribed to undici's channel, while any listener is registered. */
+  /**
+   * The copy of modeltape whose request listener is subscribed to undici's channel: from the
+   * first listener on, for the life of the process (it does nothing while no listener is registered).
+   */
   subscribed: ((message: unknown) => void) | undefined;
   /** Sockets a listener refused: a later check of the same request must not count it twice. */
   refused: WeakSet<object>;
@@ -88,11 +91,9 @@ export function onConnect(listener: ConnectListener, options: { watches?: (host:
     removed = true;
     hook.listeners.delete(listener);
     if (watches !== undefined) hook.watched.delete(watches);
-    if (hook.listeners.size === 0 && hook.subscribed !== undefined) {
-      diagnosticsChannel.unsubscribe('undici:request:create', hook.subscribed);
-      hook.subscribed = undefined;
-      hook.paths.clear();
-    }
+    // The channel stays subscribed, as the wrapper stays laid: a suite opens a session per test,
+    // and subscribing and unsubscribing each time cost more than the listener's early return.
+    if (hook.listeners.size === 0) hook.paths.clear();
   };
 }
 
@@ -112,13 +113,14 @@ export function asProxyConnection<T>(connect: () => T): T {
 }
 
 const onRequestCreate = (message: unknown): void => {
+  const hook = state();
+  if (hook.listeners.size === 0) return;
   const request = (message as { request?: { origin?: string | URL; path?: string } }).request;
   if (request?.origin === undefined || typeof request.path !== 'string') return;
   try {
     const origin = new URL(String(request.origin));
     const port = origin.port || (origin.protocol === 'https:' ? '443' : '80');
     const host = origin.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    const hook = state();
     if (hook.paths.size > 256) hook.paths.clear();
     // The global fetch may run on the undici package's dispatcher (once the package is loaded,
     // it installs one), so only the stack here, where fetch itself calls, tells them apart. It

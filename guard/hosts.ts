@@ -22,8 +22,31 @@ export function isLoopbackHost(host: string): boolean {
  * label inside a name (`bedrock-runtime.*.amazonaws.com`) any one label there, on any port.
  * Returns the entry that matched.
  */
-export function hostMatcher(hosts: Iterable<string>): (host: string, port: number | string | undefined) => string | undefined {
+export function hostMatcher(hosts: Iterable<string>): HostMatcher {
+  // A list made once (providerHosts) is matched by the matcher made for it.
+  const known = typeof hosts === 'object' && Object.isFrozen(hosts) ? matchersByList.get(hosts) : undefined;
+  if (known !== undefined) return known;
   const entries = new Set([...hosts].map((host) => host.trim().toLowerCase()).filter((host) => host !== ''));
+  // Every session of a suite guards the same hosts: the matcher is built once per list.
+  const id = [...entries].join('\n');
+  let matcher = matchers.get(id);
+  if (matcher === undefined) {
+    matcher = buildHostMatcher(entries);
+    if (matchers.size >= MATCHERS_KEPT) matchers.delete(matchers.keys().next().value!);
+    matchers.set(id, matcher);
+  }
+  if (typeof hosts === 'object' && Object.isFrozen(hosts)) matchersByList.set(hosts, matcher);
+  return matcher;
+}
+
+/** Which entry a connection target matches, if any (see {@link hostMatcher}). */
+export type HostMatcher = (host: string, port: number | string | undefined) => string | undefined;
+
+const matchers = new Map<string, HostMatcher>();
+const matchersByList = new WeakMap<object, HostMatcher>();
+const MATCHERS_KEPT = 32;
+
+function buildHostMatcher(entries: ReadonlySet<string>): HostMatcher {
   // Every spelling of loopback reaches the same server: an entry on loopback (ollama's
   // 127.0.0.1:11434, a local upstream) matches `localhost`, `[::1]`, `0.0.0.0`… on its port.
   const loopbackPorts = new Map<string, string>();

@@ -31,15 +31,38 @@ export interface RequestWatch {
  * from before the guard, and a `CONNECT` through a local forward proxy (undici's `ProxyAgent`,
  * an https agent), whose TCP peer is loopback. A connection the connect layer refused is not
  * counted again. Returns a function that stops watching.
+ *
+ * The channels are subscribed once, by the first watch, for the life of the process; each
+ * message is shown to every watch in the order they were added, as separate subscribers would
+ * see it. A suite opens a session per test, and subscribing and unsubscribing each time cost
+ * more than a message no watch looks at.
  */
 export function watchProviderRequests(watch: RequestWatch): () => void {
-  const onUndici = (message: unknown): void => {
-    const { request, socket } = message as { request?: { origin?: string | URL; method?: string; path?: string }; socket?: Socket };
-    if (request === undefined || socket === undefined || wasRefused(socket) || watch.skipSocket?.(socket)) return;
+  watches.add(watch);
+  if (!subscribed) {
+    subscribed = true;
+    diagnosticsChannel.subscribe('undici:client:sendHeaders', onUndici);
+    diagnosticsChannel.subscribe('http.client.request.start', onHttp);
+  }
+  return () => {
+    watches.delete(watch);
+  };
+}
+
+// Every watch of this copy of modeltape, in the order they were added.
+const watches = new Set<RequestWatch>();
+let subscribed = false;
+
+function onUndici(message: unknown): void {
+  if (watches.size === 0) return;
+  const { request, socket } = message as { request?: { origin?: string | URL; method?: string; path?: string }; socket?: Socket };
+  if (request === undefined || socket === undefined) return;
+  for (const watch of [...watches]) {
+    if (wasRefused(socket) || watch.skipSocket?.(socket)) continue;
     const connect = request.method === 'CONNECT';
     const target = connect ? parseAuthority(request.path ?? '') : originOf(request.origin);
     const matched = target && watch.matches(target.host, target.port);
-    if (!target || matched === undefined) return;
+    if (!target || matched === undefined) continue;
     socket.destroy(
       watch.blocked({
         host: matched,
@@ -48,16 +71,20 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
         via: callerRoute() === 'undici' ? 'undici' : 'fetch',
       }),
     );
-  };
-  const onHttp = (message: unknown): void => {
-    const request = (message as { request?: ClientRequest }).request;
-    if (request === undefined) return;
+  }
+}
+
+function onHttp(message: unknown): void {
+  if (watches.size === 0) return;
+  const request = (message as { request?: ClientRequest }).request;
+  if (request === undefined) return;
+  for (const watch of [...watches]) {
     const connect = request.method === 'CONNECT';
     const hostHeader = request.getHeader('host');
     const defaultPort = (request as unknown as { protocol?: string }).protocol === 'https:' ? 443 : 80;
     const target = connect ? parseAuthority(request.path) : typeof hostHeader === 'string' ? parseAuthority(hostHeader, defaultPort) : undefined;
     const matched = target && watch.matches(target.host, target.port);
-    if (!target || matched === undefined) return;
+    if (!target || matched === undefined) continue;
     // The socket comes at the next tick, before the request's bytes are flushed to it. An
     // interception answers with a socket of its own, without a network handle; a real socket to
     // a provider (kept alive, or one that slipped past the interception) is stopped here.
@@ -68,13 +95,7 @@ export function watchProviderRequests(watch: RequestWatch): () => void {
     };
     if (request.socket) check(request.socket);
     else request.once('socket', check);
-  };
-  diagnosticsChannel.subscribe('undici:client:sendHeaders', onUndici);
-  diagnosticsChannel.subscribe('http.client.request.start', onHttp);
-  return () => {
-    diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onUndici);
-    diagnosticsChannel.unsubscribe('http.client.request.start', onHttp);
-  };
+  }
 }
 
 function originOf(origin: string | URL | undefined): { host: string; port: number } | undefined {

@@ -11,7 +11,7 @@ export { buildUpstreamTable, CLOUD_HOSTS, cloudUpstreamOf, parseUpstreamFlag, pr
 export { routeRequest, type Route } from './core/router.js';
 export { formatEscapes, formatUnused, describeRecorded } from './core/summary.js';
 export { UPSTREAM_SOCKETS } from './http/upstream.js';
-export { inProcessAnswerer } from './http/proxy-server.js';
+export { inProcessAnswerer, listeningUrl, openProxy } from './http/proxy-server.js';
 export { ProxyCore, errorReply, type OwnAnswer } from './core/proxy-core.js';
 export { answerInProcess, answerOf, type InProcessAnswer } from './core/in-process-answer.js';
 export { BASE_URL_VARIABLES, childEnvironment } from './run/child-environment.js';

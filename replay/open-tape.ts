@@ -23,7 +23,8 @@ import {
   providerHosts,
   inProcessAnswerer,
   formatUnused,
-  startProxy,
+  listeningUrl,
+  openProxy,
   type ModeltapeConfig,
   type ProxyMode,
   type ProxyOptions,
@@ -73,9 +74,11 @@ export interface UnusedExchange {
 
 /**
  * A tape opened for a test: the official SDKs reach it through `session.fetch` (their `fetch`
- * option) or `session.baseUrls` (a proxy it started on port 0). Both are answered by the same
- * proxy, so every request is keyed, replayed, recorded and counted the same way; in replay mode
- * `session.fetch` is answered in process, with no socket.
+ * option) or `session.baseUrls` (a proxy on port 0). Both are answered by the same proxy, so
+ * every request is keyed, replayed, recorded and counted the same way; in replay mode
+ * `session.fetch` is answered in process, with no socket, and the proxy listens only once a URL
+ * of it is read (`session.baseUrls`, `session.proxy.url`, `.port`, `.baseUrls` or `.urlOf()`),
+ * until `close()`.
  */
 export interface TapeSession {
   readonly file: string;
@@ -87,7 +90,7 @@ export interface TapeSession {
    * After `close()` it rejects (`session_closed`).
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`), `vertex` for GOOGLE_VERTEX_BASE_URL (@google/genai's `httpOptions.baseUrl`; `AnthropicVertex` takes `${vertex}/v1`; see RunningProxy.baseUrls), `url` the proxy itself. */
+  /** `openai` for OPENAI_BASE_URL (`…/openai/v1`), `anthropic` for ANTHROPIC_BASE_URL, `gemini` for GOOGLE_GEMINI_BASE_URL, `ollama` for OLLAMA_HOST, `azure` for AZURE_OPENAI_ENDPOINT (`new AzureOpenAI({ endpoint })`), `bedrock` for AWS_ENDPOINT_URL_BEDROCK_RUNTIME (`new BedrockRuntimeClient({ endpoint })`), `vertex` for GOOGLE_VERTEX_BASE_URL (@google/genai's `httpOptions.baseUrl`; `AnthropicVertex` takes `${vertex}/v1`; see RunningProxy.baseUrls), `url` the proxy itself. In replay mode the first read makes the proxy listen. */
   readonly baseUrls: { openai: string; anthropic: string; gemini: string; ollama: string; azure: string; bedrock: string; vertex: string; url: string };
   /** The proxy behind the session. */
   readonly proxy: RunningProxy;
@@ -159,18 +162,28 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const advice = testCommandAdvice({ underRun: run.proxyUrl !== undefined, ci: isCi(env) });
   let proxy: RunningProxy;
   try {
-    proxy = await startProxy({
-      ...proxyOptions,
-      tape: file,
-      mode,
-      ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
-      advice: { record: advice.record, repeat: "openTape(file, { repeat: 'last' })", ci: advice.ci },
-      ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
-      // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
-      upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
-      ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
-      ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
-    });
+    proxy = await openProxy(
+      {
+        ...proxyOptions,
+        tape: file,
+        mode,
+        ...(run.onMiss !== undefined && options.onMiss === undefined ? { onMiss: run.onMiss } : {}),
+        advice: {
+          get record() {
+            return advice.record;
+          },
+          repeat: "openTape(file, { repeat: 'last' })",
+          ci: advice.ci,
+        },
+        ...(typeof options.config === 'string' ? { configFile: options.config } : {}),
+        // A run's upstreams (its --upstream flags) reach its sessions, below the session's own.
+        upstreams: { ...config.upstreams, ...run.upstreams, ...options.upstreams },
+        ...((options.normalizers ?? config.normalizers) ? { normalizers: options.normalizers ?? config.normalizers } : {}),
+        ...((options.keyHeaders ?? config.keyHeaders) ? { keyHeaders: options.keyHeaders ?? config.keyHeaders } : {}),
+      },
+      // A replay answers session.fetch in process: it listens only once a client is given its URL.
+      { listen: mode === 'replay' ? 'when-asked' : 'at-start' },
+    );
   } catch (error) {
     if (error instanceof TapeNotFoundError) throw new TapeNotFoundError(file, error, advice.recordTape);
     throw error;
@@ -189,7 +202,15 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     // Any Azure OpenAI resource (`new AzureOpenAI({ endpoint: 'https://RESOURCE.openai.azure.com', fetch: session.fetch })`),
     // Bedrock Runtime in any region, Vertex AI in any location (`https://us-central1-aiplatform.googleapis.com`).
     cloudRoute(url);
-  const proxyOrigin = new URL(proxy.url).origin;
+  // The proxy's own URL (a client given session.baseUrls and session.fetch): none while it does not listen.
+  let proxyOrigin: string | undefined;
+  const ownOrigin = (): string | undefined => {
+    if (proxyOrigin === undefined) {
+      const url = listeningUrl(proxy);
+      if (url !== undefined) proxyOrigin = new URL(url).origin;
+    }
+    return proxyOrigin;
+  };
   // Under `modeltape run` a client reads OPENAI_BASE_URL, which names the run's proxy: a request
   // for it (`/<upstream>/…`) is this session's, when the client was given the session's fetch.
   const runOrigin = run.proxyUrl === undefined ? undefined : safeOrigin(run.proxyUrl);
@@ -211,7 +232,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     const { url } = request;
     // The request as the proxy takes it: `/<upstream>/<path>?<query>`.
     let proxyPath: string;
-    if (url.origin === proxyOrigin || url.origin === runOrigin) {
+    if (url.origin === runOrigin || url.origin === ownOrigin()) {
       proxyPath = `${url.pathname}${url.search}`;
     } else {
       const upstream = routeOf(url);
@@ -236,10 +257,12 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     });
   };
 
-  const summary = (): SessionSummary => {
-    const own = proxy.summary();
-    return { ...own, escapes: [...own.escapes, ...guard.escapes()], outside: [...own.outside, ...guard.outside()] };
-  };
+  const withGuard = (own: ProxySummary): SessionSummary => ({
+    ...own,
+    escapes: [...own.escapes, ...guard.escapes()],
+    outside: [...own.outside, ...guard.outside()],
+  });
+  const summary = (): SessionSummary => withGuard(proxy.summary());
   // Under a run, the session tells the run what it saw: when it closes, or when its process
   // exits first (a test that failed before close()).
   const reportFile = run.reportFile;
@@ -281,22 +304,28 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   const onExit = (): void => report(false);
   if (reportFile !== undefined) process.once('exit', onExit);
   let closed: Promise<SessionSummary> | undefined;
+  let baseUrls: TapeSession['baseUrls'] | undefined;
   return {
     file,
     mode,
     fetch: sessionFetch,
-    baseUrls: { ...proxy.baseUrls, url: proxy.url },
+    // Read, the proxy listens (until close()); a session whose clients all take session.fetch never does.
+    get baseUrls() {
+      baseUrls ??= { ...proxy.baseUrls, url: proxy.url };
+      return baseUrls;
+    },
     proxy,
     guard,
     summary,
     unused: () => (proxy.engine?.unused() ?? []).map((entry) => unusedExchange(entry.exchange, entry.line)),
     close: (closeOptions = {}) => {
       closed ??= (async () => {
-        await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
+        // What the proxy saw when it closed: nothing answers after, so it is its summary from now on.
+        const own = await proxy.close(closeOptions.prune === undefined ? {} : { prune: closeOptions.prune });
         guard.stop();
         process.off('exit', onExit);
         report(true);
-        const result = summary();
+        const result = withGuard(own);
         // A run prints what its sessions left unused, together; a session on its own says it here.
         if (reportFile === undefined && mode === 'replay' && result.unused !== undefined)
           for (const line of formatUnused(file, result.unused, mode)) proxy.options.log(`modeltape: tape session:${line.slice(1)}`);

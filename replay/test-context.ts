@@ -69,20 +69,33 @@ export interface TestCommandAdvice {
  */
 export function testCommandAdvice(where: { underRun: boolean; ci: boolean; env?: Readonly<Record<string, string | undefined>> }): TestCommandAdvice {
   const env = where.env ?? process.env;
+  // Which test opens the session is read now; the words only when a miss or a missing tape asks for them.
   const test = currentTest();
-  const file = test ? displayPath(test.file) : process.argv[1] !== undefined ? displayPath(process.argv[1]) : undefined;
-  let command: string;
-  // The innermost runner first: a node:test or Jest process started from a Vitest test inherits VITEST.
-  if (env.NODE_TEST_CONTEXT) command = `node --test${file ? ` ${file}` : ''}`;
-  else if (env.JEST_WORKER_ID) command = `npx jest${file ? ` ${file}` : ''}`;
-  else if (env.VITEST) command = `npx vitest run${file ? ` ${file}` : ''}`;
-  else command = '<your test command>';
-  const record = where.underRun
-    ? 'modeltape run --mode auto -- <the same command> (with a real key set; sessions inside a run follow its mode)'
-    : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
+  const script = process.argv[1];
+  const cwd = process.cwd();
+  let record: string | undefined;
+  const recordOf = (): string => {
+    if (record !== undefined) return record;
+    const file = test ? displayPath(test.file, cwd) : script !== undefined ? displayPath(script, cwd) : undefined;
+    let command: string;
+    // The innermost runner first: a node:test or Jest process started from a Vitest test inherits
+    // VITEST. (The runner's variables stay as it set them for the life of its worker.)
+    if (env.NODE_TEST_CONTEXT) command = `node --test${file ? ` ${file}` : ''}`;
+    else if (env.JEST_WORKER_ID) command = `npx jest${file ? ` ${file}` : ''}`;
+    else if (env.VITEST) command = `npx vitest run${file ? ` ${file}` : ''}`;
+    else command = '<your test command>';
+    record = where.underRun
+      ? 'modeltape run --mode auto -- <the same command> (with a real key set; sessions inside a run follow its mode)'
+      : `MODELTAPE_MODE=auto ${command} (with a real key set)`;
+    return record;
+  };
   return {
-    record,
+    get record() {
+      return recordOf();
+    },
     ci: where.ci,
-    recordTape: where.ci ? ciRecordAdvice(record) : `Record it with ${record}, then commit the tape.`,
+    get recordTape() {
+      return where.ci ? ciRecordAdvice(recordOf()) : `Record it with ${recordOf()}, then commit the tape.`;
+    },
   };
 }

@@ -9,8 +9,9 @@
 // (for SSE, the whole stream), WARMUP seconds, then SECONDS measured.
 // MEASURE=cycle (session, fromtape): what a test pays per tape, sequentially: open the tape, one
 // request, close (session.close(); for fromtape, assertConsumed()), beside a bare fake.fetch call
-// and the tape's load time (FakeProvider.fromTape(TAPE), the replay engine reading the tape), all
-// three in slices taken in turn so drift hits them alike; the medians of the slices.
+// and the tape's load time (FakeProvider.fromTape(TAPE), the replay engine reading the tape), and
+// for session beside FakeProvider.fromTape(TAPE) + one request (issue 36's baseline), all in
+// slices taken in turn so drift hits them alike; the medians of the slices.
 // Every body is checked: the tape targets and the snapshot must answer bare's exact bytes, the fake
 // its scripted answer (ids aside); at the end every answer must be counted by who gave it.
 // PAYLOAD=json|sse picks the request (bench/payloads.mjs). BENCH_FAKE_MODULE: another build of
@@ -170,7 +171,10 @@ async function measureRate() {
   };
 }
 
-/** MEASURE=cycle: µs of one open + request + close, of one bare fake.fetch call, of loading the tape. */
+/**
+ * MEASURE=cycle: µs of one open + request + close, of one bare fake.fetch call, of loading the
+ * tape, and (TARGET=session) of one FakeProvider.fromTape(tape) + request.
+ */
 async function measureCycle() {
   if (TARGET !== 'session' && TARGET !== 'fromtape') throw new Error(`MEASURE=cycle is for TARGET session or fromtape, not ${TARGET}`);
   const { openTape } = await import('../../dist/replay/index.js');
@@ -184,6 +188,13 @@ async function measureCycle() {
     if (problems.length < 5) problems.push(problem);
   };
   let fakeCalls = 1;
+  const fromTapeCycle = async () => {
+    const tapeFake = FakeProvider.fromTape(TAPE);
+    const response = await tapeFake.fetch(URL, INIT);
+    const body = await response.text();
+    if (response.status !== 200 || !exactly(body)) note(`fromTape(tape).fetch answered ${response.status}: ${body.slice(0, 200)}`);
+    tapeFake.assertConsumed();
+  };
   const operations = {
     fake: async () => {
       const response = await fake.fetch('http://fake.local/v1/chat/completions', INIT);
@@ -210,13 +221,9 @@ async function measureCycle() {
             if (summary.hits !== 1) note(`a session counted ${summary.hits} hits for its one request`);
             for (const problem of sessionProblems(summary)) note(problem);
           }
-        : async () => {
-            const tapeFake = FakeProvider.fromTape(TAPE);
-            const response = await tapeFake.fetch(URL, INIT);
-            const body = await response.text();
-            if (response.status !== 200 || !exactly(body)) note(`fromTape(tape).fetch answered ${response.status}: ${body.slice(0, 200)}`);
-            tapeFake.assertConsumed();
-          },
+        : fromTapeCycle,
+    // What issue 36 measures a session's cycle against, in the same child.
+    ...(TARGET === 'session' ? { fromtape: fromTapeCycle } : {}),
   };
   /** Runs one operation sequentially for `seconds`; wall and CPU µs per operation. */
   const slice = async (operation, seconds) => {
@@ -252,7 +259,7 @@ async function measureCycle() {
     count: slices[name].reduce((sum, entry) => sum + entry.count, 0),
   });
   if (fake.callCount !== fakeCalls) problems.push(`the fake counted ${fake.callCount} calls for ${fakeCalls}`);
-  return { cycle: summary('cycle'), fake: summary('fake'), load: summary('load'), problems };
+  return { cycle: summary('cycle'), fake: summary('fake'), load: summary('load'), ...(operations.fromtape ? { fromtape: summary('fromtape') } : {}), problems };
 }
 
 try {

@@ -56,13 +56,13 @@ export interface ProxyLimits {
   maxConnections?: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<Required<ProxyLimits>> = {
+export const DEFAULT_LIMITS: Readonly<Required<ProxyLimits>> = Object.freeze({
   requestBodyBytes: 32 * 1024 * 1024,
   responseBodyBytes: 256 * 1024 * 1024,
   headersTimeoutMs: 60_000,
   requestTimeoutMs: 300_000,
   maxConnections: 1000,
-};
+});
 
 /** The flag that sets each limit, for messages. */
 export const LIMIT_FLAGS: Readonly<Record<keyof ProxyLimits, string>> = {
@@ -334,6 +334,8 @@ function swappedTape(tape: string, env: Readonly<Record<string, string | undefin
 }
 
 function resolveLimits(limits: ProxyLimits = {}): Readonly<Required<ProxyLimits>> {
+  // The defaults are one object for every proxy of the process (a reserved server is shared by the same limits).
+  if (Object.values(limits).every((value) => value === undefined)) return DEFAULT_LIMITS;
   const resolved = { ...DEFAULT_LIMITS };
   for (const name of Object.keys(DEFAULT_LIMITS) as (keyof ProxyLimits)[]) {
     const value = limits[name];

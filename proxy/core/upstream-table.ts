@@ -201,15 +201,37 @@ function makeUpstream(name: string, baseUrl: string, provider: Provider): Upstre
  * token endpoint (VERTEX_HOSTS), and the providers' known
  * side channels (an SDK's trace exporter that ignores the base URL).
  */
-export function providerHosts(table: ReadonlyMap<string, Upstream>): string[] {
-  const hosts = new Set<string>(builtInHosts());
+export function providerHosts(table: ReadonlyMap<string, Upstream>): readonly string[] {
+  const own: string[] = [];
   for (const upstream of table.values()) {
     // A local preset left as built in (vLLM on 127.0.0.1:8000) is the user's own server, not a provider.
     if (upstream.unset !== undefined || (BUILT_IN_UPSTREAMS[upstream.name]?.local === true && upstream.baseUrl === BUILT_IN_UPSTREAMS[upstream.name]!.baseUrl))
       continue;
-    hosts.add(new URL(upstream.baseUrl).host.toLowerCase());
+    own.push(hostOf(upstream));
   }
-  return [...hosts].sort();
+  // Every session of a suite has the same upstreams: the same list, made once.
+  const id = own.join(' ');
+  let hosts = providerHostLists.get(id);
+  if (hosts === undefined) {
+    hosts = Object.freeze([...new Set([...builtInHosts(), ...own])].sort());
+    if (providerHostLists.size >= PROVIDER_HOST_LISTS_KEPT) providerHostLists.delete(providerHostLists.keys().next().value!);
+    providerHostLists.set(id, hosts);
+  }
+  return hosts;
+}
+
+const providerHostLists = new Map<string, readonly string[]>();
+const PROVIDER_HOST_LISTS_KEPT = 32;
+
+// An upstream's host, parsed once per upstream: the built-ins are shared by every session's table.
+const hosts = new WeakMap<Upstream, string>();
+function hostOf(upstream: Upstream): string {
+  let host = hosts.get(upstream);
+  if (host === undefined) {
+    host = new URL(upstream.baseUrl).host.toLowerCase();
+    hosts.set(upstream, host);
+  }
+  return host;
 }
 
 // The built-in providers' hosts and their side channels, the same for every proxy: found once.

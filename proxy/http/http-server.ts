@@ -27,12 +27,16 @@ export type HttpRequest = IncomingMessage | Http2ProxyRequest;
  */
 export type HttpResponse = ServerResponse | Http2ProxyResponse;
 
-/** How {@link startHttpServer} listens and what it tells. */
-export interface HttpServerOptions {
+/** Where and with which client limits {@link startHttpServer} listens. */
+export interface HttpListenOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
   limits: Readonly<Required<ProxyLimits>>;
+}
+
+/** What a server does with its connections, and where it tells what it refused. */
+export interface HttpServerHandlers {
   /** Where refused and timed-out connections are reported. */
   log: (message: string) => void;
   /** An ordinary request over HTTP/1.1 or HTTP/2, its headers read (the body is the handler's to read). */
@@ -40,8 +44,11 @@ export interface HttpServerOptions {
   /** A `CONNECT` request (HTTP/1.1; HTTP/2's is answered 405). */
   onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void;
   /** A WebSocket upgrade (a Realtime session; HTTP/1.1 only). */
-  onUpgrade?(request: IncomingMessage, socket: Socket, head: Buffer): void;
+  onUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void;
 }
+
+/** How {@link startHttpServer} listens and what it tells. */
+export interface HttpServerOptions extends HttpListenOptions, HttpServerHandlers {}
 
 /** A listening server. */
 export interface HttpServer {
@@ -67,7 +74,21 @@ export interface HttpServer {
  * HTTP/1.1's only.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const { limits, log } = options;
+  return (await bindHttpServer(options)).serve(options);
+}
+
+/** A server that listens but serves nobody yet: its connections are closed until {@link serve} gives it handlers. */
+interface BoundHttpServer {
+  /** Serves with these handlers from now on (once), and is the server to close. */
+  serve(handlers: HttpServerHandlers): HttpServer;
+  /** Closes a server never served. */
+  close(): Promise<void>;
+}
+
+async function bindHttpServer(options: HttpListenOptions): Promise<BoundHttpServer> {
+  const { limits } = options;
+  let handlers: HttpServerHandlers | undefined;
+  const log = (message: string): void => handlers?.log(message);
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const serve = (request: HttpRequest, response: HttpResponse): void => {
@@ -76,7 +97,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       inFlight--;
       if (inFlight === 0) drained?.();
     });
-    options.onRequest(request, response);
+    handlers!.onRequest(request, response);
   };
   const incomplete = (remoteAddress: string | undefined): void =>
     log(
@@ -127,8 +148,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
     );
   });
-  server.on('connect', options.onConnect);
-  if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade);
+  server.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => handlers!.onConnect(request, socket, head));
+  server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => handlers!.onUpgrade(request, socket, head));
 
   // The proxy never keeps a process alive by itself: a test that fails before close() still
   // lets its runner exit (node:test waits for the event loop to empty).
@@ -140,6 +161,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else socket.destroy();
     },
     onConnection: (socket) => socket.unref(),
+    // A server no one serves yet has handed its URL to no one: nothing to answer.
+    accept: () => handlers !== undefined,
   });
   server.unref();
 
@@ -152,28 +175,92 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const close = async (): Promise<void> => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    sessions.goAway();
+    for (const socket of peeking) socket.destroy();
+    if (inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          drained = resolve;
+        }),
+        new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref()),
+      ]);
+    }
+    server.closeAllConnections();
+    sessions.destroy();
+    await closed;
+  };
   return {
-    url: `http://${host}:${port}`,
-    port,
-    authority: `${host}:${port}`,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      sessions.goAway();
-      for (const socket of peeking) socket.destroy();
-      if (inFlight > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => {
-            drained = resolve;
-          }),
-          new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref()),
-        ]);
+    serve: (given) => {
+      if (handlers !== undefined) throw new Error('An HTTP server serves one set of handlers.');
+      handlers = given;
+      return { url: `http://${host}:${port}`, port, authority: `${host}:${port}`, close };
+    },
+    close,
+  };
+}
+
+/**
+ * A listening server set aside for a proxy that has not needed one yet (see
+ * {@link reserveHttpServer}): {@link take} makes it that proxy's, {@link release} gives it back.
+ */
+export interface HttpServerReservation {
+  /** The server, listening, serving these handlers from now on. Once; not after {@link release}. */
+  take(handlers: HttpServerHandlers): HttpServer;
+  /** The server was never taken: it goes back to be reserved again, or closes. */
+  release(): void;
+}
+
+/**
+ * A listening server for a proxy that may never need one, ready to be taken synchronously: a
+ * session's URL getters must answer at once, and Node learns a port only after an asynchronous
+ * listen. A server released untaken is reserved again by the next proxy, so a suite whose
+ * sessions are answered in process listens once, not once per session; a proxy that takes it
+ * closes it. Concurrent reservations each hold their own server; at most
+ * {@link SPARE_SERVERS_KEPT} released servers wait, idle and unreferenced (they never keep a
+ * process alive, and close every connection a client makes before one is taken).
+ */
+export async function reserveHttpServer(options: HttpListenOptions): Promise<HttpServerReservation> {
+  // Only a free port can be shared: a fixed one is the proxy's own.
+  const key = options.port === 0 ? `${options.host} ${limitsKey(options.limits)}` : undefined;
+  const bound = (key === undefined ? undefined : spareServers.get(key)?.pop()) ?? (await bindHttpServer(options));
+  let state: 'reserved' | 'taken' | 'released' = 'reserved';
+  return {
+    take: (handlers) => {
+      if (state !== 'reserved') throw new Error(`This server reservation was ${state} already.`);
+      state = 'taken';
+      return bound.serve(handlers);
+    },
+    release: () => {
+      if (state !== 'reserved') return;
+      state = 'released';
+      const spares = key === undefined ? undefined : (spareServers.get(key) ?? []);
+      if (key === undefined || spares === undefined || spares.length >= SPARE_SERVERS_KEPT) {
+        void bound.close();
+        return;
       }
-      server.closeAllConnections();
-      sessions.destroy();
-      await closed;
+      spares.push(bound);
+      spareServers.set(key, spares);
     },
   };
+}
+
+/** How many released servers wait for the next reservation, per host and limits. */
+export const SPARE_SERVERS_KEPT = 1;
+
+const spareServers = new Map<string, BoundHttpServer[]>();
+
+// Limits as a pool key; the defaults are one object, keyed once.
+const limitsKeys = new WeakMap<object, string>();
+function limitsKey(limits: Readonly<Required<ProxyLimits>>): string {
+  let key = limitsKeys.get(limits);
+  if (key === undefined) {
+    key = Object.entries(limits).join(' ');
+    if (Object.isFrozen(limits)) limitsKeys.set(limits, key);
+  }
+  return key;
 }
 
 const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n';

@@ -183,6 +183,8 @@ export interface PriorKnowledgeOptions {
   onTimeout(socket: Socket): void;
   /** Each new connection, before its first bytes are read. */
   onConnection?(socket: Socket): void;
+  /** Whether to serve a new connection at all: one refused is destroyed unread. @default () => true */
+  accept?(socket: Socket): boolean;
 }
 
 /**
@@ -202,6 +204,10 @@ export function serveHttp2WithPriorKnowledge(server: Server, sessions: Http2Sess
   server.removeListener('connection', serveHttp1);
   const peeking = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
+    if (options.accept?.(socket) === false) {
+      socket.destroy();
+      return;
+    }
     options.onConnection?.(socket);
     peeking.add(socket);
     let seen = Buffer.alloc(0);

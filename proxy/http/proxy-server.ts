@@ -16,8 +16,11 @@ import {
   sendCut,
   sendError,
   sendPrepared,
+  reserveHttpServer,
   startHttpServer,
   type HttpRequest,
+  type HttpServer,
+  type HttpServerHandlers,
   type HttpResponse,
 } from './http-server.js';
 import { answerInProcess } from '../core/in-process-answer.js';
@@ -75,8 +78,30 @@ export function inProcessAnswerer(proxy: RunningProxy): ((request: FetchInput, u
   return IN_PROCESS.get(proxy);
 }
 
+// Each proxy's URL if it listens, without making it listen (see listeningUrl).
+const LISTENING = new WeakMap<RunningProxy, () => string | undefined>();
+
+/**
+ * The proxy's URL if it listens (it was read, or the proxy listened from the start); undefined
+ * while a proxy opened `when-asked` has handed its URL to no one, without making it listen.
+ */
+export function listeningUrl(proxy: RunningProxy): string | undefined {
+  return LISTENING.get(proxy)?.();
+}
+
 /** Starts the recording proxy. Resolves once it listens; `url` has the real port. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  return openProxy(options, { listen: 'at-start' });
+}
+
+/**
+ * The proxy, listening from the start (`at-start`, as {@link startProxy}), or only once its URL
+ * is first read (`when-asked`: `url`, `port`, `baseUrls` or `urlOf`), for a replay session that is
+ * answered in process and may never hand a URL to a client. A server is reserved for it
+ * either way (see reserveHttpServer), so those reads answer at once; a proxy that never read its
+ * URL gives the server back when it closes, for the next proxy of the process.
+ */
+export async function openProxy(options: ProxyOptions, how: { listen: 'at-start' | 'when-asked' }): Promise<RunningProxy> {
   const core = ProxyCore.open(options);
   const { options: resolved, engine, context, counts: stats } = core;
   const { mode } = resolved;
@@ -151,7 +176,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const onRequest = (request: HttpRequest, response: HttpResponse): void => {
-    if (forwardProxy.onAbsoluteForm(request, response)) return;
+    if (forwardProxyOf().onAbsoluteForm(request, response)) return;
     // The placeholder Google credentials' token exchange (and a metadata server's questions): answered here, offline.
     const google = googleAuthAnswer(request.method ?? 'GET', request.url ?? '/');
     if (google !== undefined) {
@@ -191,37 +216,50 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const outside = new Map<string, OutsideConnection>();
   let self = '';
-  const forwardProxy = forwardProxyHandlers({
-    get self() {
-      return self;
-    },
-    providers: providerHosts(resolved.upstreams),
-    onEscape(escape) {
-      stats.escapes.push(escape);
-      log(
-        `modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`,
-      );
-    },
-    onOutside(connection) {
-      const id = `${connection.host}:${connection.port}\u0000${connection.process ?? ''}`;
-      const seen = outside.get(id);
-      if (seen) seen.count++;
-      else outside.set(id, { ...connection, count: 1 });
-    },
-  });
+  let forwardProxy: ReturnType<typeof forwardProxyHandlers> | undefined;
+  const forwardProxyOf = (): ReturnType<typeof forwardProxyHandlers> =>
+    (forwardProxy ??= forwardProxyHandlers({
+      get self() {
+        return self;
+      },
+      providers: providerHosts(resolved.upstreams),
+      onEscape(escape) {
+        stats.escapes.push(escape);
+        log(
+          `modeltape: refused ${escape.via === 'proxy' ? 'a forward-proxy request' : 'a request'} to the provider host ${escape.host}${escape.path ?? ''}${escape.process ? ` (${escape.process})` : ''}: nothing may go around the tape.`,
+        );
+      },
+      onOutside(connection) {
+        const id = `${connection.host}:${connection.port}\u0000${connection.process ?? ''}`;
+        const seen = outside.get(id);
+        if (seen) seen.count++;
+        else outside.set(id, { ...connection, count: 1 });
+      },
+    }));
 
-  const server = await startHttpServer({
-    host: resolved.host,
-    port: resolved.port,
-    limits: resolved.limits,
+  const handlers: HttpServerHandlers = {
     log,
     onRequest,
-    onConnect: forwardProxy.onConnect,
+    onConnect: (request, socket, head) => forwardProxyOf().onConnect(request, socket, head),
     onUpgrade: (request, socket, head) => handleRealtimeUpgrade(core, upstreamClient, realtimeSessions, request, socket, head),
-  });
-  const { url, port } = server;
-  self = server.authority;
-  if (!isLoopback(resolved.host)) log(networkWarning(url, mode, resolved.tape, resolved.upstreams));
+  };
+  const listen = { host: resolved.host, port: resolved.port, limits: resolved.limits };
+  const reservation = how.listen === 'when-asked' ? await reserveHttpServer(listen) : undefined;
+  let server: HttpServer | undefined = reservation === undefined ? await startHttpServer({ ...listen, ...handlers }) : undefined;
+  const listening = (): Pick<HttpServer, 'url' | 'port'> => {
+    if (server === undefined) {
+      // First read after close(): its server went back, and nothing listens on port 0.
+      if (closing !== undefined) return neverListened(resolved.host);
+      server = reservation!.take(handlers);
+      onListening(server);
+    }
+    return server;
+  };
+  const onListening = (listening: HttpServer): void => {
+    self = listening.authority;
+    if (!isLoopback(resolved.host)) log(networkWarning(listening.url, mode, resolved.tape, resolved.upstreams));
+  };
+  if (server !== undefined) onListening(server);
   // A miss on a large route is explained through an index; build it while the run starts, so the
   // first miss does not pay for it (requests are answered between its slices).
   const warming = mode === 'replay' || mode === 'auto' ? engine?.warmNearest() : undefined;
@@ -236,7 +274,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       warming?.stop();
       for (const response of stalled) dropAnswer(response);
       for (const session of realtimeSessions) session.close();
-      await server.close();
+      if (server === undefined) reservation?.release();
+      else await server.close();
       await core.finish(options.prune);
       await upstreamClient?.close();
       return summary();
@@ -244,17 +283,26 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     return closing;
   };
 
+  let baseUrls: RunningProxy['baseUrls'] | undefined;
   const proxy: RunningProxy = {
-    url,
-    port,
-    baseUrls: {
-      openai: `${url}/openai/v1`,
-      anthropic: `${url}/anthropic`,
-      gemini: `${url}/gemini`,
-      ollama: `${url}/ollama`,
-      azure: `${url}/azure`,
-      bedrock: `${url}/bedrock`,
-      vertex: `${url}/vertex`,
+    get url() {
+      return listening().url;
+    },
+    get port() {
+      return listening().port;
+    },
+    get baseUrls() {
+      const { url } = listening();
+      baseUrls ??= {
+        openai: `${url}/openai/v1`,
+        anthropic: `${url}/anthropic`,
+        gemini: `${url}/gemini`,
+        ollama: `${url}/ollama`,
+        azure: `${url}/azure`,
+        bedrock: `${url}/bedrock`,
+        vertex: `${url}/vertex`,
+      };
+      return baseUrls;
     },
     urlOf: (name) => {
       if (!resolved.upstreams.has(name)) {
@@ -263,13 +311,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           `No upstream named ${JSON.stringify(name)}: this proxy routes ${[...resolved.upstreams.keys()].join(', ')}. Add it with the upstreams option (--upstream name=url).`,
         );
       }
-      return `${url}/${name}`;
+      return `${listening().url}/${name}`;
     },
     options: resolved,
     engine,
     summary,
     close,
   };
+  LISTENING.set(proxy, () => server?.url);
   if (mode === 'replay') {
     IN_PROCESS.set(proxy, async (request, url) => {
       if (closing !== undefined) {
@@ -282,6 +331,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   }
   return proxy;
+}
+
+// The URL of a proxy closed before anything read one: port 0, where nothing listens.
+function neverListened(host: string): Pick<HttpServer, 'url' | 'port'> {
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:0`, port: 0 };
 }
 
 function withUnused(unused: UnusedRecordings | undefined): { unused?: UnusedRecordings } {
