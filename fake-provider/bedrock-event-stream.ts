@@ -26,9 +26,16 @@ export function eventMessage(eventType: string, payload: Record<string, unknown>
   return encodeEventStreamEvent({ headers: headersOf(eventType), json: payload });
 }
 
+const CHUNK_HEADERS = headersOf('chunk');
+
 /** An InvokeModelWithResponseStream `chunk`: the model's own event as JSON, then base64, in `bytes`. */
 export function chunkMessage(modelEvent: Record<string, unknown>): Uint8Array {
-  return encodeEventStreamEvent({ headers: headersOf('chunk'), json: NO_MEMBERS, bytes: { json: modelEvent } });
+  return chunkMessageOfJson(JSON.stringify(modelEvent));
+}
+
+/** {@link chunkMessage} for a model event already written as compact JSON text. */
+export function chunkMessageOfJson(modelEventJson: string): Uint8Array {
+  return encodeEventStreamEvent({ headers: CHUNK_HEADERS, json: NO_MEMBERS, bytes: { text: modelEventJson } });
 }
 
 /**
