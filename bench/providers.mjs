@@ -10,6 +10,10 @@
 // column only while the fake does not answer Azure's deployment routes: its tape is recorded from
 // the fake's chat completions through a small server here that takes Azure's route.
 // Run after `npm run build`:  node bench/providers.mjs   (BENCH_PROVIDER_SECONDS, default 1.5)
+// To measure some rows only: BENCH_ONLY (comma list of row labels, as the table names them: `azure
+// (chat completions)`, `bedrock-invoke (Nova)`; OpenAI chat, the baseline, is always measured),
+// BENCH_PAYLOADS (json,stream), BENCH_PATHS (fake,replay). A filtered run prints its table and
+// leaves bench/results/providers.md alone: that page is a full run's.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +28,7 @@ const WARMUP = Math.round(Math.min(0.5, SECONDS / 3) * 100) / 100;
 const ROUNDS = Number(process.env.BENCH_PROVIDER_ROUNDS ?? 2);
 const CONCURRENCY = 10;
 const GOAL = 0.5;
+const BASELINE = 'openai-chat';
 // Placeholder AWS credentials for the recording proxy's SigV4 signer, never real ones: nothing here reaches AWS.
 process.env.AWS_ACCESS_KEY_ID = 'AKIDBENCHPLACEHOLDER';
 process.env.AWS_SECRET_ACCESS_KEY = 'modeltape-bench-placeholder-secret';
@@ -114,6 +119,25 @@ const APIS = [
   },
 ];
 
+const LABELS = APIS.map((entry) => entry.label ?? entry.api);
+const ONLY = list('BENCH_ONLY', LABELS);
+const PAYLOADS = list('BENCH_PAYLOADS', ['json', 'stream']);
+const PATHS = list('BENCH_PATHS', ['fake', 'replay']);
+const FILTERED = ONLY.length < LABELS.length || PAYLOADS.length < 2 || PATHS.length < 2;
+const MEASURED = APIS.filter((entry) => (entry.label ?? entry.api) === BASELINE || ONLY.includes(entry.label ?? entry.api));
+
+/** The items of a comma list in env variable `name`, each one of `all` (all of them when unset). */
+function list(name, all) {
+  const raw = process.env[name];
+  if (!raw) return all;
+  const picked = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  for (const item of picked) if (!all.includes(item)) throw new Error(`${name}: unknown ${JSON.stringify(item)}; expected some of ${all.join(', ')}`);
+  return all.filter((item) => picked.includes(item));
+}
+
 function init(entry, stream) {
   return { method: 'POST', headers: { 'content-type': 'application/json', ...entry.headers }, body: JSON.stringify(entry.body(stream)) };
 }
@@ -155,9 +179,10 @@ const rows = [];
 const best = (previous, value) => (Number.isFinite(previous) ? Math.max(previous, value) : value);
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const entry of APIS) {
+    for (const entry of MEASURED) {
       for (const stream of [false, true]) {
         const payload = stream ? 'stream' : 'json';
+        if (!PAYLOADS.includes(payload)) continue;
         const label = entry.label ?? entry.api;
         let row = rows.find((candidate) => candidate.label === label && candidate.payload === payload);
         if (row === undefined) {
@@ -165,12 +190,14 @@ try {
           rows.push(row);
         }
         if (row.problems.length > 0) continue;
-        try {
-          const fake = scripted();
-          row.fake = best(row.fake, await rate(() => fake.fetch(entry.url(stream), init(entry, stream))));
-        } catch (error) {
-          row.problems.push(`fake: ${error.message}`);
-        }
+        if (PATHS.includes('fake'))
+          try {
+            const fake = scripted();
+            row.fake = best(row.fake, await rate(() => fake.fetch(entry.url(stream), init(entry, stream))));
+          } catch (error) {
+            row.problems.push(`fake: ${error.message}`);
+          }
+        if (!PATHS.includes('replay')) continue;
         // A tape recorded from the fake over HTTP, then replayed strictly, repeating its one exchange.
         // Each round records its own tape: a second recording into one tape would append.
         const tape = join(dir, `${label.replace(/\W+/g, '-')}-${payload}-${round}.jsonl`);
@@ -211,7 +238,9 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const baseline = (payload) => rows.find((row) => row.api === 'openai-chat' && row.payload === payload);
+const baseline = (payload) => rows.find((row) => row.label === BASELINE && row.payload === payload);
+// A path a filtered run does not measure counts against no row.
+const meets = (path, ratio) => !PATHS.includes(path) || ratio >= GOAL;
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 let failed = false;
 const lines = [
@@ -225,15 +254,18 @@ for (const row of rows) {
   const base = baseline(row.payload);
   const fakeRatio = row.fake / base.fake;
   const replayRatio = row.replay / base.replay;
-  const met = row.problems.length === 0 && fakeRatio >= GOAL && replayRatio >= GOAL;
+  const met = row.problems.length === 0 && meets('fake', fakeRatio) && meets('replay', replayRatio);
   if (!met) failed = true;
   lines.push(
     `| ${row.label} | ${row.payload} | ${fixed(row.fake, 0)} | ${fixed(fakeRatio, 2)} | ${fixed(row.replay, 0)} | ${fixed(replayRatio, 2)} | ${met ? 'met' : `MISSED${row.problems.length > 0 ? `: ${row.problems.join('; ').slice(0, 200)}` : ''}`} |`,
   );
 }
-writeResults('providers', {
-  title: 'Each wire API, fake and replay, against OpenAI chat in the same run',
-  command: 'npm run bench:providers',
-  body: [...lines, ...notes].join('\n'),
-});
+if (FILTERED)
+  console.log(`Only ${ONLY.join(', ')} · ${PAYLOADS.join(', ')} · ${PATHS.join(', ')} (not written to bench/results/providers.md)\n\n${lines.join('\n')}`);
+else
+  writeResults('providers', {
+    title: 'Each wire API, fake and replay, against OpenAI chat in the same run',
+    command: 'npm run bench:providers',
+    body: [...lines, ...notes].join('\n'),
+  });
 if (failed) process.exitCode = 1;

@@ -26,9 +26,31 @@ export function eventMessage(eventType: string, payload: Record<string, unknown>
   return encodeEventStreamEvent({ headers: headersOf(eventType), json: payload });
 }
 
+const CHUNK_HEADERS = headersOf('chunk');
+
 /** An InvokeModelWithResponseStream `chunk`: the model's own event as JSON, then base64, in `bytes`. */
 export function chunkMessage(modelEvent: Record<string, unknown>): Uint8Array {
-  return encodeEventStreamEvent({ headers: headersOf('chunk'), json: NO_MEMBERS, bytes: { json: modelEvent } });
+  return chunkMessageOfJson(JSON.stringify(modelEvent));
+}
+
+// A sticky rule answers the same text on every call, so most chunks (a piece of text, a block's
+// stop) are the same event again: short ones are kept, bounded and cleared whole when full, and
+// each call gets its own copy (a client may write into what it reads). What a call renders never
+// depends on what is kept.
+const LONGEST_KEPT_EVENT = 512;
+const KEPT_CHUNKS = 4096;
+const keptChunks = new Map<string, Buffer>();
+
+/** {@link chunkMessage} for a model event already written as compact JSON text. */
+export function chunkMessageOfJson(modelEventJson: string): Uint8Array {
+  const kept = keptChunks.get(modelEventJson);
+  if (kept !== undefined) return Buffer.from(kept);
+  const message = encodeEventStreamEvent({ headers: CHUNK_HEADERS, json: NO_MEMBERS, bytes: { text: modelEventJson } });
+  if (modelEventJson.length <= LONGEST_KEPT_EVENT) {
+    if (keptChunks.size >= KEPT_CHUNKS) keptChunks.clear();
+    keptChunks.set(modelEventJson, Buffer.from(message));
+  }
+  return message;
 }
 
 /**

@@ -1,7 +1,8 @@
+import { crc32 } from 'node:zlib';
 import type { MessageHeaders } from '@smithy/core/event-streams';
 import { describe, expect, test } from 'vitest';
 import { PADDING, chunkMessage, converseMessage, eventHeaders, eventStreamMessage as message } from '../test/support/event-stream-messages.js';
-import { encodeEventStreamEvent, eventStreamFrame, readEventStreamMessage } from './event-stream.js';
+import { crc32Of, encodeEventStreamEvent, eventStreamFrame, readEventStreamMessage } from './event-stream.js';
 
 describe('readEventStreamMessage', () => {
   test('reads a ConverseStream event as its headers, in order, and its JSON payload', () => {
@@ -25,7 +26,7 @@ describe('readEventStreamMessage', () => {
       bytes: { json: inner },
     });
     expect(encodeEventStreamEvent(event!).equals(bytes)).toBe(true);
-    const bare = chunkMessage({ type: 'message_stop' }, undefined);
+    const bare = chunkMessage({ type: 'message_stop' }, null);
     expect(readEventStreamMessage(bare)).toMatchObject({ json: {}, bytes: { json: { type: 'message_stop' } } });
     expect(encodeEventStreamEvent(readEventStreamMessage(bare)!).equals(bare)).toBe(true);
   });
@@ -123,5 +124,46 @@ describe('encodeEventStreamEvent', () => {
     }
     // A value too long for a string header is left to the codec, which refuses it.
     expect(() => encodeEventStreamEvent({ headers: { ':event-type': long }, json: {} })).toThrow();
+  });
+
+  test('writes a chunk of `bytes` alone byte for byte as the codec does, whatever its inner payload’s length and script', () => {
+    const headers = { ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' };
+    // Every remainder of a length by 3 (base64's padding), other scripts, a lone surrogate (written
+    // as U+FFFD), and inner payloads past the scratch buffer the encoder writes UTF-8 into.
+    const texts = ['', 'H', 'Hi', 'Hi!', '{"text":"Héllo 👋 \\"q\\""}', '日本語', '\ud800 lone', 'x'.repeat(6_000), 'é'.repeat(9_000), '👋'.repeat(3_000)];
+    let checked = 0;
+    for (const text of texts)
+      for (const cut of [0, 1, 2]) {
+        const inner = text.slice(0, Math.max(0, text.length - cut));
+        const expected = message(eventHeaders('chunk'), JSON.stringify({ bytes: Buffer.from(inner, 'utf8').toString('base64') }));
+        // Twice: the second time the part before the base64 comes from what is kept.
+        for (let time = 0; time < 2; time++) {
+          expect(encodeEventStreamEvent({ headers, json: {}, bytes: { text: inner } }).equals(expected), JSON.stringify(inner.slice(0, 20))).toBe(true);
+          checked++;
+        }
+        if (cut === 0 && inner.startsWith('{'))
+          expect(encodeEventStreamEvent({ headers, json: {}, bytes: { json: JSON.parse(inner) } }).equals(expected)).toBe(true);
+      }
+    expect(checked).toBe(60);
+  });
+});
+
+describe('crc32Of', () => {
+  test('is node:zlib’s crc32 of the range, continued from a CRC', () => {
+    const bytes = Buffer.from(Array.from({ length: 300 }, (_, index) => (index * 151 + 7) % 256));
+    let checked = 0;
+    for (const [start, end] of [
+      [0, 0],
+      [0, 1],
+      [0, 8],
+      [3, 10],
+      [5, 300],
+      [0, 299],
+    ] as const) {
+      expect(crc32Of(bytes, start, end)).toBe(crc32(bytes.subarray(start, end)));
+      expect(crc32Of(bytes, start, end, crc32(bytes.subarray(0, start)))).toBe(crc32(bytes.subarray(0, end)));
+      checked++;
+    }
+    expect(checked).toBe(6);
   });
 });

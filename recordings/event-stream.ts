@@ -73,6 +73,10 @@ export function readEventStreamMessage(message: Buffer): EventStreamEvent | unde
 export function encodeEventStreamEvent(event: EventStreamEvent): Buffer {
   const headers = headerBlock(event.headers);
   if (headers === undefined) return codecEncode(event);
+  if (!('text' in event) && event.bytes !== undefined && isEmptyObject(event.json)) {
+    const inner = 'text' in event.bytes ? event.bytes.text : JSON.stringify(event.bytes.json);
+    if (typeof inner === 'string') return bytesOnlyMessage(headers, inner);
+  }
   const payload = payloadOf(event);
   const total = 12 + headers.length + Buffer.byteLength(payload, 'utf8') + 4;
   const message = Buffer.allocUnsafe(total);
@@ -83,6 +87,106 @@ export function encodeEventStreamEvent(event: EventStreamEvent): Buffer {
   message.write(payload, 12 + headers.length, 'utf8');
   message.writeUInt32BE(crc32(message.subarray(0, total - 4)), total - 4);
   return message;
+}
+
+// A chunk that is `{"bytes":"…"}` alone (every InvokeModelWithResponseStream chunk the fake sends)
+// is written straight into its message: the inner payload's UTF-8 into a scratch buffer, its
+// base64 into the message, and the CRC32s from what is kept of the part before the base64, the
+// same for every message of a length with these headers (prelude, headers, `{"bytes":"`). This was
+// most of the fake's InvokeModelWithResponseStream time: building the payload string, base64 of a
+// Buffer, writing it as UTF-8, two CRC32 calls on subarrays (node:zlib's costs a few hundred ns a call).
+const BYTES_OPEN = Buffer.from('{"bytes":"', 'latin1');
+const BASE64_DIGITS = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
+const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+const EQUALS = 0x3d;
+const scratch = Buffer.allocUnsafe(16 * 1024);
+
+interface KeptPrefix {
+  bytes: Buffer;
+  crc: number;
+}
+// By header block, then by message length; cleared whole when full.
+const KEPT_PREFIXES = 1024;
+const prefixesByBlock = new WeakMap<Buffer, Map<number, KeptPrefix>>();
+
+function bytesOnlyMessage(headers: Buffer, inner: string): Buffer {
+  // A JavaScript string of n UTF-16 units is at most 3n bytes of UTF-8.
+  const utf8 = inner.length * 3 <= scratch.length ? scratch : Buffer.from(inner, 'utf8');
+  const length = utf8 === scratch ? scratch.write(inner, 0, 'utf8') : utf8.length;
+  const total = 12 + headers.length + BYTES_OPEN.length + Math.ceil(length / 3) * 4 + 2 + 4;
+  const prefix = prefixOf(headers, total);
+  const message = Buffer.allocUnsafe(total);
+  prefix.bytes.copy(message, 0);
+  let at = prefix.bytes.length;
+  let index = 0;
+  for (; index + 2 < length; index += 3) {
+    const triple = (utf8[index]! << 16) | (utf8[index + 1]! << 8) | utf8[index + 2]!;
+    message[at++] = BASE64_DIGITS[triple >>> 18]!;
+    message[at++] = BASE64_DIGITS[(triple >>> 12) & 63]!;
+    message[at++] = BASE64_DIGITS[(triple >>> 6) & 63]!;
+    message[at++] = BASE64_DIGITS[triple & 63]!;
+  }
+  if (index < length) {
+    const two = index + 1 < length;
+    const triple = (utf8[index]! << 16) | (two ? utf8[index + 1]! << 8 : 0);
+    message[at++] = BASE64_DIGITS[triple >>> 18]!;
+    message[at++] = BASE64_DIGITS[(triple >>> 12) & 63]!;
+    message[at++] = two ? BASE64_DIGITS[(triple >>> 6) & 63]! : EQUALS;
+    message[at++] = EQUALS;
+  }
+  message[at++] = QUOTE;
+  message[at++] = CLOSE_BRACE;
+  message.writeUInt32BE(crc32Of(message, prefix.bytes.length, at, prefix.crc), at);
+  return message;
+}
+
+/** The prelude, the headers and `{"bytes":"` of a message of `total` bytes, and their CRC32. */
+function prefixOf(headers: Buffer, total: number): KeptPrefix {
+  let byLength = prefixesByBlock.get(headers);
+  if (byLength === undefined) prefixesByBlock.set(headers, (byLength = new Map()));
+  let prefix = byLength.get(total);
+  if (prefix === undefined) {
+    const bytes = Buffer.allocUnsafe(12 + headers.length + BYTES_OPEN.length);
+    bytes.writeUInt32BE(total, 0);
+    bytes.writeUInt32BE(headers.length, 4);
+    bytes.writeUInt32BE(crc32(bytes.subarray(0, 8)), 8);
+    headers.copy(bytes, 12);
+    BYTES_OPEN.copy(bytes, 12 + headers.length);
+    prefix = { bytes, crc: crc32(bytes) };
+    if (byLength.size >= KEPT_PREFIXES) byLength.clear();
+    byLength.set(total, prefix);
+  }
+  return prefix;
+}
+
+// CRC-32 (the zlib one), four bytes a step: node:zlib's crc32 would need a subarray and costs more
+// in the call than in the sum for the hundred or so bytes of a chunk's base64.
+const CRC_TABLES = crcTables();
+
+function crcTables(): Uint32Array[] {
+  const tables = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+    tables[0]![byte] = crc;
+  }
+  for (let byte = 0; byte < 256; byte++)
+    for (let step = 1; step < 4; step++) tables[step]![byte] = (tables[step - 1]![byte]! >>> 8) ^ tables[0]![tables[step - 1]![byte]! & 0xff]!;
+  return tables;
+}
+
+/** The CRC32 of `bytes[start, end)` continued from `crc` (that of the bytes before): what crc32(bytes.subarray(start, end), crc) gives. */
+export function crc32Of(bytes: Uint8Array, start: number, end: number, crc = 0): number {
+  const [one, two, three, four] = CRC_TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  let value = ~crc;
+  let at = start;
+  for (; at + 4 <= end; at += 4) {
+    value ^= bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+    value = four[value & 0xff]! ^ three[(value >>> 8) & 0xff]! ^ two[(value >>> 16) & 0xff]! ^ one[value >>> 24]!;
+  }
+  for (; at < end; at++) value = one[(value ^ bytes[at]!) & 0xff]! ^ (value >>> 8);
+  return ~value >>> 0;
 }
 
 // A stream's messages share a few sets of headers (`:event-type: chunk`, …): each is encoded once.
@@ -181,6 +285,10 @@ function utf8(bytes: Uint8Array): string | undefined {
   // Invalid UTF-8 decodes to U+FFFD; only then is the slower comparison needed.
   if (!text.includes('\uFFFD')) return text;
   return Buffer.from(text, 'utf8').equals(buffer) ? text : undefined;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return isObject(value) && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

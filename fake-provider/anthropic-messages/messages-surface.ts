@@ -137,13 +137,15 @@ function streamMessage(
 /**
  * Each content block as Anthropic streams it: `content_block_start`, its deltas,
  * `content_block_stop`; with `ping`, a ping after the first start, as Anthropic's API sends one
- * (Bedrock sends none).
+ * (Bedrock sends none). With `textDelta`, each piece of a text block goes to it instead of to
+ * `emit` as `content_block_delta` `{ index, delta: { type: 'text_delta', text } }` (Bedrock
+ * writes those, most of a stream's events, as JSON text around the piece's).
  */
 export function streamBlocks(
   blocks: readonly Block[],
   context: RenderContext,
   emit: (type: string, fields?: Record<string, unknown>) => void,
-  options: { ping: boolean },
+  options: { ping: boolean; textDelta?: (index: number, text: string) => void },
 ): void {
   const ping = (index: number): void => {
     if (index === 0 && options.ping) emit('ping');
@@ -164,7 +166,9 @@ export function streamBlocks(
     } else if (block.type === 'text') {
       emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
       ping(index);
-      for (const text of cutIntoChunks(String(block.text), context.chunking)) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
+      for (const text of cutIntoChunks(String(block.text), context.chunking))
+        if (options.textDelta === undefined) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
+        else options.textDelta(index, text);
     } else {
       emit('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } } });
       ping(index);

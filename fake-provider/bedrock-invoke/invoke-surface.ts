@@ -2,10 +2,11 @@ import { bodyFamilyOf, invokeFamilyOf, readInvokeRequest, refuseInvokeRequest, t
 import { contentBlocks as messagesBlocks, outputTokens, stopReason as messagesStopReason, streamBlocks } from '../anthropic-messages/messages-surface.js';
 import { refuseForeignThinking } from '../anthropic-messages/thinking.js';
 import type { Answer } from '../answer.js';
-import { chunkMessage, eventStreamResponse } from '../bedrock-event-stream.js';
+import { chunkMessage, chunkMessageOfJson, eventStreamResponse } from '../bedrock-event-stream.js';
 import { contentBlocks as converseBlocks, LATENCY_MS, stopReasonOf as converseStopReason } from '../bedrock-converse/converse-surface.js';
-import { cutArguments, cutIntoChunks } from '../chunking.js';
+import { cutArguments } from '../chunking.js';
 import { errorResponse } from '../provider-errors.js';
+import { scriptedPiecesJson } from '../scripted-json.js';
 import { answerText, argumentsJson, fakeModel, refusalResponse, type RenderContext, type StreamFailure, type Surface } from '../surface.js';
 import { countTokens } from '../usage.js';
 import { jsonResponse, type WireResponse } from '../wire-response.js';
@@ -111,17 +112,22 @@ function respondAsClaude(turn: AskedTurn, answer: Answer, context: RenderContext
     usage: claudeUsage(context.promptTokens, output),
   };
   if (!turn.stream) return jsonResponse(200, message, { ...context.headers, ...invocationHeaders(context.promptTokens, output, false) });
-  // Anthropic's stream events, each in a chunk: no ping, and Bedrock's metrics on message_stop.
+  // Anthropic's stream events, each in a chunk: no ping, and Bedrock's metrics on message_stop. The
+  // text deltas, most of the events, are written as JSON text around each piece's.
   const frames: Uint8Array[] = [];
   const emit = (type: string, fields: Record<string, unknown> = {}): void => void frames.push(chunkMessage({ type, ...fields }));
   emit('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: claudeUsage(context.promptTokens, 1) } });
-  streamBlocks(blocks, context, emit, { ping: false });
+  const textDelta = (index: number, text: string): void =>
+    void frames.push(chunkMessageOfJson(`{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`));
+  streamBlocks(blocks, context, emit, { ping: false, textDelta });
   emit('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: output } });
   emit('message_stop', { 'amazon-bedrock-invocationMetrics': invocationMetrics(context.promptTokens, output, false) });
   return eventStreamResponse(frames, { ...context.headers, ...STREAM_HEADERS }, failure);
 }
 
 // --- Amazon Nova ---------------------------------------------------------------------------------
+
+const NOVA_MESSAGE_START = JSON.stringify({ messageStart: { role: 'assistant' } });
 
 function respondAsNova(turn: AskedTurn, answer: Answer, context: RenderContext, failure: StreamFailure | undefined): WireResponse {
   const blocks = converseBlocks(answer, context);
@@ -140,13 +146,14 @@ function respondAsNova(turn: AskedTurn, answer: Answer, context: RenderContext, 
   // Converse's events, each under its type's key in a chunk. Nova streams each piece of text as a
   // block of its own, a delta then its stop (as the capture in test/fixtures/bedrock shows); a
   // tool use starts with its id and name, then its input as JSON text in pieces.
-  const frames: Uint8Array[] = [chunkMessage({ messageStart: { role: 'assistant' } })];
+  // The text's events are written as JSON text around each piece's, which is encoded once (scripted-json.ts).
+  const frames: Uint8Array[] = [chunkMessageOfJson(NOVA_MESSAGE_START)];
   let contentBlockIndex = 0;
   for (const block of blocks) {
     if (typeof block.text === 'string') {
-      for (const text of cutIntoChunks(block.text, context.chunking)) {
-        frames.push(chunkMessage({ contentBlockDelta: { delta: { text }, contentBlockIndex } }));
-        frames.push(chunkMessage({ contentBlockStop: { contentBlockIndex } }));
+      for (const text of scriptedPiecesJson(block.text, context.chunking)) {
+        frames.push(chunkMessageOfJson(`{"contentBlockDelta":{"delta":{"text":${text}},"contentBlockIndex":${contentBlockIndex}}}`));
+        frames.push(chunkMessageOfJson(`{"contentBlockStop":{"contentBlockIndex":${contentBlockIndex}}}`));
         contentBlockIndex++;
       }
       continue;

@@ -29,10 +29,10 @@ export function converseMessage(eventType: string, payload: object): Buffer {
   return eventStreamMessage(eventHeaders(eventType), JSON.stringify({ ...payload, p: PADDING }));
 }
 
-/** An InvokeModelWithResponseStream `chunk`: the model's own event in base64, under `bytes`. */
-export function chunkMessage(inner: object, padding: string | undefined = PADDING): Buffer {
+/** An InvokeModelWithResponseStream `chunk`: the model's own event in base64, under `bytes`, then Bedrock's padding (`null`: none). */
+export function chunkMessage(inner: object, padding: string | null = PADDING): Buffer {
   const bytes = Buffer.from(JSON.stringify(inner), 'utf8').toString('base64');
-  return eventStreamMessage(eventHeaders('chunk'), JSON.stringify(padding === undefined ? { bytes } : { bytes, p: padding }));
+  return eventStreamMessage(eventHeaders('chunk'), JSON.stringify(padding === null ? { bytes } : { bytes, p: padding }));
 }
 
 /** A whole ConverseStream answer saying `text` in two deltas. */
