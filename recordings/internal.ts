@@ -30,6 +30,8 @@ export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.
 export { LazyLoadedExchange } from './tape-reader.js';
 export { openTapeFile } from './open-tape-file.js';
 export { copyTapeReplacingLine } from './copy-tape-replacing-line.js';
+export { writeTapeReplacingLines } from './write-tape-replacing-lines.js';
+export { checkExchangeLine } from './tape-schema.js';
 export { keysJsonBodyAsIs, WEBSOCKET_MESSAGE_METHOD } from './exchange-key.js';
 export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
