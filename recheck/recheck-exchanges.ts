@@ -183,7 +183,8 @@ export async function recheckExchanges(selected: readonly TapeExchange[], skippe
       path: entry.exchange.request.path,
       verdict,
       reasons,
-      model: { requested: model, then: recorded.answeredModel, now: now.answeredModel },
+      // The recording's own provenance when it has it (tape schema 4), else what its answer says.
+      model: { requested: model, then: entry.exchange.response.answeredModel ?? recorded.answeredModel, now: now.answeredModel },
       tries: tried,
       tokens: now.usage,
       costUsd,

@@ -11,12 +11,14 @@ import {
   describeExchange,
   findSecrets,
   recordedAtOf,
+  responsePayloads,
   serializeLine,
   writeTapeReplacingLines,
   type Exchange,
   type LoadedExchange,
   type RecordedResponse,
 } from '../recordings/internal.js';
+import { answeredModelOf, guessProvider, routeOf, withoutProviderPrefix } from '../providers/internal.js';
 import type { Verdict } from './compare-answers.js';
 import type { FreshResponse } from './fresh-response.js';
 import { recordedResponseOf } from './fresh-response.js';
@@ -116,12 +118,18 @@ function outcomeOf(verdict: Verdict, tape: string, line: number, accept: AcceptR
 /**
  * The recorded exchange with the fresh answer: its key, ordinal, request and notes kept, its
  * `recordedAt` renewed, its `source` from who answered (a FakeProvider marks its answers), its
- * response in the tape's form with the recorded response's notes. A fresh stream's frames take the
+ * response in the tape's form with the recorded response's notes and the model it says answered. A fresh stream's frames take the
  * recorded frames' arrival times by position (the last one's past the recording's end), so the
  * same answers give the same bytes and replay keeps the recorded pacing.
  */
 export function refreshedExchange(recorded: Exchange, fresh: FreshResponse, now: Date): Exchange {
   const response: RecordedResponse = { ...notesOf(recorded.response), ...recordedResponseOf(fresh) };
+  // Provenance, as a recording reads it: the model the fresh answer says answered.
+  if (response.status >= 200 && response.status < 300) {
+    const { method, path } = recorded.request;
+    const answeredModel = answeredModelOf(routeOf(method, withoutProviderPrefix(path).path, guessProvider(recorded.upstream))?.api, responsePayloads(response));
+    if (answeredModel !== undefined) response.answeredModel = answeredModel;
+  }
   if (response.stream !== undefined) {
     const times = recorded.response.stream?.frames.map((frame) => frame.atMs) ?? [];
     response.stream.frames = response.stream.frames.map((frame, index) => ({ ...frame, atMs: times[Math.min(index, times.length - 1)] ?? 0 }));

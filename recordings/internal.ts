@@ -37,6 +37,6 @@ export { pointerToPath, describeSchemaErrors } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';
-export { sseFields, splitSse, streamEventsOf, eventStreamMessagesOf, type StreamEvent, type EventStreamMessage } from './stream-events.js';
+export { sseFields, splitSse, streamEventsOf, eventStreamMessagesOf, responsePayloads, type StreamEvent, type EventStreamMessage } from './stream-events.js';
 export { recordedAtOf } from './tape-line.js';
 export { TEST_TAPES_FOLDER, safeFileName, testNameOf } from './test-tape-name.js';
