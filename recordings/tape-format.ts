@@ -164,17 +164,11 @@ export type RecordedRequest = Notes & {
 /**
  * The request headers a client announces itself by, which a recording keeps in
  * {@link RecordedRequest.client}: the user agent, the Stainless SDKs' (OpenAI's, Anthropic's)
- * language, package version and runtime, Google's API client, the AWS SDK's user agent.
+ * language and package version, Google's API client, the AWS SDK's user agent. The runtime's
+ * version (`x-stainless-runtime-version`) is not the client's, and would change a recording
+ * with the machine that made it: it is left out.
  */
-export const CLIENT_HEADERS = [
-  'user-agent',
-  'x-amz-user-agent',
-  'x-goog-api-client',
-  'x-stainless-lang',
-  'x-stainless-package-version',
-  'x-stainless-runtime',
-  'x-stainless-runtime-version',
-] as const;
+export const CLIENT_HEADERS = ['user-agent', 'x-amz-user-agent', 'x-goog-api-client', 'x-stainless-lang', 'x-stainless-package-version'] as const;
 
 /**
  * A payload, in the first of these forms that represents it faithfully:
