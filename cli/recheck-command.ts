@@ -203,7 +203,8 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   };
   let written: RefreshedTape[] | undefined;
   if (writeDir !== undefined) {
-    const credentials = [...keys.values()].flatMap((headers) => Object.values(headers));
+    // Each word of a credential header (`Bearer sk-…`): an answer that echoes the key alone is refused too.
+    const credentials = [...keys.values()].flatMap((headers) => Object.values(headers).flatMap((value) => value.split(/\s+/)));
     for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) if (io.env[name]) credentials.push(io.env[name]!);
     mkdirSync(writeDir, { recursive: true });
     written = refreshTapes(tapes, answers, { dir: writeDir, accept: accept!, now: pinnedDate(io.env) ?? new Date(), credentials }).map((tape) => ({
