@@ -1,4 +1,5 @@
-import { relative, resolve } from 'node:path';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { isRecord, parseJson } from '../core/internal.js';
 import {
   BUILT_IN_UPSTREAMS,
@@ -6,14 +7,23 @@ import {
   keyVariableOf,
   loadConfig,
   parseUpstreamFlag,
+  pinnedDate,
   providerHosts,
   startProxy,
   type Upstream,
 } from '../proxy/internal.js';
 import { decodeBody, loadTape, type Exchange } from '../recordings/internal.js';
 import {
+  ACCEPTABLE_VERDICTS,
   VERDICTS,
   formatRecheckReport,
+  lineId,
+  refreshTapes,
+  type AcceptRules,
+  type AcceptableVerdict,
+  type FreshAnswer,
+  type RefreshedTape,
+  type TapeExchange,
   recheckExchanges,
   renderRecheckHtml,
   selectExchanges,
@@ -46,12 +56,24 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'include-failures', kind: 'boolean', description: 'also send again requests whose recorded answer was a failure, a refusal or an error status' },
   { name: 'json', kind: 'string', value: 'FILE', description: 'also write the report as JSON to FILE (- for stdout, then the text goes to stderr)' },
   { name: 'html', kind: 'string', value: 'FILE', description: 'also write the report as a self-contained HTML page, recorded and fresh answers side by side' },
+  {
+    name: 'write',
+    kind: 'string',
+    value: 'DIR',
+    description: 'write each tape again into DIR (same file name), identical and equivalent answers refreshed; review with git diff --no-index',
+  },
+  {
+    name: 'accept',
+    kind: 'list',
+    value: 'WHAT',
+    description: 'with --write, also take the fresh answer of: changed, regression, or one line TAPE:LINE; repeatable',
+  },
   { name: 'fail-on', kind: 'string', value: 'VERDICT', choices: FAIL_ON, description: 'exit 1 on any regression, or on any change or regression' },
   { name: 'config', kind: 'string', value: 'FILE', description: 'prices and upstreams (default modeltape.config.json, if present)' },
   { name: 'help', kind: 'boolean', description: 'show this help' },
 ];
 
-export const RECHECK_USAGE = `Usage: modeltape recheck TAPE… (--live | --upstream NAME=URL…) [--dry-run] [--sample N --seed S] [--max-requests N] [--max-cost USD] [--fail-on regression|changed] [--json FILE] [--html FILE]
+export const RECHECK_USAGE = `Usage: modeltape recheck TAPE… (--live | --upstream NAME=URL…) [--dry-run] [--sample N --seed S] [--max-requests N] [--max-cost USD] [--fail-on regression|changed] [--json FILE] [--html FILE] [--write DIR [--accept changed|regression|TAPE:LINE]…]
 
 Is the tape still true? Sends the model turns the tapes recorded to the upstream again and sorts
 each fresh answer against the recorded one, by what a program acts on:
@@ -68,6 +90,12 @@ Recordings of a failure, a refusal or an error status are not sent again unless
 tapes use must be named with --upstream (the FakeProvider, a stand-in). With --live the keys
 come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, AWS credentials
 for Bedrock, …), as modeltape run --mode record reads them; no key is ever printed or written.
+With --write DIR every tape is written again into DIR under its own file name: a line whose fresh
+answer was identical or equivalent takes it (key, order and notes kept, recordedAt renewed: today,
+or the day SOURCE_DATE_EPOCH pins); a changed or regression line keeps its recording unless
+--accept names its verdict or the line; every other line is copied as it was. A fresh answer
+holding anything shaped like a key is refused, as recording refuses it. DIR may not be a tape's own
+folder: review the refresh with git diff --no-index tapes DIR, then copy it over.
 Exit 1 when nothing could be checked, or when --fail-on finds what it names.
 
 ${describeFlags(FLAGS)}`;
@@ -92,6 +120,11 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   }
   const live = parsed.flags.live === true;
   const dryRun = parsed.flags['dry-run'] === true;
+  const writeDir = parsed.flags.write === undefined ? undefined : resolve(io.cwd, parsed.flags.write as string);
+  const acceptValues = (parsed.flags.accept as string[] | undefined) ?? [];
+  if (acceptValues.length > 0 && writeDir === undefined)
+    throw new UsageError('--accept says which fresh answers --write may take: add --write DIR (e.g. --write tapes.rechecked --accept changed).');
+  if (writeDir !== undefined && dryRun) throw new UsageError('--write writes what a recheck found, and --dry-run sends nothing: drop one of them.');
   const { config } = loadConfig(parsed.flags.config as string | undefined, io.cwd);
   const named: Record<string, string> = {};
   for (const value of (parsed.flags.upstream as string[] | undefined) ?? []) {
@@ -108,6 +141,9 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
     ...(parsed.flags.sample === undefined ? {} : { sample: parsed.flags.sample as number }),
     ...(parsed.flags.seed === undefined ? {} : { seed: parsed.flags.seed as string }),
   });
+
+  const accept = writeDir === undefined ? undefined : acceptRulesOf(acceptValues, files, selected, io.cwd, shown);
+  if (writeDir !== undefined) checkWriteDir(writeDir, files, shown);
 
   // Where each exchange would go, checked before anything is sent.
   const used = new Map<string, Upstream>();
@@ -135,6 +171,7 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
   }
 
   const progressOn = io.stderr.isTTY === true;
+  const answers = new Map<string, FreshAnswer>();
   const report = await withProxy(
     dryRun
       ? undefined
@@ -147,6 +184,9 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
         ...(parsed.flags['max-requests'] === undefined ? {} : { maxRequests: parsed.flags['max-requests'] as number }),
         ...(maxCost === undefined ? {} : { maxCostUsd: maxCost }),
         ...(config.prices === undefined ? {} : { prices: config.prices }),
+        ...(writeDir === undefined
+          ? {}
+          : { onChecked: (checked, fresh) => answers.set(lineId(checked.tape, checked.line), { verdict: checked.verdict, fresh }) }),
         onProgress: (settled, total) => {
           if (!progressOn) return;
           writeControl(io.stderr, settled === total ? 'clearLine' : 'lineStart');
@@ -161,14 +201,27 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
     notChecked: report.notChecked.map((entry) => ({ ...entry, tape: shown(entry.tape) })),
     planned: report.planned.map((entry) => ({ ...entry, tape: shown(entry.tape) })),
   };
+  let written: RefreshedTape[] | undefined;
+  if (writeDir !== undefined) {
+    // Each word of a credential header (`Bearer sk-…`): an answer that echoes the key alone is refused too.
+    const credentials = [...keys.values()].flatMap((headers) => Object.values(headers).flatMap((value) => value.split(/\s+/)));
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) if (io.env[name]) credentials.push(io.env[name]!);
+    mkdirSync(writeDir, { recursive: true });
+    written = refreshTapes(tapes, answers, { dir: writeDir, accept: accept!, now: pinnedDate(io.env) ?? new Date(), credentials }).map((tape) => ({
+      ...tape,
+      tape: shown(tape.tape),
+      target: shown(tape.target),
+    }));
+  }
   const json = parsed.flags.json as string | undefined;
-  const text = formatRecheckReport(forShow);
+  const text = formatRecheckReport(forShow) + (written === undefined ? '' : formatWritten(written, shown(writeDir!), files.map(shown)));
+  const jsonText = `${JSON.stringify(written === undefined ? forShow : { ...forShow, written }, null, 2)}\n`;
   if (json === '-') {
-    io.stdout.write(`${JSON.stringify(forShow, null, 2)}\n`);
+    io.stdout.write(jsonText);
     io.stderr.write(text);
   } else {
     io.stdout.write(text);
-    if (json !== undefined) writeReportFile(io, 'recheck', json, `${JSON.stringify(forShow, null, 2)}\n`, '--json');
+    if (json !== undefined) writeReportFile(io, 'recheck', json, jsonText, '--json');
   }
   const html = parsed.flags.html as string | undefined;
   if (html !== undefined) writeReportFile(io, 'recheck', html, renderRecheckHtml(forShow));
@@ -187,6 +240,79 @@ export async function recheckCommand(argv: readonly string[], io: ResolvedComman
     return 1;
   }
   return 0;
+}
+
+// What --accept names: a verdict, or one line of one of the tapes that is sent again.
+function acceptRulesOf(
+  values: readonly string[],
+  files: readonly string[],
+  selected: readonly TapeExchange[],
+  cwd: string,
+  shown: (file: string) => string,
+): AcceptRules {
+  const verdicts = new Set<AcceptableVerdict>();
+  const lines = new Set<string>();
+  for (const value of values) {
+    if ((ACCEPTABLE_VERDICTS as readonly string[]).includes(value)) {
+      verdicts.add(value as AcceptableVerdict);
+      continue;
+    }
+    const match = /^(.+):(\d+)$/.exec(value);
+    if (match === null)
+      throw new UsageError(`--accept ${JSON.stringify(value)}: give changed, regression, or one line of a tape as TAPE:LINE (e.g. --accept tapes/a.jsonl:7).`);
+    const file = resolve(cwd, match[1]!);
+    const line = Number(match[2]);
+    if (!files.includes(file)) throw new UsageError(`--accept ${value}: ${match[1]} is not one of the tapes rechecked (${files.map(shown).join(', ')}).`);
+    if (!selected.some((entry) => entry.tape === file && entry.line === line))
+      throw new UsageError(
+        `--accept ${value}: line ${line} of ${shown(file)} is not an exchange this recheck sends again (see --dry-run for the lines it sends).`,
+      );
+    lines.add(lineId(file, line));
+  }
+  return { verdicts, lines };
+}
+
+// DIR takes each tape under its own file name: never a tape's own folder (that would be the blind
+// overwrite --write exists to avoid), and never two tapes of one name.
+function checkWriteDir(dir: string, files: readonly string[], shown: (file: string) => string): void {
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  const names = new Map<string, string>();
+  for (const file of files) {
+    if (real(dirname(file)) === real(dir))
+      throw new UsageError(
+        `--write ${shown(dir)} is the folder of ${shown(file)}: write the refreshed tapes elsewhere (--write ${shown(dir)}.rechecked), review them with git diff --no-index, then copy them over.`,
+      );
+    const other = names.get(basename(file));
+    if (other !== undefined)
+      throw new UsageError(
+        `--write: ${shown(other)} and ${shown(file)} would both be written to ${basename(file)} in ${shown(dir)}; recheck them in two runs.`,
+      );
+    names.set(basename(file), file);
+  }
+}
+
+// After the report: what --write wrote, and how to review it.
+function formatWritten(written: readonly RefreshedTape[], dir: string, tapes: readonly string[]): string {
+  const sum = (pick: (tape: RefreshedTape) => number): number => written.reduce((total, tape) => total + pick(tape), 0);
+  const notAccepted = written.flatMap((tape) => tape.notAccepted.map((entry) => `${tape.tape}:${entry.line} (${entry.verdict})`));
+  const refused = written.flatMap((tape) => tape.refused.map((entry) => ({ where: `${tape.tape}:${entry.line}`, reason: entry.reason })));
+  const lines = [
+    `Wrote ${written.length} tape${written.length === 1 ? '' : 's'} to ${dir}: ${sum((tape) => tape.refreshed)} refreshed, ${sum((tape) => tape.accepted)} accepted, ${sum((tape) => tape.kept)} kept as recorded.`,
+  ];
+  if (notAccepted.length > 0)
+    lines.push(
+      `  Kept, not accepted: ${notAccepted.slice(0, 20).join(', ')}${notAccepted.length > 20 ? ', …' : ''} (take them with --accept changed, --accept regression or --accept TAPE:LINE)`,
+    );
+  for (const entry of refused) lines.push(`  Kept, refused: ${entry.where}: ${entry.reason.replace(/\n/g, '\n    ')}`);
+  const folders = [...new Set(tapes.map((tape) => dirname(tape)))];
+  lines.push(`  Review: ${folders.map((folder) => `git diff --no-index ${folder} ${dir}`).join('; ')}`);
+  return `${lines.join('\n')}\n`;
 }
 
 // A passthrough proxy in front of the upstreams: the requests go out through the one path that

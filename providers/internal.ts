@@ -94,6 +94,8 @@ export { refuseOllamaChatRequest, refuseOllamaGenerateRequest } from './ollama/r
 export { OLLAMA_THINK_LEVELS, ollamaModelThinks, ollamaThinks } from './ollama/thinking.js';
 export { renderOllamaChatRequest } from './ollama/chat/render-request.js';
 export { readOllamaChatAnswer } from './ollama/chat/read-answer.js';
+export { readOllamaGenerateAnswer } from './ollama/generate/read-answer.js';
+export { answeredModelOf } from './answered-model.js';
 export { readGenerateRequest, responseSchemaOf } from './gemini/read-request.js';
 export { readConverseRequest, converseResponseSchema } from './bedrock/converse/read-request.js';
 export { refuseConverseRequest, refuseConverseShaped } from './bedrock/converse/refusals.js';

@@ -19,3 +19,14 @@ export {
 } from './recheck-exchanges.js';
 export { formatRecheckReport } from './format-recheck.js';
 export { renderRecheckHtml } from './render-recheck-html.js';
+export {
+  ACCEPTABLE_VERDICTS,
+  lineId,
+  refreshTapes,
+  refreshedExchange,
+  type AcceptRules,
+  type AcceptableVerdict,
+  type FreshAnswer,
+  type RefreshOptions,
+  type RefreshedTape,
+} from './refresh-tapes.js';

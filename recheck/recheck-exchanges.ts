@@ -30,6 +30,8 @@ export interface RecheckOptions {
   dryRun?: boolean;
   /** Told after each exchange is settled. */
   onProgress?: (settled: number, total: number) => void;
+  /** Given each exchange sorted, with the whole answer the upstream gave (what `--write` writes). */
+  onChecked?: (checked: CheckedExchange, fresh: FreshResponse) => void;
 }
 
 /** The model that answered, as the request named it and as the provider said then and now. */
@@ -173,7 +175,7 @@ export async function recheckExchanges(selected: readonly TapeExchange[], skippe
     if (now.usage !== undefined && price === undefined) unpriced.add(model ?? '(no model)');
     // Counted before anything else may start: the budget check of the next exchange sees it.
     report.spent.usd += costUsd ?? 0;
-    settle(entry, {
+    const checked: CheckedExchange = {
       tape: entry.tape,
       line: entry.line,
       upstream: entry.exchange.upstream,
@@ -181,13 +183,16 @@ export async function recheckExchanges(selected: readonly TapeExchange[], skippe
       path: entry.exchange.request.path,
       verdict,
       reasons,
-      model: { requested: model, then: recorded.answeredModel, now: now.answeredModel },
+      // The recording's own provenance when it has it (tape schema 4), else what its answer says.
+      model: { requested: model, then: entry.exchange.response.answeredModel ?? recorded.answeredModel, now: now.answeredModel },
       tries: tried,
       tokens: now.usage,
       costUsd,
       recorded,
       fresh: now,
-    });
+    };
+    settle(entry, checked);
+    options.onChecked?.(checked, fresh!);
   };
 
   const worker = async (): Promise<void> => {

@@ -15,6 +15,28 @@ function sha256(bytes: Uint8Array): string {
 }
 
 describe('captureRequest', () => {
+  test('keeps the headers a client announces itself by, out of the key, and leaves out one that holds a credential', () => {
+    const body = '{"model":"gpt-4o","messages":[]}';
+    const sdk = {
+      'content-type': 'application/json',
+      'User-Agent': 'OpenAI/JS 4.67.3',
+      'x-stainless-lang': 'js',
+      'x-stainless-package-version': '4.67.3',
+      'x-stainless-os': 'Linux',
+    };
+    const request = captureRequest(raw(body, sdk), rules);
+    expect(request.client).toEqual({ 'user-agent': 'OpenAI/JS 4.67.3', 'x-stainless-lang': 'js', 'x-stainless-package-version': '4.67.3' });
+    const other = captureRequest(raw(body, { 'content-type': 'application/json', 'user-agent': 'python-httpx/0.27' }), rules);
+    expect(other.client).toEqual({ 'user-agent': 'python-httpx/0.27' });
+    expect(exchangeKey('openai', other, rules)).toBe(exchangeKey('openai', request, rules));
+    const leaky = captureRequest(
+      raw(body, { 'content-type': 'application/json', 'user-agent': `my-app key=${FAKE_OPENAI_KEY}`, 'x-stainless-lang': 'js' }),
+      rules,
+    );
+    expect(leaky.client).toEqual({ 'x-stainless-lang': 'js' });
+    expect(captureRequest(raw(body), rules).client).toBeUndefined();
+  });
+
   test('parses a JSON body and uppercases the method', () => {
     const request = captureRequest(raw('{"model":"gpt-4o","messages":[{"role":"user","content":"héllo"}]}'), rules);
     expect(request.method).toBe('POST');

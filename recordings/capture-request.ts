@@ -2,7 +2,8 @@ import { encodeBody } from './body-encoding.js';
 import { JsonTooDeepError, MAX_JSON_DEPTH, deeperThan } from './json-depth.js';
 import { sha256Hex, type CompiledKeyRules } from './exchange-key.js';
 import { redactPathParameters, redactQuery } from './redaction.js';
-import type { RecordedRequest } from './tape-format.js';
+import { secretSpans } from '../core/internal.js';
+import { CLIENT_HEADERS, type RecordedRequest } from './tape-format.js';
 
 /** A request as it arrived, before anything was dropped. */
 export interface RawRequest {
@@ -39,6 +40,8 @@ export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): Record
     headers: sortKeys(headers),
     bodySha256: sha256Hex(raw.body),
   };
+  const client = clientOf(raw.headers);
+  if (client !== undefined) request.client = client;
   const body = encodeBody(raw.body, headers['content-type']);
   if (body !== undefined) request.body = body;
   // Keyed by recursive walks: deeper JSON is refused here, before anything keys it.
@@ -47,6 +50,26 @@ export function captureRequest(raw: RawRequest, rules: CompiledKeyRules): Record
     if (path !== undefined) throw new JsonTooDeepError(`${request.method} ${raw.path}`, path);
   }
   return request;
+}
+
+// The longest client header kept: a user agent names a client, it does not carry a document.
+const CLIENT_HEADER_CHARS = 512;
+
+/**
+ * The headers by which the request's client announced itself ({@link CLIENT_HEADERS}), each
+ * passed through the secret scan a tape line gets: a value holding anything shaped like a
+ * credential (a user agent can hold anything) is left out, not masked, as a response header is.
+ */
+export function clientOf(headers: Record<string, string | string[] | undefined>): Record<string, string> | undefined {
+  const client: Record<string, string> = {};
+  const byName = new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
+  for (const name of CLIENT_HEADERS) {
+    const given = byName.get(name);
+    const value = given === undefined ? undefined : headerValue(headers, given);
+    if (value === undefined || value === '' || secretSpans(value, name).length > 0) continue;
+    client[name] = value.length > CLIENT_HEADER_CHARS ? value.slice(0, CLIENT_HEADER_CHARS) : value;
+  }
+  return Object.keys(client).length === 0 ? undefined : client;
 }
 
 /** One header's value; repeated headers are joined with ", " as HTTP allows. */

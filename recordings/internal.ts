@@ -30,11 +30,13 @@ export { firstDuplicateMember, type DuplicateMember } from './duplicate-members.
 export { closeTapeLines, LazyLoadedExchange } from './tape-reader.js';
 export { openTapeFile } from './open-tape-file.js';
 export { copyTapeReplacingLine } from './copy-tape-replacing-line.js';
+export { writeTapeReplacingLines } from './write-tape-replacing-lines.js';
+export { checkExchangeLine } from './tape-schema.js';
 export { keysJsonBodyAsIs, WEBSOCKET_MESSAGE_METHOD } from './exchange-key.js';
 export { pointerToPath, describeSchemaErrors, prepareExchangeCheck } from './tape-schema.js';
 export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 export { renderJson, literalFits, keyOrderFits } from './render-json.js';
 export { jsonLayout } from './json-layout.js';
-export { sseFields, splitSse, streamEventsOf, eventStreamMessagesOf, type StreamEvent, type EventStreamMessage } from './stream-events.js';
+export { sseFields, splitSse, streamEventsOf, eventStreamMessagesOf, responsePayloads, type StreamEvent, type EventStreamMessage } from './stream-events.js';
 export { recordedAtOf } from './tape-line.js';
 export { TEST_TAPES_FOLDER, safeFileName, testNameOf } from './test-tape-name.js';

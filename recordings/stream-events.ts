@@ -103,3 +103,18 @@ export function eventStreamMessagesOf(response: RecordedResponse): EventStreamMe
   }
   return messages;
 }
+
+/**
+ * The JSON payloads of a recorded response, in order: its JSON body, or the JSON of each event of
+ * its stream (an SSE event's data, an NDJSON line, an AWS event stream message's payload, the
+ * inner payload of a `bytes` member decoded). What is not JSON is left out.
+ */
+export function responsePayloads(response: RecordedResponse): unknown[] {
+  if (response.stream === undefined) {
+    const body = response.body;
+    const json = body === undefined ? undefined : 'json' in body ? body.json : 'text' in body ? parseJson(body.text) : undefined;
+    return json === undefined ? [] : [json];
+  }
+  const events = streamEventsOf(response) ?? eventStreamMessagesOf(response) ?? [];
+  return events.map((event) => event.json).filter((json) => json !== undefined);
+}

@@ -21,13 +21,17 @@
  *   (indentation, `\u` escapes, a trailing newline, integer-like key order, exact number text).
  * - Version 3: an exchange carries `recordedAt`, the UTC date it was recorded on, which
  *   `modeltape report` ages and `--max-age` checks. It is kept out of the key and out of the answer.
+ * - Version 4: provenance. A request carries `client`, the headers by which the client announced
+ *   its name and version ({@link CLIENT_HEADERS}); a response carries `answeredModel`, the model
+ *   the answer says answered. Both are read once at record time, kept out of the key and never
+ *   served; `modeltape recheck` and `modeltape report` show them.
  */
 
 /** The version of the tape format this code writes. */
-export const TAPE_SCHEMA_VERSION = 3;
+export const TAPE_SCHEMA_VERSION = 4;
 
 /** Every tape version this code reads. */
-export const READABLE_TAPE_SCHEMA_VERSIONS = [1, 2, 3] as const;
+export const READABLE_TAPE_SCHEMA_VERSIONS = [1, 2, 3, 4] as const;
 
 /** An author's note: any field whose name starts with `_`. */
 export type Notes = { [note: `_${string}`]: unknown };
@@ -146,7 +150,25 @@ export type RecordedRequest = Notes & {
   body?: Body;
   /** sha256 (hex) of the exact raw request body bytes, of the empty string when there were none. */
   bodySha256: string;
+  /**
+   * The client that sent the request, as its headers announced it (schemaVersion 4): those of
+   * {@link CLIENT_HEADERS} it carried, lowercase, each as sent (`"user-agent": "OpenAI/JS 4.67.3"`,
+   * `"x-stainless-package-version": "4.67.3"`); a value holding anything shaped like a credential
+   * is left out. Absent when it sent none, and on exchanges recorded before modeltape kept it.
+   * Never part of the key, never compared at replay.
+   * @example {"user-agent":"Anthropic/JS 0.39.0","x-stainless-lang":"js","x-stainless-package-version":"0.39.0"}
+   */
+  client?: Record<string, string>;
 };
+
+/**
+ * The request headers a client announces itself by, which a recording keeps in
+ * {@link RecordedRequest.client}: the user agent, the Stainless SDKs' (OpenAI's, Anthropic's)
+ * language and package version, Google's API client, the AWS SDK's user agent. The runtime's
+ * version (`x-stainless-runtime-version`) is not the client's, and would change a recording
+ * with the machine that made it: it is left out.
+ */
+export const CLIENT_HEADERS = ['user-agent', 'x-amz-user-agent', 'x-goog-api-client', 'x-stainless-lang', 'x-stainless-package-version'] as const;
 
 /**
  * A payload, in the first of these forms that represents it faithfully:
@@ -242,6 +264,13 @@ export type RecordedResponse = Notes & {
   body?: Body;
   /** The frames of a streamed response, each as received. */
   stream?: RecordedStream;
+  /**
+   * The model the answer says answered (schemaVersion 4), as its API names it: OpenAI's and
+   * Anthropic's `model` (`gpt-4o-2024-08-06`), Gemini's `modelVersion`, Ollama's `model`. Read
+   * once at record time; absent when the answer names none (Bedrock's Converse, an error) and on
+   * exchanges recorded before modeltape kept it. Never served.
+   */
+  answeredModel?: string;
 };
 
 /**

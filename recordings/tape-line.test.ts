@@ -219,7 +219,7 @@ describe('serializeLine', () => {
 describe('createHeader', () => {
   test('stamps the schema version and writer and keeps the notes', () => {
     const rules = compileKeyRules().rules;
-    expect(createHeader(rules, { _a: 1 })).toEqual({ _a: 1, schemaVersion: 3, writtenBy: WRITTEN_BY, keyRules: rules });
+    expect(createHeader(rules, { _a: 1 })).toEqual({ _a: 1, schemaVersion: 4, writtenBy: WRITTEN_BY, keyRules: rules });
     expect(WRITTEN_BY).toBe('modeltape@0.1.0');
   });
 });

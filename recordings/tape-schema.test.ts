@@ -113,7 +113,7 @@ describe('the closed exchange schema', () => {
     value.response.temperature_reading = 1;
     const [problem] = problemsOf(value);
     expect(problem!.field).toBe('.response.temperature_reading');
-    expect(problem!.message).toContain('known fields here: status, headers, body, stream.');
+    expect(problem!.message).toContain('known fields here: status, headers, body, stream, answeredModel.');
   });
 
   test('names an unknown field whose name needs quoting in JSON access syntax', () => {
@@ -382,11 +382,12 @@ describe('the closed header schema', () => {
     expect(checkHeaderLine(header(), FILE, 1)).toEqual([]);
   });
 
-  test('reads version 1, 2 and 3 headers, and refuses any other schemaVersion, saying which versions this modeltape reads', () => {
+  test('reads version 1, 2, 3 and 4 headers, and refuses any other schemaVersion, saying which versions this modeltape reads', () => {
     expect(checkHeaderLine({ ...header(), schemaVersion: 1 }, FILE, 1)).toEqual([]);
     expect(checkHeaderLine({ ...header(), schemaVersion: 2 }, FILE, 1)).toEqual([]);
     expect(checkHeaderLine({ ...header(), schemaVersion: 3 }, FILE, 1)).toEqual([]);
-    const refused = [4, 0, '1'];
+    expect(checkHeaderLine({ ...header(), schemaVersion: 4 }, FILE, 1)).toEqual([]);
+    const refused = [5, 0, '1'];
     for (const version of refused) {
       const value = { ...header(), schemaVersion: version };
       expect(checkHeaderLine(value, FILE, 1)).toEqual([
@@ -394,7 +395,7 @@ describe('the closed header schema', () => {
           file: FILE,
           line: 1,
           field: '.schemaVersion',
-          message: `".schemaVersion" must be 1, 2 or 3 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1, 2 or 3. A newer tape needs a newer modeltape.`,
+          message: `".schemaVersion" must be 1, 2, 3 or 4 (found ${JSON.stringify(version)}); this modeltape reads tape schemaVersion 1, 2, 3 or 4. A newer tape needs a newer modeltape.`,
         },
       ]);
     }
@@ -424,13 +425,13 @@ describe('the closed header schema', () => {
   test('is the reason loadTape-style readers refuse a tape, with every problem in the message', () => {
     const value = exchange();
     value.ordinl = 0;
-    const text = `${JSON.stringify({ ...header(), schemaVersion: 4 })}\n${JSON.stringify(value)}\n`;
+    const text = `${JSON.stringify({ ...header(), schemaVersion: 5 })}\n${JSON.stringify(value)}\n`;
     const contents = parseTape(text, FILE);
     expect(contents.header).toBeUndefined();
     const error = new TapeFormatError(contents.problems);
     expect(error.code).toBe('tape_format');
     expect(error.message).toContain(`Invalid tape: 2 problems.`);
-    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1, 2 or 3 (found 4)`);
+    expect(error.message).toContain(`${FILE}:1: ".schemaVersion" must be 1, 2, 3 or 4 (found 5)`);
     expect(error.message).toContain(`${FILE}:2: unknown field ".ordinl"`);
   });
 });

@@ -2,7 +2,7 @@ import { ownSchema, nearestName, type ErrorObject } from '../schema/internal.js'
 import type { TapeProblem } from './errors.js';
 import { excerpt, propertyPath } from '../core/internal.js';
 import { isFramingHeader } from './redaction.js';
-import { EXCHANGE_SOURCES, READABLE_TAPE_SCHEMA_VERSIONS, STREAM_FORMATS } from './tape-format.js';
+import { CLIENT_HEADERS, EXCHANGE_SOURCES, READABLE_TAPE_SCHEMA_VERSIONS, STREAM_FORMATS } from './tape-format.js';
 
 // Closed objects: only the listed properties, plus `_notes`.
 const notes = { '^_': {} };
@@ -109,6 +109,7 @@ const exchangeSchema = closed(
         headers: { type: 'object', additionalProperties: { type: 'string' } },
         body: requestBody,
         bodySha256: sha256,
+        client: { type: 'object', propertyNames: { enum: [...CLIENT_HEADERS] }, additionalProperties: { type: 'string' }, minProperties: 1 },
       },
       ['method', 'path', 'query', 'headers', 'bodySha256'],
     ),
@@ -121,6 +122,7 @@ const exchangeSchema = closed(
         },
         body: responseBody,
         stream: closed({ format: { enum: [...STREAM_FORMATS] }, frames: { type: 'array', items: frame } }, ['format', 'frames']),
+        answeredModel: { type: 'string', minLength: 1 },
       },
       ['status', 'headers'],
       { not: { required: ['body', 'stream'] } },

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordedExchange } from '../mutation/operators/check-mutation.js';
+import {
+  NOVA_LITE,
+  bedrockExchange,
+  claudeChunks,
+  converseRequest,
+  converseToolBody,
+  converseToolStream,
+  modelStreamError,
+  novaChunks,
+} from '../test/support/bedrock-exchanges.js';
 import { answerContent } from './answer-content.js';
 
 // Real wire samples (their provenance: test/fixtures/mutation/PROVENANCE.md).
@@ -68,6 +78,62 @@ describe('what an answer says: its text, its tool calls with parsed arguments, t
     expect(call.answeredModel).toBe('gemini-3-pro-preview');
     expect(answerContent(recordedExchange({ ...gemini, stream: sse(framed('gemini/stream-text.data.jsonl')) })).text).toBe(
       'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y',
+    );
+  });
+
+  test('Ollama: /api/chat whole and streamed (content pieces joined, tool calls in order), /api/generate’s response pieces joined', () => {
+    const ollamaChat = { upstream: 'ollama', path: '/api/chat', request: { model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] } };
+    const whole = answerContent(recordedExchange({ ...ollamaChat, body: fixture('ollama/chat-parallel-tool-calls.json') }));
+    expect(whole.toolCalls.map((call) => call.name)).toEqual(['get_current_weather', 'get_current_weather']);
+    expect(whole.answeredModel).toBe('llama3.2');
+    expect(
+      answerContent(recordedExchange({ ...ollamaChat, stream: { format: 'ndjson', text: fixture('ollama/chat-stream-tool-call.ndjson') } })),
+    ).toMatchObject({
+      read: true,
+      toolCalls: [{ name: 'get_weather', args: { city: 'Tokyo' } }],
+    });
+    const generated = answerContent(
+      recordedExchange({
+        upstream: 'ollama',
+        path: '/api/generate',
+        request: { model: 'granite3.3:2b', prompt: 'hi' },
+        stream: { format: 'ndjson', text: fixture('ollama/generate-stream-text.ndjson') },
+      }),
+    );
+    expect(generated.text).toMatch(/^Rabbits/);
+    expect(generated).toMatchObject({ read: true, toolCalls: [], answeredModel: 'granite3.3:2b' });
+  });
+
+  test('Bedrock: Converse and ConverseStream, InvokeModel’s Claude and Nova bodies and streams; a stream’s exception ends what is read', () => {
+    expect(answerContent(bedrockExchange({ operation: 'converse', request: converseRequest(), body: converseToolBody() }))).toEqual({
+      read: true,
+      text: 'Checking the weather.',
+      toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }],
+      answeredModel: undefined,
+    });
+    expect(answerContent(bedrockExchange({ operation: 'converse-stream', request: converseRequest(), messages: converseToolStream() }))).toMatchObject({
+      text: 'It is 14 degrees in Paris.',
+      toolCalls: [
+        { name: 'get_weather', args: { city: 'Paris', days: 3 } },
+        { name: 'get_time', args: { city: 'Paris' } },
+      ],
+    });
+    const claude = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
+    expect(answerContent(bedrockExchange({ operation: 'invoke-with-response-stream', request: claude, messages: claudeChunks() }))).toEqual({
+      read: true,
+      text: 'Paris is sunny.',
+      toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }],
+      answeredModel: 'claude-3-5-haiku-20241022',
+    });
+    const nova = { messages: [{ role: 'user', content: [{ text: 'hi' }] }] };
+    expect(answerContent(bedrockExchange({ operation: 'invoke-with-response-stream', model: NOVA_LITE, request: nova, messages: novaChunks() })).text).toBe(
+      'Hello from Nova 2.',
+    );
+    const novaBody = JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'Hi.' }] } }, stopReason: 'end_turn' });
+    expect(answerContent(bedrockExchange({ operation: 'invoke', model: NOVA_LITE, request: nova, body: novaBody })).text).toBe('Hi.');
+    const broken = [...novaChunks().slice(0, 2), modelStreamError()];
+    expect(answerContent(bedrockExchange({ operation: 'invoke-with-response-stream', model: NOVA_LITE, request: nova, messages: broken })).text).toBe(
+      'Hello from ',
     );
   });
 

@@ -2,12 +2,19 @@
 // name and parsed arguments, and the model the provider says answered. A streamed answer is first
 // put back together into the body its API would have sent whole (text deltas joined, a tool call's
 // argument fragments joined), then read by the API's own reader under providers/, like a body.
+// Bedrock's InvokeModel carries the model's own body: Claude's is Anthropic Messages (its stream's
+// chunks Messages events), Nova's is Converse's shape (its chunks Converse events).
 import { isRecord, parseJson, type Json } from '../core/internal.js';
 import {
+  assembleConverseStream,
+  converseEventOfChunk,
   guessProvider,
   readChatAnswer,
+  readConverseAnswer,
   readGenerateAnswer,
   readMessagesAnswer,
+  readOllamaChatAnswer,
+  readOllamaGenerateAnswer,
   readResponsesAnswer,
   routeOf,
   withoutProviderPrefix,
@@ -15,7 +22,7 @@ import {
   type UnreadableAnswer,
   type WireApi,
 } from '../providers/internal.js';
-import { streamEventsOf, type Exchange } from '../recordings/internal.js';
+import { eventStreamMessagesOf, streamEventsOf, type Body, type Exchange, type RecordedResponse } from '../recordings/internal.js';
 
 /** One tool call of an answer, in the order the answer gave them. */
 export interface ContentToolCall {
@@ -39,7 +46,18 @@ export interface AnswerContent {
 }
 
 /** The wire APIs {@link answerContent} reads, streamed and not. */
-export const CONTENT_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini-generate'] as const satisfies readonly WireApi[];
+export const CONTENT_APIS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic-messages',
+  'gemini-generate',
+  'ollama-chat',
+  'ollama-generate',
+  'bedrock-converse',
+  'bedrock-invoke',
+] as const satisfies readonly WireApi[];
+type ContentApi = (typeof CONTENT_APIS)[number];
+type Reader = (body: unknown) => ModelAnswer | UnreadableAnswer;
 
 /** Reads what the answer of `exchange` says. Never throws: what cannot be read is said in `problem`. */
 export function answerContent(exchange: Exchange): AnswerContent {
@@ -49,19 +67,15 @@ export function answerContent(exchange: Exchange): AnswerContent {
   const none: AnswerContent = { read: false, text: null, toolCalls: [], answeredModel: undefined };
   if (api === undefined || !(CONTENT_APIS as readonly string[]).includes(api)) return none;
   if (response.status < 200 || response.status > 299) return { ...none, read: true };
-  let body: unknown;
+  let whole: { body: unknown; read: Reader };
   try {
-    if (response.stream !== undefined) {
-      const events = (streamEventsOf(response) ?? []).filter((event) => event.json !== undefined).map((event) => event.json);
-      body = ASSEMBLERS[api as (typeof CONTENT_APIS)[number]](events);
-    } else if (response.body !== undefined) {
-      body = 'json' in response.body ? response.body.json : 'text' in response.body ? parseJson(response.body.text) : undefined;
-    }
+    whole = wholeAnswer(api as ContentApi, response);
   } catch (error) {
     return { ...none, read: true, problem: `its stream could not be put together: ${(error as Error).message}` };
   }
+  const { body } = whole;
   if (body === undefined) return { ...none, read: true, problem: 'it has no JSON body' };
-  const answer = READERS[api as (typeof CONTENT_APIS)[number]](body);
+  const answer = whole.read(body);
   const answeredModel = modelOf(api, body);
   if ('problem' in answer) return { ...none, read: true, answeredModel, problem: answer.problem };
   return {
@@ -76,11 +90,44 @@ export function answerContent(exchange: Exchange): AnswerContent {
   };
 }
 
-const READERS: Record<(typeof CONTENT_APIS)[number], (body: unknown) => ModelAnswer | UnreadableAnswer> = {
+// The whole answer (a stream put back together) and the reader of its body.
+function wholeAnswer(api: ContentApi, response: RecordedResponse): { body: unknown; read: Reader } {
+  if (api === 'bedrock-converse' || api === 'bedrock-invoke') return wholeBedrockAnswer(api, response);
+  if (response.stream === undefined) return { body: jsonOf(response.body), read: READERS[api] };
+  const events = (streamEventsOf(response) ?? []).filter((event) => event.json !== undefined).map((event) => event.json);
+  return { body: ASSEMBLERS[api](events), read: READERS[api] };
+}
+
+const readConverse: Reader = (body) => readConverseAnswer(body);
+
+// Converse, and InvokeModel's Claude or Nova body; a stream's exception message ends what is read.
+function wholeBedrockAnswer(api: 'bedrock-converse' | 'bedrock-invoke', response: RecordedResponse): { body: unknown; read: Reader } {
+  if (response.stream === undefined) {
+    const json = jsonOf(response.body);
+    return { body: json, read: api === 'bedrock-invoke' && isRecord(json) && Array.isArray(json.content) ? readMessagesAnswer : readConverse };
+  }
+  const messages = eventStreamMessagesOf(response);
+  if (messages === undefined) throw new Error('its frames are not all event stream messages');
+  const events = messages.filter((message) => !message.exception);
+  if (api === 'bedrock-converse')
+    return { body: assembleConverseStream(events.map((message) => ({ type: message.event, payload: message.json }))).body, read: readConverse };
+  if (events.some((message) => isRecord(message.json) && typeof message.json.type === 'string'))
+    return { body: assembleMessages(events.map((message) => message.json)), read: readMessagesAnswer };
+  const converse = events.map((message) => converseEventOfChunk(message.json)).filter((event) => event !== undefined);
+  return { body: assembleConverseStream(converse).body, read: readConverse };
+}
+
+function jsonOf(body: Body | undefined): unknown {
+  return body === undefined ? undefined : 'json' in body ? body.json : 'text' in body ? parseJson(body.text) : undefined;
+}
+
+const READERS: Record<Exclude<ContentApi, 'bedrock-converse' | 'bedrock-invoke'>, Reader> = {
   'openai-chat': readChatAnswer,
   'openai-responses': readResponsesAnswer,
   'anthropic-messages': readMessagesAnswer,
   'gemini-generate': readGenerateAnswer,
+  'ollama-chat': readOllamaChatAnswer,
+  'ollama-generate': readOllamaGenerateAnswer,
 };
 
 function modelOf(api: WireApi, body: unknown): string | undefined {
@@ -91,12 +138,46 @@ function modelOf(api: WireApi, body: unknown): string | undefined {
 
 // ---- Streams put back together as the body the API sends whole ----
 
-const ASSEMBLERS: Record<(typeof CONTENT_APIS)[number], (events: unknown[]) => unknown> = {
+const ASSEMBLERS: Record<keyof typeof READERS, (events: unknown[]) => unknown> = {
   'openai-chat': assembleChat,
   'openai-responses': assembleResponses,
   'anthropic-messages': assembleMessages,
   'gemini-generate': assembleGenerate,
+  'ollama-chat': assembleOllamaChat,
+  'ollama-generate': assembleOllamaGenerate,
 };
+
+// Ollama streams NDJSON chunks: the message's content pieces joined, its tool calls (each whole
+// in one chunk) in order, the last chunk's done_reason and counts.
+function assembleOllamaChat(events: unknown[]): unknown {
+  let content = '';
+  const toolCalls: unknown[] = [];
+  let model: unknown;
+  let last: Record<string, unknown> = {};
+  for (const event of events) {
+    if (!isRecord(event)) continue;
+    model ??= event.model;
+    if (isRecord(event.message)) {
+      if (typeof event.message.content === 'string') content += event.message.content;
+      if (Array.isArray(event.message.tool_calls)) toolCalls.push(...(event.message.tool_calls as unknown[]));
+    }
+    if (event.done === true) last = event;
+  }
+  return { ...last, model, message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } };
+}
+
+function assembleOllamaGenerate(events: unknown[]): unknown {
+  let response = '';
+  let model: unknown;
+  let last: Record<string, unknown> = {};
+  for (const event of events) {
+    if (!isRecord(event)) continue;
+    model ??= event.model;
+    if (typeof event.response === 'string') response += event.response;
+    if (event.done === true) last = event;
+  }
+  return { ...last, model, response };
+}
 
 function assembleChat(events: unknown[]): unknown {
   let model: unknown;

@@ -56,6 +56,8 @@ export function formatTapeReport(report: TapeReport): string {
   };
   seenList('Endpoints', coverage.endpoints);
   seenList('Models', coverage.models);
+  seenList('Answered by (the model each answer names)', coverage.answeredModels);
+  seenList('Clients (as their requests announced them)', coverage.clients);
   seenList('Finish reasons as recorded', coverage.finishReasons);
   seenList('Statuses', coverage.statuses);
   out.push('', 'Tokens and cost per tape (a re-recording of its live exchanges)');
@@ -135,6 +137,8 @@ ${behaviourRows}
 <ul id="never-seen">${coverage.neverSeen.map((name) => `<li>${escapeHtml(coverage.behaviours.find((behaviour) => behaviour.name === name)!.description)}</li>`).join('')}</ul>
 <h2>Endpoints</h2>${seenTable('endpoints', coverage.endpoints)}
 <h2>Models</h2>${seenTable('models', coverage.models)}
+<h2>Answered by</h2>${seenTable('answered-models', coverage.answeredModels)}
+<h2>Clients</h2>${seenTable('clients', coverage.clients)}
 <h2>Finish reasons as recorded</h2>${seenTable('finish-reasons', coverage.finishReasons)}
 <h2>Statuses</h2>${seenTable('statuses', coverage.statuses)}
 <h2>Tokens and cost</h2>

@@ -1,8 +1,8 @@
 // `modeltape report`: what a suite's tapes cover of the providers' behaviour, what they would cost
 // to record again, and how old they are. Built from the tapes alone: nothing is run.
 import { ModeltapeError, maskValue } from '../core/internal.js';
-import { TURN_APIS, guessProvider } from '../providers/internal.js';
-import { describeExchange, readTape, recordedAtOf, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
+import { TURN_APIS, answeredModelOf, guessProvider } from '../providers/internal.js';
+import { describeExchange, readTape, recordedAtOf, responsePayloads, TapeFormatError, type Exchange, type LoadedExchange } from '../recordings/internal.js';
 import { answerFacts, type AnswerFacts, type TokenCounts } from './answer-facts.js';
 import { PRICES_AS_OF, PRICE_TABLE, costOf, priceOf, type PriceOverrides } from './prices.js';
 import { addDate, daysBetween, staleness, type AgeLimit, type TapeDates } from './tape-age.js';
@@ -112,6 +112,13 @@ export interface TapeReport {
     /** Wire APIs (or METHOD path for routes no provider here has), with counts. */
     endpoints: Seen[];
     models: Seen[];
+    /**
+     * The models the answers say answered (`gpt-4o-2024-08-06`), as recorded with them (tape
+     * schema 4) or, for older recordings, as their answers name them.
+     */
+    answeredModels: Seen[];
+    /** The clients that sent the requests, as they announced themselves (their user agent; tape schema 4). */
+    clients: Seen[];
     /** Every behaviour, in {@link BEHAVIOURS} order, with its count (0: never seen). */
     behaviours: Array<Seen & { name: Behaviour; description: string }>;
     /** Finish reasons as the providers wrote them (`openai-chat tool_calls`). */
@@ -352,9 +359,17 @@ function addTokens(total: TokenTotals, tokens: TokenCounts): TokenTotals {
   return total;
 }
 
+// How a report names a client: its user agent, else the AWS SDK's or Google's client header.
+function clientLabel(client: Record<string, string> | undefined): string | undefined {
+  if (client === undefined) return undefined;
+  return client['user-agent'] ?? client['x-amz-user-agent'] ?? client['x-goog-api-client'] ?? Object.values(client)[0];
+}
+
 class Counters {
   #endpoints = new Map<string, Seen>();
   #models = new Map<string, Seen>();
+  #answeredModels = new Map<string, Seen>();
+  #clients = new Map<string, Seen>();
   #behaviours = new Map<Behaviour, Seen>(BEHAVIOURS.map((name) => [name, { name, count: 0, where: [] }]));
   #finishes = new Map<string, Seen>();
   #statuses = new Map<string, Seen>();
@@ -362,6 +377,13 @@ class Counters {
   add(exchange: Exchange, facts: AnswerFacts, where: string): void {
     count(this.#endpoints, facts.api ?? `${exchange.request.method} ${exchange.request.path}`, where);
     if (facts.model !== undefined) count(this.#models, facts.model, where);
+    const client = clientLabel(exchange.request.client);
+    if (client !== undefined) count(this.#clients, client, where);
+    const answered =
+      facts.status >= 200 && facts.status < 300
+        ? (exchange.response.answeredModel ?? answeredModelOf(facts.api, responsePayloads(exchange.response)))
+        : undefined;
+    if (answered !== undefined) count(this.#answeredModels, answered, where);
     count(this.#statuses, String(facts.status), where);
     const seen = (behaviour: Behaviour): void => count(this.#behaviours, behaviour, where);
     if (facts.status === 429) seen('status-429');
@@ -392,6 +414,8 @@ class Counters {
     return {
       endpoints: sorted(this.#endpoints),
       models: sorted(this.#models),
+      answeredModels: sorted(this.#answeredModels),
+      clients: sorted(this.#clients),
       behaviours,
       finishReasons: sorted(this.#finishes),
       statuses: sorted(this.#statuses),

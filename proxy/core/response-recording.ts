@@ -9,13 +9,14 @@ import {
   isSecretHeader,
   recordedAtOf,
   redactResponseHeaders,
+  responsePayloads,
   streamFormatOf,
   type Exchange,
   type RecordedResponse,
   type TapeWriter,
 } from '../../recordings/internal.js';
 import { ModeltapeError } from '../../core/internal.js';
-import { withoutClientSecret } from '../../providers/internal.js';
+import { answeredModelOf, routeOf, withoutClientSecret, withoutProviderPrefix } from '../../providers/internal.js';
 import type { ReplayEngine } from '../../lookup/internal.js';
 import { contentCodings, decodeContent } from './content-coding.js';
 import type { ProxyRequest } from './proxy-request.js';
@@ -240,6 +241,12 @@ export class ExchangeRecorder {
         response: recording.finish((body) => (route.upstream.provider === 'openai' ? withoutClientSecret(request.method, route.path, body) : body)),
       };
       refuseEchoedCredential(request, exchange.response, `${request.method} ${route.path}`);
+      // Provenance, read once here: the model the answer says answered (the client is in the request).
+      if (exchange.response.status >= 200 && exchange.response.status < 300) {
+        const api = routeOf(recordedRequest.method, withoutProviderPrefix(recordedRequest.path).path, route.upstream.provider)?.api;
+        const answeredModel = answeredModelOf(api, responsePayloads(exchange.response));
+        if (answeredModel !== undefined) exchange.response.answeredModel = answeredModel;
+      }
       const replaces = replacing && engine.holdsRecording(key, ordinal);
       writer.append(exchange, { replacing: replaces });
       // Auto mode replays what it recorded to later identical requests; record mode only

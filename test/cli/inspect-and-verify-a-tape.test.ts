@@ -29,7 +29,7 @@ describe('modeltape inspect and verify', () => {
     const result = await runMain(['inspect', tape]);
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toBe(`${tape}: 4 exchanges (tape schemaVersion 3, written by modeltape@0.1.0)`);
+    expect(lines[0]).toBe(`${tape}: 4 exchanges (tape schemaVersion 4, written by modeltape@0.1.0)`);
     expect(lines[1]).toMatch(/upstream\s+endpoint\s+model\s+exchanges\s+streamed\s+request\s+response\s+source/);
     expect(lines.find((line) => line.includes('gpt-4.1-nano'))).toMatch(
       /openai\s+POST \/v1\/chat\/completions\s+gpt-4\.1-nano\s+2\s+0\s+[\d.]+ B\s+[\d.]+ KB\s+2 live/,

@@ -60,7 +60,7 @@ describe('a JSON answer', () => {
     });
     const line = readFileSync(tape, 'utf8').split('\n')[loaded!.line - 1]!;
     expect(line).toContain(
-      '"response":{"body":{"json":{"id":"chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU","object":"chat.completion","created":1770933883,"seed":9007199254740992,',
+      '"response":{"answeredModel":"gpt-4.1-nano-2025-04-14","body":{"json":{"id":"chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU","object":"chat.completion","created":1770933883,"seed":9007199254740992,',
     );
 
     // Replay through the proxy, offline, with the official SDK: the same bytes.

@@ -25,7 +25,7 @@ describe('recordedAt', () => {
     expect([a.recordedAt, b.recordedAt]).toEqual(['2026-12-03', '2027-03-01']);
     expect(b.key).toBe(a.key);
     expect(b.response.body).toEqual(a.response.body);
-    expect(JSON.parse(readFileSync(first, 'utf8').split('\n')[0]!).schemaVersion).toBe(3);
+    expect(JSON.parse(readFileSync(first, 'utf8').split('\n')[0]!).schemaVersion).toBe(4);
   });
 
   test('SOURCE_DATE_EPOCH pins it, and a value that is no number of seconds is refused before anything starts', async () => {

@@ -24,7 +24,7 @@ describe('a version 1 tape', () => {
     const old = JSON.parse(exchangeLine!) as Exchange;
     old.response.body = { json: JSON.parse(ANSWER.toString('utf8')) as unknown };
     writeFileSync(tape, `${headerLine!.replace(`"schemaVersion":${TAPE_SCHEMA_VERSION}`, '"schemaVersion":1')}\n${serializeLine(old)}`);
-    expect(TAPE_SCHEMA_VERSION).toBe(3);
+    expect(TAPE_SCHEMA_VERSION).toBe(4);
     expect(loadTape(tape).header.schemaVersion).toBe(1);
 
     const verified = await runMain(['verify', tape]);
