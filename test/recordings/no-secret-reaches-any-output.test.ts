@@ -52,6 +52,12 @@ const SHAPES = {
       .replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
     return { key: 'AK' + 'IA' + secret, secret };
   },
+  // A Google OAuth access token (Vertex AI's bearer): `ya29.` then letters, digits, `_`, `-`, `.`.
+  'google-oauth': (seed: string) => {
+    const tail = tailFor(seed, 60);
+    const secret = `${tail.slice(0, 20)}_${tail.slice(20, 40)}-${tail.slice(40)}`;
+    return { key: 'ya' + '29.a0' + secret, secret };
+  },
 };
 type Shape = keyof typeof SHAPES;
 
