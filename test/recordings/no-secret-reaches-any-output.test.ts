@@ -10,7 +10,7 @@ import { assertRenderedSnapshot } from 'modeltape/replay';
 import { runMain } from '../support/cli.js';
 import { chunkMessage, converseMessage } from '../support/event-stream-messages.js';
 import { writeReplayingSuite, writeTapeByHand } from '../support/hand-written-tape.js';
-import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
+import { startStandInUpstream, type ReceivedRequest, type StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Fake keys in every shape the detector knows without context, built at runtime so this file
@@ -76,8 +76,8 @@ interface Placement {
   route?: Route;
   /** What the client sends: path (after /<route>), extra headers, body. */
   request?: (key: string) => { path?: string; headers?: Record<string, string>; body?: Buffer | string };
-  /** What the upstream answers. */
-  response?: (key: string) => StandInReply;
+  /** What the upstream answers (to the request as it reached it). */
+  response?: (key: string, request: ReceivedRequest) => StandInReply;
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -229,6 +229,19 @@ const PLACEMENTS: Record<string, Placement> = {
   'x-amz-security-token header': {
     route: 'bedrock',
     request: (key) => ({ path: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse', headers: { 'x-amz-security-token': key }, body: bedrockConverse }),
+  },
+  // An answer that echoes the request as it was signed, as S3's SignatureDoesNotMatch echoes its canonical request.
+  'bedrock answer echoing the signed session token': {
+    route: 'bedrock',
+    request: () => ({
+      path: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse',
+      body: json({ messages: [{ role: 'user', content: [{ text: 'echo' }] }] }),
+    }),
+    response: (_key, request) => ({
+      status: 403,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException' },
+      body: json({ message: `The canonical request should have been 'POST\nx-amz-security-token:${String(request.headers['x-amz-security-token'])}'` }),
+    }),
   },
   'azure api-key header': { route: 'azure', request: (key) => ({ path: AZURE_CHAT, headers: { 'api-key': key } }) },
   'azure api-key query': { route: 'azure', request: (key) => ({ path: `${AZURE_CHAT}&api-key=${encodeURIComponent(key)}` }) },
@@ -430,7 +443,7 @@ test('the leak check sees a key in every representation the rows use', () => {
 test('no key, in any placement and any shape, reaches the tape, a log, a summary, a drift report, inspect, verify, a snapshot or the fake history', async () => {
   const standIn = await startStandInUpstream((request) => {
     const row = ROWS[Number(request.headers['x-row'])]!;
-    return row.how.response?.(row.key) ?? { headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+    return row.how.response?.(row.key, request) ?? { headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
   });
   const tape = join(dir, 'tape.jsonl');
   const outputs: Record<string, string> = {};
