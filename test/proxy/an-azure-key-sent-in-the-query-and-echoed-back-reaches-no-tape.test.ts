@@ -14,6 +14,8 @@ const KEY = createHash('sha256').update('fake azure key').digest('hex').slice(0,
 test.each([
   ['the api-key query parameter', `?api-version=2024-10-21&api-key=${KEY}`, {}],
   ['the api-key header', '?api-version=2024-10-21', { 'api-key': KEY }],
+  // Azure API Management's key, in front of an Azure OpenAI resource.
+  ['the ocp-apim-subscription-key header', '?api-version=2024-10-21', { 'ocp-apim-subscription-key': KEY }],
 ])('a key sent in %s and echoed bare in the answer is refused, not recorded', async (where, query, headers) => {
   const standIn = await startStandInUpstream(() => ({
     status: 401,
