@@ -5,9 +5,9 @@ import { startProxy } from 'modeltape/proxy';
 import { startStandInUpstream } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
-// An Azure OpenAI key is 32 hex digits: no shape tells it from a hash without its `api-key`
-// context. Sent as the `api-key` query parameter (which the tape drops), then echoed bare in the
-// answer (a gateway's error quoting the key it refused), it must reach no tape.
+// An Azure key is 32 hex digits: no shape tells it from a hash without its `api-key` context.
+// Sent in the `api-key` query parameter or a credential header (which the tape drops), then echoed
+// bare in the answer (a gateway's error quoting the key it refused), it must reach no tape.
 const dir = tempDir();
 const KEY = createHash('sha256').update('fake azure key').digest('hex').slice(0, 32);
 
