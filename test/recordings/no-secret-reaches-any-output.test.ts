@@ -53,6 +53,8 @@ const SHAPES = {
       .replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
     return { key: 'AK' + 'IA' + secret, secret };
   },
+  // A long-term Amazon Bedrock API key: `ABSK` and base64.
+  'bedrock-api-key': shape('AB' + 'SK', 60),
   // A Google OAuth access token (Vertex AI's bearer): `ya29.` then letters, digits, `_`, `-`, `.`.
   'google-oauth': (seed: string) => {
     const tail = tailFor(seed, 60);
