@@ -24,6 +24,7 @@ const FAKE = {
   google: 'AIzaFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE000',
   googleOauth: 'ya29.a0FAKEFAKEFAKEFAKEFAKE_FAKE-0000',
   aws: 'AKIAFAKEFAKEFAKE0000',
+  bedrock: `AB${'SK'}${Buffer.from('BedrockAPIKey-fake-at-000000000000:FAKEfakeFAKEfake0000').toString('base64')}`,
 };
 
 function exchange(): Exchange {
@@ -63,6 +64,7 @@ describe('findSecrets', () => {
     ['google-oauth-token', FAKE.googleOauth],
     ['google-oauth-token', 'ya29.c.c0FAKEFAKEFAKEFAKEFAKE.FAKE0000'],
     ['aws-access-key', FAKE.aws],
+    ['bedrock-api-key', FAKE.bedrock],
   ])('reports a key matching the %s rule by that name', (rule, secret) => {
     expect(findSecrets({ text: `my key is ${secret}, keep it` })).toEqual([{ path: '.text', rule, masked: expect.any(String) as string }]);
   });
@@ -75,6 +77,7 @@ describe('findSecrets', () => {
       'azure-openai-key',
       'basic-auth',
       'bearer-token',
+      'bedrock-api-key',
       'ephemeral-key',
       'github-token',
       'google-key',
@@ -222,6 +225,7 @@ describe('base64HidesAnchor, the pre-filter of a base64 run in a tape line', () 
       'ek_',
       'AIza',
       'ya29',
+      'ABSK',
       'AKIA',
       'ASIA',
       'eyJ',

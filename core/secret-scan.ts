@@ -22,7 +22,7 @@ export interface SecretLocation {
  * A hand-kept table. Its shapes come from the providers' documented key formats and from
  * secretlint's recommended preset (@secretlint/secretlint-rule-preset-recommend 10.x: OpenAI,
  * Anthropic, GitHub, Slack, AWS, GCP, private keys, basic auth), plus the Groq, xAI, Hugging Face,
- * Stripe, Azure OpenAI, Google OAuth access token and JWT shapes that preset lacks. secretlint itself is not used: its rules
+ * Stripe, Azure OpenAI, Google OAuth access token, Bedrock API key and JWT shapes that preset lacks. secretlint itself is not used: its rules
  * run asynchronously over whole files, and the recorder scans each exchange synchronously, after
  * the client has its answer but before the line is queued.
  */
@@ -75,6 +75,10 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // A Google OAuth access token (what Vertex AI takes as `Authorization: Bearer ya29.…`): a user's
   // `ya29.a0…`, a service account's `ya29.c.c0…`.
   { rule: 'google-oauth-token', pattern: /ya29\.[A-Za-z0-9_.-]{20,}/g },
+  // A long-term Amazon Bedrock API key (AWS_BEARER_TOKEN_BEDROCK): `ABSK` and the base64 of
+  // `BedrockAPIKey-…:<secret>`. A short-term one (`bedrock-api-key-` and a presigned URL in base64)
+  // is found by the access key id its URL names.
+  { rule: 'bedrock-api-key', pattern: /ABSK[A-Za-z0-9+/]{32,}={0,2}/g },
   // No bound after the 20 characters: an id glued to more capitals or digits is still an id.
   { rule: 'aws-access-key', pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g },
   { rule: 'aws-secret-key', pattern: /aws.{0,24}?(?:secret|key).{0,24}?["'=:\s]([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi, accept: looksRandom },
@@ -93,7 +97,7 @@ export const SECRET_PATTERNS: ReadonlyArray<{ rule: string; pattern: RegExp }> =
 // Every rule starts with one of these (or needs its context word). Case-sensitive, with the
 // spellings that occur, because a case-insensitive alternation costs twice as much per byte.
 export const PLAIN_ANCHOR =
-  /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|ek_|AIza|ya29|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
+  /sk[-_]|rk_|gh[pousr]_|github_pat_|xox|hf_|gsk_|xai-|ek_|AIza|ya29|ABSK|AKIA|ASIA|eyJ|PRIVATE KEY|[Bb]earer|BEARER|Basic|\/\/|aws|AWS|Aws|api[-_]?key|API[-_]?KEY|Api-Key|subscription[-_]key|Subscription-Key|[Aa]zure|AZURE/;
 
 // A key in base64 is at least 24 characters of its alphabet in a row; such runs are decoded and
 // their text is looked at (ids and hashes decode to noise that holds no anchor).

@@ -12,6 +12,8 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'x-api-key',
   'api-key',
   'x-goog-api-key',
+  // Azure API Management's key (an Azure OpenAI resource behind a gateway, Azure AI services).
+  'ocp-apim-subscription-key',
   'cookie',
   'set-cookie',
   'openai-organization',

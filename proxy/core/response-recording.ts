@@ -7,6 +7,7 @@ import {
   exchangeKey,
   headerValue,
   isSecretHeader,
+  isSecretQueryPair,
   recordedAtOf,
   redactResponseHeaders,
   responsePayloads,
@@ -240,7 +241,7 @@ export class ExchangeRecorder {
         // tape keeps the answer, the secret replaced (the client got it; it expires in a minute).
         response: recording.finish((body) => (route.upstream.provider === 'openai' ? withoutClientSecret(request.method, route.path, body) : body)),
       };
-      refuseEchoedCredential(request, exchange.response, `${request.method} ${route.path}`);
+      refuseEchoedCredential(request, route.query, exchange.response, `${request.method} ${route.path}`);
       // Provenance, read once here: the model the answer says answered (the client is in the request).
       if (exchange.response.status >= 200 && exchange.response.status < 300) {
         const api = routeOf(recordedRequest.method, withoutProviderPrefix(recordedRequest.path).path, route.upstream.provider)?.api;
@@ -265,15 +266,21 @@ export class ExchangeRecorder {
 
 /**
  * Refuses a response that repeats a credential its request carried: a secret header's value (a
- * key, a bearer token, an AWS access key id, session token or signature) in the answer's headers,
- * body or frames. AWS's `InvalidSignatureException` quotes the canonical request, session token
- * included; a gateway may echo a key. No shape detector knows these values, but the request does.
+ * key, a bearer token, an AWS access key id, session token or signature) or a secret query
+ * parameter's (Azure's `api-key`, which the tape drops) in the answer's headers, body or frames.
+ * AWS's `InvalidSignatureException` quotes the canonical request, session token included; a
+ * gateway may echo a key. No shape detector knows these values (an Azure key is 32 hex digits),
+ * but the request does.
  */
-function refuseEchoedCredential(request: ProxyRequest, response: RecordedResponse, description: string): void {
+function refuseEchoedCredential(request: ProxyRequest, query: string, response: RecordedResponse, description: string): void {
   const values: Array<[string, string]> = [];
+  const carried: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || !isSecretHeader(name)) continue;
-    for (const part of (Array.isArray(value) ? value.join(' ') : value).split(/[\s,;=/]+/)) {
+    if (value !== undefined && isSecretHeader(name)) carried.push([`${name} header`, Array.isArray(value) ? value.join(' ') : value]);
+  }
+  for (const [name, value] of new URLSearchParams(query)) if (isSecretQueryPair(name, value)) carried.push([`${name} query parameter`, value || name]);
+  for (const [name, value] of carried) {
+    for (const part of value.split(/[\s,;=/]+/)) {
       // Long enough to be a credential, and not the scheme's own words (`AWS4-HMAC-SHA256`) or
       // the header names a signature lists (`x-amz-content-sha256`).
       if (part.length >= 16 && !CREDENTIAL_SCHEME_WORDS.has(part) && !/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(part)) values.push([name, part]);
@@ -288,7 +295,7 @@ function refuseEchoedCredential(request: ProxyRequest, response: RecordedRespons
     echoed.map(([name, value]) => ({
       path: '.response',
       rule: 'echoed-credential',
-      masked: `[part of the ${name} header the request carried, ${value.length} chars]`,
+      masked: `[part of the ${name} the request carried, ${value.length} chars]`,
     })),
   );
 }

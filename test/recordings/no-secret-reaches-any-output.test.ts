@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { FakeProvider } from 'modeltape/fake-provider';
 import { startProxy } from 'modeltape/proxy';
 import { serializeTape, loadTape } from 'modeltape/recordings';
 import { assertRenderedSnapshot } from 'modeltape/replay';
 import { runMain } from '../support/cli.js';
+import { chunkMessage, converseMessage } from '../support/event-stream-messages.js';
 import { writeReplayingSuite, writeTapeByHand } from '../support/hand-written-tape.js';
-import { startStandInUpstream, type StandInReply } from '../support/stand-in-upstream.js';
+import { startStandInUpstream, type ReceivedRequest, type StandInReply } from '../support/stand-in-upstream.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // Fake keys in every shape the detector knows without context, built at runtime so this file
@@ -52,14 +53,33 @@ const SHAPES = {
       .replace(/[^A-Z0-9]/g, '')}`.slice(0, 16);
     return { key: 'AK' + 'IA' + secret, secret };
   },
+  // A long-term Amazon Bedrock API key: `ABSK` and base64.
+  'bedrock-api-key': shape('AB' + 'SK', 60),
+  // A Google OAuth access token (Vertex AI's bearer): `ya29.` then letters, digits, `_`, `-`, `.`.
+  'google-oauth': (seed: string) => {
+    const tail = tailFor(seed, 60);
+    const secret = `${tail.slice(0, 20)}_${tail.slice(20, 40)}-${tail.slice(40)}`;
+    return { key: 'ya' + '29.a0' + secret, secret };
+  },
 };
 type Shape = keyof typeof SHAPES;
 
+/** The upstream a placement's request goes to, and the host a snapshot of it names. */
+const ROUTES = {
+  openai: 'https://api.openai.com',
+  bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+  azure: 'https://fake-resource.openai.azure.com',
+  vertex: 'https://us-central1-aiplatform.googleapis.com',
+} as const;
+type Route = keyof typeof ROUTES;
+
 interface Placement {
-  /** What the client sends: path (after /openai), extra headers, body. */
+  /** The upstream, the first segment of the proxy's path. @default 'openai' */
+  route?: Route;
+  /** What the client sends: path (after /<route>), extra headers, body. */
   request?: (key: string) => { path?: string; headers?: Record<string, string>; body?: Buffer | string };
-  /** What the upstream answers. */
-  response?: (key: string) => StandInReply;
+  /** What the upstream answers (to the request as it reached it). */
+  response?: (key: string, request: ReceivedRequest) => StandInReply;
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -71,6 +91,13 @@ const mimeWrapped = (key: string) =>
   Buffer.from(`OPENAI_API_KEY_FILE\n${'x'.repeat(40)}\nKEY=${key}\n${'y'.repeat(60)}`)
     .toString('base64')
     .replace(/.{76}/g, '$&\r\n');
+const EVENT_STREAM = { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request-0' };
+const BEDROCK_INVOKE_STREAM = '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke-with-response-stream';
+const BEDROCK_CONVERSE_STREAM = '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream';
+const bedrockConverse = json({ messages: [{ role: 'user', content: [{ text: 'Say hello' }] }] });
+const AZURE_CHAT = '/openai/deployments/fake-deployment/chat/completions?api-version=2024-10-21';
+const VERTEX_GEMINI = '/v1/projects/fake-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent';
+const geminiRequest = json({ contents: [{ role: 'user', parts: [{ text: 'Say hello' }] }] });
 const sse = (pieces: string[]) => [...pieces.map((piece) => `data: ${json({ choices: [{ delta: { content: piece } }] })}\n\n`), 'data: [DONE]\n\n'];
 
 // Rows: every way a key reaches a request or a response. Adding a placement is adding a row.
@@ -162,6 +189,99 @@ const PLACEMENTS: Record<string, Placement> = {
   'response stream, split across deltas': {
     response: (key) => ({ headers: { 'content-type': 'text/event-stream' }, frames: sse([key.slice(0, 2), key.slice(2, 11), key.slice(11)]) }),
   },
+  // The cloud wire formats: Bedrock (AWS event streams, SigV4), Azure OpenAI, Vertex AI.
+  'bedrock event-stream payload': {
+    route: 'bedrock',
+    request: () => ({ path: BEDROCK_CONVERSE_STREAM, body: bedrockConverse }),
+    response: (key) => ({
+      headers: EVENT_STREAM,
+      body: Buffer.concat([
+        converseMessage('messageStart', { role: 'assistant' }),
+        converseMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: `Sign in with ${key}` } }),
+        converseMessage('messageStop', { stopReason: 'end_turn' }),
+      ]),
+    }),
+  },
+  'bedrock event-stream chunk, base64 of the model event': {
+    route: 'bedrock',
+    request: () => ({
+      path: BEDROCK_INVOKE_STREAM,
+      body: json({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }),
+    }),
+    response: (key) => ({
+      headers: EVENT_STREAM,
+      body: Buffer.concat([
+        chunkMessage({ type: 'message_start', message: { id: 'msg_fake_0', role: 'assistant', content: [] } }),
+        chunkMessage({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `Sign in with ${key}` } }),
+        chunkMessage({ type: 'message_stop' }),
+      ]),
+    }),
+  },
+  'bedrock event-stream chunk, split across messages': {
+    route: 'bedrock',
+    request: () => ({
+      path: BEDROCK_INVOKE_STREAM,
+      body: json({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'split' }] }),
+    }),
+    response: (key) => ({
+      headers: EVENT_STREAM,
+      frames: [key.slice(0, 6), key.slice(6)].map((text) => chunkMessage({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+    }),
+  },
+  'x-amz-security-token header': {
+    route: 'bedrock',
+    request: (key) => ({ path: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse', headers: { 'x-amz-security-token': key }, body: bedrockConverse }),
+  },
+  // An answer that echoes the request as it was signed, as S3's SignatureDoesNotMatch echoes its canonical request.
+  'bedrock answer echoing the signed session token': {
+    route: 'bedrock',
+    request: () => ({
+      path: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse',
+      body: json({ messages: [{ role: 'user', content: [{ text: 'echo' }] }] }),
+    }),
+    response: (_key, request) => ({
+      status: 403,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException' },
+      body: json({ message: `The canonical request should have been 'POST\nx-amz-security-token:${String(request.headers['x-amz-security-token'])}'` }),
+    }),
+  },
+  'azure api-key header': { route: 'azure', request: (key) => ({ path: AZURE_CHAT, headers: { 'api-key': key } }) },
+  'azure api-key query': { route: 'azure', request: (key) => ({ path: `${AZURE_CHAT}&api-key=${encodeURIComponent(key)}` }) },
+  'azure content-filter annotation': {
+    route: 'azure',
+    request: () => ({ path: AZURE_CHAT }),
+    response: (key) => ({
+      headers: { 'content-type': 'application/json' },
+      body: json({
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'ok' },
+            finish_reason: 'stop',
+            content_filter_results: {
+              protected_material_code: { filtered: false, detected: true, citation: { URL: `https://github.com/fake/repo?token=${key}`, license: key } },
+            },
+          },
+        ],
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: { jailbreak: { filtered: false, detected: false, note: key } } }],
+      }),
+    }),
+  },
+  'vertex answer text': {
+    route: 'vertex',
+    request: () => ({ path: VERTEX_GEMINI, body: geminiRequest }),
+    response: (key) => ({
+      headers: { 'content-type': 'application/json' },
+      body: json({
+        candidates: [{ content: { role: 'model', parts: [{ text: `Sign in with ${key}` }] }, finishReason: 'STOP' }],
+        modelVersion: 'gemini-2.5-flash',
+      }),
+    }),
+  },
+  'vertex authorization bearer': {
+    route: 'vertex',
+    request: (key) => ({ path: VERTEX_GEMINI, headers: { authorization: `Bearer ${key}` }, body: geminiRequest }),
+  },
 };
 
 const ROWS = Object.entries(PLACEMENTS).flatMap(([placement, how]) =>
@@ -228,6 +348,19 @@ const ARGUMENT_ROWS = (Object.keys(SHAPES) as Shape[]).map((shapeName) => ({
   ...SHAPES[shapeName](`command argument/${shapeName}`),
 }));
 
+// The AWS credentials the recording proxy signs Bedrock's requests with (from its environment):
+// none of them, nor the signature they make, may reach an output either.
+const AWS_CREDENTIALS = {
+  accessKeyId: SHAPES['aws-access-key']('proxy credentials').key,
+  secretAccessKey: tailFor('proxy secret access key', 40),
+  sessionToken: tailFor('proxy session token', 120),
+};
+const CREDENTIAL_ROWS = [
+  { placement: "the proxy's AWS access key id", secret: AWS_CREDENTIALS.accessKeyId.slice(4), key: AWS_CREDENTIALS.accessKeyId },
+  { placement: "the proxy's AWS secret access key", secret: AWS_CREDENTIALS.secretAccessKey, key: AWS_CREDENTIALS.secretAccessKey },
+  { placement: "the proxy's AWS session token", secret: AWS_CREDENTIALS.sessionToken, key: AWS_CREDENTIALS.sessionToken },
+].map((row) => ({ ...row, shapeName: 'environment' }));
+
 // Everything a leak could hide behind in an output: base64 fields decoded (gunzipped, as UTF-16).
 function readable(text: string): string {
   const extra: string[] = [];
@@ -270,7 +403,7 @@ function decodeURIComponentSafe(text: string): string {
 // characters of every tail are FAKE) and its base64. One pass over an output looks them all up.
 const SLICE = 8;
 const SLICES = new Map<string, string>();
-for (const row of [...ROWS, ...TAPE_ROWS, ...ARGUMENT_ROWS]) {
+for (const row of [...ROWS, ...TAPE_ROWS, ...ARGUMENT_ROWS, ...CREDENTIAL_ROWS]) {
   const base64 = Buffer.from(row.key).toString('base64');
   for (const source of [row.secret.slice(4), base64.slice(8, -4)]) {
     for (let at = 0; at + SLICE <= source.length; at += 4) SLICES.set(source.slice(at, at + SLICE), `${row.placement} × ${row.shapeName}`);
@@ -312,19 +445,30 @@ test('the leak check sees a key in every representation the rows use', () => {
 test('no key, in any placement and any shape, reaches the tape, a log, a summary, a drift report, inspect, verify, a snapshot or the fake history', async () => {
   const standIn = await startStandInUpstream((request) => {
     const row = ROWS[Number(request.headers['x-row'])]!;
-    return row.how.response?.(row.key) ?? { headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+    return row.how.response?.(row.key, request) ?? { headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
   });
   const tape = join(dir, 'tape.jsonl');
   const outputs: Record<string, string> = {};
+  // The recording proxy re-signs Bedrock's requests with the credentials the AWS chain finds first.
+  vi.stubEnv('AWS_ACCESS_KEY_ID', AWS_CREDENTIALS.accessKeyId);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', AWS_CREDENTIALS.secretAccessKey);
+  vi.stubEnv('AWS_SESSION_TOKEN', AWS_CREDENTIALS.sessionToken);
+  vi.stubEnv('AWS_PROFILE', undefined);
+  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
   const requests = ROWS.map((row, index) => {
     const sent = row.how.request?.(row.key) ?? {};
     const body = sent.body === undefined ? Buffer.from(chat('hello')) : Buffer.from(sent.body);
     const headers: Record<string, string> = { 'content-type': 'application/json', ...sent.headers, 'x-row': String(index) };
-    return { index, path: sent.path ?? '/v1/chat/completions', headers, body };
+    return { index, route: row.how.route ?? 'openai', path: sent.path ?? '/v1/chat/completions', headers, body };
   });
   const send = async (base: string) => {
     for (const request of requests) {
-      const response = await fetch(`${base}/openai${request.path}`, { method: 'POST', headers: request.headers, body: request.body, redirect: 'manual' });
+      const response = await fetch(`${base}/${request.route}${request.path}`, {
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+      });
       await response.arrayBuffer();
     }
   };
@@ -336,13 +480,20 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
       mode: 'record',
       allowRecordInCi: true,
       keyHeaders: ['x-tenant'],
-      upstreams: { openai: standIn.url },
+      upstreams: { openai: standIn.url, bedrock: standIn.url, azure: standIn.url, vertex: standIn.url },
       log: (line) => logged.push(line),
     });
     await send(recorder.url);
     const recorded = await recorder.close();
     expect(recorded.recorded + recorded.refused).toBe(ROWS.length);
     expect(standIn.received).toHaveLength(ROWS.length);
+    // Bedrock's requests went out signed again with the proxy's own credentials, which are in play.
+    const signed = standIn.received.filter((request) => request.url.startsWith('/model/'));
+    expect(signed).toHaveLength(ROWS.filter((row) => row.how.route === 'bedrock').length);
+    for (const request of signed) {
+      expect(request.headers.authorization).toContain(`Credential=${AWS_CREDENTIALS.accessKeyId}/`);
+      expect(request.headers['x-amz-security-token']).toBe(AWS_CREDENTIALS.sessionToken);
+    }
     outputs['tape'] = readFileSync(tape, 'utf8');
     outputs['record log'] = logged.join('\n');
     outputs['record summary'] = JSON.stringify(recorded);
@@ -353,7 +504,7 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
       tape,
       mode: 'replay',
       keyHeaders: ['x-tenant'],
-      upstreams: { openai: standIn.url },
+      upstreams: { openai: standIn.url, bedrock: standIn.url, azure: standIn.url, vertex: standIn.url },
       log: (line) => replayLog.push(line),
     });
     await send(replayer.url);
@@ -371,7 +522,7 @@ test('no key, in any placement and any shape, reaches the tape, a log, a summary
       `import { readFileSync } from 'node:fs';
 const base = process.env.OPENAI_BASE_URL.replace(/\\/openai\\/v1$/, '');
 for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
-  const response = await fetch(base + '/openai' + request.path, { method: 'POST', headers: request.headers, body: Buffer.from(request.body, 'base64'), redirect: 'manual' });
+  const response = await fetch(base + '/' + request.route + request.path, { method: 'POST', headers: request.headers, body: Buffer.from(request.body, 'base64'), redirect: 'manual' });
   await response.arrayBuffer();
 }
 `,
@@ -426,7 +577,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
       assertRenderedSnapshot(
         {
           method: 'POST',
-          url: `https://api.openai.com${request.path}`,
+          url: `${ROUTES[request.route]}${request.path}`,
           headers: request.headers,
           body: binary ? new Uint8Array(request.body) : request.body.toString('utf8'),
         },
@@ -442,7 +593,10 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     const fake = new FakeProvider();
     const chatRows = requests.filter(
       (request) =>
-        request.path === '/v1/chat/completions' && request.headers['content-type'] === 'application/json' && request.headers['content-encoding'] === undefined,
+        request.route === 'openai' &&
+        request.path === '/v1/chat/completions' &&
+        request.headers['content-type'] === 'application/json' &&
+        request.headers['content-encoding'] === undefined,
     );
     for (const _ of chatRows) fake.willSay('ok');
     for (const request of chatRows)
@@ -462,6 +616,7 @@ for (const request of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
     expect(Object.keys(outputs)).toHaveLength(15);
     expect(existsSync(tape)).toBe(true);
   } finally {
+    vi.unstubAllEnvs();
     await standIn.close();
   }
 }, 180_000);
