@@ -109,12 +109,24 @@ export function eventStreamMessagesOf(response: RecordedResponse): EventStreamMe
  * its stream (an SSE event's data, an NDJSON line, an AWS event stream message's payload, the
  * inner payload of a `bytes` member decoded). What is not JSON is left out.
  */
-export function responsePayloads(response: RecordedResponse): unknown[] {
-  if (response.stream === undefined) {
+export function* responsePayloads(response: RecordedResponse): Generator<unknown, void, undefined> {
+  const stream = response.stream;
+  if (stream === undefined) {
     const body = response.body;
     const json = body === undefined ? undefined : 'json' in body ? body.json : 'text' in body ? parseJson(body.text) : undefined;
-    return json === undefined ? [] : [json];
+    if (json !== undefined) yield json;
+    return;
   }
-  const events = streamEventsOf(response) ?? eventStreamMessagesOf(response) ?? [];
-  return events.map((event) => event.json).filter((json) => json !== undefined);
+  if (stream.format === 'sse' || stream.format === 'ndjson') {
+    // As streamEventsOf reads them, one event at a time: a reader that stops at the payload it
+    // wants (the recorder, at the first naming a model) parses no more of the stream.
+    if (stream.frames.some((frame) => !('text' in frame))) return;
+    for (const frame of stream.frames as ReadonlyArray<Frame & { text: string }>) {
+      const data = stream.format === 'ndjson' ? frame.text.replace(/\r?\n$/, '') : sseFields(splitSse(frame.text).lines).data;
+      const json = parseJson(data);
+      if (json !== undefined) yield json;
+    }
+    return;
+  }
+  for (const message of eventStreamMessagesOf(response) ?? []) if (message.json !== undefined) yield message.json;
 }
