@@ -48,7 +48,7 @@ const FLAGS: readonly FlagSpec[] = [
     name: 'selective',
     kind: 'boolean',
     description:
-      'run each mutant with only the tests that read its exchange on the real tapes (vitest or jest commands, tapes opened inside tests); the whole command where that is not known',
+      'run each mutant with only the tests (or test files) that read its exchange on the real tapes (vitest, jest or node --test commands, tapes opened inside tests); the whole command where that is not known',
   },
   { name: 'jobs', kind: 'integer', value: 'N', description: 'mutants run at once, each with its own proxy and tape copy (default the number of cores)' },
   {

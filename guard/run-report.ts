@@ -34,21 +34,26 @@ export interface SessionReport {
   /** How many recordings the tape held when the session opened (replay and auto). Absent in reports before 0.3. */
   recordings?: number;
   /**
-   * The Vitest or Jest tests whose requests the session answered: every request it was asked came
-   * through its `fetch` while one of them ran. Absent when one came outside a test (a `beforeAll`,
-   * `node:test`, a script) or past its `fetch` (a client given its `baseUrls`): then which test read
-   * what is not known. `modeltape mutate --selective` runs only these tests for a mutant of the tape.
+   * The tests whose requests the session answered, as far as they are known: the Vitest or Jest
+   * test running when each came through its `fetch`, the node:test test it was opened for
+   * (`openTape(file, { test: t })`, `tapePerTest()` of `modeltape/node-test`), or only the test
+   * file (a request in a `beforeAll`; any request in a node:test file's own process). Absent when
+   * one came from where no test file is known (a script, a global setup) or past its `fetch` under
+   * Vitest or Jest (a client given its `baseUrls`). `modeltape mutate --selective` runs only these
+   * tests, or files, for a mutant of the tape.
    */
   tests?: ReportedTest[];
 }
 
-/** A test, as its runner names it (`expect.getState()`), for a command to run it alone. */
+/** A test, or a whole test file, as its runner names it, for a command to run it alone. */
 export interface ReportedTest {
-  runner: 'vitest' | 'jest';
+  runner: 'vitest' | 'jest' | 'node:test';
   /** The test file's absolute path. */
   file: string;
-  /** Vitest's `describe > test`, Jest's `describe test`. */
-  name: string;
+  /** Vitest's and node:test's `describe > test`, Jest's `describe test`; absent for the whole file. */
+  name?: string;
+  /** node:test: the test's own name (`t.name`), which Node 20's `--test-name-pattern` matches. */
+  leaf?: string;
 }
 
 /** One line of a run's report file. */

@@ -54,7 +54,7 @@ export function tapePerTest(options: TapePerTestOptions = {}): TapePerTest {
   }
   return openTapePerTest(
     {
-      beforeEach: (open) => jest.beforeEach(open),
+      beforeEach: (open) => jest.beforeEach(() => open()),
       afterEach: (close) => jest.afterEach(() => close(!runningTestFailed())),
     },
     options,

@@ -40,10 +40,12 @@ export interface MutateSuiteOptions {
   shard?: ShardChoice;
   /**
    * Runs each mutant's command narrowed to the tests that read its exchange in the run on the real
-   * tapes (known where the suite opens its tapes inside Vitest or Jest tests: `tapePerTest()`,
-   * `openTape(tapeForCurrentTest())`), by appending the test files and `-t PATTERN` to a `vitest`
-   * or `jest` command; the whole command where that is not known. Each result says how it ran
-   * (`ran`). A narrowed run that does not reach its exchange runs again whole. @default false
+   * tapes (known where the suite opens its tapes inside tests: `tapePerTest()`,
+   * `openTape(tapeForCurrentTest())`, `openTape(file, { test: t })` under node:test), or to their
+   * files where only the file is known: the files and `-t PATTERN` appended to a `vitest` or `jest`
+   * command, or a `node --test` command's files replaced and `--test-name-pattern` added; the whole
+   * command where that is not known. Each result says how it ran (`ran`). A narrowed run that does
+   * not reach its exchange runs again whole. @default false
    */
   selective?: boolean;
   /** Mutants run at once. @default the number of cores */

@@ -52,5 +52,5 @@ export {
 } from './assertions.js';
 export { modeltapeMatchers, type ModeltapeMatchers, type MatcherResult } from './matchers.js';
 export { assertRenderedSnapshot, type RenderedSnapshotOptions, type RenderedSnapshotResult } from './rendered-snapshot.js';
-export { tapeForCurrentTest, currentTest, type CurrentTest } from './test-context.js';
+export { tapeForCurrentTest, currentTest, type CurrentTest, type TestContextLike } from './test-context.js';
 export { safeFileName } from '../recordings/internal.js';

@@ -1,7 +1,7 @@
 import { ModeltapeError } from '../core/internal.js';
 import { assertReplayedStrictly } from './assertions.js';
 import { openTape, type OpenTapeOptions, type TapeSession } from './open-tape.js';
-import { tapeForCurrentTest } from './test-context.js';
+import { tapeForCurrentTest, type TestContextLike } from './test-context.js';
 
 /** Options of `tapePerTest()` (`modeltape/vitest`, `modeltape/jest`): every {@link OpenTapeOptions}, and where the tapes go. */
 export interface TapePerTestOptions extends OpenTapeOptions {
@@ -38,7 +38,8 @@ export interface TapePerTest {
 
 /** What `tapePerTest` needs of a test runner: code run around each test. */
 export interface EachTestHooks {
-  beforeEach(open: () => Promise<void>): void;
+  /** `test`: the test about to run, for a runner that keeps no current test to read (node:test's context). */
+  beforeEach(open: (test?: TestContextLike) => Promise<void>): void;
   /** `passed`: whether the test, and the hooks run before it, passed. */
   afterEach(close: (passed: boolean) => Promise<void>): void;
 }
@@ -62,14 +63,15 @@ export function openTapePerTest(hooks: EachTestHooks, options: TapePerTestOption
     );
   };
 
-  hooks.beforeEach(async () => {
+  hooks.beforeEach(async (test) => {
     if (current !== undefined) {
       throw new ModeltapeError(
         'concurrent_tape_per_test',
         `tapePerTest() was asked for a tape while ${current.file} is still open: tests running at once (test.concurrent) cannot share one. Give each its own openTape(tapeForCurrentTest()).`,
       );
     }
-    current = await openTape(tapeForCurrentTest(dir === undefined ? {} : { dir }), openOptions);
+    const forTest = test === undefined ? {} : { test };
+    current = await openTape(tapeForCurrentTest({ ...(dir === undefined ? {} : { dir }), ...forTest }), { ...openOptions, ...forTest });
   });
   hooks.afterEach(async (passed) => {
     const closing = current;

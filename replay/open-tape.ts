@@ -33,7 +33,7 @@ import {
 } from '../proxy/internal.js';
 import { buildDriftReport } from '../drift-report/internal.js';
 import { EscapeGuard } from './escape-guard.js';
-import { currentRunner, currentTest, testCommandAdvice } from './test-context.js';
+import { currentRunner, currentTest, currentTestFile, nodeTestFile, testCommandAdvice, testOfContext, type TestContextLike } from './test-context.js';
 
 export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'host' | 'mode'> {
   /**
@@ -49,6 +49,13 @@ export interface OpenTapeOptions extends Omit<ProxyOptions, 'tape' | 'port' | 'h
    * machine (the session's close() then fails). @default true
    */
   guard?: boolean;
+  /**
+   * The test this session serves, for a runner that keeps no current test to read: under
+   * node:test, the test's context (`openTape(tapeForCurrentTest({ test: t }), { test: t })`).
+   * Every request the session answers is then that test's, for `modeltape mutate --selective`.
+   * Vitest and Jest need none: each request is told the test running.
+   */
+  test?: TestContextLike;
 }
 
 /** What a session saw. */
@@ -158,7 +165,7 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
     }
   }
   const config: ModeltapeConfig = options.config === false ? {} : loadConfig(options.config).config;
-  const { config: _config, guard: guardOption, ...proxyOptions } = options;
+  const { config: _config, guard: guardOption, test: openedFor, ...proxyOptions } = options;
   const advice = testCommandAdvice({ underRun: run.proxyUrl !== undefined, ci: isCi(env) });
   let proxy: RunningProxy;
   try {
@@ -222,9 +229,9 @@ export async function openTape(file: string, options: OpenTapeOptions = {}): Pro
   // A replay is answered in process, by the proxy's own decision and counts, with no socket;
   // the other modes may forward, so they go through the proxy over loopback.
   const inProcess = inProcessAnswerer(proxy);
-  // Under a run, which tests asked this session (for `modeltape mutate --selective`): each request
-  // is told the test running when it came; one outside a Vitest or Jest test makes it unknown.
-  const readers = run.reportFile === undefined ? undefined : new TestReaders(env);
+  // Under a run, which tests asked this session (for `modeltape mutate --selective`): the test it
+  // was opened for, or each request told the test running when it came (see TestReaders).
+  const readers = run.reportFile === undefined ? undefined : new TestReaders(env, openedFor);
   const sessionFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     readers?.note();
     // As fetch itself does: init, when given, overrides what the Request carries.
@@ -367,33 +374,56 @@ function realPath(file: string): string {
   }
 }
 
-// The tests a session's requests came in, as far as they are known: every request through its
-// fetch inside a Vitest or Jest test. A request outside one, or one the session answered that never
-// came through its fetch (a client given its baseUrls), makes it unknown.
+// The tests a session's requests came in, as far as they are known. A session opened for a test
+// (`{ test: t }`) answers that test's requests, by whatever route; one in a node:test file's own
+// process answers that file's. Otherwise each request through its fetch is told the Vitest or Jest
+// test running (or, around tests, its file). A request from where no test file is known, or one
+// the session answered that never came through its fetch (a client given its baseUrls), makes it unknown.
 class TestReaders {
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #tests = new Map<string, ReportedTest>();
+  // Every request's reader, when known without asking: the test the session was opened for, or the node:test file of this process.
+  readonly #all: ReportedTest | undefined;
   #asked = 0;
   #unknown = false;
 
-  constructor(env: Readonly<Record<string, string | undefined>>) {
+  constructor(env: Readonly<Record<string, string | undefined>>, test: TestContextLike | undefined) {
     this.#env = env;
+    const runner = currentRunner(env);
+    const opened = test === undefined ? undefined : testOfContext(test);
+    if (opened !== undefined) {
+      this.#all = {
+        runner: runner ?? 'node:test',
+        file: opened.file,
+        name: opened.name,
+        ...(runner === 'vitest' || runner === 'jest' ? {} : { leaf: test!.name }),
+      };
+      return;
+    }
+    const file = runner === 'node:test' ? nodeTestFile(env) : undefined;
+    if (file !== undefined) this.#all = { runner: 'node:test', file };
   }
 
   note(): void {
     this.#asked++;
-    if (this.#unknown) return;
+    if (this.#unknown || this.#all !== undefined) return;
     const runner = currentRunner(this.#env);
-    const test = currentTest();
-    if (test === undefined || (runner !== 'vitest' && runner !== 'jest')) {
+    if (runner !== 'vitest' && runner !== 'jest') {
       this.#unknown = true;
       return;
     }
-    this.#tests.set(`${test.file}\u0000${test.name}`, { runner, file: test.file, name: test.name });
+    const test = currentTest();
+    const file = test?.file ?? currentTestFile();
+    if (file === undefined) {
+      this.#unknown = true;
+      return;
+    }
+    this.#tests.set(`${file}\u0000${test?.name ?? ''}`, { runner, file, ...(test === undefined ? {} : { name: test.name }) });
   }
 
   /** `{ tests }` for the session's report, or nothing when they are not known; `answered` is what the session answered in all. */
   tests(answered: number): { tests?: ReportedTest[] } {
+    if (this.#all !== undefined) return { tests: answered === 0 ? [] : [this.#all] };
     return this.#unknown || answered > this.#asked ? {} : { tests: [...this.#tests.values()] };
   }
 }

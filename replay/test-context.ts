@@ -11,15 +11,63 @@ export interface CurrentTest {
   file: string;
 }
 
+/**
+ * The test a session serves where the runner keeps no current test to read: a node:test test's
+ * context (`t`, given to the test and to its `beforeEach`), or the same fields by hand.
+ */
+export interface TestContextLike {
+  /** The test's own name (`t.name`). */
+  name: string;
+  /** Its name after those of its suites, joined by ` > ` (`t.fullName`, Node 20.16 and later). */
+  fullName?: string;
+  /** The test file (`t.filePath`, Node 22.6 and later; else the file node:test runs in this process). */
+  filePath?: string;
+}
+
 /** The running Vitest or Jest test, or undefined outside one. */
 export function currentTest(): CurrentTest | undefined {
+  const state = expectState();
+  if (!state?.currentTestName || !state.testPath || betweenVitestTests()) return undefined;
+  return { name: state.currentTestName, file: state.testPath };
+}
+
+// Vitest leaves the last test's name in expect's state after it ends: in a later file's beforeAll
+// under `isolate: false` it names a test of another file. Its worker's state says what runs now (a
+// test, or the suite or file around one); where it is not found (Jest), the name is taken as is.
+function betweenVitestTests(): boolean {
+  const worker = (globalThis as { __vitest_worker__?: { current?: { type?: string } } }).__vitest_worker__;
+  return worker !== undefined && 'current' in worker && worker.current?.type !== 'test';
+}
+
+/** The Vitest or Jest test file running (inside a test or around one: a `beforeAll`), or undefined. */
+export function currentTestFile(): string | undefined {
+  return expectState()?.testPath || undefined;
+}
+
+function expectState(): { currentTestName?: string; testPath?: string } | undefined {
   // Jest (and Vitest with globals) put `expect` on globalThis; Vitest always keeps its global
   // expect under Symbol.for('expect-global').
   type ExpectLike = { getState?: () => { currentTestName?: string; testPath?: string } };
   const holder = globalThis as unknown as Record<string | symbol, ExpectLike | undefined>;
-  const state = (holder.expect ?? holder[Symbol.for('expect-global')])?.getState?.();
-  if (!state?.currentTestName || !state.testPath) return undefined;
-  return { name: state.currentTestName, file: state.testPath };
+  return (holder.expect ?? holder[Symbol.for('expect-global')])?.getState?.();
+}
+
+/**
+ * The test file node:test runs in this process: `node --test` runs each file in a process of its
+ * own (NODE_TEST_CONTEXT=child…) as its main module, once node:test is loaded. A process the test
+ * started has the variable but not node:test, so it is none.
+ */
+export function nodeTestFile(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  if (!env.NODE_TEST_CONTEXT?.startsWith('child')) return undefined;
+  const loaded = (process as unknown as { moduleLoadList?: readonly string[] }).moduleLoadList;
+  if (!loaded?.includes('NativeModule internal/test_runner/harness')) return undefined;
+  return process.argv[1];
+}
+
+/** A node:test context as the test it names: its full name, and its file. */
+export function testOfContext(test: TestContextLike): CurrentTest | undefined {
+  const file = test.filePath ?? process.argv[1];
+  return file === undefined ? undefined : { name: test.fullName ?? test.name, file };
 }
 
 /** The test runner this process is a worker of, told by the variables each sets in its workers (the innermost first). */
@@ -34,17 +82,17 @@ export function currentRunner(env: Readonly<Record<string, string | undefined>> 
 /**
  * A tape path named after the running test, so each recording maps back to its test:
  * `<test dir>/__tapes__/<test file>/<test name>.jsonl` (or under `dir`). Works in Vitest and Jest
- * (it reads `expect.getState()`); with `node:test`, pass the name yourself.
+ * (it reads `expect.getState()`); with `node:test`, pass the test's context (`{ test: t }`) or a name.
  *
  * @example const session = await openTape(tapeForCurrentTest());
  */
-export function tapeForCurrentTest(options: { dir?: string; name?: string } = {}): string {
-  const test = currentTest();
+export function tapeForCurrentTest(options: { dir?: string; name?: string; test?: TestContextLike } = {}): string {
+  const test = options.test === undefined ? currentTest() : testOfContext(options.test);
   const name = options.name ?? test?.name;
   if (name === undefined) {
     throw new ModeltapeError(
       'no_current_test',
-      'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, or pass { name }.',
+      'tapeForCurrentTest() found no running Vitest or Jest test (expect.getState() has no test name). Call it inside a test, pass a node:test context ({ test: t }), or pass { name }.',
     );
   }
   const base = options.dir ?? (test ? join(dirname(test.file), TEST_TAPES_FOLDER, basename(test.file, extname(test.file))) : TEST_TAPES_FOLDER);

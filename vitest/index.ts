@@ -34,7 +34,7 @@ declare module 'vitest' {
 export function tapePerTest(options: TapePerTestOptions = {}): TapePerTest {
   return openTapePerTest(
     {
-      beforeEach: (open) => beforeEach(open),
+      beforeEach: (open) => beforeEach(() => open()),
       // Vitest marks the test failed before its afterEach hooks run (a failing beforeEach too).
       afterEach: (close) => afterEach((context) => close(context.task.result?.state === 'pass')),
     },

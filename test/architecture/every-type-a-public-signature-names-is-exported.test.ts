@@ -6,7 +6,7 @@ import { expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
-const ENTRIES = ['recordings', 'replay', 'fake-provider', 'proxy', 'runtime', 'testkit', 'vitest', 'jest'];
+const ENTRIES = ['recordings', 'replay', 'fake-provider', 'proxy', 'runtime', 'testkit', 'vitest', 'jest', 'node-test'];
 
 /**
  * Uses of a name no entry exports, each waiting for a change outside the `index.ts` files (an

@@ -94,7 +94,7 @@ describe('the architecture', () => {
   const files = sourceFiles();
 
   test('the page names every top-level folder of source, and each has files', () => {
-    expect(PARTS.length).toBe(18);
+    expect(PARTS.length).toBe(19);
     const folders = readdirSync(ROOT).filter(
       (name) =>
         !['node_modules', 'dist', 'test', 'bench', 'examples', 'docs'].includes(name) &&
@@ -173,7 +173,7 @@ describe('the architecture', () => {
 
   test("no part imports another part's public index.ts, which is the package's entry only", () => {
     const publicEntries = PARTS.filter((part) => files.includes(`${part}/index.ts`));
-    expect(publicEntries.sort()).toEqual(['fake-provider', 'jest', 'proxy', 'recordings', 'replay', 'runtime', 'testkit', 'vitest']);
+    expect(publicEntries.sort()).toEqual(['fake-provider', 'jest', 'node-test', 'proxy', 'recordings', 'replay', 'runtime', 'testkit', 'vitest']);
     const offenders = files.flatMap((file) =>
       importsOf(file)
         .filter((specifier) => /^\.\.\/[a-z-]+\/index\.js$/.test(specifier))
@@ -264,7 +264,7 @@ describe('the architecture', () => {
   test('the package exports each public part from the folder of its name, and nothing else', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; version: string };
     const subpaths = Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json');
-    expect(subpaths.sort()).toEqual(['./fake-provider', './jest', './proxy', './recordings', './replay', './runtime', './testkit', './vitest']);
+    expect(subpaths.sort()).toEqual(['./fake-provider', './jest', './node-test', './proxy', './recordings', './replay', './runtime', './testkit', './vitest']);
     for (const subpath of subpaths)
       expect(manifest.exports[subpath], subpath).toEqual({ types: `./dist/${subpath.slice(2)}/index.d.ts`, default: `./dist/${subpath.slice(2)}/index.js` });
   });

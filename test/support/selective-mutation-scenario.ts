@@ -1,0 +1,130 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { compileKeyRules, createHeader, serializeLine } from 'modeltape/recordings';
+import { safeFileName } from 'modeltape/replay';
+import { mutateSuite, type MutationReport } from 'modeltape/testkit';
+import { chatExchange, chatRequestBody } from './chat-tape.js';
+import { tempDir } from './temp-dir.js';
+import { userProject } from './test-runner-project.js';
+
+/** Each test asks for recorded exchanges by index (chatRequestBody) through a `fetch`: a session's, or the global one. */
+export const ASK_MODULE = `export const BODIES = ${JSON.stringify([0, 1, 2, 3, 4].map(chatRequestBody))};
+export async function ask(fetch, index, url = 'https://api.openai.com/v1') {
+  const response = await fetch(url + '/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer fake-test-key' },
+    body: JSON.stringify(BODIES[index]),
+  });
+  return response.status === 200 ? await response.json() : undefined;
+}
+`;
+
+/**
+ * A suite under one runner, in the same shape for every runner (file names by the runner's habit):
+ * - `a`: test `capital`, on its own tape (exchange 0), checks the answer's text;
+ * - `b`: test `orders` › `two tapes`, on its own tape (exchange 2) and the shared one (exchange 3), checks why each stopped;
+ * - `c`: test `shared too`, the shared tape's second reader (exchange 3), checks its text;
+ * - `d`: exchange 4 asked for around the tests (a `beforeAll`), its text checked by a test: its file is known, not its test;
+ * - `e`: exchange 1 asked for where no test file can be known (past the session's fetch, or a process the test started), its text checked.
+ */
+export interface SelectiveRunner {
+  title: string;
+  /** The project's files: config, `ask.mjs` is added. */
+  project: Record<string, string>;
+  /** The five test files, a to e, as the project names them. */
+  files: [string, string, string, string, string];
+  /** The name `b`'s test is filed under (its tape's name). */
+  twoTapesName: string;
+  /** The command that runs the suite. */
+  command: string[];
+}
+
+// Where each exchange is recorded: a tape of one exchange each.
+function tapesOf(runner: SelectiveRunner): Array<[string, number]> {
+  const folder = (file: string) => join('__tapes__', file.replace(/\.[cm]?[jt]s$/, ''));
+  return [
+    [join(folder(runner.files[0]), `${safeFileName('capital')}.jsonl`), 0],
+    [join(folder(runner.files[1]), `${safeFileName(runner.twoTapesName)}.jsonl`), 2],
+    [join('shared', 'shared.jsonl'), 3],
+    [join('shared', 'file-level.jsonl'), 4],
+    [join('shared', 'unknown.jsonl'), 1],
+  ];
+}
+
+function writeTape(file: string, index: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const descriptor = openSync(file, 'w');
+  writeSync(descriptor, serializeLine(createHeader(compileKeyRules().rules)) + serializeLine(chatExchange(index)));
+  closeSync(descriptor);
+}
+
+// A developer's shell: none of the variables of the Vitest running this test.
+function shellEnv(): NodeJS.ProcessEnv {
+  return {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(VITEST|JEST|MODELTAPE_|NODE_TEST_CONTEXT$|CI$|OPENAI_API_KEY$|TEST$|NODE_OPTIONS$)/.test(name)),
+    ),
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+  };
+}
+
+/**
+ * mutateSuite({ selective: true }) on the runner's suite: the run on the real tapes learns which
+ * test (or file) read each exchange, and each mutant runs only those; where that is not known the
+ * whole command runs. On the same seed the verdicts are those of the whole command, mutant for
+ * mutant: a test that reads two tapes, and a tape two tests read, whose mutants only one of the
+ * two tests notices.
+ */
+export function describeSelectiveMutation(runner: SelectiveRunner): void {
+  describe(runner.title, () => {
+    const dir = tempDir({ inProject: true });
+
+    test("runs each mutant with only the tests that read it, and gives the whole command's verdicts on the same seed", { timeout: 400_000 }, async () => {
+      userProject(dir, { ...runner.project, 'ask.mjs': ASK_MODULE });
+      const tapes = tapesOf(runner);
+      for (const [file, index] of tapes) writeTape(join(dir, file), index);
+      const run = (selective: boolean): Promise<MutationReport> =>
+        mutateSuite({
+          tapes: tapes.map(([file]) => file),
+          command: runner.command,
+          cwd: dir,
+          env: shellEnv(),
+          operators: ['text-emptied', 'finish-length'],
+          seed: 'selective',
+          jobs: 2,
+          selective,
+        });
+      const whole = await run(false);
+      const selective = await run(true);
+      const outcomes = (report: MutationReport) => report.mutants.map((mutant) => `${mutant.tape}:${mutant.line} ${mutant.operator} ${mutant.outcome}`);
+      const tape = (index: number) => tapes[index]![0];
+      // What each test checks decides each verdict; the shared tape's mutants are noticed by one reader each.
+      expect(outcomes(whole)).toEqual([
+        `${tape(0)}:2 text-emptied killed`,
+        `${tape(0)}:2 finish-length survived`,
+        `${tape(1)}:2 text-emptied survived`,
+        `${tape(1)}:2 finish-length killed`,
+        `${tape(2)}:2 text-emptied killed`,
+        `${tape(2)}:2 finish-length killed`,
+        `${tape(3)}:2 text-emptied killed`,
+        `${tape(3)}:2 finish-length survived`,
+        `${tape(4)}:2 text-emptied killed`,
+        `${tape(4)}:2 finish-length survived`,
+      ]);
+      expect(outcomes(selective)).toEqual(outcomes(whole));
+      expect(selective.mutants.map((mutant) => mutant.detail)).toEqual(whole.mutants.map((mutant) => mutant.detail));
+      // How each ran: the whole run says nothing of it; the selective one names the tests, or why not.
+      expect(whole.mutants.every((mutant) => mutant.ran === undefined)).toBe(true);
+      const [a, b, c, d] = runner.files;
+      const ran = selective.mutants.map((mutant) => mutant.ran);
+      const twice = (value: unknown) => [value, value];
+      expect(ran.slice(0, 2)).toEqual(twice({ tests: [`${a} > capital`] }));
+      expect(ran.slice(2, 4)).toEqual(twice({ tests: [`${b} > ${runner.twoTapesName}`] }));
+      expect(ran.slice(4, 6)).toEqual(twice({ tests: [`${b} > ${runner.twoTapesName}`, `${c} > shared too`].sort() }));
+      expect(ran.slice(6, 8)).toEqual(twice({ tests: [`${d} (the whole file)`] }));
+      expect(ran.slice(8)).toEqual(twice({ whole: expect.stringContaining('which tests read its exchange is not known') }));
+    });
+  });
+}
