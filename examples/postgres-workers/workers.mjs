@@ -122,7 +122,14 @@ export async function runFleet({ url, schema, runs = 12, workers = 4, kills = 8,
       start();
     }
     await approving;
-    await Promise.race([Promise.all([...live.values()].map((worker) => worker.exited)), pause(Math.max(0, timeoutMs - (Date.now() - started)))]);
+    // The workers exit once every run is finished; the deadline's timer is cleared when they do, or
+    // it would hold the process open until the deadline.
+    let deadline;
+    await Promise.race([
+      Promise.all([...live.values()].map((worker) => worker.exited)),
+      new Promise((resolve) => (deadline = setTimeout(resolve, Math.max(0, timeoutMs - (Date.now() - started))))),
+    ]);
+    clearTimeout(deadline);
     for (const worker of live.values()) worker.child.kill('SIGKILL');
 
     // The invariants, read from the journal and the outbox.
