@@ -6,10 +6,10 @@
 //   mutate N  `modeltape mutate` with its default --jobs (the cores)
 // Rows: ms per run and per mutant; a mutant's cost over a run's (what mutate adds: the tape copy,
 // its own proxy, the outcome); mutants a minute. Env: BENCH_MUTATE_ROUNDS (default 3).
-// Then mutate-selective.md: a Vitest suite of 40 test files, a tape per test (tapePerTest()), the
-// same mutants run with the whole command and with --selective (each mutant with only the test
-// that read its exchange), in one run; mutants a minute of each, the first run on the real tapes
-// left out. BENCH_MUTATE_SELECTIVE_ONLY=1 runs only this part.
+// Then mutate-selective.md: a suite of 40 test files, a tape per test (tapePerTest()), under Vitest
+// and under node --test, the same mutants run with the whole command and with --selective (each
+// mutant with only the test that read its exchange), in one run each; mutants a minute of each,
+// the first run on the real tapes left out. BENCH_MUTATE_SELECTIVE_ONLY=1 runs only this part.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -76,9 +76,60 @@ function exampleSuite() {
 // A Vitest suite of FILES test files, one test each, each reading its own recorded answer through
 // tapePerTest() and checking its text; in a project folder under test-output/ (so vitest and
 // modeltape resolve as a user's would).
+// The suite under each runner: its config, a test file, the command, and how a mutant's narrowed command reads.
+const SELECTIVE_RUNNERS = [
+  {
+    name: 'Vitest',
+    config: { 'vitest.config.mjs': "export default { test: { setupFiles: ['modeltape/vitest'] } };\n" },
+    imports: "import { expect, test } from 'vitest';\nimport { tapePerTest } from 'modeltape/vitest';",
+    check: (answer, index) => `expect(${answer}).toBe('Order ${index} is on its way.');`,
+    command: () => [process.execPath, join(dirname(createRequire(join(root, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs'), 'run'],
+    whole: '`vitest run`',
+    narrowed: '`vitest run FILE -t NAME`',
+  },
+  {
+    name: 'node:test',
+    config: {},
+    imports: "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { tapePerTest } from 'modeltape/node-test';",
+    check: (answer, index) => `assert.equal(${answer}, 'Order ${index} is on its way.');`,
+    command: () => [process.execPath, '--test'],
+    whole: '`node --test`',
+    narrowed: '`node --test --test-name-pattern=NAME FILE`',
+  },
+];
+
 function selectiveSuite() {
   const FILES = 40;
   const MUTANTS = 6;
+  const measured = SELECTIVE_RUNNERS.map((runner) => ({ runner, ...selectiveRuns(runner, FILES, MUTANTS) }));
+  const perMutant = (run) => (run.ms - run.baselineMs) / run.report.mutants.length;
+  const row = (label, run) => `| ${label} | ${run.ms.toFixed(0)} | ${perMutant(run).toFixed(0)} | ${(60_000 / perMutant(run)).toFixed(1)} |`;
+  writeResults('mutate-selective', {
+    title: 'modeltape mutate --selective on a suite with a tape per test',
+    command: 'npm run bench:mutate',
+    body: [
+      `A suite of ${FILES} test files, one test and one tape (tapePerTest()) each, under each runner; ${MUTANTS} mutants (text-emptied, --max ${MUTANTS}), ${availableParallelism()} at a time; one run of each. A mutant's ms leaves out the first run on the real tapes (as each mutate timed it).`,
+      ...measured.map(
+        ({ runner, whole, selective }) =>
+          `${runner.name}: first runs ${whole.baselineMs.toFixed(0)} ms and ${selective.baselineMs.toFixed(0)} ms; with --selective ${selective.narrowed} of ${selective.report.mutants.length} mutants ran only the test that read their exchange; the outcomes were ${whole.outcomes === selective.outcomes ? 'the same' : 'NOT the same'} as the whole command's.`,
+      ),
+      '',
+      '| mutants run with | ms in all | ms a mutant | mutants a minute |',
+      '|---|---:|---:|---:|',
+      ...measured.flatMap(({ runner, whole, selective }) => [
+        row(`${runner.name}: the whole command (${runner.whole}, ${FILES} files)`, whole),
+        row(`${runner.name}: \`--selective\` (${runner.narrowed})`, selective),
+      ]),
+      '',
+      ...measured.map(
+        ({ runner, whole, selective }) => `${runner.name}: selective over whole, mutants a minute: ${(perMutant(whole) / perMutant(selective)).toFixed(1)}×.`,
+      ),
+    ].join('\n'),
+  });
+}
+
+// One suite under `runner`, mutated with the whole command and with --selective, in one run.
+function selectiveRuns(runner, FILES, MUTANTS) {
   const dir = mkdtempSync(join(root, 'test-output', 'bench-selective-'));
   try {
     const installed = join(dir, 'node_modules', 'modeltape');
@@ -86,19 +137,18 @@ function selectiveSuite() {
     copyFileSync(join(root, 'package.json'), join(installed, 'package.json'));
     symlinkSync(join(root, 'dist'), join(installed, 'dist'));
     writeFileSync(join(dir, 'package.json'), '{ "name": "bench-selective", "private": true, "type": "module" }\n');
-    writeFileSync(join(dir, 'vitest.config.mjs'), "export default { test: { setupFiles: ['modeltape/vitest'] } };\n");
+    for (const [file, text] of Object.entries(runner.config)) writeFileSync(join(dir, file), text);
     const rules = compileKeyRules();
     for (let index = 0; index < FILES; index++) {
       const name = `answers order ${index}`;
       const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Where is order ${index}?` }] };
       writeFileSync(
         join(dir, `order-${index}.test.mjs`),
-        `import { expect, test } from 'vitest';
-import { tapePerTest } from 'modeltape/vitest';
+        `${runner.imports}
 const tape = tapePerTest();
 test(${JSON.stringify(name)}, async () => {
   const response = await tape.fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer fake-bench-key' }, body: ${JSON.stringify(JSON.stringify(body))} });
-  expect((await response.json()).choices[0].message.content).toBe('Order ${index} is on its way.');
+  ${runner.check('(await response.json()).choices[0].message.content', index)}
 });
 `,
       );
@@ -130,7 +180,6 @@ test(${JSON.stringify(name)}, async () => {
       mkdirSync(dirname(tape), { recursive: true });
       writeFileSync(tape, serializeLine(createHeader(rules.rules)) + serializeLine(exchange));
     }
-    const vitest = join(dirname(createRequire(join(root, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs');
     const measure = (selective) => {
       const started = performance.now();
       const args = [
@@ -144,39 +193,23 @@ test(${JSON.stringify(name)}, async () => {
         '--json',
         ...(selective ? ['--selective'] : []),
         '--',
-        process.execPath,
-        vitest,
-        'run',
+        ...runner.command(),
       ];
       const result = spawnSync(process.execPath, [cli, ...args], { cwd: dir, env: { ...env, FORCE_COLOR: '0' }, encoding: 'utf8', maxBuffer: 1 << 26 });
       const ms = performance.now() - started;
       if (result.status !== 0) throw new Error(`modeltape mutate exited ${result.status}:\n${result.stderr}`);
       // The first run on the real tapes, as mutate timed it in this same run: left out of a mutant's time.
       const baselineMs = Number(/passed on the real tapes in ([\d.]+) s/.exec(result.stderr)[1]) * 1000;
-      return { ms, baselineMs, report: JSON.parse(result.stdout) };
+      const report = JSON.parse(result.stdout);
+      return {
+        ms,
+        baselineMs,
+        report,
+        narrowed: report.mutants.filter((mutant) => mutant.ran && 'tests' in mutant.ran).length,
+        outcomes: JSON.stringify(report.mutants.map((mutant) => mutant.outcome)),
+      };
     };
-    const whole = measure(false);
-    const selective = measure(true);
-    const narrowed = selective.report.mutants.filter((mutant) => mutant.ran && 'tests' in mutant.ran).length;
-    const same =
-      JSON.stringify(whole.report.mutants.map((mutant) => mutant.outcome)) === JSON.stringify(selective.report.mutants.map((mutant) => mutant.outcome));
-    const perMutant = (run) => (run.ms - run.baselineMs) / run.report.mutants.length;
-    const row = (label, run) => `| ${label} | ${run.ms.toFixed(0)} | ${perMutant(run).toFixed(0)} | ${(60_000 / perMutant(run)).toFixed(1)} |`;
-    writeResults('mutate-selective', {
-      title: 'modeltape mutate --selective on a suite with a tape per test',
-      command: 'npm run bench:mutate',
-      body: [
-        `A Vitest suite of ${FILES} test files, one test and one tape (tapePerTest()) each; ${whole.report.mutants.length} mutants (text-emptied, --max ${MUTANTS}), ${availableParallelism()} at a time; one run of each. A mutant's ms leaves out the first run on the real tapes (as each mutate timed it: ${whole.baselineMs.toFixed(0)} ms and ${selective.baselineMs.toFixed(0)} ms).`,
-        `With --selective ${narrowed} of ${selective.report.mutants.length} mutants ran only the test that read their exchange; the outcomes were ${same ? 'the same' : 'NOT the same'} as the whole command's.`,
-        '',
-        '| mutants run with | ms in all | ms a mutant | mutants a minute |',
-        '|---|---:|---:|---:|',
-        row('the whole command (`vitest run`, 40 files)', whole),
-        row('`--selective` (`vitest run FILE -t NAME`)', selective),
-        '',
-        `Selective over whole, mutants a minute: ${(perMutant(whole) / perMutant(selective)).toFixed(1)}×.`,
-      ].join('\n'),
-    });
+    return { whole: measure(false), selective: measure(true) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

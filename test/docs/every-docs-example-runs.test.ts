@@ -150,8 +150,10 @@ async function run(block: Block): Promise<void> {
   const runner = (globalThis as unknown as Record<symbol, { getState(): Record<string, unknown>; setState(state: Record<string, unknown>): void }>)[
     Symbol.for('expect-global')
   ]!;
-  const { currentTestName, testPath } = runner.getState();
-  runner.setState({ currentTestName: undefined, testPath: undefined });
+  // (Only the name: Vitest's testPath is a getter of the worker's file, which a value set here
+  // would replace for every file this worker runs after this one.)
+  const { currentTestName } = runner.getState();
+  runner.setState({ currentTestName: undefined });
   guard.start();
   // Examples use relative paths (tapes/…, journal.sqlite): each gets its own working directory.
   // (process.chdir needs Vitest's default forks pool; worker threads cannot change directory.)
@@ -169,7 +171,7 @@ async function run(block: Block): Promise<void> {
   } finally {
     process.chdir(previous);
     guard.stop();
-    runner.setState({ currentTestName, testPath });
+    runner.setState({ currentTestName });
     for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
   }
   expect(guard.escapes(), `${where(block)}: the example tried to reach a provider`).toEqual([]);
