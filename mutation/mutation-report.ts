@@ -31,7 +31,7 @@ export interface MutantResult {
   outcome: MutantOutcome;
   /** How it was killed or why it was not reached: the command's exit status, the first miss. */
   detail: string;
-  /** With `--selective` only: the tests its run was narrowed to (`file > name`), or why it ran the whole command. */
+  /** With `--selective` only: the tests its run was narrowed to (`file > name`, or `file (the whole file)`), or why it ran the whole command. */
   ran?: MutantRun;
 }
 
@@ -146,7 +146,7 @@ export function formatMutationReport(report: MutationReport): string {
   const whole = report.mutants.filter((mutant) => mutant.ran !== undefined && 'whole' in mutant.ran);
   if (narrowed + whole.length > 0)
     lines.push(
-      `  ${narrowed} ran only the tests that read their exchange, ${whole.length} the whole command${whole.length === 0 ? '' : ` (${whole[0]!.id}: ${(whole[0]!.ran as { whole: string }).whole}; --json says each)`}`,
+      `  ${narrowed} ran only the tests (or files) that read their exchange, ${whole.length} the whole command${whole.length === 0 ? '' : ` (${whole[0]!.id}: ${(whole[0]!.ran as { whole: string }).whole}; --json says each)`}`,
     );
   if (report.unusedExchanges > 0)
     lines.push(

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { compileKeyRules, createHeader, serializeLine } from 'modeltape/recordings';
 import { safeFileName } from 'modeltape/replay';
-import { mutateSuite, type MutationReport } from 'modeltape/testkit';
+import { formatMutationReport, mutateSuite, type MutationReport } from 'modeltape/testkit';
 import { chatExchange, chatRequestBody } from './chat-tape.js';
 import { tempDir } from './temp-dir.js';
 import { userProject } from './test-runner-project.js';
@@ -125,6 +125,11 @@ export function describeSelectiveMutation(runner: SelectiveRunner): void {
       expect(ran.slice(4, 6)).toEqual(twice({ tests: [`${b} > ${runner.twoTapesName}`, `${c} > shared too`].sort() }));
       expect(ran.slice(6, 8)).toEqual(twice({ tests: [`${d} (the whole file)`] }));
       expect(ran.slice(8)).toEqual(twice({ whole: expect.stringContaining('which tests read its exchange is not known') }));
+      // The terminal report counts them, and says why the first whole one ran whole.
+      expect(formatMutationReport(selective)).toContain(
+        `  8 ran only the tests (or files) that read their exchange, 2 the whole command (${selective.mutants[8]!.id}: which tests read its exchange is not known`,
+      );
+      expect(formatMutationReport(whole)).not.toContain('ran only the tests');
     });
   });
 }
