@@ -106,6 +106,18 @@ export function recordingNote(session: ReplayEvidence): string | undefined {
   );
 }
 
+// The last note said of each session: several assertions on one session (a test's own, then
+// tapePerTest's strict check) say what it recorded once, until it records more.
+const saidOf = new WeakMap<ReplayEvidence, string>();
+
+/** Writes the session's {@link recordingNote} to stderr, unless it is the one last written for it. */
+export function sayRecordingNote(session: ReplayEvidence): void {
+  const note = recordingNote(session);
+  if (note === undefined || saidOf.get(session) === note) return;
+  saidOf.set(session, note);
+  process.stderr.write(`${note}\n`);
+}
+
 /** Zero connections to any upstream, nothing passed through or recorded, and no request escaped. */
 export function assertNeverCalledUpstream(session: ReplayEvidence): void {
   fail(session, 'called upstream', replayProblems(session, { upstream: true }));
@@ -167,8 +179,7 @@ export function assertRenderedExactly(actual: Uint8Array | ArrayBuffer | string 
 
 function fail(session: ReplayEvidence, what: string, problems: string[]): void {
   if (problems.length === 0) {
-    const note = recordingNote(session);
-    if (note !== undefined) process.stderr.write(`${note}\n`);
+    sayRecordingNote(session);
     return;
   }
   throw new ReplayAssertionError(`Tape ${session.file} ${what}:\n${problems.map((problem) => `  - ${problem.split('\n').join('\n    ')}`).join('\n')}`);

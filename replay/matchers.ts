@@ -1,4 +1,4 @@
-import { recordingNote, replayProblems, requestsSeen, type ReplayEvidence } from './assertions.js';
+import { sayRecordingNote, replayProblems, requestsSeen, type ReplayEvidence } from './assertions.js';
 
 /** What a matcher returns to Vitest's and Jest's `expect`. */
 /** What each matcher returns, as Vitest's and Jest's `expect.extend` take it. */
@@ -18,8 +18,7 @@ function matcher(checks: Parameters<typeof replayProblems>[1], what: string) {
       // Nothing was checked, so neither the matcher nor its negation may pass.
       return { pass: this.isNot === true, message: () => `expected tape ${received.file} to be checked, but ${problems[0] ?? 'no request reached it'}` };
     }
-    const note = problems.length === 0 ? recordingNote(received) : undefined;
-    if (note !== undefined && this.isNot !== true) process.stderr.write(`${note}\n`);
+    if (problems.length === 0 && this.isNot !== true) sayRecordingNote(received);
     return {
       pass: problems.length === 0,
       message: () =>

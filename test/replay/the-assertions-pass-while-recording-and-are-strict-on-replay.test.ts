@@ -44,20 +44,28 @@ describe('the recording workflow is green on its first run', () => {
     assertNeverCalledUpstream(recording);
     expect(recording).toHaveReplayedStrictly();
     vi.restoreAllMocks();
-    expect(written.join('')).toContain(
-      `modeltape: tape ${tape} (mode auto): recorded 1 exchange, replayed 0. The replay assertions pass while recording and are strict when the tape is replayed.`,
-    );
+    // Said once for the three assertions, and again once the session has recorded more.
+    const note = (recorded: string) =>
+      `modeltape: tape ${tape} (mode auto): recorded ${recorded}, replayed 0. The replay assertions pass while recording and are strict when the tape is replayed.\n`;
+    expect(written).toEqual([note('1 exchange')]);
+    await ask(new OpenAI({ apiKey: 'k', fetch: recording.fetch, maxRetries: 0 }), 'another');
+    captureStderr();
+    assertReplayedStrictly(recording);
+    expect(recording).toHaveNoDrift();
+    vi.restoreAllMocks();
+    expect(written).toEqual([note('1 exchange'), note('2 exchanges')]);
     await recording.close();
 
     // Replayed: the same assertions hold, and now they are strict.
     const replay = started(await openTape(tape, { config: false, upstreams: { openai: standIn.url } }));
     await ask(new OpenAI({ apiKey: 'k', fetch: replay.fetch, maxRetries: 0 }), 'first');
+    await ask(new OpenAI({ apiKey: 'k', fetch: replay.fetch, maxRetries: 0 }), 'another');
     assertReplayedStrictly(replay);
     const strictUnused = started(await openTape(tape, { config: false, upstreams: { openai: standIn.url } }));
     await expect(ask(new OpenAI({ apiKey: 'k', fetch: strictUnused.fetch, maxRetries: 0 }), 'second')).rejects.toThrow(/no recorded exchange matches/);
     expect(() => assertReplayedStrictly(strictUnused)).toThrow(/drifted|did not replay strictly/);
-    expect(() => assertAllConsumed(strictUnused)).toThrow(/1 recorded exchange was never used/);
-    expect(standIn.received).toHaveLength(1);
+    expect(() => assertAllConsumed(strictUnused)).toThrow(/2 recorded exchanges were never used/);
+    expect(standIn.received).toHaveLength(2);
   });
 
   test('auto replays without a real key, and a miss that needs recording without a key says exactly that and sends nothing', async () => {
