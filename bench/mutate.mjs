@@ -33,8 +33,6 @@ function timed(args) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-if (process.env.BENCH_MUTATE_SELECTIVE_ONLY !== '1') exampleSuite();
-selectiveSuite();
 
 function exampleSuite() {
   const runs = [];
@@ -214,3 +212,6 @@ test(${JSON.stringify(name)}, async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+if (process.env.BENCH_MUTATE_SELECTIVE_ONLY !== '1') exampleSuite();
+selectiveSuite();
