@@ -2,7 +2,7 @@
 // ResponseRecording (as the response streams through) and ExchangeRecorder (after the client has
 // its response), through those very classes, with the tape writer's batching.
 //
-//   npm run build && node --expose-gc bench/record-cost.mjs [--iterations N] [--rounds R] [--batch B] [--payload json|sse] [DIST ...]
+//   npm run build && node --expose-gc bench/record-cost.mjs [--iterations N] [--rounds R] [--batch B] [--payload json|sse] [--no-steps] [DIST ...]
 //
 // DIST: one or more builds (a `dist/` folder; default this checkout's). With two or more, the
 // rounds interleave the builds (A/B on a noisy machine: compare medians of one run), and the tapes
@@ -23,6 +23,9 @@ const option = (name, fallback) => {
 const ITERATIONS = option('--iterations', 20_000);
 const ROUNDS = option('--rounds', 5);
 const BATCH = option('--batch', 4);
+// --no-steps: only the whole recordings, so a --cpu-prof of the run shows the recording path alone.
+const STEPS = !args.includes('--no-steps');
+if (!STEPS) args.splice(args.indexOf('--no-steps'), 1);
 const payloadAt = args.indexOf('--payload');
 const PAYLOADS = payloadAt < 0 ? ['json', 'sse'] : [args.splice(payloadAt, 2)[1]];
 const dists = (args.length > 0 ? args : [new URL('../dist', import.meta.url).pathname]).map((dist) => resolve(dist));
@@ -83,9 +86,11 @@ async function recordAll(build, payload, file, count) {
   const refused = [];
   const recorder = new ExchangeRecorder({
     mode: 'record',
+    rerecord: 'replace',
     engine,
     writer,
     keys: new RequestKeys(keyRules),
+    now: () => new Date(DATE),
     onRecorded: () => recorded++,
     onRefused: (message) => refused.push(message),
   });
@@ -127,7 +132,7 @@ function steps(build, payload, dir) {
     for (const chunk of chunks[payload]) response.data(chunk);
     return response.finish();
   };
-  const exchange = { key, ordinal: 0, upstream: 'openai', source: 'live', request: recordedRequest, response: finish() };
+  const exchange = { key, ordinal: 0, upstream: 'openai', source: 'live', recordedAt: '2026-12-02', request: recordedRequest, response: finish() };
   const writer = recordings.TapeWriter.open(join(dir, `steps-${payload}-${builds.indexOf(build)}.jsonl`), { keyRules });
   let appended = 0;
   return {
@@ -180,6 +185,7 @@ try {
       console.log(`${median(rounds).toFixed(1).padStart(8)}  ${build.dist}   (${rounds.map((value) => value.toFixed(1)).join(' · ')})`);
     });
     if (builds.length > 1) console.log(`          ${differ === 0 ? 'tapes byte-identical across builds' : `${differ} tapes DIFFER across builds`}`);
+    if (!STEPS) continue;
     const stepsOf = builds.map((build) => steps(build, payload, dir));
     const labels = Object.keys(stepsOf[0]).filter((label) => label !== 'close');
     console.log('  each step alone, median µs of the rounds:');

@@ -31,8 +31,14 @@ function findLayout(text: string, value: unknown): JsonLayout | undefined {
     if (indent === '') return undefined;
     layout.indent = indent;
   }
-  // Escaped, not raw: Python's json.dumps (ensure_ascii) and OpenAI write "caf\u00e9".
-  if (!/[\u007f-\uffff]/.test(json) && /\\u(?:007f|00[89a-f][0-9a-f]|0[1-9a-f][0-9a-f]{2}|[1-9a-f][0-9a-f]{3})/i.test(json)) layout.ascii = true;
+  // Escaped, not raw: Python's json.dumps (ensure_ascii) and OpenAI write "caf\u00e9". Text
+  // without a `\u` (most answers) is not read by the two expressions.
+  if (
+    (json.includes('\\u') || json.includes('\\U')) &&
+    !/[\u007f-\uffff]/.test(json) &&
+    /\\u(?:007f|00[89a-f][0-9a-f]|0[1-9a-f][0-9a-f]{2}|[1-9a-f][0-9a-f]{3})/i.test(json)
+  )
+    layout.ascii = true;
   if (trailing !== '') layout.trailing = trailing;
   if (renderJson(value, layout) === text) return layout;
   if (layout.indent === undefined && /^\s*[[{]/.test(json)) {
