@@ -9,7 +9,7 @@ import { tempDir } from './temp-dir.js';
 import { userProject } from './test-runner-project.js';
 
 /** Each test asks for recorded exchanges by index (chatRequestBody) through a `fetch`: a session's, or the global one. */
-export const ASK_MODULE = `export const BODIES = ${JSON.stringify([0, 1, 2, 3, 4].map(chatRequestBody))};
+export const ASK_MODULE = `export const BODIES = ${JSON.stringify([0, 1, 2, 3, 4, 5].map(chatRequestBody))};
 export async function ask(fetch, index, url = 'https://api.openai.com/v1') {
   const response = await fetch(url + '/chat/completions', {
     method: 'POST',
@@ -23,8 +23,9 @@ export async function ask(fetch, index, url = 'https://api.openai.com/v1') {
 /**
  * A suite under one runner, in the same shape for every runner (file names by the runner's habit):
  * - `a`: test `capital`, on its own tape (exchange 0), checks the answer's text;
- * - `b`: test `orders` › `two tapes`, on its own tape (exchange 2) and the shared one (exchange 3), checks why each stopped;
- * - `c`: test `shared too`, the shared tape's second reader (exchange 3), checks its text;
+ * - `b`: test `orders` › `two tapes`, on its own tape (exchange 2: checks why it stopped) and the
+ *   shared one (exchanges 3 and 5: checks why the first stopped and the second's text);
+ * - `c`: test `shared too`, the shared tape's second reader (exchanges 3 and 5: the first's text, why the second stopped);
  * - `d`: exchange 4 asked for around the tests (a `beforeAll`), its text checked by a test: its file is known, not its test;
  * - `e`: exchange 1 asked for where no test file can be known (past the session's fetch, or a process the test started), its text checked.
  */
@@ -40,22 +41,22 @@ export interface SelectiveRunner {
   command: string[];
 }
 
-// Where each exchange is recorded: a tape of one exchange each.
-function tapesOf(runner: SelectiveRunner): Array<[string, number]> {
+// Where each exchange is recorded: the shared tape holds two, the others one each.
+function tapesOf(runner: SelectiveRunner): Array<[string, number[]]> {
   const folder = (file: string) => join('__tapes__', file.replace(/\.[cm]?[jt]s$/, ''));
   return [
-    [join(folder(runner.files[0]), `${safeFileName('capital')}.jsonl`), 0],
-    [join(folder(runner.files[1]), `${safeFileName(runner.twoTapesName)}.jsonl`), 2],
-    [join('shared', 'shared.jsonl'), 3],
-    [join('shared', 'file-level.jsonl'), 4],
-    [join('shared', 'unknown.jsonl'), 1],
+    [join(folder(runner.files[0]), `${safeFileName('capital')}.jsonl`), [0]],
+    [join(folder(runner.files[1]), `${safeFileName(runner.twoTapesName)}.jsonl`), [2]],
+    [join('shared', 'shared.jsonl'), [3, 5]],
+    [join('shared', 'file-level.jsonl'), [4]],
+    [join('shared', 'unknown.jsonl'), [1]],
   ];
 }
 
-function writeTape(file: string, index: number): void {
+function writeTape(file: string, indexes: number[]): void {
   mkdirSync(dirname(file), { recursive: true });
   const descriptor = openSync(file, 'w');
-  writeSync(descriptor, serializeLine(createHeader(compileKeyRules().rules)) + serializeLine(chatExchange(index)));
+  writeSync(descriptor, serializeLine(createHeader(compileKeyRules().rules)) + indexes.map((index) => serializeLine(chatExchange(index))).join(''));
   closeSync(descriptor);
 }
 
@@ -84,14 +85,15 @@ export function describeSelectiveMutation(runner: SelectiveRunner): void {
     test("runs each mutant with only the tests that read it, and gives the whole command's verdicts on the same seed", { timeout: 400_000 }, async () => {
       userProject(dir, { ...runner.project, 'ask.mjs': ASK_MODULE });
       const tapes = tapesOf(runner);
-      for (const [file, index] of tapes) writeTape(join(dir, file), index);
+      for (const [file, indexes] of tapes) writeTape(join(dir, file), indexes);
       const run = (selective: boolean): Promise<MutationReport> =>
         mutateSuite({
           tapes: tapes.map(([file]) => file),
           command: runner.command,
           cwd: dir,
           env: shellEnv(),
-          operators: ['text-emptied', 'finish-length'],
+          // One operator: each exchange one mutant, which only the tests that check its text notice.
+          operators: ['text-emptied'],
           seed: 'selective',
           jobs: 2,
           selective,
@@ -100,18 +102,15 @@ export function describeSelectiveMutation(runner: SelectiveRunner): void {
       const selective = await run(true);
       const outcomes = (report: MutationReport) => report.mutants.map((mutant) => `${mutant.tape}:${mutant.line} ${mutant.operator} ${mutant.outcome}`);
       const tape = (index: number) => tapes[index]![0];
-      // What each test checks decides each verdict; the shared tape's mutants are noticed by one reader each.
+      // What each test checks decides each verdict: b checks only why its own answer stopped, and
+      // each of the shared tape's two mutants is noticed by one of its two readers.
       expect(outcomes(whole)).toEqual([
         `${tape(0)}:2 text-emptied killed`,
-        `${tape(0)}:2 finish-length survived`,
         `${tape(1)}:2 text-emptied survived`,
-        `${tape(1)}:2 finish-length killed`,
         `${tape(2)}:2 text-emptied killed`,
-        `${tape(2)}:2 finish-length killed`,
+        `${tape(2)}:3 text-emptied killed`,
         `${tape(3)}:2 text-emptied killed`,
-        `${tape(3)}:2 finish-length survived`,
         `${tape(4)}:2 text-emptied killed`,
-        `${tape(4)}:2 finish-length survived`,
       ]);
       expect(outcomes(selective)).toEqual(outcomes(whole));
       expect(selective.mutants.map((mutant) => mutant.detail)).toEqual(whole.mutants.map((mutant) => mutant.detail));
@@ -119,15 +118,17 @@ export function describeSelectiveMutation(runner: SelectiveRunner): void {
       expect(whole.mutants.every((mutant) => mutant.ran === undefined)).toBe(true);
       const [a, b, c, d] = runner.files;
       const ran = selective.mutants.map((mutant) => mutant.ran);
-      const twice = (value: unknown) => [value, value];
-      expect(ran.slice(0, 2)).toEqual(twice({ tests: [`${a} > capital`] }));
-      expect(ran.slice(2, 4)).toEqual(twice({ tests: [`${b} > ${runner.twoTapesName}`] }));
-      expect(ran.slice(4, 6)).toEqual(twice({ tests: [`${b} > ${runner.twoTapesName}`, `${c} > shared too`].sort() }));
-      expect(ran.slice(6, 8)).toEqual(twice({ tests: [`${d} (the whole file)`] }));
-      expect(ran.slice(8)).toEqual(twice({ whole: expect.stringContaining('which tests read its exchange is not known') }));
-      // The terminal report counts them, and says why the first whole one ran whole.
+      expect(ran).toEqual([
+        { tests: [`${a} > capital`] },
+        { tests: [`${b} > ${runner.twoTapesName}`] },
+        { tests: [`${b} > ${runner.twoTapesName}`, `${c} > shared too`].sort() },
+        { tests: [`${b} > ${runner.twoTapesName}`, `${c} > shared too`].sort() },
+        { tests: [`${d} (the whole file)`] },
+        { whole: expect.stringContaining('which tests read its exchange is not known') },
+      ]);
+      // The terminal report counts them, and says why the whole one ran whole.
       expect(formatMutationReport(selective)).toContain(
-        `  8 ran only the tests (or files) that read their exchange, 2 the whole command (${selective.mutants[8]!.id}: which tests read its exchange is not known`,
+        `  5 ran only the tests (or files) that read their exchange, 1 the whole command (${selective.mutants[5]!.id}: which tests read its exchange is not known`,
       );
       expect(formatMutationReport(whole)).not.toContain('ran only the tests');
     });

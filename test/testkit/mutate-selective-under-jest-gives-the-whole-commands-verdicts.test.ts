@@ -34,6 +34,7 @@ describe('orders', () => {
     try {
       expect((await ask(tape.fetch, 2))?.choices[0].finish_reason).toBe('stop');
       expect((await ask(shared.fetch, 3))?.choices[0].finish_reason).toBe('stop');
+      expect((await ask(shared.fetch, 5))?.choices[0].message.content).toMatch(/^Order 5 left/);
     } finally {
       await shared.close();
     }
@@ -46,6 +47,7 @@ test('shared too', async () => {
   const shared = await openTape('shared/shared.jsonl');
   try {
     expect((await ask(shared.fetch, 3))?.choices[0].message.content).toMatch(/^Order 3 left/);
+    expect((await ask(shared.fetch, 5))?.choices[0].finish_reason).toBe('stop');
   } finally {
     await shared.close();
   }

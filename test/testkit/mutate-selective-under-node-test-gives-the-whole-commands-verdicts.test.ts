@@ -32,6 +32,7 @@ describe('orders', () => {
     try {
       assert.equal((await ask(tape.fetch, 2))?.choices[0].finish_reason, 'stop');
       assert.equal((await ask(shared.fetch, 3))?.choices[0].finish_reason, 'stop');
+      assert.match((await ask(shared.fetch, 5))?.choices[0].message.content ?? '', /^Order 5 left/);
     } finally {
       await shared.close();
     }
@@ -46,6 +47,7 @@ test('shared too', async (t) => {
   const shared = await openTape('shared/shared.jsonl', { test: t });
   try {
     assert.match((await ask(shared.fetch, 3))?.choices[0].message.content ?? '', /^Order 3 left/);
+    assert.equal((await ask(shared.fetch, 5))?.choices[0].finish_reason, 'stop');
   } finally {
     await shared.close();
   }
