@@ -134,3 +134,65 @@ export function describeSelectiveMutation(runner: SelectiveRunner): void {
     });
   });
 }
+
+/**
+ * The five files of a suite whose tests assert with `expect` (Vitest's or Jest's): the same cases
+ * for both. `entry` gives `tapePerTest()`; `runner(names)` is the line that brings the runner's
+ * functions in (Vitest's import; nothing under Jest, which gives them as globals). `d` asks for its
+ * answer in a beforeAll (its file known); `e` reaches the session's base URL with the global fetch
+ * (past the session's fetch: which test read it is not known).
+ */
+export function expectStyleFiles(entry: string, extension: string, runner: (names: string) => string): Record<string, string> {
+  const aroundTests = (index: number, tape: string) => `${runner('beforeAll, expect, test')}import { openTape } from 'modeltape/replay';
+import { ask } from './ask.mjs';
+let answer;
+beforeAll(async () => {
+  const session = await openTape('shared/${tape}.jsonl');
+  answer = await ask(${index === 1 ? 'fetch' : 'session.fetch'}, ${index}${index === 1 ? ', session.baseUrls.openai' : ''});
+  await session.close();
+});
+test('${tape}', () => {
+  expect(answer?.choices[0].message.content).toMatch(/^Order ${index} left/);
+});
+`;
+  return {
+    [`a${extension}`]: `${runner('expect, test')}import { tapePerTest } from '${entry}';
+import { ask } from './ask.mjs';
+const tape = tapePerTest();
+test('capital', async () => {
+  expect((await ask(tape.fetch, 0))?.choices[0].message.content).toMatch(/^Order 0 left/);
+});
+`,
+    [`b${extension}`]: `${runner('describe, expect, test')}import { openTape } from 'modeltape/replay';
+import { tapePerTest } from '${entry}';
+import { ask } from './ask.mjs';
+const tape = tapePerTest();
+describe('orders', () => {
+  test('two tapes', async () => {
+    const shared = await openTape('shared/shared.jsonl');
+    try {
+      expect((await ask(tape.fetch, 2))?.choices[0].finish_reason).toBe('stop');
+      expect((await ask(shared.fetch, 3))?.choices[0].finish_reason).toBe('stop');
+      expect((await ask(shared.fetch, 5))?.choices[0].message.content).toMatch(/^Order 5 left/);
+    } finally {
+      await shared.close();
+    }
+  });
+});
+`,
+    [`c${extension}`]: `${runner('expect, test')}import { openTape } from 'modeltape/replay';
+import { ask } from './ask.mjs';
+test('shared too', async () => {
+  const shared = await openTape('shared/shared.jsonl');
+  try {
+    expect((await ask(shared.fetch, 3))?.choices[0].message.content).toMatch(/^Order 3 left/);
+    expect((await ask(shared.fetch, 5))?.choices[0].finish_reason).toBe('stop');
+  } finally {
+    await shared.close();
+  }
+});
+`,
+    [`d${extension}`]: aroundTests(4, 'file-level'),
+    [`e${extension}`]: aroundTests(1, 'unknown'),
+  };
+}
