@@ -92,7 +92,16 @@ export async function runFleet({ url, schema, runs = 12, workers = 4, kills = 8,
           if (run.status !== 'completed' && run.status !== 'failed' && run.status !== 'cancelled') open++;
           for (const approval of await store.approvals(runId))
             if (approval.decision === 'pending') {
-              await operator.approve(approval.approvalId);
+              // The list is a look at one moment: by the time the operator decides, the approval
+              // may be decided and used already (seen once in a few dozen runs). A decision is
+              // final, so that one is left as it is; the invariants below still judge the run.
+              try {
+                await operator.approve(approval.approvalId);
+              } catch (error) {
+                if (error?.code !== 'approval_already_decided') throw error;
+                log(`operator found ${approval.approvalId} decided already: ${error.message}`);
+                continue;
+              }
               approved++;
               log(`operator approved ${approval.approvalId} (${approval.kind})`);
             }
