@@ -173,7 +173,6 @@ const NODE_FLAGS = new Set([
   '--expose-gc',
   '--watch',
   '--experimental-vm-modules',
-
   '--preserve-symlinks',
   '--experimental-sqlite',
   '--no-experimental-fetch',
